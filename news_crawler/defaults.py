@@ -1,0 +1,29 @@
+"""Every default of the project, named exactly like the setting it is the default of."""
+
+# One Redis for everything. When REDIS_URL is empty an embedded server is started (or
+# reused) with its data under EMBEDDED_REDIS_DIR, persisted as an append-only file.
+REDIS_URL = ""
+EMBEDDED_REDIS_DIR = "~/.local/share/news-crawler/redis"
+EMBEDDED_REDIS_START_TIMEOUT = 10.0
+
+# Near-duplicate engine.
+DEDUP_ENABLED = True
+DEDUP_NAMESPACE = "news"
+DEDUP_MAX_DISTANCE = 3
+DEDUP_IDF_PATH = ""
+DEDUP_STOP_WORDS_PATH = ""
+DEDUP_TOPIC_WORDS: list[str] = []
+DEDUP_TOPIC_WEIGHT = 1.0
+DEDUP_TOP_K = 0
+DEDUP_USE_TITLE = False
+DEDUP_STRIP_BOILERPLATE = True
+DEDUP_MAX_CHARS = 200_000
+DEDUP_HMM = True
+DEDUP_BATCH_SIZE = 64
+
+# Redis key templates of the near-duplicate index, under DEDUP_NAMESPACE.
+DEDUP_KEY_BUCKET = "%(namespace)s:t%(table)d:%(block)04x"
+DEDUP_KEY_IDS = "%(namespace)s:ids"
+DEDUP_KEY_DOCS = "%(namespace)s:docs"
+DEDUP_KEY_DROPS = "%(namespace)s:drops"
+DEDUP_KEY_STATS = "%(namespace)s:stats"

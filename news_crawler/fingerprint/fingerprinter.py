@@ -1,0 +1,76 @@
+"""From an article's text to its fingerprint, with a reason whenever that is impossible."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from news_crawler.fingerprint.simhash64 import fingerprint
+from news_crawler.fingerprint.text import normalize, strip_boilerplate
+from news_crawler.fingerprint.weights import TfidfWeigher
+
+
+class UnusableText(ValueError):
+    """The text cannot be fingerprinted; ``str(error)`` says why."""
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    value: int
+    words: int
+    truncated: bool
+
+
+class Fingerprinter:
+    """Normalise, drop reprint boilerplate, weight words by TF-IDF and take the simhash.
+
+    The defaults are the ones chosen on the quality benchmark (see BENCHMARKS.md): every
+    word rather than a top-k, no title (reprints change headlines), boilerplate lines out.
+    """
+
+    def __init__(
+        self,
+        idf_path: str | Path | None = None,
+        stop_words_path: str | Path | None = None,
+        topic_words: Iterable[str] = (),
+        topic_weight: float = 1.0,
+        top_k: int | None = None,
+        use_title: bool = False,
+        strip_boilerplate: bool = True,
+        max_chars: int = 200_000,
+        hmm: bool = True,
+    ) -> None:
+        if max_chars < 1:
+            raise ValueError(f"max_chars must be positive, got {max_chars}")
+        self.weigher = TfidfWeigher(idf_path, stop_words_path, topic_words, topic_weight, top_k, hmm)
+        self.use_title = use_title
+        self.strip_boilerplate = strip_boilerplate
+        self.max_chars = max_chars
+
+    def prepare(self, body: str, title: str = "") -> tuple[str, bool]:
+        """The text that is segmented, and whether it was cut at ``max_chars``."""
+        if not isinstance(body, str):
+            raise UnusableText(f"body must be text, got {type(body).__name__}")
+        text = normalize(body)
+        if self.strip_boilerplate:
+            text = strip_boilerplate(text)
+        if self.use_title and title:
+            text = normalize(title) + "\n" + text
+        truncated = len(text) > self.max_chars
+        return (text[: self.max_chars] if truncated else text), truncated
+
+    def features(self, body: str, title: str = "") -> list[tuple[str, float]]:
+        return self.weigher.features(self.prepare(body, title)[0])
+
+    def fingerprint(self, body: str, title: str = "") -> Fingerprint:
+        """Fingerprint an article body; raise ``UnusableText`` for empty or wordless text."""
+        if not isinstance(body, str) or not body.strip():
+            raise UnusableText("empty body")
+        text, truncated = self.prepare(body, title)
+        if not text:
+            raise UnusableText("body has only boilerplate or invisible characters")
+        features = self.weigher.features(text)
+        if not features:
+            raise UnusableText("body has no words to fingerprint (only punctuation, digits or stop words)")
+        return Fingerprint(fingerprint(features), len(features), truncated)

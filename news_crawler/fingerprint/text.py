@@ -1,0 +1,57 @@
+"""Text normalisation and reprint boilerplate, before segmentation."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Zero-width and formatting characters survive NFKC; they split words for jieba.
+_INVISIBLE = re.compile("[\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u00ad]")
+_SPACES = re.compile(r"[^\S\n]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+# Lines portals add or change when they reprint a story. They say who reprinted it, not
+# what the story is, so two copies of one story differ mostly here.
+_BOILERPLATE_LINE = re.compile(
+    r"^[\[【(（]?\s*(?:"
+    r"来源|来源于|稿件来源|文章来源|本文来源|消息来源|出处|原标题|原题|原文标题|责任编辑|责编|编辑|"
+    r"校对|审核|审校|主编|作者|记者|通讯员|实习生|撰文|文|图|摄影|图片来源|视频来源|"
+    r"本文作者|转载|转自|原文链接|原文地址|声明|免责声明|版权声明"
+    r")\s*[:：|丨/]"
+)
+_BOILERPLATE_PHRASE = re.compile(
+    r"公众号|扫码|扫描二维码|二维码|客户端|下载app|点击进入|点击查看|点击阅读|阅读原文|"
+    r"版权所有|未经授权|未经许可|不得转载|禁止转载|转载请注明|欢迎转发|分享到|"
+    r"关注我们|本文系|本文为|投稿邮箱|举报电话|违法和不良信息|返回搜狐|查看更多"
+)
+_BOILERPLATE_MAX_CHARS = 80
+_INLINE_EDITOR = re.compile(r"[(（\[【]\s*(?:原标题|责任编辑|编辑|来源)\s*[:：][^)）\]】\n]{0,60}[)）\]】]")
+_END_MARK = re.compile(r"[(（]\s*完\s*[)）]\s*$")
+
+
+def normalize(text: str) -> str:
+    """NFKC (full-width letters, digits and punctuation become half-width), lower-case,
+    invisible and control characters removed, runs of spaces collapsed, blank lines dropped."""
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    text = _CONTROL.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n")).lower()
+    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def is_boilerplate(line: str) -> bool:
+    """True for a short line of reprint credits, editor names or portal calls to action."""
+    if len(line) > _BOILERPLATE_MAX_CHARS:
+        return False
+    return bool(_BOILERPLATE_LINE.match(line) or _BOILERPLATE_PHRASE.search(line) or _END_MARK.fullmatch(line))
+
+
+def strip_boilerplate(normalized: str) -> str:
+    """Drop boilerplate lines and inline 原标题/责任编辑 notes from normalised text."""
+    kept = []
+    for line in normalized.split("\n"):
+        if is_boilerplate(line):
+            continue
+        line = _END_MARK.sub("", _INLINE_EDITOR.sub("", line)).strip()
+        if line:
+            kept.append(line)
+    return "\n".join(kept)

@@ -1,0 +1,96 @@
+"""jieba segmentation and TF-IDF weights, each instance with its own dictionary and tables."""
+
+from __future__ import annotations
+
+import heapq
+import threading
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import jieba
+import jieba.analyse
+
+from news_crawler.fingerprint.simhash64 import WEIGHT_QUANTUM
+
+DEFAULT_STOP_WORDS = Path(__file__).with_name("stop_words.txt")
+
+
+def read_word_list(path: str | Path) -> set[str]:
+    """One word per line, UTF-8; blank lines and ``#`` comments ignored."""
+    words = set()
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            words.add(line.lower())
+    return words
+
+
+class TfidfWeigher:
+    """Turns normalised text into ``(word, weight)`` features.
+
+    The weight of a word is its count times its IDF (jieba's table unless ``idf_path`` is
+    given; unknown words get the median IDF), times ``topic_weight`` for configured topic
+    words, rounded to a multiple of ``1 / WEIGHT_QUANTUM`` so fingerprint sums are exact.
+    Words of one character and stop words carry no weight.
+    """
+
+    def __init__(
+        self,
+        idf_path: str | Path | None = None,
+        stop_words_path: str | Path | None = None,
+        topic_words: Iterable[str] = (),
+        topic_weight: float = 1.0,
+        top_k: int | None = None,
+        hmm: bool = True,
+    ) -> None:
+        if topic_weight <= 0:
+            raise ValueError(f"topic_weight must be positive, got {topic_weight}")
+        if top_k is not None and top_k < 1:
+            raise ValueError(f"top_k must be a positive number of words or None for all, got {top_k}")
+        # A TFIDF instance owns its IDF table; jieba's module-level helpers share one.
+        tfidf = jieba.analyse.TFIDF(str(idf_path) if idf_path else None)
+        self.idf = tfidf.idf_freq
+        self.median_idf = tfidf.median_idf
+        self.stop_words = read_word_list(stop_words_path or DEFAULT_STOP_WORDS)
+        self.topic_words = frozenset(w.lower() for w in topic_words)
+        self.topic_weight = topic_weight
+        self.top_k = top_k
+        self.hmm = hmm
+        self._tokenizer = jieba.Tokenizer()
+        self._init_lock = threading.Lock()
+
+    def _ensure_dictionary(self) -> None:
+        # jieba builds its prefix dictionary lazily and not thread-safely.
+        if not self._tokenizer.initialized:
+            with self._init_lock:
+                self._tokenizer.initialize()
+
+    def words(self, text: str) -> list[str]:
+        """jieba's segmentation of ``text`` (precise mode)."""
+        self._ensure_dictionary()
+        return self._tokenizer.lcut(text, HMM=self.hmm)
+
+    def features(self, text: str) -> list[tuple[str, float]]:
+        """Weighted words of ``text``, heaviest first when ``top_k`` is set."""
+        stop = self.stop_words
+        counts = Counter(w for w in self.words(text) if len(w) > 1 and w not in stop and not w.isspace())
+        idf, median, topic, boost = self.idf, self.median_idf, self.topic_words, self.topic_weight
+        weights = {}
+        for word, n in counts.items():
+            weight = n * idf.get(word, median)
+            if word in topic:
+                weight *= boost
+            weights[word] = weight
+        items = (
+            heapq.nlargest(self.top_k, weights.items(), key=lambda kv: (kv[1], kv[0]))
+            if self.top_k
+            else weights.items()
+        )
+        quantum = WEIGHT_QUANTUM
+        out = []
+        for word, weight in items:
+            q = round(weight * quantum) / quantum
+            if q > 0:
+                out.append((word, q))
+        return out

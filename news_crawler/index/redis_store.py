@@ -1,0 +1,120 @@
+"""The index in Redis: one Lua call decides a whole batch atomically."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import redis
+
+from news_crawler import defaults
+from news_crawler.fingerprint.simhash64 import blocks, distance, from_hex
+from news_crawler.index.base import Decision, DropRecord, FingerprintStore, Match, now_iso
+
+_DECIDE_LUA = (Path(__file__).with_name("decide.lua")).read_text(encoding="utf-8")
+_KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
+
+
+class RedisStore(FingerprintStore):
+    """Keys, under ``namespace``: ``t<table>:<block hex>`` buckets of 6-byte entries, and
+    the ``ids``, ``docs``, ``drops`` and ``stats`` hashes (see ``decide.lua``)."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        namespace: str = defaults.DEDUP_NAMESPACE,
+        max_distance: int = defaults.DEDUP_MAX_DISTANCE,
+        batch_size: int = defaults.DEDUP_BATCH_SIZE,
+    ) -> None:
+        super().__init__(max_distance)
+        if not namespace or any(c.isspace() for c in namespace):
+            raise ValueError(f"namespace must be a non-empty word without spaces, got {namespace!r}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        if client.get_connection_kwargs().get("decode_responses"):
+            raise ValueError("RedisStore needs a client with decode_responses=False: buckets are binary")
+        self.client = client
+        self.namespace = namespace
+        self.batch_size = batch_size
+        ns = {"namespace": namespace}
+        self.ids_key = defaults.DEDUP_KEY_IDS % ns
+        self.docs_key = defaults.DEDUP_KEY_DOCS % ns
+        self.drops_key = defaults.DEDUP_KEY_DROPS % ns
+        self.stats_key = defaults.DEDUP_KEY_STATS % ns
+        self._decide = client.register_script(_DECIDE_LUA)
+
+    def bucket_key(self, table: int, block: int) -> str:
+        return defaults.DEDUP_KEY_BUCKET % {"namespace": self.namespace, "table": table, "block": block}
+
+    def bucket_keys(self, fp: int) -> list[str]:
+        return [self.bucket_key(t, b) for t, b in enumerate(blocks(fp))]
+
+    def decide_many(self, items: Sequence[tuple[str, int]]) -> list[Decision]:
+        out: list[Decision] = []
+        for start in range(0, len(items), self.batch_size):
+            out.extend(self._decide_batch(items[start : start + self.batch_size]))
+        return out
+
+    def _decide_batch(self, items: Sequence[tuple[str, int]]) -> list[Decision]:
+        time = now_iso()
+        keys = [self.ids_key, self.docs_key, self.drops_key, self.stats_key]
+        args: list[object] = [self.max_distance, time, time[:10]]
+        for doc_id, fp in items:
+            keys.extend(self.bucket_keys(fp))
+            args.append(fp.to_bytes(8, "big"))
+            args.append(doc_id)
+        raw = self._decide(keys=keys, args=args)
+        out = []
+        for j, (doc_id, fp) in enumerate(items):
+            status, dup, dist = raw[3 * j : 3 * j + 3]
+            if status in (_KEPT, _KEPT_BEFORE):
+                out.append(Decision(doc_id, fp, replayed=status == _KEPT_BEFORE))
+            else:
+                out.append(Decision(doc_id, fp, dup.decode(), int(dist), replayed=status == _DROPPED_BEFORE))
+        return out
+
+    def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
+        buckets = self.client.mget(self.bucket_keys(simhash))
+        found: dict[int, int] = {}
+        for t, (block, bucket) in enumerate(zip(blocks(simhash), buckets)):
+            for p in range(0, len(bucket or b""), 6):
+                rem = bucket[p : p + 6]
+                other = int.from_bytes(rem[: 2 * t] + block.to_bytes(2, "big") + rem[2 * t :], "big")
+                found.setdefault(other, t)
+        if not found:
+            return []
+        ids = self.client.hmget(self.ids_key, [fp.to_bytes(8, "big") for fp in found])
+        matches = [
+            Match((i or b"?").decode(), fp, distance(simhash, fp), t) for (fp, t), i in zip(found.items(), ids)
+        ]
+        return sorted(matches, key=lambda m: (m.distance, m.table, m.id))[:limit]
+
+    def lookup(self, doc_id: str) -> Decision | None:
+        kept, dropped = self.client.hget(self.docs_key, doc_id), self.client.hget(self.drops_key, doc_id)
+        if kept is not None:
+            return Decision(doc_id, int.from_bytes(kept, "big"), replayed=True)
+        if dropped is not None:
+            rec = json.loads(dropped)
+            return Decision(doc_id, from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"], replayed=True)
+        return None
+
+    def drops(self, limit: int = 100) -> list[DropRecord]:
+        out = []
+        for doc_id, raw in self.client.hscan_iter(self.drops_key, count=min(limit, 1000)):
+            rec = json.loads(raw)
+            out.append(DropRecord(doc_id.decode(), from_hex(rec["simhash"]), rec["duplicate_of"],
+                                  rec["distance"], rec["time"]))
+            if len(out) >= limit:
+                break
+        return out
+
+    def counts(self) -> dict[str, int]:
+        raw = self.client.hgetall(self.stats_key)
+        return {"kept": 0, "dropped": 0, **{k.decode(): int(v) for k, v in raw.items()}}
+
+    def memory_used(self) -> int:
+        """Bytes the whole server uses (``INFO memory``)."""
+        return int(self.client.info("memory")["used_memory"])
+
+
