@@ -65,7 +65,9 @@ class Fingerprinter:
 
     def fingerprint(self, body: str, title: str = "") -> Fingerprint:
         """Fingerprint an article body; raise ``UnusableText`` for empty or wordless text."""
-        if not isinstance(body, str) or not body.strip():
+        if not isinstance(body, str):
+            raise UnusableText(f"body must be text, got {type(body).__name__}")
+        if not body.strip():
             raise UnusableText("empty body")
         text, truncated = self.prepare(body, title)
         if not text:

@@ -8,7 +8,8 @@ import unicodedata
 # Zero-width and formatting characters survive NFKC; they split words for jieba.
 _INVISIBLE = re.compile("[\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u00ad]")
 _SPACES = re.compile(r"[^\S\n]+")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Control characters, and lone surrogates (from bad decoding) that cannot be encoded as UTF-8.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 
 # Lines portals add or change when they reprint a story. They say who reprinted it, not
 # what the story is, so two copies of one story differ mostly here.

@@ -74,7 +74,10 @@ class TfidfWeigher:
     def features(self, text: str) -> list[tuple[str, float]]:
         """Weighted words of ``text``, heaviest first when ``top_k`` is set."""
         stop = self.stop_words
-        counts = Counter(w for w in self.words(text) if len(w) > 1 and w not in stop and not w.isspace())
+        # jieba keeps runs like "......" or "--" as words; a word must start or end with a letter or digit.
+        counts = Counter(
+            w for w in self.words(text) if len(w) > 1 and w not in stop and (w[0].isalnum() or w[-1].isalnum())
+        )
         idf, median, topic, boost = self.idf, self.median_idf, self.topic_words, self.topic_weight
         weights = {}
         for word, n in counts.items():

@@ -1,0 +1,237 @@
+"""``news-dedup``: fingerprint and deduplicate a JSON Lines corpus, and look inside the index.
+
+    news-dedup check [--redis-url URL] [--namespace NS] [--max-distance K] FILE|-
+    news-dedup stats [--json]
+    news-dedup explain (--id ID | --text TEXT | --file FILE)
+    news-dedup drops [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+from scrapy.settings import Settings
+
+from news_crawler import connection
+from news_crawler.engine import fingerprinter_from_settings, store_from_settings
+from news_crawler.fingerprint import Fingerprinter, UnusableText, blocks, from_hex, to_hex
+from news_crawler.index import FingerprintStore, RedisStore, check_max_distance
+
+CHECK_CHUNK = 256
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = Settings()
+    settings.setmodule("news_crawler.settings", priority="project")
+    if args.redis_url:
+        settings.set("REDIS_URL", args.redis_url, priority="cmdline")
+    if args.data_dir:
+        settings.set("EMBEDDED_REDIS_DIR", args.data_dir, priority="cmdline")
+    if args.namespace:
+        settings.set("DEDUP_NAMESPACE", args.namespace, priority="cmdline")
+    if getattr(args, "max_distance", None) is not None:
+        settings.set("DEDUP_MAX_DISTANCE", args.max_distance, priority="cmdline")
+    return settings
+
+
+def _store(settings: Settings) -> RedisStore:
+    return store_from_settings(settings, connection.from_settings(settings))
+
+
+def parse_line(line: str, lineno: int, fingerprinter: Fingerprinter) -> tuple[str, int] | dict[str, Any]:
+    """``(id, simhash)`` for a usable line, else the error record to print for it."""
+    try:
+        doc = json.loads(line)
+    except json.JSONDecodeError as e:
+        return {"id": None, "error": f"line {lineno}: not JSON ({e.msg})"}
+    if not isinstance(doc, dict):
+        return {"id": None, "error": f"line {lineno}: expected a JSON object, got {type(doc).__name__}"}
+    doc_id = doc.get("id")
+    if not isinstance(doc_id, str) or not doc_id:
+        return {"id": doc_id if isinstance(doc_id, (str, int)) else None,
+                "error": f"line {lineno}: \"id\" must be a non-empty string"}
+    body = doc.get("body")
+    if body is None and isinstance(doc.get("html"), str):
+        from news_crawler.extraction import extract_article
+
+        body = extract_article(doc["html"], doc.get("url") or "").body
+    if not isinstance(body, str):
+        return {"id": doc_id, "error": "needs a \"body\" or \"html\" string"}
+    title = doc.get("title") if isinstance(doc.get("title"), str) else ""
+    try:
+        return doc_id, fingerprinter.fingerprint(body, title).value
+    except UnusableText as e:
+        return {"id": doc_id, "error": str(e)}
+
+
+def check(lines: Iterable[str], fingerprinter: Fingerprinter, store: FingerprintStore) -> Iterator[dict]:
+    """One decision (or error) per non-blank input line, in input order."""
+    pending: list[dict | tuple[str, int]] = []
+
+    def flush() -> Iterator[dict]:
+        decisions = iter(store.decide_many([p for p in pending if isinstance(p, tuple)]))
+        for p in pending:
+            if isinstance(p, dict):
+                yield p
+            else:
+                d = next(decisions)
+                yield {"id": d.id, "simhash": to_hex(d.simhash), "duplicate_of": d.duplicate_of,
+                       "distance": d.distance}
+        pending.clear()
+
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        pending.append(parse_line(line, lineno, fingerprinter))
+        if len(pending) >= CHECK_CHUNK:
+            yield from flush()
+    yield from flush()
+
+
+def _open(path: str) -> IO[str]:
+    return sys.stdin if path == "-" else open(path, encoding="utf-8")
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    fingerprinter = fingerprinter_from_settings(settings)
+    store = _store(settings)
+    kept = dropped = errors = 0
+    with _open(args.file) as f:
+        for out in check(f, fingerprinter, store):
+            if "error" in out:
+                errors += 1
+            elif out["duplicate_of"] is None:
+                kept += 1
+            else:
+                dropped += 1
+            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    print(f"news-dedup: {kept} kept, {dropped} near-duplicates, {errors} unusable lines", file=sys.stderr)
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    store = _store(settings)
+    counts = store.counts()
+    from news_crawler.index.base import now_iso
+
+    report = {
+        "namespace": store.namespace,
+        "fingerprints": store.client.hlen(store.ids_key),
+        "kept": counts["kept"],
+        "dropped": counts["dropped"],
+        "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
+        "redis_memory_bytes": store.memory_used(),
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        width = max(map(len, report))
+        for key, value in report.items():
+            print(f"{key.replace('_', ' '):<{width}}  {value}")
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    store = _store(settings)
+    report: dict[str, Any] = {}
+    if args.id:
+        decision = store.lookup(args.id)
+        if decision is None:
+            print(f"news-dedup: no decision recorded for id {args.id!r} in namespace {store.namespace!r}",
+                  file=sys.stderr)
+            return 1
+        fp = decision.simhash
+        report.update(id=args.id, kept=decision.kept, duplicate_of=decision.duplicate_of,
+                      distance=decision.distance)
+    elif args.simhash:
+        fp = from_hex(args.simhash)
+    else:
+        text = args.text if args.text is not None else _open(args.file).read()
+        try:
+            fp = fingerprinter_from_settings(settings).fingerprint(text).value
+        except UnusableText as e:
+            print(f"news-dedup: cannot fingerprint that text: {e}", file=sys.stderr)
+            return 1
+    report["simhash"] = to_hex(fp)
+    report["blocks"] = [f"{b:04x}" for b in blocks(fp)]
+    report["nearest"] = [
+        {"id": m.id, "simhash": to_hex(m.simhash), "distance": m.distance, "similarity": round((64 - m.distance) / 64, 4),
+         "matched_blocks": [t for t, (a, b) in enumerate(zip(blocks(fp), blocks(m.simhash))) if a == b],
+         "within_max_distance": m.distance <= store.max_distance}
+        for m in store.nearest(fp, args.limit)
+        if m.id != args.id
+    ]
+    print(json.dumps(report, ensure_ascii=False, indent=None if args.json else 2))
+    return 0
+
+
+def cmd_drops(args: argparse.Namespace) -> int:
+    store = _store(_settings(args))
+    for d in store.drops(args.limit):
+        print(json.dumps({"id": d.id, "simhash": to_hex(d.simhash), "duplicate_of": d.duplicate_of,
+                          "distance": d.distance, "time": d.time}, ensure_ascii=False))
+    return 0
+
+
+def _max_distance(text: str) -> int:
+    try:
+        return check_max_distance(int(text))
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--redis-url", help="Redis to use (default: $REDIS_URL, else the embedded server)")
+    common.add_argument("--data-dir", help="data directory of the embedded server (default: $EMBEDDED_REDIS_DIR)")
+    common.add_argument("--namespace", help="index namespace (default: $DEDUP_NAMESPACE or 'news')")
+    parser = argparse.ArgumentParser(prog="news-dedup", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("check", parents=[common], help="decide every article of a JSON Lines file")
+    p.add_argument("--max-distance", type=_max_distance, default=None, help="Hamming distance of a near-duplicate (0-3, default 3)")
+    p.add_argument("file", help="JSON Lines with id and body (or html), '-' for stdin")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("stats", parents=[common], help="fingerprints held, drops, Redis memory")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("explain", parents=[common], help="nearest kept articles of an id or a text")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--id", help="a decided document id (a URL for crawled articles)")
+    what.add_argument("--text", help="an article body")
+    what.add_argument("--file", help="a file holding an article body, '-' for stdin")
+    what.add_argument("--simhash", help="16 hex digits")
+    p.add_argument("--limit", type=int, default=5)
+    p.add_argument("--json", action="store_true", help="one line of JSON")
+    p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("drops", parents=[common], help="recorded near-duplicates and what they duplicate")
+    p.add_argument("--limit", type=int, default=100)
+    p.set_defaults(func=cmd_drops)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.getLogger("jieba").setLevel(logging.WARNING)
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as e:
+        print(f"news-dedup: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""Build the near-duplicate engine (fingerprinter and store) from settings, in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+
+from news_crawler.fingerprint import Fingerprinter
+from news_crawler.index import RedisStore
+
+
+def _word_list(value: Any) -> list[str]:
+    if not value:
+        return []
+    if isinstance(value, str):
+        return [w.strip() for w in value.split(",") if w.strip()]
+    return [str(w) for w in value]
+
+
+def fingerprinter_from_settings(settings: Any) -> Fingerprinter:
+    """A ``Fingerprinter`` configured by the ``DEDUP_*`` settings."""
+    return Fingerprinter(
+        idf_path=settings.get("DEDUP_IDF_PATH") or None,
+        stop_words_path=settings.get("DEDUP_STOP_WORDS_PATH") or None,
+        topic_words=_word_list(settings.get("DEDUP_TOPIC_WORDS")),
+        topic_weight=settings.getfloat("DEDUP_TOPIC_WEIGHT"),
+        top_k=settings.getint("DEDUP_TOP_K") or None,
+        use_title=settings.getbool("DEDUP_USE_TITLE"),
+        strip_boilerplate=settings.getbool("DEDUP_STRIP_BOILERPLATE"),
+        max_chars=settings.getint("DEDUP_MAX_CHARS"),
+        hmm=settings.getbool("DEDUP_HMM"),
+    )
+
+
+def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:
+    """The Redis index of ``DEDUP_NAMESPACE``, deciding within ``DEDUP_MAX_DISTANCE``."""
+    return RedisStore(
+        client,
+        namespace=settings.get("DEDUP_NAMESPACE"),
+        max_distance=settings.getint("DEDUP_MAX_DISTANCE"),
+        batch_size=settings.getint("DEDUP_BATCH_SIZE"),
+    )

@@ -1,0 +1,98 @@
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from news_crawler.embedded import stop_server
+
+
+def run(args, stdin="", env=None):
+    return subprocess.run([sys.executable, "-m", "news_crawler.cli.dedup", *args], input=stdin,
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.fixture
+def corpus(sina_articles):
+    a, b = sina_articles[0], sina_articles[1]
+    lines = [
+        {"id": a["id"], "title": a["title"], "body": a["body"]},
+        {"id": "reprint", "title": "新标题", "body": "来源：人民网\n" + a["body"] + "\n责任编辑：王五"},
+        "this is not json",
+        {"id": "empty", "body": "  "},
+        {"id": 7, "body": "数字编号"},
+        {"id": b["id"], "html": f"<html><head><title>t</title></head><body><p>{b['body']}</p></body></html>",
+         "url": "https://example.com/b"},
+        {"id": "no-body", "title": "只有标题"},
+    ]
+    return "\n".join(x if isinstance(x, str) else json.dumps(x, ensure_ascii=False) for x in lines) + "\n"
+
+
+def test_check_contract(redis_server, redis_client, corpus, sina_articles):
+    out = run(["check", "--redis-url", redis_server.url, "--namespace", "cli", "-"], corpus)
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r.get("id") for r in rows] == [sina_articles[0]["id"], "reprint", None, "empty", 7,
+                                           sina_articles[1]["id"], "no-body"]
+    first, reprint, bad, empty, numeric, html, nobody = rows
+    assert set(first) == {"id", "simhash", "duplicate_of", "distance"} and len(first["simhash"]) == 16
+    assert first["duplicate_of"] is None and first["distance"] is None
+    assert reprint["duplicate_of"] == sina_articles[0]["id"] and 0 <= reprint["distance"] <= 3
+    assert "line 3" in bad["error"] and "empty" in empty["error"] and "id" in numeric["error"]
+    assert html["duplicate_of"] is None and "body" in nobody["error"]
+    assert "2 kept, 1 near-duplicates, 4 unusable lines" in out.stderr
+
+    again = run(["check", "--redis-url", redis_server.url, "--namespace", "cli", "-"], corpus)
+    assert again.stdout == out.stdout  # decided before: the same answers, nothing new stored
+
+    stats = run(["stats", "--redis-url", redis_server.url, "--namespace", "cli", "--json"])
+    report = json.loads(stats.stdout)
+    assert (report["fingerprints"], report["kept"], report["dropped"], report["dropped_today"]) == (2, 2, 1, 1)
+    assert report["redis_memory_bytes"] > 0
+
+    explain = run(["explain", "--redis-url", redis_server.url, "--namespace", "cli", "--id", "reprint", "--json"])
+    report = json.loads(explain.stdout)
+    assert report["duplicate_of"] == sina_articles[0]["id"]
+    assert report["nearest"][0]["id"] == sina_articles[0]["id"] and report["nearest"][0]["matched_blocks"]
+
+    text = run(["explain", "--redis-url", redis_server.url, "--namespace", "cli", "--text", sina_articles[0]["body"]])
+    assert json.loads(text.stdout)["nearest"][0]["distance"] == 0
+
+    drops = run(["drops", "--redis-url", redis_server.url, "--namespace", "cli"])
+    assert json.loads(drops.stdout)["id"] == "reprint"
+
+
+def test_check_with_max_distance_zero_keeps_edited_copy(redis_server, redis_client, sina_articles):
+    body = sina_articles[5]["body"]
+    lines = [json.dumps({"id": "a", "body": body}), json.dumps({"id": "b", "body": body + "另据报道，警方已介入调查。"})]
+    strict = run(["check", "--redis-url", redis_server.url, "--namespace", "k0", "--max-distance", "0", "-"],
+                 "\n".join(lines))
+    rows = [json.loads(x) for x in strict.stdout.splitlines()]
+    assert rows[0]["simhash"] != rows[1]["simhash"] and rows[1]["duplicate_of"] is None
+    loose = run(["check", "--redis-url", redis_server.url, "--namespace", "k3", "-"], "\n".join(lines))
+    assert [json.loads(x)["duplicate_of"] for x in loose.stdout.splitlines()] == [None, "a"]
+
+
+def test_max_distance_beyond_the_index_is_refused():
+    out = run(["check", "--max-distance", "4", "-"])
+    assert out.returncode == 2 and "up to distance 3" in out.stderr
+
+
+def test_missing_file_is_a_clear_error(redis_server):
+    out = run(["check", "--redis-url", redis_server.url, "/nonexistent.jsonl"])
+    assert out.returncode == 2 and "No such file" in out.stderr
+
+
+def test_default_is_the_embedded_server(tmp_path, sina_articles):
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env["EMBEDDED_REDIS_DIR"] = str(tmp_path / "emb")
+    try:
+        line = json.dumps({"id": "x", "body": sina_articles[2]["body"]}) + "\n"
+        out = run(["check", "-"], line, env)
+        assert json.loads(out.stdout)["duplicate_of"] is None, out.stderr
+        assert (tmp_path / "emb" / "redis.sock").exists()
+        stats = json.loads(run(["stats", "--json"], env=env).stdout)
+        assert stats["fingerprints"] == 1
+    finally:
+        stop_server(tmp_path / "emb")

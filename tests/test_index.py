@@ -1,0 +1,124 @@
+"""Behaviour every store shares, run against the in-memory store and a real Redis."""
+
+import random
+
+import pytest
+
+from news_crawler.fingerprint import distance
+from news_crawler.index import MemoryStore, RedisStore
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_store(request):
+    def make(max_distance=3, namespace="test"):
+        if request.param == "memory":
+            return MemoryStore(max_distance)
+        client = request.getfixturevalue("redis_client")
+        return RedisStore(client, namespace, max_distance, batch_size=50)
+
+    return make
+
+
+def flip(fp, bits):
+    for b in bits:
+        fp ^= 1 << b
+    return fp
+
+
+def test_keep_then_drop_within_distance(make_store):
+    store = make_store()
+    a = 0xDEAD_BEEF_0123_4567
+    assert store.decide("a", a).kept
+    d = store.decide("b", flip(a, [0, 20, 40]))
+    assert (d.duplicate_of, d.distance) == ("a", 3)
+    assert store.decide("c", flip(a, [0, 20, 40, 60])).kept  # distance 4
+    assert store.counts()["kept"] == 2 and store.counts()["dropped"] == 1
+
+
+def test_nearest_duplicate_is_named(make_store):
+    store = make_store()
+    a = 0x1111_2222_3333_4444
+    store.decide("far", flip(a, [1, 2]))
+    store.decide_many([("near", flip(a, [63]))])  # distance 3 from "far", so dropped
+    store2 = make_store(namespace="other")
+    store2.decide_many([("x", flip(a, [1, 2, 3])), ("y", flip(a, [50]))])
+    d = store2.decide("q", a)
+    assert (d.duplicate_of, d.distance) == ("y", 1)
+
+
+def test_max_distance_zero_drops_only_exact_copies(make_store):
+    store = make_store(max_distance=0)
+    store.decide("a", 42)
+    assert store.decide("b", 43).kept
+    assert store.decide("c", 42).duplicate_of == "a"
+
+
+def test_redeciding_an_id_returns_the_earlier_decision(make_store):
+    store = make_store()
+    store.decide_many([("a", 1000), ("b", 1001)])
+    again = store.decide_many([("a", 1000), ("b", 1001)])
+    assert [d.replayed for d in again] == [True, True]
+    assert (again[0].kept, again[1].duplicate_of, again[1].distance) == (True, "a", 1)
+    assert store.counts()["kept"] == 1 and store.counts()["dropped"] == 1
+
+
+def test_lookup_drops_and_daily_count(make_store):
+    store = make_store()
+    store.decide_many([("a", 7), ("b", 6)])
+    assert store.lookup("a").kept and store.lookup("nope") is None
+    (drop,) = store.drops()
+    assert (drop.id, drop.duplicate_of, drop.distance, drop.simhash) == ("b", "a", 1, 6)
+    assert store.counts()["drops:" + drop.time[:10]] == 1
+
+
+def test_nearest_reports_the_matching_table(make_store):
+    store = make_store()
+    a = 0xAAAA_BBBB_CCCC_DDDD
+    store.decide("a", a)
+    (m,) = store.nearest(flip(a, list(range(0, 48, 3))))  # only block 0 (the top 16 bits) unchanged
+    assert (m.id, m.table) == ("a", 0) and m.distance == 16
+    assert store.nearest(flip(a, [0, 16, 32, 48])) == []  # every block differs
+
+
+def test_same_decisions_as_brute_force(make_store):
+    rng = random.Random(3)
+    items = []
+    for i in range(2000):
+        if items and rng.random() < 0.4:
+            items.append((f"d{i}", flip(rng.choice(items)[1], rng.sample(range(64), rng.randint(0, 6)))))
+        else:
+            items.append((f"d{i}", rng.getrandbits(64)))
+    store = make_store()
+    decisions = store.decide_many(items)
+    kept: list[tuple[str, int]] = []
+    for (doc_id, fp), d in zip(items, decisions):
+        near = [(distance(fp, k), kid) for kid, k in kept if distance(fp, k) <= 3]
+        if near:
+            assert not d.kept and d.distance == min(near)[0], doc_id
+            assert any(kid == d.duplicate_of and dist == d.distance for dist, kid in near)
+        else:
+            assert d.kept, doc_id
+            kept.append((doc_id, fp))
+    assert 0 < len(kept) < len(items)
+
+
+def test_invalid_max_distance_is_explained():
+    with pytest.raises(ValueError, match="up to distance 3"):
+        MemoryStore(max_distance=4)
+
+
+def test_redis_store_refuses_decoding_client(redis_server):
+    with pytest.raises(ValueError, match="decode_responses=False"):
+        RedisStore(redis_server.client(decode_responses=True))
+
+
+def test_redis_store_survives_script_flush(redis_client):
+    store = RedisStore(redis_client, "flush")
+    store.decide("a", 1)
+    redis_client.script_flush()
+    assert store.decide("b", 3).duplicate_of == "a"
+
+
+def test_namespaces_are_separate(redis_client):
+    RedisStore(redis_client, "one").decide("a", 5)
+    assert RedisStore(redis_client, "two").decide("a2", 5).kept

@@ -1,0 +1,24 @@
+from news_crawler.fingerprint.text import is_boilerplate, normalize, strip_boilerplate
+
+
+def test_normalize_width_case_spaces_and_invisibles():
+    assert normalize("ＡＢＣ　１２３") == "abc 123"
+    assert normalize("新\u200b闻\ufeff") == "新闻"
+    assert normalize("  一行  \r\n\r\n\t二行\x07 ") == "一行\n二行"
+
+
+def test_normalize_drops_lone_surrogates():
+    assert normalize("好\ud800消息") == "好 消息"
+
+
+def test_boilerplate_lines_are_recognised():
+    for line in ["来源：新华网", "责任编辑：张三 sn123", "原标题：金庸逝世", "(完)", "关注微信公众号xxx获取更多",
+                 "【编辑：李四】", "本文来源:人民日报"]:
+        assert is_boilerplate(normalize(line)), line
+    for line in ["北京时间10月30日，金庸在香港逝世。", "记者会上，发言人表示将继续推进改革开放" * 3]:
+        assert not is_boilerplate(normalize(line)), line
+
+
+def test_strip_boilerplate_keeps_the_story():
+    text = normalize("原标题：旧标题\n正文第一段。\n正文第二段（原标题：旧标题）。\n责任编辑：王五")
+    assert strip_boilerplate(text) == "正文第一段。\n正文第二段。"
