@@ -30,6 +30,8 @@ def fingerprinter_from_settings(settings: Any) -> Fingerprinter:
         strip_boilerplate=settings.getbool("DEDUP_STRIP_BOILERPLATE"),
         max_chars=settings.getint("DEDUP_MAX_CHARS"),
         hmm=settings.getbool("DEDUP_HMM"),
+        position_decay=settings.getfloat("DEDUP_POSITION_DECAY"),
+        max_word_share=settings.getfloat("DEDUP_MAX_WORD_SHARE"),
     )
 
 

@@ -65,10 +65,24 @@ def test_stop_words_and_idf_are_replaceable(tmp_path):
     stops.write_text("金庸\n# comment\n", encoding="utf-8")
     idf = tmp_path / "idf.txt"
     idf.write_text("香港 9.5\n逝世 1.0\n", encoding="utf-8")
-    f = Fingerprinter(stop_words_path=stops, idf_path=idf)
+    f = Fingerprinter(stop_words_path=stops, idf_path=idf, position_decay=0, max_word_share=1)
     weights = dict(f.features(STORY))
     assert "金庸" not in weights
     assert weights["香港"] == 9.5 and weights["逝世"] == 1.0
+
+
+def test_lead_words_weigh_more_than_tail_words():
+    text = "台风登陆。" + "，".join(["市民出行"] * 3) + "。其他内容。" * 30 + "台风过境。"
+    weights = dict(Fingerprinter(max_word_share=1).features(text))
+    flat = dict(Fingerprinter(position_decay=0, max_word_share=1).features(text))
+    assert weights["登陆"] / weights["过境"] > 2 * flat["登陆"] / flat["过境"]
+
+
+def test_no_word_carries_more_than_its_share():
+    text = "金庸" * 200 + "，武侠小说泰斗在香港逝世，享年94岁，作品影响几代读者。"
+    weights = dict(Fingerprinter(max_word_share=0.1).features(text))
+    assert weights["金庸"] <= 0.1 * sum(dict(Fingerprinter(max_word_share=1).features(text)).values()) + 1e-3
+    assert weights["金庸"] == max(weights.values())
 
 
 def test_top_k_keeps_the_heaviest(fingerprinter):
@@ -83,3 +97,7 @@ def test_bad_arguments_say_what_to_fix():
         Fingerprinter(top_k=0)
     with pytest.raises(ValueError, match="topic_weight"):
         Fingerprinter(topic_weight=0)
+    with pytest.raises(ValueError, match="max_word_share"):
+        Fingerprinter(max_word_share=0)
+    with pytest.raises(ValueError, match="position_decay"):
+        Fingerprinter(position_decay=-1)

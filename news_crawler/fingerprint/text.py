@@ -27,6 +27,8 @@ _BOILERPLATE_PHRASE = re.compile(
 )
 _BOILERPLATE_MAX_CHARS = 80
 _INLINE_EDITOR = re.compile(r"[(（\[【]\s*(?:原标题|责任编辑|编辑|来源)\s*[:：][^)）\]】\n]{0,60}[)）\]】]")
+# Inline portal markup: sina's "[微博]" after every celebrity name, "[编者按]", "点击观看>>>…".
+_INLINE_MARK = re.compile(r"\[[^\]\n]{1,8}\]|【[^】\n]{1,8}】|点击(?:观看|查看|进入)\s*>+[^\n]*")
 _END_MARK = re.compile(r"[(（]\s*完\s*[)）]\s*$")
 
 
@@ -47,12 +49,12 @@ def is_boilerplate(line: str) -> bool:
 
 
 def strip_boilerplate(normalized: str) -> str:
-    """Drop boilerplate lines and inline 原标题/责任编辑 notes from normalised text."""
+    """Drop boilerplate lines, inline 原标题/责任编辑 notes and portal markers from normalised text."""
     kept = []
     for line in normalized.split("\n"):
         if is_boilerplate(line):
             continue
-        line = _END_MARK.sub("", _INLINE_EDITOR.sub("", line)).strip()
+        line = _END_MARK.sub("", _INLINE_MARK.sub("", _INLINE_EDITOR.sub("", line))).strip()
         if line:
             kept.append(line)
     return "\n".join(kept)

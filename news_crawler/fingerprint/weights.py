@@ -29,10 +29,18 @@ def read_word_list(path: str | Path) -> set[str]:
 class TfidfWeigher:
     """Turns normalised text into ``(word, weight)`` features.
 
-    The weight of a word is its count times its IDF (jieba's table unless ``idf_path`` is
-    given; unknown words get the median IDF), times ``topic_weight`` for configured topic
-    words, rounded to a multiple of ``1 / WEIGHT_QUANTUM`` so fingerprint sums are exact.
-    Words of one character and stop words carry no weight.
+    The weight of a word is its IDF (jieba's table unless ``idf_path`` is given; unknown
+    words get the median IDF) times its term frequency, where the n-th counted word of the
+    text counts ``1 / (1 + n / position_decay)`` rather than 1 (``position_decay=0``: every
+    occurrence counts 1). No word may carry more than ``max_word_share`` of the total
+    weight; configured topic words are then multiplied by ``topic_weight``. Weights are
+    rounded to a multiple of ``1 / WEIGHT_QUANTUM`` so fingerprint sums are exact. Words
+    of one character and stop words carry no weight.
+
+    Why: reprints cut the end, append boilerplate, add or drop a sentence; the lead
+    survives. Weighting the lead keeps a reprint's fingerprint close, and the cap keeps
+    one dominant name (every obituary of one person) from making distinct stories collide.
+    The benchmark in BENCHMARKS.md chose the values.
     """
 
     def __init__(
@@ -43,7 +51,13 @@ class TfidfWeigher:
         topic_weight: float = 1.0,
         top_k: int | None = None,
         hmm: bool = True,
+        position_decay: float = 15.0,
+        max_word_share: float = 0.1,
     ) -> None:
+        if position_decay < 0:
+            raise ValueError(f"position_decay must be >= 0 (0 turns it off), got {position_decay}")
+        if not 0 < max_word_share <= 1:
+            raise ValueError(f"max_word_share must be in (0, 1] (1 turns the cap off), got {max_word_share}")
         if topic_weight <= 0:
             raise ValueError(f"topic_weight must be positive, got {topic_weight}")
         if top_k is not None and top_k < 1:
@@ -57,6 +71,8 @@ class TfidfWeigher:
         self.topic_weight = topic_weight
         self.top_k = top_k
         self.hmm = hmm
+        self.position_decay = position_decay
+        self.max_word_share = max_word_share
         self._tokenizer = jieba.Tokenizer()
         self._init_lock = threading.Lock()
 
@@ -73,18 +89,29 @@ class TfidfWeigher:
 
     def features(self, text: str) -> list[tuple[str, float]]:
         """Weighted words of ``text``, heaviest first when ``top_k`` is set."""
+        return self.weigh(self.words(text))
+
+    def weigh(self, words: Iterable[str]) -> list[tuple[str, float]]:
+        """Weighted features of already segmented words."""
         stop = self.stop_words
         # jieba keeps runs like "......" or "--" as words; a word must start or end with a letter or digit.
-        counts = Counter(
-            w for w in self.words(text) if len(w) > 1 and w not in stop and (w[0].isalnum() or w[-1].isalnum())
-        )
-        idf, median, topic, boost = self.idf, self.median_idf, self.topic_words, self.topic_weight
-        weights = {}
-        for word, n in counts.items():
-            weight = n * idf.get(word, median)
-            if word in topic:
-                weight *= boost
-            weights[word] = weight
+        kept = [w for w in words if len(w) > 1 and w not in stop and (w[0].isalnum() or w[-1].isalnum())]
+        if self.position_decay:
+            decay = 1.0 / self.position_decay
+            tf: dict[str, float] = {}
+            for n, w in enumerate(kept):
+                tf[w] = tf.get(w, 0.0) + 1.0 / (1.0 + n * decay)
+        else:
+            tf = Counter(kept)
+        idf, median = self.idf, self.median_idf
+        weights = {w: f * idf.get(w, median) for w, f in tf.items()}
+        if self.max_word_share < 1 and weights:
+            cap = self.max_word_share * sum(weights.values())
+            weights = {w: min(v, cap) for w, v in weights.items()}
+        if self.topic_words:
+            boost = self.topic_weight
+            for w in self.topic_words & weights.keys():
+                weights[w] *= boost
         items = (
             heapq.nlargest(self.top_k, weights.items(), key=lambda kv: (kv[1], kv[0]))
             if self.top_k
