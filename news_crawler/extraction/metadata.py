@@ -1,0 +1,118 @@
+"""Title, author and publication time of an article page, from meta tags and page text."""
+
+from __future__ import annotations
+
+import re
+
+from lxml.html import HtmlElement
+
+from news_crawler.extraction.dates import DATETIME, iso_from_match, parse_datetime
+
+_TIME_META = (
+    "article:published_time", "og:article:published_time", "og:release_date", "pubdate", "publishdate",
+    "publish_date", "publishtime", "publish-time", "pubtime", "datepublished", "dc.date.issued", "dc.date",
+    "weibo:article:create_at", "sailthru.date", "date",
+)
+_AUTHOR_META = ("author", "article:author", "og:article:author", "dc.creator", "byline")
+_NAME = r"[\u4e00-\u9fa5·]{2,4}"
+_SEP = r"[ \u3000\u2002\u2003、，,]+"
+_NAMES = rf"{_NAME}(?:{_SEP}{_NAME}){{0,4}}"
+_COLON = r"\s*[:：丨|/]\s*"
+# Byline conventions in the order they are trusted: an explicit author, a reporter, 文/撰文,
+# a name in brackets closing the story "（袁源）" or "（姚峰 上海报道）", then an editor.
+_AUTHOR_LABELS = [
+    re.compile(rf"(?:作者|原作者|撰稿人?)(?:{_COLON}|\s+)({_NAMES})"),
+    re.compile(rf"记者(?:{_COLON}|\s+)({_NAMES})(?=\s*(?:/|／|[）)\]】]|报道|摄|\n|{_SEP}))"),
+    re.compile(rf"记者({_NAMES})(?=\s*(?:/|／|报道|摄))"),
+    re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
+    re.compile(rf"\d:\d\d(?::\d\d)?\s*[\[【]\s*({_NAMES})\s*[\]】]"),
+    re.compile(rf"[(（]\s*({_NAMES})\s*(?:[）)]\s*(?:\n|$)|{_SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
+    re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|\s+)({_NAMES})"),
+]
+_NOT_NAMES = {"记者", "编辑", "来源", "作者", "本报", "新华社", "中新网", "发布", "时间", "日期", "原标题", "通讯员",
+              "图片", "视频", "责任编辑", "摄影", "报道", "综合", "整理", "新闻", "图文", "组图", "全文"}
+_PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)$")
+_TITLE_SPLIT = re.compile(r"\s*(?:_|\||-{1,2}|–|—|丨)\s*")
+
+
+def _meta(root: HtmlElement, names: tuple[str, ...]) -> str:
+    wanted = set(names)
+    for el in root.iter("meta"):
+        key = (el.get("property") or el.get("name") or el.get("itemprop") or "").strip().lower()
+        if key in wanted and (el.get("content") or "").strip():
+            return el.get("content").strip()
+    return ""
+
+
+def find_title(root: HtmlElement) -> str:
+    """The headline: an ``<h1>`` that the ``<title>`` contains, else og:title, else the
+    ``<title>`` without its site suffix (``…_新浪网``)."""
+    page_title = " ".join((root.findtext(".//title") or "").split())
+    for h in root.iter("h1", "h2"):
+        text = " ".join(h.text_content().split())
+        if 4 <= len(text) <= 80 and (not page_title or text[:8] in page_title):
+            return text
+    og = _meta(root, ("og:title",))
+    if og:
+        return og
+    parts = [p for p in _TITLE_SPLIT.split(page_title) if p]
+    return max(parts[:2], key=len) if parts else page_title
+
+
+def find_published_at(root: HtmlElement, text: str, title: str) -> str:
+    """ISO 8601 time from meta tags, else the first date with a time of day after the
+    headline in the page text, else the first date after it."""
+    meta = parse_datetime(_meta(root, _TIME_META))
+    if meta and "T" in meta:
+        return meta
+    start = max(text.find(title[:12]), 0) if title else 0
+    region = text[start:]
+    first_date = ""
+    for m in DATETIME.finditer(region):
+        try:
+            value = iso_from_match(m)
+        except ValueError:
+            continue
+        if m["H"] is not None:
+            return value
+        first_date = first_date or value
+    return meta or first_date
+
+
+def clean_author(raw: str) -> str:
+    names = [n for n in re.split(_SEP, raw.strip()) if n and n not in _NOT_NAMES]
+    # "彭冲 山东冠县" - a place or an outlet after the names ends the byline.
+    while len(names) > 1 and _PLACE_OR_OUTLET.match(names[-1]):
+        names.pop()
+    return " ".join(names) if names and not _PLACE_OR_OUTLET.match(names[0]) else ""
+
+
+def _regions(text: str, title: str, body: str) -> list[str]:
+    """Where bylines stand: from the headline to the body's first lines, and around the
+    body's end."""
+    lines = body.splitlines()
+    title_at = text.find(title[:12]) if title else -1
+    first_at = text.find(lines[0][:20]) if lines else -1
+    last_at = text.find(lines[-1][-20:]) if lines else -1
+    head_start = title_at if title_at >= 0 else max(first_at, 0)
+    head_end = max(first_at, head_start) + (len(lines[0]) if lines else 0) + 120
+    regions = [text[head_start:head_end]]
+    if last_at >= 0:
+        regions.append(text[max(last_at - 200, 0) : last_at + 300])
+    elif lines:
+        regions.append("\n".join(lines[-3:]))
+    return regions
+
+
+def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
+    """The byline without its label (作者：/记者/编辑), from the text between the headline
+    and the body's start, or around the body's end; else the author meta tag."""
+    regions = _regions(text, title, body)
+    for pattern in _AUTHOR_LABELS:
+        for region in regions:
+            for m in pattern.finditer(region):
+                name = clean_author(m.group(1))
+                if name:
+                    return name
+    meta = _meta(root, _AUTHOR_META)
+    return meta if meta and len(meta) <= 40 and "://" not in meta and "," not in meta else ""
