@@ -6,6 +6,20 @@ REDIS_URL = ""
 EMBEDDED_REDIS_DIR = "~/.local/share/news-crawler/redis"
 EMBEDDED_REDIS_START_TIMEOUT = 10.0
 
+# Crawling: scrapy-redis' scheduler and dupefilter, per-spider keys, persistent, JSON queue.
+SCHEDULER = "news_crawler.scheduling.RedisScheduler"
+DUPEFILTER_CLASS = "news_crawler.scheduling.RedisDupeFilter"
+SCHEDULER_PERSIST = True
+SCHEDULER_QUEUE_CLASS = "scrapy_redis.queue.PriorityQueue"
+SCHEDULER_QUEUE_KEY = "%(spider)s:requests"
+SCHEDULER_DUPEFILTER_KEY = "%(spider)s:dupefilter"
+SCHEDULER_IDLE_BEFORE_CLOSE = 0
+ARTICLE_MIN_CHARS = 50
+ITEMS_REDIS_KEY = ""
+SUMMARY_FILE = ""
+MIRROR_URL = ""
+FEED_DIR = "output"
+
 # Near-duplicate engine.
 DEDUP_ENABLED = True
 DEDUP_NAMESPACE = "news"
@@ -22,6 +36,7 @@ DEDUP_HMM = True
 DEDUP_POSITION_DECAY = 15.0
 DEDUP_MAX_WORD_SHARE = 0.1
 DEDUP_BATCH_SIZE = 64
+DEDUP_PROCESSES = 1
 
 # Redis key templates of the near-duplicate index, under DEDUP_NAMESPACE.
 DEDUP_KEY_BUCKET = "%(namespace)s:t%(table)d:%(block)04x"

@@ -3,8 +3,8 @@ environment overrides the ones operators change (see the README's configuration 
 
 import os
 
-from news_crawler.defaults import *  # noqa: F401,F403 - one source of defaults
 from news_crawler import defaults as _d
+from news_crawler.defaults import *  # noqa: F401,F403 - one source of defaults
 
 BOT_NAME = "news_crawler"
 SPIDER_MODULES = ["news_crawler.spiders"]
@@ -13,8 +13,48 @@ NEWSPIDER_MODULE = "news_crawler.spiders"
 REDIS_URL = os.environ.get("REDIS_URL", _d.REDIS_URL)
 EMBEDDED_REDIS_DIR = os.environ.get("EMBEDDED_REDIS_DIR", _d.EMBEDDED_REDIS_DIR)
 DEDUP_NAMESPACE = os.environ.get("DEDUP_NAMESPACE", _d.DEDUP_NAMESPACE)
+FEED_DIR = os.environ.get("FEED_DIR", _d.FEED_DIR)
+ITEMS_REDIS_KEY = os.environ.get("ITEMS_REDIS_KEY", _d.ITEMS_REDIS_KEY)
+SUMMARY_FILE = os.environ.get("SUMMARY_FILE", _d.SUMMARY_FILE)
 
-ROBOTSTXT_OBEY = True
-USER_AGENT = "news-crawler (+https://github.com/news-crawler/news-crawler)"
-TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+ITEM_PIPELINES = {
+    "news_crawler.pipelines.validate.ValidationPipeline": 100,
+    "news_crawler.pipelines.dedup.NearDuplicatePipeline": 200,
+    "news_crawler.pipelines.redis_export.RedisListPipeline": 300,
+}
+EXTENSIONS = {"news_crawler.summary.CrawlSummary": 500}
+
+# Kept articles of each run go to their own JSON Lines file.
+FEEDS = {
+    f"{FEED_DIR}/%(name)s/%(time)s.jsonl": {
+        "format": "jsonlines",
+        "encoding": "utf8",
+        "fields": ["url", "site", "title", "author", "published_at", "body", "simhash", "crawled_at"],
+    }
+}
 FEED_EXPORT_ENCODING = "utf-8"
+
+# Polite to the portals: robots.txt, a few requests per site at a time, adaptive delay.
+ROBOTSTXT_OBEY = True
+USER_AGENT = "Mozilla/5.0 (compatible; news-crawler/0.1; +https://github.com/news-crawler/news-crawler)"
+CONCURRENT_REQUESTS = 32
+CONCURRENT_REQUESTS_PER_DOMAIN = 4
+AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_START_DELAY = 0.5
+AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
+DOWNLOAD_TIMEOUT = 30
+DOWNLOAD_MAXSIZE = 16 * 1024 * 1024  # a 50 MB "article" is cut off and counted, not parsed
+DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
+LOGSTATS_INTERVAL = 60.0
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+
+# MIRROR_URL sends every request to a local mirror of saved pages (news-crawler mirror),
+# keeping the real URLs; for tests and the demo, never for real crawls.
+MIRROR_URL = os.environ.get("MIRROR_URL", _d.MIRROR_URL)
+if MIRROR_URL:
+    DOWNLOAD_HANDLERS = {
+        "http": "news_crawler.mirror.handler.MirrorDownloadHandler",
+        "https": "news_crawler.mirror.handler.MirrorDownloadHandler",
+    }
+    ROBOTSTXT_OBEY = False
+    AUTOTHROTTLE_ENABLED = False

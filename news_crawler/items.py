@@ -1,0 +1,16 @@
+"""The article item: the fields other tools rely on (MISSION.md)."""
+
+import scrapy
+
+
+class ArticleItem(scrapy.Item):
+    url = scrapy.Field()
+    site = scrapy.Field()
+    title = scrapy.Field()
+    author = scrapy.Field()
+    published_at = scrapy.Field()  # ISO 8601; +08:00 (Asia/Shanghai) when the page gives no zone
+    body = scrapy.Field()  # plain text, one paragraph per line
+    simhash = scrapy.Field()  # 16 hex digits, set by the near-duplicate pipeline
+    crawled_at = scrapy.Field()  # ISO 8601, UTC
+    encoding = scrapy.Field()  # how the page was decoded
+    invalid_reason = scrapy.Field()  # set by the spider when it knows the page is unusable

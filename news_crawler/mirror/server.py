@@ -1,0 +1,77 @@
+"""Serve a catalog over HTTP: ``/<host><path>`` is the page at ``http(s)://<host><path>``."""
+
+from __future__ import annotations
+
+import html
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+from news_crawler.mirror.catalog import Catalog
+from news_crawler.spiders.portals import PORTALS
+
+
+def _key(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.hostname}{parts.path or '/'}" + (f"?{parts.query}" if parts.query else "")
+
+
+class Mirror:
+    """The catalog as a site: its pages, and list pages and feeds at the spiders' start URLs."""
+
+    def __init__(self, catalog: Catalog, day: int = 1) -> None:
+        self.catalog = catalog
+        self.day = day
+        self.requests: list[str] = []  # every path asked for, in order
+        self._pages = {_key(u): p for u, p in catalog.pages.items()}
+        self._lists = {_key(url): spider.site for spider in PORTALS for url in spider.start_urls}
+        self._lock = threading.Lock()
+
+    def list_page(self, site: str, key: str) -> tuple[bytes, str]:
+        pages = sorted(self.catalog.visible(site, self.day), key=lambda p: p.url)
+        if key.endswith(".xml"):
+            items = "".join(f"<item><title>{html.escape(p.title)}</title><link>{html.escape(p.url)}</link></item>"
+                            for p in pages)
+            return (f'<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>{site}</title>'
+                    f"{items}</channel></rss>").encode(), "application/rss+xml; charset=utf-8"
+        links = "\n".join(f'<li><a href="{html.escape(p.url)}">{html.escape(p.title)}</a></li>' for p in pages)
+        nav = '<a href="/">首页</a> <a href="/about.html">关于我们</a> <a href="/video/">视频</a>'
+        return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{site} 新闻</title></head><body>'
+                f"<div class=\"nav\">{nav}</div><ul class=\"news-list\">{links}</ul></body></html>").encode(), \
+            "text/html; charset=utf-8"
+
+    def respond(self, path: str) -> tuple[int, bytes, str]:
+        key = path.lstrip("/")
+        with self._lock:
+            self.requests.append(key)
+        if key in self._lists:
+            body, ctype = self.list_page(self._lists[key], key)
+            return 200, body, ctype
+        page = self._pages.get(key)
+        if page is None or page.day > self.day:
+            return 404, b"<html><body>404 Not Found</body></html>", "text/html"
+        return 200, page.body, page.content_type
+
+
+class _Handler(BaseHTTPRequestHandler):
+    mirror: Mirror
+
+    def do_GET(self) -> None:  # noqa: N802 - the http.server API
+        status, body, ctype = self.mirror.respond(self.path)
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def serve(mirror: Mirror, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
+    """Start serving in a daemon thread; ``server.server_address`` says where."""
+    handler = type("MirrorHandler", (_Handler,), {"mirror": mirror})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="mirror", daemon=True).start()
+    return server

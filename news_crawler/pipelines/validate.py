@@ -1,0 +1,37 @@
+"""First pipeline step: an item without a usable article body is dropped with a counted reason."""
+
+from __future__ import annotations
+
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DropItem
+from scrapy.statscollectors import StatsCollector
+
+from news_crawler.items import ArticleItem
+
+
+class ValidationPipeline:
+    def __init__(self, stats: StatsCollector, min_chars: int) -> None:
+        self.stats = stats
+        self.min_chars = min_chars
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ValidationPipeline:
+        return cls(crawler.stats, crawler.settings.getint("ARTICLE_MIN_CHARS"))
+
+    def invalid(self, item: ArticleItem, reason: str, key: str) -> DropItem:
+        self.stats.inc_value(f"articles/invalid/{item.get('site')}")
+        self.stats.inc_value(f"articles/invalid_reason/{key}")
+        return DropItem(f"invalid article {item.get('url')}: {reason}", log_level="INFO")
+
+    def process_item(self, item: ArticleItem) -> ArticleItem:
+        reason = item.pop("invalid_reason", None)
+        if reason:
+            raise self.invalid(item, reason, "not_html")
+        body = (item.get("body") or "").strip()
+        if not body:
+            raise self.invalid(item, "no article text found on the page", "no_body")
+        if len(body) < self.min_chars:
+            raise self.invalid(item, f"article text too short ({len(body)} < ARTICLE_MIN_CHARS={self.min_chars})",
+                               "too_short")
+        self.stats.inc_value(f"articles/valid/{item.get('site')}")
+        return item
