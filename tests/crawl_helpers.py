@@ -1,0 +1,34 @@
+"""Run real crawls over HTTP against the local mirror, in subprocesses (one reactor each)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def crawl(tmp: Path, redis_url: str, mirror_url: str, spiders: list[str] | None = None, name: str = "run",
+          settings: dict[str, str] | None = None, wait: bool = True):
+    """``news-crawler crawl`` into ``tmp/name``; returns (summary, kept items) or the Popen."""
+    out = tmp / name
+    cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "crawl", *(spiders or []), "--mirror", mirror_url,
+           "--summary", str(out / "summary.json"), "-s", f"REDIS_URL={redis_url}", "-s", f"FEED_DIR={out}",
+           "-s", "LOG_LEVEL=INFO", "-s", "DEDUP_PROCESSES=0"]
+    for k, v in (settings or {}).items():
+        cmd += ["-s", f"{k}={v}"]
+    log = open(tmp / f"{name}.log", "w")
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
+    if not wait:
+        return proc
+    assert proc.wait(300) == 0, (tmp / f"{name}.log").read_text()[-3000:]
+    return load(out)
+
+
+def load(out: Path):
+    summary = json.loads((out / "summary.json").read_text())
+    items = [json.loads(line) for f in sorted(out.glob("*/*.jsonl")) for line in f.read_text().splitlines() if line]
+    return summary, items

@@ -1,0 +1,163 @@
+"""End to end: real Scrapy crawls over HTTP of real saved pages, with a real Redis."""
+
+import json
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import pytest
+
+from news_crawler.extraction import extract_article
+from news_crawler.extraction.decode import decode_html
+from news_crawler.fingerprint import Fingerprinter, distance, from_hex
+from news_crawler.index import RedisStore
+from news_crawler.mirror.catalog import add_bad_pages, build_catalog
+from news_crawler.mirror.server import Mirror, serve
+from news_crawler.spiders.portals import PORTALS
+from tests.conftest import DATA
+from tests.crawl_helpers import ROOT, crawl, load
+
+CONTRACT = {"url", "site", "title", "author", "published_at", "body", "simhash", "crawled_at"}
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    if not (DATA / "pages").is_dir():
+        pytest.skip("saved pages not found")
+    catalog = build_catalog(DATA)
+    bad = add_bad_pages(catalog)
+    return catalog, bad
+
+
+@pytest.fixture
+def mirror(catalog):
+    mirror = Mirror(catalog[0], day=1)
+    server = serve(mirror)
+    yield mirror, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def article_fetches(mirror: Mirror, since: int = 0) -> Counter:
+    return Counter(r for r in mirror.requests[since:] if r not in mirror._lists)
+
+
+def test_every_mirrored_url_is_an_article_url_of_its_portal(catalog):
+    spiders = {s.site: s for s in PORTALS}
+    for page in catalog[0].pages.values():
+        assert any(re.search(p, page.url) for p in spiders[page.site].allow), page.url
+    assert len({p.site for p in catalog[0].pages.values()}) == len(PORTALS)
+
+
+def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(tmp_path, redis_server, redis_client,
+                                                                         mirror, catalog):
+    mirror, url = mirror
+    pages = catalog[0].pages
+    summary, items = crawl(tmp_path, redis_server.url, url, name="day1")
+    assert summary["failed"] == []
+    fetched1 = article_fetches(mirror)
+    day1 = {u for u, p in pages.items() if p.day == 1}
+    assert {f"{u.split('://')[1]}" for u in day1} == set(fetched1)  # every day-1 article, nothing else
+    assert max(fetched1.values()) == 1  # each fetched once
+
+    kept = {i["url"]: i for i in items}
+    for item in items:
+        assert CONTRACT <= item.keys() and item["body"] and len(item["simhash"]) == 16
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d[+-]\d\d:\d\d)?", item["published_at"]) or \
+            item["published_at"] == "", item["published_at"]
+    # No two kept articles are near-duplicates; every story with reprints is kept once.
+    values = [from_hex(i["simhash"]) for i in items]
+    assert all(distance(a, b) > 3 for n, a in enumerate(values) for b in values[n + 1:])
+    store = RedisStore(redis_client, "news")
+    drops = store.drops(limit=1000)
+    dropped = {d.id for d in drops}
+    # Each reprint group: the copies the engine sees within distance 3 of each other are
+    # kept once (the rest dropped, naming the kept one); copies farther apart are distinct
+    # to the engine and both kept. The quality benchmark measures how often that happens.
+    fingerprinter = Fingerprinter()
+    caught = missed = 0
+    for story, group in catalog[0].by_story().items():
+        if len(group) < 2 or any(p.day != 1 for p in group):
+            continue
+        fps = {p.url: fingerprinter.fingerprint(extract_article(decode_html(p.body)[0]).body).value for p in group}
+        assert all(u in kept or u in dropped for u in fps), story
+        original, *copies = [p.url for p in group]
+        for copy in copies:
+            if distance(fps[original], fps[copy]) <= 3:
+                assert (original in kept) + (copy in kept) <= 1, (original, copy)
+                caught += 1
+            else:
+                missed += 1
+    assert caught >= 3, (caught, missed)
+    for d in drops:
+        assert d.duplicate_of in kept and d.distance <= 3
+        assert distance(d.simhash, from_hex(kept[d.duplicate_of]["simhash"])) == d.distance
+
+    # Bad pages are counted as invalid with a reason, never crash the crawl.
+    assert summary["sites"]["qq"]["invalid"] == 2 and summary["sites"]["ifeng"]["invalid"] == 1
+    assert not set(catalog[1]) & set(kept)
+
+    # Day 2: new articles appear on the list pages; only they are fetched.
+    mirror.day = 2
+    before = len(mirror.requests)
+    summary2, items2 = crawl(tmp_path, redis_server.url, url, name="day2")
+    fetched2 = article_fetches(mirror, before)
+    day2 = {u.split("://")[1] for u, p in pages.items() if p.day == 2}
+    assert set(fetched2) == day2 and max(fetched2.values()) == 1
+    assert not {i["url"] for i in items2} & set(kept)
+    total = sum(r["kept"] for r in summary2["sites"].values())
+    assert total == len(items2) > 0
+
+
+def test_gbk_pages_decode_with_and_without_declared_charset(tmp_path, redis_server, redis_client, mirror, catalog):
+    mirror, url = mirror
+    _, items = crawl(tmp_path, redis_server.url, url, ["sohu"], name="sohu")
+    labels = {x["id"][:8]: x for x in json.loads((DATA / "pages" / "cwced" / "labels.json").read_text())}
+    by_url = {i["url"]: i for i in items}
+    sohu_pages = [p for p in catalog[0].pages.values() if p.site == "sohu" and not p.reprint_of and p.day == 1]
+    assert any("charset" not in p.content_type for p in sohu_pages)  # one page declares nothing at all
+    checked = 0
+    for page in sohu_pages:
+        label = next(x for k, x in labels.items() if page.body == (DATA / "pages" / "cwced" / x["html"]).read_bytes()
+                     or k == "7c6d2080" and "charset" not in page.content_type)
+        item = by_url.get(page.url)
+        if item is None:
+            continue
+        assert "\ufffd" not in item["body"] and item["encoding"] if "encoding" in item else True
+        first = [line.strip() for line in label["content"].splitlines() if len(line.strip()) > 15][0][:15]
+        assert first in item["body"].replace("\u3000", ""), (page.url, first)
+        checked += 1
+    assert checked >= 3
+
+
+def test_two_workers_share_one_queue_and_dupefilter(tmp_path, redis_server, redis_client, mirror, catalog):
+    mirror, url = mirror
+    procs = [crawl(tmp_path, redis_server.url, url, ["sina", "163"], name=f"w{i}", wait=False) for i in range(2)]
+    for p in procs:
+        assert p.wait(300) == 0
+    fetched = article_fetches(mirror)
+    expected = {u.split("://")[1] for u, p in catalog[0].pages.items() if p.site in ("sina", "163") and p.day == 1}
+    assert set(fetched) == expected and max(fetched.values()) == 1  # each article once across both workers
+    items = load(tmp_path / "w0")[1] + load(tmp_path / "w1")[1]
+    assert len({i["url"] for i in items}) == len(items)
+
+
+def test_generic_news_spider_crawls_any_site(tmp_path, redis_server, redis_client, mirror):
+    mirror, url = mirror
+    out = tmp_path / "generic.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "news", "-a", "start_urls=https://news.sohu.com/",
+         "-a", r"allow=sohu\.com/\d{8}/n\d+\.shtml", "-O", str(out), "-s", f"REDIS_URL={redis_server.url}",
+         "-s", f"MIRROR_URL={url}", "-s", "DEDUP_PROCESSES=0"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**__import__("os").environ, "MIRROR_URL": url})
+    assert result.returncode == 0, result.stderr[-2000:]
+    items = [json.loads(line) for line in out.read_text().splitlines()]
+    assert items and all(i["site"] == "news.sohu.com" and CONTRACT <= i.keys() for i in items)
+
+
+def test_generic_spider_without_arguments_says_what_to_pass(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "news"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode != 0 and "start_urls=URL" in result.stderr
