@@ -20,6 +20,16 @@ SUMMARY_FILE = ""
 MIRROR_URL = ""
 FEED_DIR = "output"
 
+# Cluster workers: start pages come from a Redis list per spider, filled by the seeder;
+# a worker stops after WORKER_IDLE_SECONDS with nothing to do (0: never stops).
+SEED_FROM_REDIS = False
+SEED_KEY = "%(spider)s:start_urls"
+WORKER_IDLE_SECONDS = 30.0
+
+# Daily runs: lock, logs and summaries under DAILY_DIR; DAILY_SPIDERS empty means every portal.
+DAILY_DIR = "~/.local/share/news-crawler/daily"
+DAILY_SPIDERS: list[str] = []
+
 # Near-duplicate engine.
 DEDUP_ENABLED = True
 DEDUP_NAMESPACE = "news"

@@ -3,6 +3,10 @@
     news-crawler crawl [SPIDER ...] [--mirror URL] [--summary FILE] [-s NAME=VALUE ...]
     news-crawler mirror [--port PORT] [--day N]
     news-crawler demo
+    news-crawler daily [--mirror URL] [-s NAME=VALUE ...]
+    news-crawler status [--json]
+    news-crawler seed [SPIDER ...] [--every SECONDS]
+    news-crawler worker [SPIDER ...] [--idle SECONDS]
 """
 
 from __future__ import annotations
@@ -145,6 +149,155 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+EX_TEMPFAIL = 75  # sysexits: another daily run holds the lock; try again later
+
+
+def site_failures(results: dict[str, dict[str, Any]]) -> list[str]:
+    """Spiders that did not finish, or finished without fetching a single list page."""
+    failed = []
+    for name, result in results.items():
+        lists = sum(row.get("lists", 0) for row in result["sites"].values())
+        if result["reason"] != "finished" or lists == 0:
+            failed.append(name)
+    return failed
+
+
+def cmd_daily(args: argparse.Namespace) -> int:
+    import fcntl
+    from datetime import datetime
+
+    from news_crawler.runner import all_spider_names, project_settings, run_spiders
+
+    overrides = _overrides(args.set or [])
+    if args.mirror:
+        overrides["MIRROR_URL"] = args.mirror
+    settings = project_settings(overrides)
+    directory = Path(settings.get("DAILY_DIR")).expanduser()
+    (directory / "logs").mkdir(parents=True, exist_ok=True)
+    (directory / "summaries").mkdir(parents=True, exist_ok=True)
+    now = datetime.now().astimezone()
+    log_file = directory / "logs" / f"{now.date().isoformat()}.log"
+    lock = open(directory / "daily.lock", "a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        message = f"{now.isoformat(timespec='seconds')} skipped: another daily run holds {lock.name} ({lock.read().strip()})"
+        with open(log_file, "a", encoding="utf-8") as f:
+            f.write(message + "\n")
+        print(f"news-crawler: {message}", file=sys.stderr)
+        return EX_TEMPFAIL
+    lock.seek(0)
+    lock.truncate()
+    lock.write(f"pid {os.getpid()} since {now.isoformat(timespec='seconds')}")
+    lock.flush()
+
+    names = settings.getlist("DAILY_SPIDERS") or all_spider_names()
+    overrides.update(LOG_FILE=str(log_file), LOG_FILE_APPEND=True, LOG_LEVEL=overrides.get("LOG_LEVEL", "INFO"))
+    started = time.monotonic()
+    results = run_spiders(names, overrides)
+    failed = site_failures(results)
+    summary = {
+        "started": now.isoformat(timespec="seconds"),
+        "seconds": round(time.monotonic() - started, 1),
+        "sites": merge_sites(results),
+        "spiders": {name: r["reason"] for name, r in results.items()},
+        "failed": failed,
+        "log": str(log_file),
+    }
+    path = directory / "summaries" / f"{now.strftime('%Y-%m-%dT%H%M%S')}.json"
+    path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+    print(format_table(summary["sites"]))
+    print(f"{summary['seconds']}s; summary {path}; log {log_file}")
+    if failed:
+        print(f"news-crawler: failed: {', '.join(failed)} (see {log_file})", file=sys.stderr)
+        return 1
+    return 0
+
+
+def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dict[str, int]]:
+    out = {}
+    for name in names:
+        queue_key = settings.get("SCHEDULER_QUEUE_KEY") % {"spider": name}
+        kind = client.type(queue_key)
+        kind = kind.decode() if isinstance(kind, bytes) else kind
+        queued = {"zset": client.zcard, "list": client.llen}.get(kind, lambda k: 0)(queue_key)
+        seen = client.scard(settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": name})
+        seeds = client.llen(settings.get("SEED_KEY") % {"spider": name})
+        if queued or seen or seeds:
+            out[name] = {"queued": queued, "seen_urls": seen, "seeds": seeds}
+    return out
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from news_crawler import connection
+    from news_crawler.engine import store_from_settings
+    from news_crawler.index.base import now_iso
+    from news_crawler.runner import all_spider_names, project_settings
+
+    settings = project_settings(_overrides(args.set or []))
+    client = connection.from_settings(settings)
+    store = store_from_settings(settings, client)
+    counts = store.counts()
+    memory = client.info("memory")
+    report: dict[str, Any] = {
+        "redis": connection.url_from_settings(settings).split("@")[-1],
+        "spiders": spider_status(client, settings, all_spider_names() + ["news"]),
+        "dedup": {
+            "namespace": store.namespace,
+            "fingerprints": client.hlen(store.ids_key),
+            "kept": counts["kept"],
+            "dropped": counts["dropped"],
+            "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
+        },
+        "redis_memory_bytes": int(memory["used_memory"]),
+    }
+    summaries = sorted((Path(settings.get("DAILY_DIR")).expanduser() / "summaries").glob("*.json"))
+    if summaries:
+        last = json.loads(summaries[-1].read_text(encoding="utf-8"))
+        report["last_daily_run"] = {k: last[k] for k in ("started", "seconds", "failed")}
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+        return 0
+    print(f"Redis {report['redis']}, {memory['used_memory_human']} used")
+    print(f"{'spider':<12}{'queued':>9}{'seen URLs':>11}{'seeds':>7}")
+    for name, row in report["spiders"].items():
+        print(f"{name:<12}{row['queued']:>9}{row['seen_urls']:>11}{row['seeds']:>7}")
+    d = report["dedup"]
+    print(f"near-duplicate index '{d['namespace']}': {d['fingerprints']} fingerprints, {d['kept']} kept, "
+          f"{d['dropped']} dropped ({d['dropped_today']} today)")
+    if "last_daily_run" in report:
+        r = report["last_daily_run"]
+        print(f"last daily run: {r['started']}, {r['seconds']}s, failed: {', '.join(r['failed']) or 'none'}")
+    return 0
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    from news_crawler import connection
+    from news_crawler.runner import project_settings
+    from news_crawler.spiders.portals import PORTALS
+    from news_crawler.spiders.seeds import seed
+
+    settings = project_settings(_overrides(args.set or []))
+    spiders = [s for s in PORTALS if not args.spiders or s.name in args.spiders]
+    client = connection.from_settings(settings)
+    while True:
+        pushed = seed(client, spiders, settings.get("SEED_KEY"))
+        print(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} seeded {sum(pushed.values())} start URLs of "
+              f"{len(pushed)} spiders", flush=True)
+        if not args.every:
+            return 0
+        time.sleep(args.every)
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    overrides = ["SEED_FROM_REDIS=True"] + (args.set or [])
+    if args.idle is not None:
+        overrides.append(f"WORKER_IDLE_SECONDS={args.idle}")
+    args.set = overrides
+    return cmd_crawl(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -160,6 +313,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_mirror)
     p = sub.add_parser("demo", help="crawl the mirror twice (day 1, day 2) on the embedded Redis")
     p.set_defaults(func=cmd_demo)
+    p = sub.add_parser("daily", help="the daily run for cron: every portal, locked, logged, summarised")
+    p.add_argument("--mirror", help="crawl this local mirror instead of the portals")
+    p.add_argument("-s", "--set", action="append", metavar="NAME=VALUE", help="a Scrapy setting")
+    p.set_defaults(func=cmd_daily)
+    p = sub.add_parser("status", help="queues, dupefilters, fingerprints, drops today, Redis memory")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("-s", "--set", action="append", metavar="NAME=VALUE", help="a Scrapy setting")
+    p.set_defaults(func=cmd_status)
+    p = sub.add_parser("seed", help="push every portal's start URLs for the cluster workers")
+    p.add_argument("spiders", nargs="*")
+    p.add_argument("--every", type=float, default=0, help="seed again every this many seconds (0: once)")
+    p.add_argument("-s", "--set", action="append", metavar="NAME=VALUE", help="a Scrapy setting")
+    p.set_defaults(func=cmd_seed)
+    p = sub.add_parser("worker", help="a cluster worker: crawl seeded start pages from the shared queue")
+    p.add_argument("spiders", nargs="*", help="spider names (default: every portal)")
+    p.add_argument("--mirror", help="fetch everything from this local mirror")
+    p.add_argument("--summary", help="write the summary as JSON to this file")
+    p.add_argument("--idle", type=float, help="stop after this many idle seconds (0: never)")
+    p.add_argument("-s", "--set", action="append", metavar="NAME=VALUE", help="a Scrapy setting")
+    p.set_defaults(func=cmd_worker)
     return parser
 
 

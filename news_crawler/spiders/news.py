@@ -16,11 +16,13 @@ from typing import Any
 from urllib.parse import urlparse
 
 import scrapy
+from scrapy import signals
 from scrapy.http import Response
 from scrapy.linkextractors import LinkExtractor
 from twisted.python.failure import Failure
 
 from news_crawler.extraction import extract_article
+from news_crawler.spiders.seeds import RedisSeeds
 from news_crawler.extraction.decode import decode_html
 from news_crawler.items import ArticleItem
 
@@ -66,7 +68,17 @@ class NewsSpider(scrapy.Spider):
         self._deny = [re.compile(p) for p in self.deny]
         self.links = LinkExtractor(allow=self.allow, deny=self.deny, unique=True)
 
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> NewsSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        if crawler.settings.getbool("SEED_FROM_REDIS"):
+            spider.seeds = RedisSeeds(spider, crawler)
+            crawler.signals.connect(spider.seeds.on_idle, signal=signals.spider_idle)
+        return spider
+
     async def start(self) -> Any:
+        if getattr(self, "seeds", None) is not None:
+            return  # a cluster worker: start pages arrive through Redis (see RedisSeeds)
         for url in self.start_urls:
             # List pages change every day: always fetch them, past the persistent dupefilter.
             yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed)
