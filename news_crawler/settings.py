@@ -27,7 +27,7 @@ EXTENSIONS = {"news_crawler.summary.CrawlSummary": 500}
 # Kept articles of each run go to their own JSON Lines file.
 FEED_URI_PARAMS = "news_crawler.feeds.uri_params"
 FEEDS = {
-    "%(feed_dir)s/%(name)s/%(time)s.jsonl": {
+    "%(feed_dir)s/%(name)s/%(time)s.%(worker)s.jsonl": {
         "format": "jsonlines",
         "encoding": "utf8",
         "fields": ["url", "site", "title", "author", "published_at", "body", "simhash", "crawled_at"],

@@ -282,12 +282,37 @@ def cmd_seed(args: argparse.Namespace) -> int:
     spiders = [s for s in PORTALS if not args.spiders or s.name in args.spiders]
     client = connection.from_settings(settings)
     while True:
+        if args.at:
+            wait = seconds_until(args.at)
+            print(f"next seeding at {args.at} (in {wait / 3600:.1f} h)", flush=True)
+            time.sleep(wait)
         pushed = seed(client, spiders, settings.get("SEED_KEY"))
         print(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} seeded {sum(pushed.values())} start URLs of "
               f"{len(pushed)} spiders", flush=True)
-        if not args.every:
+        if not args.every and not args.at:
             return 0
-        time.sleep(args.every)
+        if args.every:
+            time.sleep(args.every)
+
+
+def seconds_until(hhmm: str, now: Any = None) -> float:
+    """Seconds from ``now`` (local time) to the next ``HH:MM``."""
+    from datetime import datetime, timedelta
+
+    now = now or datetime.now()
+    hour, minute = (int(x) for x in hhmm.split(":"))
+    target = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if target <= now:
+        target += timedelta(days=1)
+    return (target - now).total_seconds()
+
+
+def _hhmm(text: str) -> str:
+    import re
+
+    if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", text):
+        raise argparse.ArgumentTypeError(f"expected HH:MM (24-hour), got {text!r}")
+    return text
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -323,7 +348,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_status)
     p = sub.add_parser("seed", help="push every portal's start URLs for the cluster workers")
     p.add_argument("spiders", nargs="*")
-    p.add_argument("--every", type=float, default=0, help="seed again every this many seconds (0: once)")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--every", type=float, default=0, help="seed now, then every this many seconds")
+    when.add_argument("--at", type=_hhmm, help="seed every day at this local time (HH:MM), for the cluster's seeder")
     p.add_argument("-s", "--set", action="append", metavar="NAME=VALUE", help="a Scrapy setting")
     p.set_defaults(func=cmd_seed)
     p = sub.add_parser("worker", help="a cluster worker: crawl seeded start pages from the shared queue")

@@ -1,0 +1,65 @@
+"""The cluster definition, checked offline: no Docker engine runs here."""
+
+import shutil
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+import yaml
+
+from news_crawler.cli.crawler import build_parser, seconds_until
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECK = shutil.which("check-jsonschema") or str(Path(sys.executable).with_name("check-jsonschema"))
+
+
+def validate(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([CHECK, "--builtin-schema", "vendor.compose-spec", str(path)], capture_output=True, text=True)
+
+
+def test_compose_file_matches_the_compose_specification():
+    result = validate(ROOT / "docker-compose.yml")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_schema_check_does_reject_a_broken_file(tmp_path):
+    broken = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    broken["services"]["worker"]["deploy"]["replicas"] = "many"
+    broken["services"]["redis"]["restart_policy"] = "always"
+    (tmp_path / "compose.yml").write_text(yaml.safe_dump(broken))
+    assert validate(tmp_path / "compose.yml").returncode != 0
+
+
+def test_topology():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert set(services) == {"redis", "worker", "seeder"}
+    redis = services["redis"]
+    command = " ".join(redis["command"])
+    assert "--appendonly yes" in command and "--requirepass" in command
+    assert "ports" not in redis  # not published on the host
+    assert "redis-data:/data" in redis["volumes"]
+    for name in ("worker", "seeder"):
+        env = services[name]["environment"]
+        assert env["REDIS_URL"].startswith("redis://:${REDIS_PASSWORD") and "@redis:6379" in env["REDIS_URL"]
+        assert services[name]["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert services["worker"]["command"][:2] == ["news-crawler", "worker"]
+    assert services["seeder"]["command"][:3] == ["news-crawler", "seed", "--at"]
+    # The commands the services run exist and parse.
+    parser = build_parser()
+    parser.parse_args(services["worker"]["command"][1:])
+    parser.parse_args(["seed", "--at", "06:00"])
+    assert 'CMD ["news-crawler", "worker"' in (ROOT / "Dockerfile").read_text()
+
+
+@pytest.mark.parametrize("now,at,hours", [("2026-11-22 05:00", "06:00", 1.0), ("2026-11-22 07:00", "06:00", 23.0),
+                                          ("2026-11-22 06:00", "06:00", 24.0)])
+def test_seeder_waits_until_the_next_seeding_time(now, at, hours):
+    assert seconds_until(at, datetime.strptime(now, "%Y-%m-%d %H:%M")) == hours * 3600
+
+
+def test_seeder_time_is_validated():
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["seed", "--at", "25:00"])
