@@ -16,11 +16,8 @@ from __future__ import annotations
 import argparse
 import logging
 import random
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,9 +27,9 @@ import redis
 import simhash
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_redis import bench_server  # noqa: E402
 from corpus import load_articles, with_reprints  # noqa: E402
 
-from news_crawler.embedded import server_binary  # noqa: E402
 from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
 from news_crawler.index import RedisStore  # noqa: E402
 
@@ -62,37 +59,31 @@ def fingerprint_speed(bodies: list[str]) -> None:
         for b in bodies:
             jieba.lcut(b)
 
+    def bare_no_hmm():
+        for b in bodies:
+            jieba.lcut(b, HMM=False)
+
     def naive():
         for b in bodies:
             simhash.Simhash(jieba.analyse.extract_tags(b, topK=20, withWeight=True), f=64)
 
     ours(), naive()  # warm the caches every contender keeps
-    t_bare, t_ours, t_naive = [], [], []
-    for _ in range(3):  # interleaved, so a slow spell of the machine hits all three
+    t_bare, t_bare_nh, t_ours, t_naive = [], [], [], []
+    for _ in range(3):  # interleaved, so a slow spell of the machine hits all of them
         t_bare.append(best_of(1, bare))
+        t_bare_nh.append(best_of(1, bare_no_hmm))
         t_ours.append(best_of(1, ours))
         t_naive.append(best_of(1, naive))
     n = len(bodies)
-    b, o, v = min(t_bare), min(t_ours), min(t_naive)
-    print(f"fingerprints: {n / o:,.0f}/s ours, {n / b:,.0f}/s bare jieba.lcut, {n / v:,.0f}/s naive "
-          f"-> ours costs {o / b:.2f}x bare segmentation, naive {v / b:.2f}x")
-
-
-def start_server(directory: Path) -> tuple[subprocess.Popen, str]:
-    sock = directory / "bench.sock"
-    proc = subprocess.Popen([server_binary(), "--port", "0", "--unixsocket", str(sock), "--dir", str(directory),
-                             "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
-    for _ in range(500):
-        if sock.exists():
-            break
-        time.sleep(0.01)
-    return proc, f"unix://{sock}"
+    b, bn, o, v = min(t_bare), min(t_bare_nh), min(t_ours), min(t_naive)
+    print(f"fingerprints (HMM={fp.weigher.hmm}): {n / o:,.0f}/s ours, {n / b:,.0f}/s bare jieba.lcut, "
+          f"{n / bn:,.0f}/s bare jieba.lcut(HMM=False), {n / v:,.0f}/s naive")
+    print(f"  ours costs {o / b:.2f}x bare jieba.lcut and {o / bn:.2f}x bare jieba.lcut(HMM=False); "
+          f"naive costs {v / b:.2f}x bare jieba.lcut")
 
 
 def decision_speed(fps: list[tuple[str, int]], stored: int) -> None:
-    directory = Path(tempfile.mkdtemp(prefix="nd-bench-"))
-    proc, url = start_server(directory)
-    try:
+    with bench_server() as url:
         client = redis.Redis.from_url(url)
         base_memory = int(client.info("memory")["used_memory"])
         store = RedisStore(client, "bench", batch_size=500)
@@ -134,10 +125,6 @@ def decision_speed(fps: list[tuple[str, int]], stored: int) -> None:
         lat.sort()
         print(f"single decision latency: p50 {lat[len(lat) // 2] * 1e3:.3f} ms, "
               f"p99 {lat[int(len(lat) * 0.99)] * 1e3:.3f} ms, mean {statistics.mean(lat) * 1e3:.3f} ms")
-    finally:
-        proc.terminate()
-        proc.wait()
-        shutil.rmtree(directory, ignore_errors=True)
 
     rng = random.Random(1)
     t = time.perf_counter()

@@ -42,14 +42,15 @@ DEDUP_TOP_K = 0
 DEDUP_USE_TITLE = False
 DEDUP_STRIP_BOILERPLATE = True
 DEDUP_MAX_CHARS = 200_000
-DEDUP_HMM = True
+DEDUP_HMM = False
 DEDUP_POSITION_DECAY = 15.0
 DEDUP_MAX_WORD_SHARE = 0.1
 DEDUP_BATCH_SIZE = 64
 DEDUP_PROCESSES = 1
 
 # Redis key templates of the near-duplicate index, under DEDUP_NAMESPACE.
-DEDUP_KEY_BUCKET = "%(namespace)s:t%(table)d:%(block)04x"
+# Buckets are "<namespace>:<table><block hex>" (news:0ab12): short, as there are 262,144
+# of them; decide.lua builds them, so they are not a setting.
 DEDUP_KEY_IDS = "%(namespace)s:ids"
 DEDUP_KEY_DOCS = "%(namespace)s:docs"
 DEDUP_KEY_DROPS = "%(namespace)s:drops"

@@ -40,7 +40,7 @@ class Fingerprinter:
         use_title: bool = False,
         strip_boilerplate: bool = True,
         max_chars: int = 200_000,
-        hmm: bool = True,
+        hmm: bool = False,
         position_decay: float = 15.0,
         max_word_share: float = 0.1,
     ) -> None:

@@ -50,7 +50,7 @@ class TfidfWeigher:
         topic_words: Iterable[str] = (),
         topic_weight: float = 1.0,
         top_k: int | None = None,
-        hmm: bool = True,
+        hmm: bool = False,
         position_decay: float = 15.0,
         max_word_share: float = 0.1,
     ) -> None:

@@ -11,10 +11,12 @@
 -- KEYS[2]  docs hash:  doc id -> 8-byte simhash (kept documents)
 -- KEYS[3]  drops hash: doc id -> JSON {simhash (16 hex digits), duplicate_of, distance, time}
 -- KEYS[4]  stats hash: kept, dropped, drops:<YYYY-MM-DD>
--- KEYS[5..] per document, the bucket keys of tables 0, 1, 2, 3
 -- ARGV[1]  max distance (0..3)
 -- ARGV[2]  time, ISO 8601; ARGV[3] its day, YYYY-MM-DD
--- ARGV[4..] per document: 8-byte simhash, doc id
+-- ARGV[4]  bucket key prefix: bucket keys are <prefix><table><block as 4 hex digits>, e.g.
+--          news:0ab12. They are built here rather than passed as KEYS to keep a batch's
+--          arguments small (a standalone server or a single-slot cluster is assumed).
+-- ARGV[5..] per document: 8-byte simhash, doc id
 -- Returns per document three values: status (0 kept, 1 duplicate, 2 kept before,
 -- 3 dropped before), the id it duplicates or '', the distance or -1.
 
@@ -22,24 +24,28 @@ local bxor = bit.bxor
 local byte = string.byte
 local sub = string.sub
 
-local POP = {}
-for v = 0, 255 do
-  local n, x = 0, v
-  while x > 0 do
-    n = n + x % 2
-    x = math.floor(x / 2)
-  end
-  POP[v] = n
-end
+-- Bits set in each byte value, POP[v] for v = 0..255 (a literal: built once per call, cheaply).
+local POP = { [0] =
+  0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5,
+  1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6,
+  1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6,
+  2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7,
+  1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6,
+  2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7,
+  2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7,
+  3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7, 4, 5, 5, 6, 5, 6, 6, 7, 5, 6, 6, 7, 6, 7, 7, 8,
+}
 
 local max_distance = tonumber(ARGV[1])
-local now, day = ARGV[2], ARGV[3]
+local now, day, prefix = ARGV[2], ARGV[3], ARGV[4]
+local format = string.format
 local ids_key, docs_key, drops_key, stats_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
 local out = {}
-local n_docs = (#ARGV - 3) / 2
+local n_kept, n_dropped = 0, 0
+local n_docs = (#ARGV - 4) / 2
 for j = 0, n_docs - 1 do
-  local fp, id = ARGV[4 + 2 * j], ARGV[5 + 2 * j]
+  local fp, id = ARGV[5 + 2 * j], ARGV[6 + 2 * j]
   local status, dup, dist = 0, '', -1
 
   local known = redis.call('HGET', docs_key, id)
@@ -51,20 +57,33 @@ for j = 0, n_docs - 1 do
     status, dup, dist = 3, rec.duplicate_of, rec.distance
   else
     local best, best_entry, best_table = max_distance + 1, nil, nil
-    local rems, buckets = {}, {}
+    local f = { byte(fp, 1, 8) }
+    local keys = {}
     for t = 0, 3 do
-      local rem = sub(fp, 1, 2 * t) .. sub(fp, 2 * t + 3)
-      local q1, q2, q3, q4, q5, q6 = byte(rem, 1, 6)
-      local key = KEYS[5 + 4 * j + t]
-      local bucket = redis.call('GET', key) or ''
-      rems[t], buckets[t] = rem, bucket
+      keys[t + 1] = format('%s%d%02x%02x', prefix, t, f[2 * t + 1], f[2 * t + 2])
+    end
+    -- One MGET and, to keep, one MSET: redis.call is the expensive part of this script.
+    local buckets = redis.call('MGET', keys[1], keys[2], keys[3], keys[4])
+    for t = 0, 3 do
+      -- The query without block t, as the six bytes stored in table t's bucket.
+      local q1, q2, q3, q4, q5, q6
+      if t == 0 then q1, q2, q3, q4, q5, q6 = f[3], f[4], f[5], f[6], f[7], f[8]
+      elseif t == 1 then q1, q2, q3, q4, q5, q6 = f[1], f[2], f[5], f[6], f[7], f[8]
+      elseif t == 2 then q1, q2, q3, q4, q5, q6 = f[1], f[2], f[3], f[4], f[7], f[8]
+      else q1, q2, q3, q4, q5, q6 = f[1], f[2], f[3], f[4], f[5], f[6] end
+      local bucket = buckets[t + 1] or ''
+      buckets[t + 1] = bucket
       for p = 1, #bucket, 6 do
-        local a1, a2, a3, a4, a5, a6 = byte(bucket, p, p + 5)
-        local d = POP[bxor(a1, q1)] + POP[bxor(a2, q2)] + POP[bxor(a3, q3)]
-                + POP[bxor(a4, q4)] + POP[bxor(a5, q5)] + POP[bxor(a6, q6)]
+        -- Most entries differ in far more than 3 bits: two bytes usually tell.
+        local a1, a2 = byte(bucket, p, p + 1)
+        local d = POP[bxor(a1, q1)] + POP[bxor(a2, q2)]
         if d < best then
-          best, best_entry, best_table = d, sub(bucket, p, p + 5), t
-          if d == 0 then break end
+          local a3, a4, a5, a6 = byte(bucket, p + 2, p + 5)
+          d = d + POP[bxor(a3, q3)] + POP[bxor(a4, q4)] + POP[bxor(a5, q5)] + POP[bxor(a6, q6)]
+          if d < best then
+            best, best_entry, best_table = d, sub(bucket, p, p + 5), t
+            if d == 0 then break end
+          end
         end
       end
       if best == 0 then break end
@@ -75,20 +94,26 @@ for j = 0, n_docs - 1 do
       status, dup, dist = 1, redis.call('HGET', ids_key, other) or '', best
       redis.call('HSET', drops_key, id, cjson.encode({
         simhash = string.format('%02x%02x%02x%02x%02x%02x%02x%02x', byte(fp, 1, 8)), duplicate_of = dup, distance = dist, time = now }))
-      redis.call('HINCRBY', stats_key, 'dropped', 1)
-      redis.call('HINCRBY', stats_key, 'drops:' .. day, 1)
+      n_dropped = n_dropped + 1
     else
-      for t = 0, 3 do
-        -- SET of the whole bucket, not APPEND: APPEND over-allocates its string.
-        redis.call('SET', KEYS[5 + 4 * j + t], buckets[t] .. rems[t])
-      end
+      -- The whole bucket is written again, not APPENDed to: APPEND over-allocates.
+      redis.call('MSET',
+        keys[1], buckets[1] .. sub(fp, 3),
+        keys[2], buckets[2] .. sub(fp, 1, 2) .. sub(fp, 5),
+        keys[3], buckets[3] .. sub(fp, 1, 4) .. sub(fp, 7),
+        keys[4], buckets[4] .. sub(fp, 1, 6))
       redis.call('HSET', ids_key, fp, id)
       redis.call('HSET', docs_key, id, fp)
-      redis.call('HINCRBY', stats_key, 'kept', 1)
+      n_kept = n_kept + 1
     end
   end
   out[#out + 1] = status
   out[#out + 1] = dup
   out[#out + 1] = dist
+end
+if n_kept > 0 then redis.call('HINCRBY', stats_key, 'kept', n_kept) end
+if n_dropped > 0 then
+  redis.call('HINCRBY', stats_key, 'dropped', n_dropped)
+  redis.call('HINCRBY', stats_key, 'drops:' .. day, n_dropped)
 end
 return out

@@ -42,10 +42,12 @@ class RedisStore(FingerprintStore):
         self.docs_key = defaults.DEDUP_KEY_DOCS % ns
         self.drops_key = defaults.DEDUP_KEY_DROPS % ns
         self.stats_key = defaults.DEDUP_KEY_STATS % ns
+        self.bucket_prefix = f"{namespace}:"
         self._decide = client.register_script(_DECIDE_LUA)
 
     def bucket_key(self, table: int, block: int) -> str:
-        return defaults.DEDUP_KEY_BUCKET % {"namespace": self.namespace, "table": table, "block": block}
+        """``<namespace>:<table><block hex>``, as ``decide.lua`` builds it."""
+        return f"{self.bucket_prefix}{table}{block:04x}"
 
     def bucket_keys(self, fp: int) -> list[str]:
         return [self.bucket_key(t, b) for t, b in enumerate(blocks(fp))]
@@ -59,9 +61,8 @@ class RedisStore(FingerprintStore):
     def _decide_batch(self, items: Sequence[tuple[str, int]]) -> list[Decision]:
         time = now_iso()
         keys = [self.ids_key, self.docs_key, self.drops_key, self.stats_key]
-        args: list[object] = [self.max_distance, time, time[:10]]
+        args: list[object] = [self.max_distance, time, time[:10], self.bucket_prefix]
         for doc_id, fp in items:
-            keys.extend(self.bucket_keys(fp))
             args.append(fp.to_bytes(8, "big"))
             args.append(doc_id)
         raw = self._decide(keys=keys, args=args)
