@@ -96,11 +96,11 @@ def main() -> None:
     print(f"corpus: {len(real)} real sina articles + {len(docs) - len(real)} synthetic reprints")
 
     chosen = Fingerprinter()
-    plain = TfidfWeigher(position_decay=0, max_word_share=1)
+    plain = TfidfWeigher(position_decay=0, max_word_share=1, hmm=True)
     lead_only = TfidfWeigher(max_word_share=1)
     cap_only = TfidfWeigher(position_decay=0)
-    top20 = TfidfWeigher(top_k=20, position_decay=0, max_word_share=1)
-    no_hmm = TfidfWeigher(hmm=False)
+    top20 = TfidfWeigher(top_k=20, position_decay=0, max_word_share=1, hmm=True)
+    with_hmm = TfidfWeigher(hmm=True)
     prepared = [chosen.prepare(d["body"])[0] for d in docs]
     words = [chosen.weigher.words(t) for t in prepared]
     print(f"segmented in {time.time() - t0:.0f}s")
@@ -108,15 +108,15 @@ def main() -> None:
     variants = {
         "naive: extract_tags top-20": lambda i: simhash.Simhash(
             jieba.analyse.extract_tags(docs[i]["body"], topK=20, withWeight=True), f=64).value,
-        "chosen (lead, cap 0.1)": lambda i: fingerprint(chosen.weigher.weigh(words[i])),
-        "plain TF-IDF, all words": lambda i: fingerprint(plain.weigh(words[i])),
-        "plain TF-IDF, top-20": lambda i: fingerprint(top20.weigh(words[i])),
+        "chosen (lead, cap, no HMM)": lambda i: fingerprint(chosen.weigher.weigh(words[i])),
+        "plain TF-IDF, all words": lambda i: fingerprint(plain.features(prepared[i])),
+        "plain TF-IDF, top-20": lambda i: fingerprint(top20.features(prepared[i])),
         "lead weight, no cap": lambda i: fingerprint(lead_only.weigh(words[i])),
         "cap, no lead weight": lambda i: fingerprint(cap_only.weigh(words[i])),
         "chosen + title": lambda i: fingerprint(chosen.weigher.weigh(
             chosen.weigher.words(normalize(docs[i]["title"])) + words[i])),
         "chosen, boilerplate kept": lambda i: fingerprint(chosen.weigher.features(normalize(docs[i]["body"]))),
-        "chosen, no HMM": lambda i: fingerprint(no_hmm.features(prepared[i])),
+        "chosen, with jieba HMM": lambda i: fingerprint(with_hmm.features(prepared[i])),
     }
     fps = {name: np.array([f(i) for i in range(len(docs))], dtype=np.uint64) for name, f in variants.items()}
     print(f"fingerprinted {len(variants)} variants in {time.time() - t0:.0f}s")
@@ -140,7 +140,7 @@ def main() -> None:
             precision = tp / (tp + fp) if tp + fp else 1.0
             row.append(f"{precision:6.3f} / {tp / len(positives):5.3f}")
         print(f"{name:<28}" + "".join(f" {r} " for r in row))
-    chosen_pairs = near["chosen (lead, cap 0.1)"]
+    chosen_pairs = near["chosen (lead, cap, no HMM)"]
     at3 = {p for p, d in chosen_pairs.items() if d <= 3}
     natural = positives - synthetic
     own = {p for p in candidates if docs[p[1]].get("edits") and docs[p[1]]["id"] == docs[p[0]]["id"] + "~r"}

@@ -112,7 +112,11 @@ def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(tmp_pat
 
 def test_gbk_pages_decode_with_and_without_declared_charset(tmp_path, redis_server, redis_client, mirror, catalog):
     mirror, url = mirror
-    _, items = crawl(tmp_path, redis_server.url, url, ["sohu"], name="sohu")
+    _, items = crawl(tmp_path, redis_server.url, url, ["sohu"], name="sohu",
+                     settings={"ITEMS_REDIS_KEY": "%(spider)s:items"})
+    # Kept items also went to the Redis list for downstream consumers, as JSON.
+    pushed = [json.loads(x) for x in redis_client.lrange("sohu:items", 0, -1)]
+    assert sorted(i["url"] for i in pushed) == sorted(i["url"] for i in items) and len(items) >= 3
     labels = {x["id"][:8]: x for x in json.loads((DATA / "pages" / "cwced" / "labels.json").read_text())}
     by_url = {i["url"]: i for i in items}
     sohu_pages = [p for p in catalog[0].pages.values() if p.site == "sohu" and not p.reprint_of and p.day == 1]

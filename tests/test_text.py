@@ -22,3 +22,15 @@ def test_boilerplate_lines_are_recognised():
 def test_strip_boilerplate_keeps_the_story():
     text = normalize("原标题：旧标题\n正文第一段。\n正文第二段（原标题：旧标题）。\n责任编辑：王五")
     assert strip_boilerplate(text) == "正文第一段。\n正文第二段。"
+
+
+def test_fast_nfkc_equals_unicodedata_nfkc(sina_articles):
+    import unicodedata
+
+    from news_crawler.fingerprint.text import nfkc
+
+    samples = [a["body"] for a in sina_articles[:300]] + [
+        "ＡＢＣ　１２３，．！", "Ａ\u0301 full-width then combining", "㍿ ① ﬁ ｶﾞ ℌ", "", "\u3000\u3000段落",
+    ]
+    for text in samples:
+        assert nfkc(text) == unicodedata.normalize("NFKC", text)

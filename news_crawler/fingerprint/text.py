@@ -32,10 +32,25 @@ _INLINE_MARK = re.compile(r"\[[^\]\n]{1,8}\]|【[^】\n]{1,8}】|点击(?:观看
 _END_MARK = re.compile(r"[(（]\s*完\s*[)）]\s*$")
 
 
+_FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]+")
+
+
+def _half_width(m: re.Match) -> str:
+    return "".join(" " if c == "\u3000" else chr(ord(c) - 0xFEE0) for c in m.group())
+
+
+def nfkc(text: str) -> str:
+    """``unicodedata.normalize("NFKC", text)``, faster for Chinese news: full-width ASCII
+    and the ideographic space (the only compatibility characters most articles have) are
+    mapped first, exactly as NFKC maps them; full NFKC runs only if anything else is left."""
+    text = _FULL_WIDTH.sub(_half_width, text)
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
 def normalize(text: str) -> str:
     """NFKC (full-width letters, digits and punctuation become half-width), lower-case,
     invisible and control characters removed, runs of spaces collapsed, blank lines dropped."""
-    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    text = _INVISIBLE.sub("", nfkc(text))
     text = _CONTROL.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n")).lower()
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
     return "\n".join(line for line in lines if line)

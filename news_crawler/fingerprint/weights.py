@@ -73,6 +73,7 @@ class TfidfWeigher:
         self.hmm = hmm
         self.position_decay = position_decay
         self.max_word_share = max_word_share
+        self._positions: list[float] = []
         self._tokenizer = jieba.Tokenizer()
         self._init_lock = threading.Lock()
 
@@ -81,6 +82,14 @@ class TfidfWeigher:
         if not self._tokenizer.initialized:
             with self._init_lock:
                 self._tokenizer.initialize()
+
+    def _position_weights(self, n: int) -> list[float]:
+        """``1 / (1 + i / position_decay)`` for i < n, computed once and extended as needed."""
+        table = self._positions
+        if len(table) < n:
+            decay = 1.0 / self.position_decay
+            table.extend(1.0 / (1.0 + i * decay) for i in range(len(table), max(n, 2 * len(table))))
+        return table
 
     def words(self, text: str) -> list[str]:
         """jieba's segmentation of ``text`` (precise mode)."""
@@ -97,10 +106,10 @@ class TfidfWeigher:
         # jieba keeps runs like "......" or "--" as words; a word must start or end with a letter or digit.
         kept = [w for w in words if len(w) > 1 and w not in stop and (w[0].isalnum() or w[-1].isalnum())]
         if self.position_decay:
-            decay = 1.0 / self.position_decay
             tf: dict[str, float] = {}
-            for n, w in enumerate(kept):
-                tf[w] = tf.get(w, 0.0) + 1.0 / (1.0 + n * decay)
+            get = tf.get
+            for w, share in zip(kept, self._position_weights(len(kept))):
+                tf[w] = get(w, 0.0) + share
         else:
             tf = Counter(kept)
         idf, median = self.idf, self.median_idf
