@@ -27,7 +27,7 @@ import simhash
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import load_articles, with_reprints  # noqa: E402
 
-from news_crawler.fingerprint import Fingerprinter, fingerprint  # noqa: E402
+from news_crawler.fingerprint import Fingerprinter, UnusableText, fingerprint  # noqa: E402
 from news_crawler.fingerprint.text import normalize  # noqa: E402
 from news_crawler.fingerprint.weights import TfidfWeigher  # noqa: E402
 
@@ -90,12 +90,23 @@ def main() -> None:
     args = ap.parse_args()
     logging.getLogger("jieba").setLevel(logging.WARNING)
     t0 = time.time()
-    real = load_articles(args.limit)
-    docs = with_reprints(real, args.reprints)
-    reprinted = [next(i for i, a in enumerate(real) if a["id"] == d["id"][:-2]) for d in docs[len(real):]]
-    print(f"corpus: {len(real)} real sina articles + {len(docs) - len(real)} synthetic reprints")
-
     chosen = Fingerprinter()
+    # Articles the engine refuses (nothing left once boilerplate is out) are left out for
+    # every method: they would all share the empty fingerprint and pose as duplicates.
+    usable = []
+    for a in load_articles(args.limit):
+        try:
+            chosen.fingerprint(a["body"])
+            usable.append(a)
+        except UnusableText:
+            pass
+    real = usable
+    docs = with_reprints(real, args.reprints)
+    docs = docs[: len(real)] + [d for d in docs[len(real):] if chosen.prepare(d["body"])[0].strip()]
+    reprinted = [next(i for i, a in enumerate(real) if a["id"] == d["id"][:-2]) for d in docs[len(real):]]
+    print(f"corpus: {len(real)} real sina articles (those with text to fingerprint) + "
+          f"{len(docs) - len(real)} synthetic reprints")
+
     plain = TfidfWeigher(position_decay=0, max_word_share=1, hmm=True)
     lead_only = TfidfWeigher(max_word_share=1)
     cap_only = TfidfWeigher(position_decay=0)

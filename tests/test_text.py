@@ -15,6 +15,7 @@ def test_boilerplate_lines_are_recognised():
     for line in ["来源：新华网", "责任编辑：张三 sn123", "原标题：金庸逝世", "(完)", "关注微信公众号xxx获取更多",
                  "【编辑：李四】", "本文来源:人民日报"]:
         assert is_boilerplate(normalize(line)), line
+    assert is_boilerplate(".tech-quotation{padding:20px 20px 0px;background:url(//n.sinaimg.cn/q.png) no-repeat;}" * 2)
     for line in ["北京时间10月30日，金庸在香港逝世。", "记者会上，发言人表示将继续推进改革开放" * 3]:
         assert not is_boilerplate(normalize(line)), line
 

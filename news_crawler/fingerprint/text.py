@@ -26,6 +26,8 @@ _BOILERPLATE_PHRASE = re.compile(
     r"关注我们|本文系|本文为|投稿邮箱|举报电话|违法和不良信息|返回搜狐|查看更多"
 )
 _BOILERPLATE_MAX_CHARS = 80
+# Style sheets that leaked into the text: ".tech-con p{margin-bottom:20px;}".
+_CSS_RULE = re.compile(r"\{[^{}]*:[^{}]*;[^{}]*\}")
 _INLINE_EDITOR = re.compile(r"[(（\[【]\s*(?:原标题|责任编辑|编辑|来源)\s*[:：][^)）\]】\n]{0,60}[)）\]】]")
 # Inline portal markup: sina's "[微博]" after every celebrity name, "[编者按]", "点击观看>>>…".
 _INLINE_MARK = re.compile(r"\[[^\]\n]{1,8}\]|【[^】\n]{1,8}】|点击(?:观看|查看|进入)\s*>+[^\n]*")
@@ -57,7 +59,10 @@ def normalize(text: str) -> str:
 
 
 def is_boilerplate(line: str) -> bool:
-    """True for a short line of reprint credits, editor names or portal calls to action."""
+    """True for a short line of reprint credits, editor names or portal calls to action,
+    and for any line of CSS."""
+    if _CSS_RULE.search(line):
+        return True
     if len(line) > _BOILERPLATE_MAX_CHARS:
         return False
     return bool(_BOILERPLATE_LINE.match(line) or _BOILERPLATE_PHRASE.search(line) or _END_MARK.fullmatch(line))
