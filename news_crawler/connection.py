@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import redis
@@ -34,11 +33,3 @@ def url_from_settings(settings: Any) -> str:
 def from_settings(settings: Any, **kwargs: Any) -> redis.Redis:
     """The client every component uses: scheduler, dupefilter, pipeline and CLI alike."""
     return redis.Redis.from_url(url_from_settings(settings), **kwargs)
-
-
-def env_url() -> str:
-    return os.environ.get("REDIS_URL", "")
-
-
-def env_data_dir() -> str:
-    return os.environ.get("EMBEDDED_REDIS_DIR", defaults.EMBEDDED_REDIS_DIR)

@@ -26,6 +26,9 @@ _BOILERPLATE_PHRASE = re.compile(
     r"关注我们|本文系|本文为|投稿邮箱|举报电话|违法和不良信息|返回搜狐|查看更多"
 )
 _BOILERPLATE_MAX_CHARS = 80
+# Photo captions and credit fragments: portals re-caption or drop pictures when they copy.
+_CAPTION = re.compile(r"^(?:[▲△▼▽↑]|图为|图片来自|图片由|配图|视频截图|资料图)")
+_TINY_LINE = 5  # a line this short is a name, a number or a caption, not the story
 # Style sheets that leaked into the text: ".tech-con p{margin-bottom:20px;}".
 _CSS_RULE = re.compile(r"\{[^{}]*:[^{}]*;[^{}]*\}")
 _INLINE_EDITOR = re.compile(r"[(（\[【]\s*(?:原标题|责任编辑|编辑|来源)\s*[:：][^)）\]】\n]{0,60}[)）\]】]")
@@ -59,9 +62,9 @@ def normalize(text: str) -> str:
 
 
 def is_boilerplate(line: str) -> bool:
-    """True for a short line of reprint credits, editor names or portal calls to action,
-    and for any line of CSS."""
-    if _CSS_RULE.search(line):
+    """True for a short line of reprint credits, editor names, photo captions or portal calls
+    to action, for lines of five characters or fewer, and for any line of CSS."""
+    if _CSS_RULE.search(line) or len(line) <= _TINY_LINE or _CAPTION.match(line):
         return True
     if len(line) > _BOILERPLATE_MAX_CHARS:
         return False

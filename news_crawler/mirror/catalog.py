@@ -131,6 +131,7 @@ def build_catalog(data_dir: str | Path, reprints: int = 8, seed: int = 7) -> Cat
 
     per_site: dict[str, int] = {}
     originals: list[Page] = []
+    articles = {}
     seen_urls: set[str] = set()
     for site, key, raw, given in sources:
         url = given if given and _matches(site, given) and given not in seen_urls else URL_MAKERS[site](key)
@@ -141,7 +142,7 @@ def build_catalog(data_dir: str | Path, reprints: int = 8, seed: int = 7) -> Cat
         text, encoding = decode_html(raw)
         if key not in UNDECLARED_CHARSET:
             content_type = f"text/html; charset={encoding}"
-        article = extract_article(text, url)
+        article = articles[url] = extract_article(text, url)
         n = per_site.get(site, 0)
         per_site[site] = n + 1
         page = Page(url, site, 1, article.title or key, story=url, body=raw, content_type=content_type, encoding=encoding)
@@ -152,11 +153,11 @@ def build_catalog(data_dir: str | Path, reprints: int = 8, seed: int = 7) -> Cat
         for p in pages[max(1, (2 * total + 2) // 3) :]:
             p.day = 2
 
-    candidates = [p for p in originals if len(extract_article(decode_html(p.body)[0]).body) > 300]
+    candidates = [p for p in originals if len(articles[p.url].body) > 300]
     sites = list(URL_MAKERS)
     for k, original in enumerate(rng.sample(candidates, min(reprints, len(candidates)))):
         site = rng.choice([s for s in sites if s != original.site])
-        article = extract_article(decode_html(original.body)[0], original.url)
+        article = articles[original.url]
         url = URL_MAKERS[site](f"reprint-{k}-{original.url}")
         body = _reprint_html(article.title, article.body, site, original.site, rng).encode("utf-8")
         catalog.add(Page(url, site, 1 + k % 2, rng.choice(REPRINT_HEADLINES).format(article.title), story=original.story,
