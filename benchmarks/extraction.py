@@ -67,7 +67,8 @@ def with_ours(html: str) -> dict:
 def with_trafilatura(html: str) -> dict:
     import trafilatura
 
-    doc = trafilatura.bare_extraction(html, with_metadata=True, include_comments=False, as_dict=True) or {}
+    doc = trafilatura.bare_extraction(html, with_metadata=True, include_comments=False)
+    doc = doc.as_dict() if hasattr(doc, "as_dict") else (doc or {})
     return {"body": doc.get("text") or "", "time": doc.get("date") or "", "author": doc.get("author") or ""}
 
 
