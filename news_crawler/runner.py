@@ -8,6 +8,7 @@ from typing import Any
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
+from news_crawler.mirror.handler import mirror_settings
 from news_crawler.spiders.portals import PORTALS
 from news_crawler.summary import summarize
 
@@ -19,11 +20,7 @@ def project_settings(overrides: dict[str, Any] | None = None) -> Settings:
     for key, value in (overrides or {}).items():
         settings.set(key, value, priority="cmdline")
     if settings.get("MIRROR_URL"):
-        settings.set("DOWNLOAD_HANDLERS", {"http": "news_crawler.mirror.handler.MirrorDownloadHandler",
-                                           "https": "news_crawler.mirror.handler.MirrorDownloadHandler"},
-                     priority="cmdline")
-        settings.set("ROBOTSTXT_OBEY", False, priority="cmdline")
-        settings.set("AUTOTHROTTLE_ENABLED", False, priority="cmdline")
+        settings.setdict(mirror_settings(), priority="cmdline")
     return settings
 
 

@@ -53,9 +53,6 @@ TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 # keeping the real URLs; for tests and the demo, never for real crawls.
 MIRROR_URL = os.environ.get("MIRROR_URL", _d.MIRROR_URL)
 if MIRROR_URL:
-    DOWNLOAD_HANDLERS = {
-        "http": "news_crawler.mirror.handler.MirrorDownloadHandler",
-        "https": "news_crawler.mirror.handler.MirrorDownloadHandler",
-    }
-    ROBOTSTXT_OBEY = False
-    AUTOTHROTTLE_ENABLED = False
+    from news_crawler.mirror.handler import mirror_settings
+
+    globals().update(mirror_settings())

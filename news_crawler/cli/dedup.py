@@ -19,7 +19,7 @@ from scrapy.settings import Settings
 
 from news_crawler import connection
 from news_crawler.engine import fingerprinter_from_settings, store_from_settings
-from news_crawler.fingerprint import Fingerprinter, UnusableText, blocks, from_hex, to_hex
+from news_crawler.fingerprint import Fingerprinter, UnusableText, blocks, from_hex, similarity, to_hex
 from news_crawler.index import FingerprintStore, RedisStore, check_max_distance
 
 CHECK_CHUNK = 256
@@ -163,7 +163,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     report["simhash"] = to_hex(fp)
     report["blocks"] = [f"{b:04x}" for b in blocks(fp)]
     report["nearest"] = [
-        {"id": m.id, "simhash": to_hex(m.simhash), "distance": m.distance, "similarity": round((64 - m.distance) / 64, 4),
+        {"id": m.id, "simhash": to_hex(m.simhash), "distance": m.distance, "similarity": round(similarity(fp, m.simhash), 4),
          "matched_blocks": [t for t, (a, b) in enumerate(zip(blocks(fp), blocks(m.simhash))) if a == b],
          "within_max_distance": m.distance <= store.max_distance}
         for m in store.nearest(fp, args.limit)

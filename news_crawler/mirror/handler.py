@@ -35,3 +35,11 @@ class MirrorDownloadHandler(BaseDownloadHandler):
 
     async def close(self) -> None:
         await self._http.close()
+
+
+def mirror_settings() -> dict[str, object]:
+    """Settings that go with ``MIRROR_URL``: this handler for http(s), and no robots.txt or
+    adaptive delay (the mirror is local and has no robots.txt)."""
+    handler = "news_crawler.mirror.handler.MirrorDownloadHandler"
+    return {"DOWNLOAD_HANDLERS": {"http": handler, "https": handler}, "ROBOTSTXT_OBEY": False,
+            "AUTOTHROTTLE_ENABLED": False}

@@ -82,7 +82,7 @@ class NearDuplicatePipeline:
     async def process_item(self, item: ArticleItem) -> ArticleItem:
         site, url = item.get("site"), item["url"]
         loop = asyncio.get_running_loop()
-        title = item.get("title") or "" if self.use_title else ""
+        title = (item.get("title") or "") if self.use_title else ""
         value, error = await loop.run_in_executor(self.executor, _fingerprint, item["body"], title)
         if value is None:
             self.stats.inc_value(f"articles/invalid/{site}")

@@ -134,6 +134,7 @@ class NewsSpider(scrapy.Spider):
         request = failure.request
         self.crawler.stats.inc_value(f"pages/failed/{self.site}")
         self.logger.warning("fetch failed, will retry next run: %s (%s)", request.url, failure.getErrorMessage())
+        # Scrapy exposes the running scheduler only through the engine's slot.
         scheduler = getattr(getattr(self.crawler.engine, "_slot", None), "scheduler", None)
         forget = getattr(getattr(scheduler, "df", None), "forget", None)
         if forget is not None:
