@@ -57,3 +57,15 @@ def test_redis_url_wins(redis_server, data_dir):
 def test_too_long_data_dir_is_explained(tmp_path):
     with pytest.raises(EmbeddedServerError, match="EMBEDDED_REDIS_DIR"):
         ensure_server(tmp_path / ("x" * 120))
+
+
+def test_stop_server_command(tmp_path):
+    import sys
+
+    data = tmp_path / "emb"
+    ensure_server(data)
+    cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "stop-server", "-s", f"EMBEDDED_REDIS_DIR={data}"]
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert first.returncode == 0 and "stopped" in first.stdout and not (data / "redis.sock").exists()
+    second = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert "no embedded server" in second.stdout

@@ -5,6 +5,7 @@
     news-crawler demo
     news-crawler daily [--mirror URL] [-s NAME=VALUE ...]
     news-crawler status [--json]
+    news-crawler stop-server
     news-crawler seed [SPIDER ...] [--every SECONDS]
     news-crawler worker [SPIDER ...] [--idle SECONDS]
 """
@@ -323,6 +324,18 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return cmd_crawl(args)
 
 
+def cmd_stop_server(args: argparse.Namespace) -> int:
+    from news_crawler.embedded import stop_server
+    from news_crawler.runner import project_settings
+
+    directory = project_settings(_overrides(args.set or [])).get("EMBEDDED_REDIS_DIR")
+    if stop_server(directory):
+        print(f"stopped the embedded server of {directory} (its data stays on disk)")
+    else:
+        print(f"no embedded server runs for {directory}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -346,6 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("-s", "--set", action="append", metavar="NAME=VALUE", help="a Scrapy setting")
     p.set_defaults(func=cmd_status)
+    p = sub.add_parser("stop-server", help="stop the embedded Redis (it keeps running between crawls)")
+    p.add_argument("-s", "--set", action="append", metavar="NAME=VALUE", help="a Scrapy setting")
+    p.set_defaults(func=cmd_stop_server)
     p = sub.add_parser("seed", help="push every portal's start URLs for the cluster workers")
     p.add_argument("spiders", nargs="*")
     when = p.add_mutually_exclusive_group()
