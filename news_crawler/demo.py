@@ -11,17 +11,15 @@ import argparse
 import gzip
 import json
 import logging
-import os
 import sys
-from pathlib import Path
 
 from scrapy.settings import Settings
 
 from news_crawler import connection
+from news_crawler.cli.crawler import DATA
 from news_crawler.cli.dedup import check
 from news_crawler.engine import fingerprinter_from_settings, store_from_settings
 
-DATA = Path(os.environ.get("NEWS_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
 def sample(limit_pairs: int) -> list[dict]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from news_crawler.summary import format_table
 
+# The shared real pages and corpus (../shared/data beside the checkout), for the mirror and demos.
 DATA = Path(os.environ.get("NEWS_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 
 
