@@ -17,14 +17,16 @@ from extraction import NEWS_PAGES, author_right, char_f1, time_right  # noqa: E4
 CWCED = DATA / "pages" / "cwced"
 
 
+needs_pages = pytest.mark.skipif(not CWCED.is_dir(), reason=f"labelled pages not found at {CWCED}")
+
+
 @pytest.fixture(scope="module")
 def news_pages():
-    if not CWCED.is_dir():
-        pytest.skip("labelled pages not found")
     labels = [x for x in json.loads((CWCED / "labels.json").read_text()) if x["id"][:8] in NEWS_PAGES]
     return [(x, extract_article(decode_html((CWCED / x["html"]).read_bytes())[0])) for x in labels]
 
 
+@needs_pages
 def test_body_time_and_author_on_labelled_news_pages(news_pages):
     f1 = [char_f1(a.body, x["content"]) for x, a in news_pages]
     timed = [(x, a) for x, a in news_pages if any(c.isdigit() for c in x["date"] or "")]
@@ -35,6 +37,7 @@ def test_body_time_and_author_on_labelled_news_pages(news_pages):
     assert sum(author_right(a.author, x["author"]) for x, a in authored) / len(authored) >= 0.80
 
 
+@needs_pages
 def test_gbk_page_without_any_charset_decodes():
     page = next(CWCED.glob("7c6d2080*.html"))  # a GBK sohu page of 2004
     stripped = re.sub(rb"<meta[^>]+charset[^>]*>", b"", page.read_bytes(), flags=re.I)
