@@ -108,6 +108,8 @@ def main() -> None:
           f"{len(docs) - len(real)} synthetic reprints")
 
     plain = TfidfWeigher(position_decay=0, max_word_share=1, hmm=True)
+    slower_decay = TfidfWeigher(position_decay=15)
+    faster_decay = TfidfWeigher(position_decay=4)
     lead_only = TfidfWeigher(max_word_share=1)
     cap_only = TfidfWeigher(position_decay=0)
     top20 = TfidfWeigher(top_k=20, position_decay=0, max_word_share=1, hmm=True)
@@ -119,10 +121,12 @@ def main() -> None:
     variants = {
         "naive: extract_tags top-20": lambda i: simhash.Simhash(
             jieba.analyse.extract_tags(docs[i]["body"], topK=20, withWeight=True), f=64).value,
-        "chosen (lead, cap, no HMM)": lambda i: fingerprint(chosen.weigher.weigh(words[i])),
+        "chosen (lead decay 8, cap 0.1, no HMM)": lambda i: fingerprint(chosen.weigher.weigh(words[i])),
+        "lead decay 15 (slower)": lambda i: fingerprint(slower_decay.weigh(words[i])),
+        "lead decay 4 (faster)": lambda i: fingerprint(faster_decay.weigh(words[i])),
+        "lead weight, no cap": lambda i: fingerprint(lead_only.weigh(words[i])),
         "plain TF-IDF, all words": lambda i: fingerprint(plain.features(prepared[i])),
         "plain TF-IDF, top-20": lambda i: fingerprint(top20.features(prepared[i])),
-        "lead weight, no cap": lambda i: fingerprint(lead_only.weigh(words[i])),
         "cap, no lead weight": lambda i: fingerprint(cap_only.weigh(words[i])),
         "chosen + title": lambda i: fingerprint(chosen.weigher.weigh(
             chosen.weigher.words(normalize(docs[i]["title"])) + words[i])),
@@ -141,7 +145,7 @@ def main() -> None:
     print(f"ground truth: {len(positives)} near-duplicate pairs (J >= 0.8), {len(synthetic)} involving a reprint;"
           f" {sum(v < 0.5 for v in j.values())} measured distinct pairs (J < 0.5); {time.time() - t0:.0f}s\n")
 
-    print(f"{'method':<28}" + "".join(f"   k={k} P / R  " for k in range(K_MAX + 1)))
+    print(f"{'method':<42}" + "".join(f"   k={k} P / R  " for k in range(K_MAX + 1)))
     for name, pairs in near.items():
         row = []
         for k in range(K_MAX + 1):
@@ -150,8 +154,8 @@ def main() -> None:
             fp = sum(1 for p in found if j[p] < 0.5)
             precision = tp / (tp + fp) if tp + fp else 1.0
             row.append(f"{precision:6.3f} / {tp / len(positives):5.3f}")
-        print(f"{name:<28}" + "".join(f" {r} " for r in row))
-    chosen_pairs = near["chosen (lead, cap, no HMM)"]
+        print(f"{name:<42}" + "".join(f" {r} " for r in row))
+    chosen_pairs = near["chosen (lead decay 8, cap 0.1, no HMM)"]
     at3 = {p for p, d in chosen_pairs.items() if d <= 3}
     natural = positives - synthetic
     own = {p for p in candidates if docs[p[1]].get("edits") and docs[p[1]]["id"] == docs[p[0]]["id"] + "~r"}

@@ -65,7 +65,7 @@ def test_check_contract(redis_server, redis_client, corpus, sina_articles):
 
 def test_check_with_max_distance_zero_keeps_edited_copy(redis_server, redis_client, sina_articles):
     body = sina_articles[5]["body"]
-    lines = [json.dumps({"id": "a", "body": body}), json.dumps({"id": "b", "body": body[: len(body) // 3] + "另据报道，警方已介入调查。" + body[len(body) // 3 :]})]
+    lines = [json.dumps({"id": "a", "body": body}), json.dumps({"id": "b", "body": body[: len(body) // 10] + "另据报道，警方已介入调查。" + body[len(body) // 10 :]})]
     strict = run(["check", "--redis-url", redis_server.url, "--namespace", "k0", "--max-distance", "0", "-"],
                  "\n".join(lines))
     rows = [json.loads(x) for x in strict.stdout.splitlines()]

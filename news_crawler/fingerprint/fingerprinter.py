@@ -41,7 +41,7 @@ class Fingerprinter:
         strip_boilerplate: bool = True,
         max_chars: int = 200_000,
         hmm: bool = False,
-        position_decay: float = 15.0,
+        position_decay: float = 8.0,
         max_word_share: float = 0.1,
     ) -> None:
         if max_chars < 1:

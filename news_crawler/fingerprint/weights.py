@@ -51,7 +51,7 @@ class TfidfWeigher:
         topic_weight: float = 1.0,
         top_k: int | None = None,
         hmm: bool = False,
-        position_decay: float = 15.0,
+        position_decay: float = 8.0,
         max_word_share: float = 0.1,
     ) -> None:
         if position_decay < 0:
