@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from news_crawler import defaults
 from news_crawler.fingerprint.simhash64 import fingerprint
 from news_crawler.fingerprint.text import normalize, strip_boilerplate
 from news_crawler.fingerprint.weights import TfidfWeigher
@@ -35,14 +36,14 @@ class Fingerprinter:
         idf_path: str | Path | None = None,
         stop_words_path: str | Path | None = None,
         topic_words: Iterable[str] = (),
-        topic_weight: float = 1.0,
+        topic_weight: float = defaults.DEDUP_TOPIC_WEIGHT,
         top_k: int | None = None,
-        use_title: bool = False,
-        strip_boilerplate: bool = True,
-        max_chars: int = 200_000,
-        hmm: bool = False,
-        position_decay: float = 8.0,
-        max_word_share: float = 0.1,
+        use_title: bool = defaults.DEDUP_USE_TITLE,
+        strip_boilerplate: bool = defaults.DEDUP_STRIP_BOILERPLATE,
+        max_chars: int = defaults.DEDUP_MAX_CHARS,
+        hmm: bool = defaults.DEDUP_HMM,
+        position_decay: float = defaults.DEDUP_POSITION_DECAY,
+        max_word_share: float = defaults.DEDUP_MAX_WORD_SHARE,
     ) -> None:
         if max_chars < 1:
             raise ValueError(f"max_chars must be positive, got {max_chars}")

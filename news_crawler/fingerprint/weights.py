@@ -11,6 +11,7 @@ from pathlib import Path
 import jieba
 import jieba.analyse
 
+from news_crawler import defaults
 from news_crawler.fingerprint.simhash64 import WEIGHT_QUANTUM
 
 DEFAULT_STOP_WORDS = Path(__file__).with_name("stop_words.txt")
@@ -48,11 +49,11 @@ class TfidfWeigher:
         idf_path: str | Path | None = None,
         stop_words_path: str | Path | None = None,
         topic_words: Iterable[str] = (),
-        topic_weight: float = 1.0,
+        topic_weight: float = defaults.DEDUP_TOPIC_WEIGHT,
         top_k: int | None = None,
-        hmm: bool = False,
-        position_decay: float = 8.0,
-        max_word_share: float = 0.1,
+        hmm: bool = defaults.DEDUP_HMM,
+        position_decay: float = defaults.DEDUP_POSITION_DECAY,
+        max_word_share: float = defaults.DEDUP_MAX_WORD_SHARE,
     ) -> None:
         if position_decay < 0:
             raise ValueError(f"position_decay must be >= 0 (0 turns it off), got {position_decay}")
