@@ -6,10 +6,11 @@ import gzip
 import json
 import random
 import re
+import sys
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-SINA = DATA / "sina2018" / "articles.jsonl.gz"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: news_mirror lives there
+from news_mirror.data import DATA, SINA_CORPUS as SINA  # noqa: E402,F401 - one definition of the data path
 
 HEADLINES = ["独家：{}", "{}（附全文）", "刚刚！{}", "{}，网友炸了", "重磅｜{}", "{}？官方回应来了"]
 SOURCES = ["来源：新华网", "来源：人民日报客户端", "来源：澎湃新闻", "来源：中国新闻网", "本文来源：央视新闻"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import os
 import random
 import subprocess
 import sys
@@ -23,8 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_redis import bench_server  # noqa: E402
 from corpus import load_articles, with_reprints  # noqa: E402
 
-from news_crawler.mirror.catalog import URL_MAKERS, Catalog, Page  # noqa: E402
-from news_crawler.mirror.server import Mirror, serve  # noqa: E402
+from news_mirror import settings as mirror_settings  # noqa: E402
+from news_mirror.catalog import URL_MAKERS, Catalog, Page  # noqa: E402
+from news_mirror.server import Mirror, serve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,13 +49,14 @@ def build(articles: int, reprints: int) -> Catalog:
 
 def crawl(mirror_url: str, settings: dict[str, str]) -> tuple[float, dict]:
     with bench_server() as redis_url, tempfile.TemporaryDirectory() as out:
-        cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "crawl", "sina", "--mirror", mirror_url,
+        cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "crawl", "sina",
                "--summary", f"{out}/summary.json", "-s", f"REDIS_URL={redis_url}", "-s", f"FEED_DIR={out}",
                "-s", "LOG_LEVEL=WARNING", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=16"]
         for k, v in settings.items():
             cmd += ["-s", f"{k}={v}"]
         started = time.perf_counter()
-        subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                       env={**os.environ, **mirror_settings.environment(mirror_url)})
         took = time.perf_counter() - started
         return took, json.loads(Path(f"{out}/summary.json").read_text())
 

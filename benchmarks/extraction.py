@@ -20,9 +20,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from news_crawler.extraction.decode import decode_html
-
-CWCED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pages" / "cwced"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: news_mirror lives there
+from news_crawler.extraction.decode import decode_html  # noqa: E402
+from news_mirror.data import CWCED_PAGES as CWCED  # noqa: E402
 NEWS_PAGES = {
     "0d931936", "0ef8393b", "274a65d9", "2bac7fb2", "33a95b71", "36efbc69", "3832838a", "3e1af229",
     "47f387e6", "4fa9dfe4", "500b350d", "5acac71b", "7c6d2080", "8baa71e3", "8cb7b39d", "91bdf33e",

@@ -1,13 +1,24 @@
-"""The one way to get a Redis client: ``REDIS_URL`` if set, else the embedded server."""
+"""The one way to get a Redis client, for the scheduler, dupefilter, pipelines, seeds and CLIs.
+
+Which server: ``REDIS_URL`` when set; else ``REDIS_HOST``/``REDIS_PORT`` when either is
+set (scrapy-redis' settings); else the embedded server under ``EMBEDDED_REDIS_DIR``,
+started on first use. ``REDIS_PARAMS`` (client keyword arguments) is merged over the
+defaults. A process asks once per server and shares that client (and its connection
+pool) between all its components.
+"""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import redis
 
 from news_crawler import defaults
 from news_crawler.embedded import ensure_server
+
+_clients: dict[tuple[str, str], redis.Redis] = {}
+_lock = threading.Lock()
 
 
 def resolve_url(url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR,
@@ -16,20 +27,34 @@ def resolve_url(url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR,
     return url or ensure_server(data_dir, timeout)
 
 
-def get_redis(url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR, **kwargs: Any) -> redis.Redis:
-    """A client for ``url``, or for the embedded server under ``data_dir`` when ``url`` is empty."""
-    return redis.Redis.from_url(resolve_url(url, data_dir), **kwargs)
-
-
 def url_from_settings(settings: Any) -> str:
-    """Resolve the Redis URL from Scrapy settings (or any object with ``get``/``getfloat``)."""
-    return resolve_url(
-        settings.get("REDIS_URL") or "",
-        settings.get("EMBEDDED_REDIS_DIR") or defaults.EMBEDDED_REDIS_DIR,
-        settings.getfloat("EMBEDDED_REDIS_START_TIMEOUT", defaults.EMBEDDED_REDIS_START_TIMEOUT),
-    )
+    """The Redis URL that Scrapy ``settings`` name (see the module docstring)."""
+    url = settings.get("REDIS_URL") or ""
+    host, port = settings.get("REDIS_HOST") or "", settings.getint("REDIS_PORT") or 0
+    if not url and (host or port):
+        url = f"redis://{host or 'localhost'}:{port or 6379}"
+    return resolve_url(url, settings.get("EMBEDDED_REDIS_DIR") or defaults.EMBEDDED_REDIS_DIR,
+                       settings.getfloat("EMBEDDED_REDIS_START_TIMEOUT", defaults.EMBEDDED_REDIS_START_TIMEOUT))
 
 
-def from_settings(settings: Any, **kwargs: Any) -> redis.Redis:
-    """The client every component uses: scheduler, dupefilter, pipeline and CLI alike."""
-    return redis.Redis.from_url(url_from_settings(settings), **kwargs)
+def params_from_settings(settings: Any) -> dict[str, Any]:
+    """Client keyword arguments: the defaults with ``REDIS_PARAMS`` merged over them."""
+    params = {**defaults.REDIS_PARAMS, **settings.getdict("REDIS_PARAMS")}
+    if params.pop("decode_responses", False):
+        raise ValueError("REDIS_PARAMS: decode_responses must stay off; fingerprints are stored as bytes")
+    return params
+
+
+def from_settings(settings: Any) -> redis.Redis:
+    """The process's client for the Redis that ``settings`` name."""
+    url, params = url_from_settings(settings), params_from_settings(settings)
+    key = (url, repr(sorted(params.items())))
+    with _lock:
+        if key not in _clients:
+            _clients[key] = redis.Redis.from_url(url, **params)
+        return _clients[key]
+
+
+def get_redis(url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR, **kwargs: Any) -> redis.Redis:
+    """A new client for ``url``, or for the embedded server under ``data_dir`` when ``url`` is empty."""
+    return redis.Redis.from_url(resolve_url(url, data_dir), **{**defaults.REDIS_PARAMS, **kwargs})

@@ -3,6 +3,12 @@
 # One Redis for everything. When REDIS_URL is empty an embedded server is started (or
 # reused) with its data under EMBEDDED_REDIS_DIR, persisted as an append-only file.
 REDIS_URL = ""
+# scrapy-redis' way to name a server, used when REDIS_URL is empty and either is set.
+REDIS_HOST = ""
+REDIS_PORT = 0
+# Client keyword arguments; REDIS_PARAMS in the settings is merged over these.
+REDIS_PARAMS = {"socket_timeout": 30, "socket_connect_timeout": 10, "retry_on_timeout": True,
+                "health_check_interval": 30}
 EMBEDDED_REDIS_DIR = "~/.local/share/news-crawler/redis"
 EMBEDDED_REDIS_START_TIMEOUT = 10.0
 
@@ -17,7 +23,6 @@ SCHEDULER_IDLE_BEFORE_CLOSE = 0
 ARTICLE_MIN_CHARS = 50
 ITEMS_REDIS_KEY = ""
 SUMMARY_FILE = ""
-MIRROR_URL = ""
 FEED_DIR = "output"
 
 # Cluster workers: start pages come from a Redis list per spider, filled by the seeder;
@@ -47,11 +52,3 @@ DEDUP_POSITION_DECAY = 8.0
 DEDUP_MAX_WORD_SHARE = 0.1
 DEDUP_BATCH_SIZE = 64
 DEDUP_PROCESSES = 1
-
-# Redis key templates of the near-duplicate index, under DEDUP_NAMESPACE.
-# Buckets are "<namespace>:<table><block hex>" (news:0ab12): short, as there are 262,144
-# of them; decide.lua builds them, so they are not a setting.
-DEDUP_KEY_IDS = "%(namespace)s:ids"
-DEDUP_KEY_DOCS = "%(namespace)s:docs"
-DEDUP_KEY_DROPS = "%(namespace)s:drops"
-DEDUP_KEY_STATS = "%(namespace)s:stats"

@@ -6,16 +6,9 @@ from typing import Any
 
 import redis
 
+from news_crawler.config import as_list
 from news_crawler.fingerprint import Fingerprinter
 from news_crawler.index import RedisStore
-
-
-def _word_list(value: Any) -> list[str]:
-    if not value:
-        return []
-    if isinstance(value, str):
-        return [w.strip() for w in value.split(",") if w.strip()]
-    return [str(w) for w in value]
 
 
 def fingerprinter_from_settings(settings: Any) -> Fingerprinter:
@@ -23,7 +16,7 @@ def fingerprinter_from_settings(settings: Any) -> Fingerprinter:
     return Fingerprinter(
         idf_path=settings.get("DEDUP_IDF_PATH") or None,
         stop_words_path=settings.get("DEDUP_STOP_WORDS_PATH") or None,
-        topic_words=_word_list(settings.get("DEDUP_TOPIC_WORDS")),
+        topic_words=as_list(settings.get("DEDUP_TOPIC_WORDS")),
         topic_weight=settings.getfloat("DEDUP_TOPIC_WEIGHT"),
         top_k=settings.getint("DEDUP_TOP_K") or None,
         use_title=settings.getbool("DEDUP_USE_TITLE"),

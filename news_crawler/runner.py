@@ -6,22 +6,10 @@ import logging
 from typing import Any
 
 from scrapy.crawler import CrawlerProcess
-from scrapy.settings import Settings
 
-from news_crawler.mirror.handler import mirror_settings
+from news_crawler.config import build_settings
 from news_crawler.spiders.portals import PORTALS
 from news_crawler.summary import summarize
-
-
-def project_settings(overrides: dict[str, Any] | None = None) -> Settings:
-    """The project's settings (``news_crawler.settings``) with ``overrides`` on top."""
-    settings = Settings()
-    settings.setmodule("news_crawler.settings", priority="project")
-    for key, value in (overrides or {}).items():
-        settings.set(key, value, priority="cmdline")
-    if settings.get("MIRROR_URL"):
-        settings.setdict(mirror_settings(), priority="cmdline")
-    return settings
 
 
 def all_spider_names() -> list[str]:
@@ -30,9 +18,9 @@ def all_spider_names() -> list[str]:
 
 def run_spiders(names: list[str], overrides: dict[str, Any] | None = None,
                 spider_args: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
-    """Crawl ``names`` concurrently until each finishes; return ``{spider: {reason, sites, stats}}``."""
+    """Crawl ``names`` concurrently until each finishes; return ``{spider: {reason, sites, pages}}``."""
     logging.getLogger("jieba").setLevel(logging.WARNING)
-    process = CrawlerProcess(project_settings(overrides))
+    process = CrawlerProcess(build_settings(overrides))
     crawlers = []
     for name in names:
         crawler = process.create_crawler(name)
@@ -45,3 +33,14 @@ def run_spiders(names: list[str], overrides: dict[str, Any] | None = None,
         out[crawler.spidercls.name] = {"reason": stats.get("finish_reason"), "sites": summarize(stats),
                                        "pages": stats.get("response_received_count", 0)}
     return out
+
+
+def merge_sites(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """The per-site rows of several spiders' results, added up."""
+    sites: dict[str, dict[str, int]] = {}
+    for result in results.values():
+        for site, row in result["sites"].items():
+            into = sites.setdefault(site, dict.fromkeys(row, 0))
+            for k, v in row.items():
+                into[k] += v
+    return sites

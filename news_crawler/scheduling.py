@@ -1,44 +1,56 @@
-"""scrapy-redis' scheduler and dupefilter, built our way for the pinned Scrapy.
+"""scrapy-redis' scheduler and dupefilter, built from the crawler for the pinned Scrapy.
 
 scrapy-redis 0.9.1 builds components with ``from_settings`` and its own Redis client, and
-passes ``spider=`` to ``StatsCollector.inc_value``: both deprecated by Scrapy 2.13+, which
-warns on every request. These subclasses build from the crawler with our one Redis
-factory (so the embedded server works), count stats without ``spider=``, fingerprint
-requests with the crawler's request fingerprinter, and queue requests as JSON.
+passes ``spider=`` to ``StatsCollector.inc_value``: both deprecated by Scrapy 2.13+. These
+subclasses are built by ``from_crawler`` from typed settings (each with a default when
+unset, so they work in any Scrapy project), share the process's Redis client from the
+one factory, count stats without ``spider=``, fingerprint requests with the crawler's
+request fingerprinter, and queue requests as JSON.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from scrapy import Request, Spider
 from scrapy.crawler import Crawler
-from scrapy.utils.misc import load_object
+from scrapy.statscollectors import StatsCollector
+from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.scheduler import Scheduler
 
 from news_crawler import connection, request_json
+from news_crawler.config import with_defaults
 
-logger = logging.getLogger(__name__)
+# Scrapy's own in-memory dupefilter is its default DUPEFILTER_CLASS: under this scheduler
+# that default means "unset", as a scrapy-redis user would expect, so ours is used.
+SCRAPY_DEFAULT_DUPEFILTER = "scrapy.dupefilters.RFPDupeFilter"
+
+
+def _spider_name(crawler: Crawler) -> str:
+    return crawler.spider.name if crawler.spider is not None else crawler.spidercls.name
 
 
 class RedisDupeFilter(RFPDupeFilter):
     """Seen-request fingerprints in a Redis set per spider (``SCHEDULER_DUPEFILTER_KEY``)."""
 
-    def __init__(self, server: Any, key: str, debug: bool = False, crawler: Crawler | None = None) -> None:
+    def __init__(self, server: Any, key: str, debug: bool = False, *, fingerprinter: Any = None,
+                 stats: StatsCollector | None = None) -> None:
         super().__init__(server, key, debug)
-        self.crawler = crawler
+        self.fingerprinter = fingerprinter
+        self.stats = stats
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisDupeFilter:
-        settings = crawler.settings
-        key = settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": crawler.spider.name}
-        return cls(connection.from_settings(settings), key, settings.getbool("DUPEFILTER_DEBUG"), crawler)
+        settings = with_defaults(crawler.settings)
+        key = settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": _spider_name(crawler)}
+        return cls(connection.from_settings(settings), key,
+                   settings.getbool("DUPEFILTER_DEBUG"), fingerprinter=crawler.request_fingerprinter,
+                   stats=crawler.stats)
 
     def request_fingerprint(self, request: Request) -> str:
-        if self.crawler is not None:
-            return self.crawler.request_fingerprinter.fingerprint(request).hex()
+        if self.fingerprinter is not None:
+            return self.fingerprinter.fingerprint(request).hex()
         return super().request_fingerprint(request)
 
     def forget(self, request: Request) -> None:
@@ -46,38 +58,50 @@ class RedisDupeFilter(RFPDupeFilter):
         self.server.srem(self.key, self.request_fingerprint(request))
 
     def log(self, request: Request, spider: Spider) -> None:
-        if self.crawler is not None:
-            self.crawler.stats.inc_value("dupefilter/filtered")
+        if self.stats is not None:
+            self.stats.inc_value("dupefilter/filtered")
         super().log(request, spider)
 
 
 class RedisScheduler(Scheduler):
     """A queue per spider in Redis, shared by every worker crawling that spider."""
 
+    def __init__(self, *args: Any, crawler: Crawler, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.crawler = crawler
+        self.stats = crawler.stats
+
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
-        settings = crawler.settings
-        server = connection.from_settings(settings)
+        s = with_defaults(crawler.settings)
+        server = connection.from_settings(s)
         server.ping()
-        instance = cls(
+        dupefilter_cls = s.get("DUPEFILTER_CLASS")
+        if dupefilter_cls in (None, SCRAPY_DEFAULT_DUPEFILTER):
+            dupefilter_cls = RedisDupeFilter
+        return cls(
             server=server,
-            persist=settings.getbool("SCHEDULER_PERSIST"),
-            flush_on_start=settings.getbool("SCHEDULER_FLUSH_ON_START"),
-            queue_key=settings.get("SCHEDULER_QUEUE_KEY"),
-            queue_cls=settings.get("SCHEDULER_QUEUE_CLASS"),
-            dupefilter=None,
-            dupefilter_key=settings.get("SCHEDULER_DUPEFILTER_KEY"),
-            dupefilter_cls=settings.get("DUPEFILTER_CLASS"),
-            idle_before_close=settings.getint("SCHEDULER_IDLE_BEFORE_CLOSE"),
+            persist=s.getbool("SCHEDULER_PERSIST"),
+            flush_on_start=s.getbool("SCHEDULER_FLUSH_ON_START"),
+            queue_key=s.get("SCHEDULER_QUEUE_KEY"),
+            queue_cls=s.get("SCHEDULER_QUEUE_CLASS"),
+            dupefilter_key=s.get("SCHEDULER_DUPEFILTER_KEY"),
+            dupefilter_cls=dupefilter_cls,
+            idle_before_close=s.getint("SCHEDULER_IDLE_BEFORE_CLOSE"),
             serializer=request_json,
+            crawler=crawler,
         )
-        instance.crawler = crawler
-        instance.stats = crawler.stats
-        return instance
 
     def open(self, spider: Spider) -> None:
-        self.df = load_object(self.dupefilter_cls).from_crawler(self.crawler)
-        super().open(spider)
+        self.spider = spider
+        queue_cls = load_object(self.queue_cls)
+        self.queue = queue_cls(server=self.server, spider=spider, key=self.queue_key % {"spider": spider.name},
+                               serializer=self.serializer)
+        self.df = build_from_crawler(load_object(self.dupefilter_cls), self.crawler)
+        if self.flush_on_start:
+            self.flush()
+        if len(self.queue):
+            spider.logger.info("resuming crawl: %d requests already queued", len(self.queue))
 
     def enqueue_request(self, request: Request) -> bool:
         if not request.dont_filter and self.df.request_seen(request):
@@ -92,3 +116,9 @@ class RedisScheduler(Scheduler):
         if request is not None:
             self.stats.inc_value("scheduler/dequeued/redis")
         return request
+
+    def forget(self, request: Request) -> None:
+        """Remove ``request`` from the dupefilter, so a later run schedules it again."""
+        forget = getattr(self.df, "forget", None)
+        if forget is not None:
+            forget(request)

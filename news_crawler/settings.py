@@ -48,11 +48,3 @@ DOWNLOAD_MAXSIZE = 16 * 1024 * 1024  # a 50 MB "article" is cut off and counted,
 DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
 LOGSTATS_INTERVAL = 60.0
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
-
-# MIRROR_URL sends every request to a local mirror of saved pages (news-crawler mirror),
-# keeping the real URLs; for tests and the demo, never for real crawls.
-MIRROR_URL = os.environ.get("MIRROR_URL", _d.MIRROR_URL)
-if MIRROR_URL:
-    from news_crawler.mirror.handler import mirror_settings
-
-    globals().update(mirror_settings())

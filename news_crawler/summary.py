@@ -57,7 +57,7 @@ class CrawlSummary:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> CrawlSummary:
-        ext = cls(crawler.stats, crawler.settings.get("SUMMARY_FILE") or "")
+        ext = cls(crawler.stats, crawler.settings.get("SUMMARY_FILE", ""))
         crawler.signals.connect(ext.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
         return ext

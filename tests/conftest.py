@@ -8,8 +8,7 @@ import pytest
 
 from tests.redis_server import TestServer
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-SINA = DATA / "sina2018" / "articles.jsonl.gz"
+from news_mirror.data import DATA, SINA_CORPUS as SINA  # noqa: F401 - one definition of the data path
 
 
 @pytest.fixture(scope="session")
@@ -48,3 +47,18 @@ def fingerprinter():
     from news_crawler.fingerprint import Fingerprinter
 
     return Fingerprinter()
+
+
+@pytest.fixture
+def make_crawler(redis_server, redis_client):
+    """``make_crawler(spidercls, settings, **spider_args)``: a Scrapy crawler built by
+    ``get_crawler`` with plain Scrapy settings (not this project's module) plus ``settings``
+    and ``REDIS_URL`` of the test server, its spider created. Redis starts empty."""
+    from scrapy.utils.test import get_crawler
+
+    def make(spidercls, settings=None, **spider_args):
+        crawler = get_crawler(spidercls, settings_dict={"REDIS_URL": redis_server.url, **(settings or {})})
+        crawler.spider = spidercls.from_crawler(crawler, **spider_args)
+        return crawler
+
+    return make

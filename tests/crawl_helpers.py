@@ -8,20 +8,27 @@ import subprocess
 import sys
 from pathlib import Path
 
+from news_mirror.settings import environment
+
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def mirror_env(mirror_url: str) -> dict[str, str]:
+    """This process's environment, plus what makes a crawl fetch from the mirror."""
+    return {**os.environ, **environment(mirror_url)}
 
 
 def crawl(tmp: Path, redis_url: str, mirror_url: str, spiders: list[str] | None = None, name: str = "run",
           settings: dict[str, str] | None = None, wait: bool = True):
     """``news-crawler crawl`` into ``tmp/name``; returns (summary, kept items) or the Popen."""
     out = tmp / name
-    cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "crawl", *(spiders or []), "--mirror", mirror_url,
+    cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "crawl", *(spiders or []),
            "--summary", str(out / "summary.json"), "-s", f"REDIS_URL={redis_url}", "-s", f"FEED_DIR={out}",
            "-s", "LOG_LEVEL=INFO", "-s", "DEDUP_PROCESSES=0"]
     for k, v in (settings or {}).items():
         cmd += ["-s", f"{k}={v}"]
     log = open(tmp / f"{name}.log", "w")
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=mirror_env(mirror_url))
     if not wait:
         return proc
     assert proc.wait(300) == 0, (tmp / f"{name}.log").read_text()[-3000:]

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from news_crawler.cli.crawler import build_parser, seconds_until
+from news_crawler.cli.cluster import seconds_until
+from news_crawler.cli.crawler import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECK = shutil.which("check-jsonschema") or str(Path(sys.executable).with_name("check-jsonschema"))

@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from news_crawler.fingerprint import distance, from_hex
-from news_crawler.mirror.catalog import add_bad_pages, build_catalog
-from news_crawler.mirror.server import Mirror, serve
+from news_mirror.catalog import add_bad_pages, build_catalog
+from news_mirror.server import Mirror, serve
 from tests.conftest import DATA
-from tests.crawl_helpers import ROOT, load
+from tests.crawl_helpers import ROOT, load, mirror_env
 from tests.redis_server import TestServer
 
 
-def cli(*args, timeout=300):
+def cli(*args, mirror="", timeout=300):
     return subprocess.run([sys.executable, "-m", "news_crawler.cli.crawler", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=mirror_env(mirror) if mirror else None)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_daily_runs_lock_summaries_and_exit_codes(tmp_path, redis_server, redis_
     common = ["-s", f"REDIS_URL={redis_server.url}", "-s", f"DAILY_DIR={daily}", "-s", "DEDUP_PROCESSES=0",
               "-s", f"FEED_DIR={tmp_path / 'out'}"]
 
-    first = cli("daily", "--mirror", url, *common)
+    first = cli("daily", *common, mirror=url)
     assert first.returncode == 0, first.stderr[-2000:]
     (summary1,) = [json.loads(p.read_text()) for p in (daily / "summaries").glob("*.json")]
     day1_pages = sum(1 for p in catalog.pages.values() if p.day == 1)
@@ -53,7 +53,7 @@ def test_daily_runs_lock_summaries_and_exit_codes(tmp_path, redis_server, redis_
     # An overlapping start while a run holds the lock does nothing and says so.
     with open(daily / "daily.lock", "a+") as held:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        skipped = cli("daily", "--mirror", url, *common)
+        skipped = cli("daily", *common, mirror=url)
     assert skipped.returncode == 75 and "another daily run" in skipped.stderr
     assert len(list((daily / "summaries").glob("*.json"))) == 1
     assert "skipped" in log.read_text()
@@ -61,12 +61,12 @@ def test_daily_runs_lock_summaries_and_exit_codes(tmp_path, redis_server, redis_
     # The next day: new articles on the list pages; only they are fetched.
     mirror.day = 2
     before = len(mirror.requests)
-    second = cli("daily", "--mirror", url, *common)
+    second = cli("daily", *common, mirror=url)
     assert second.returncode == 0, second.stderr[-2000:]
     summary2 = json.loads(sorted((daily / "summaries").glob("*.json"))[-1].read_text())
     day2_pages = sum(1 for p in catalog.pages.values() if p.day == 2)
     assert sum(r["fetched"] for r in summary2["sites"].values()) == day2_pages
-    fetched = Counter(r for r in mirror.requests[before:] if r not in mirror._lists)
+    fetched = Counter(mirror.article_requests(before))
     assert len(fetched) == day2_pages and max(fetched.values()) == 1
 
     status = cli("status", "--json", *common)
@@ -80,7 +80,7 @@ def test_daily_runs_lock_summaries_and_exit_codes(tmp_path, redis_server, redis_
     # Portals unreachable: the run fails, and says which.
     server.shutdown()
     server.server_close()
-    failed = cli("daily", "--mirror", url, *common, "-s", "RETRY_TIMES=0")
+    failed = cli("daily", *common, "-s", "RETRY_TIMES=0", mirror=url)
     assert failed.returncode == 1 and "failed: " in failed.stderr
 
 
@@ -93,10 +93,11 @@ def test_three_workers_crawl_the_mirror_together(tmp_path, catalog):
         common = ["-s", f"REDIS_URL={redis.url}", "-s", "DEDUP_PROCESSES=0"]
         # A polite delay per site makes the crawl last long enough for all three to take part.
         polite = ["-s", "DOWNLOAD_DELAY=0.3", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1"]
-        workers = [subprocess.Popen([sys.executable, "-m", "news_crawler.cli.crawler", "worker", "--mirror", url,
+        workers = [subprocess.Popen([sys.executable, "-m", "news_crawler.cli.crawler", "worker",
                                      "--idle", "8", "--summary", str(tmp_path / f"w{i}" / "summary.json"), *common,
                                      *polite, "-s", f"FEED_DIR={tmp_path / f'w{i}'}", "-s", "LOG_LEVEL=INFO"],
-                                    cwd=ROOT, stdout=subprocess.DEVNULL, stderr=open(tmp_path / f"w{i}.log", "w"))
+                                    cwd=ROOT, stdout=subprocess.DEVNULL, stderr=open(tmp_path / f"w{i}.log", "w"),
+                                    env=mirror_env(url))
                    for i in range(3)]
         deadline = time.monotonic() + 120
         while not all("Spider opened" in (tmp_path / f"w{i}.log").read_text() for i in range(3)):
@@ -106,9 +107,9 @@ def test_three_workers_crawl_the_mirror_together(tmp_path, catalog):
         assert seeded.returncode == 0 and "seeded" in seeded.stdout
         for w in workers:
             assert w.wait(300) == 0  # each stops by itself once the shared queue stays empty
-        lists = Counter(r for r in mirror.requests if r in mirror._lists)
-        articles = Counter(r for r in mirror.requests if r not in mirror._lists)
-        assert set(lists) == set(mirror._lists) and max(lists.values()) == 1  # each seed popped once
+        lists = Counter(r for r in mirror.requests if r in mirror.lists)
+        articles = Counter(mirror.article_requests())
+        assert set(lists) == set(mirror.lists) and max(lists.values()) == 1  # each seed popped once
         day1 = {u.split("://")[1] for u, p in catalog.pages.items() if p.day == 1}
         assert set(articles) == day1 and max(articles.values()) == 1  # each article once across workers
         items = [i for n in range(3) for i in load(tmp_path / f"w{n}")[1]]

@@ -12,85 +12,26 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from scrapy.settings import Settings
 
 from news_crawler import connection
+from news_crawler.cli.check import check
+from news_crawler.config import build_settings
 from news_crawler.engine import fingerprinter_from_settings, store_from_settings
-from news_crawler.fingerprint import Fingerprinter, UnusableText, blocks, from_hex, similarity, to_hex
-from news_crawler.index import FingerprintStore, RedisStore, check_max_distance
-
-CHECK_CHUNK = 256
+from news_crawler.fingerprint import UnusableText, blocks, from_hex, similarity, to_hex
+from news_crawler.index import RedisStore, check_max_distance
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    settings = Settings()
-    settings.setmodule("news_crawler.settings", priority="project")
-    if args.redis_url:
-        settings.set("REDIS_URL", args.redis_url, priority="cmdline")
-    if args.data_dir:
-        settings.set("EMBEDDED_REDIS_DIR", args.data_dir, priority="cmdline")
-    if args.namespace:
-        settings.set("DEDUP_NAMESPACE", args.namespace, priority="cmdline")
-    if getattr(args, "max_distance", None) is not None:
-        settings.set("DEDUP_MAX_DISTANCE", args.max_distance, priority="cmdline")
-    return settings
+    given = {"REDIS_URL": args.redis_url, "EMBEDDED_REDIS_DIR": args.data_dir, "DEDUP_NAMESPACE": args.namespace,
+             "DEDUP_MAX_DISTANCE": getattr(args, "max_distance", None)}
+    return build_settings({k: v for k, v in given.items() if v is not None and v != ""})
 
 
 def _store(settings: Settings) -> RedisStore:
     return store_from_settings(settings, connection.from_settings(settings))
-
-
-def parse_line(line: str, lineno: int, fingerprinter: Fingerprinter) -> tuple[str, int] | dict[str, Any]:
-    """``(id, simhash)`` for a usable line, else the error record to print for it."""
-    try:
-        doc = json.loads(line)
-    except json.JSONDecodeError as e:
-        return {"id": None, "error": f"line {lineno}: not JSON ({e.msg})"}
-    if not isinstance(doc, dict):
-        return {"id": None, "error": f"line {lineno}: expected a JSON object, got {type(doc).__name__}"}
-    doc_id = doc.get("id")
-    if not isinstance(doc_id, str) or not doc_id:
-        return {"id": doc_id if isinstance(doc_id, (str, int)) else None,
-                "error": f"line {lineno}: \"id\" must be a non-empty string"}
-    body = doc.get("body")
-    if body is None and isinstance(doc.get("html"), str):
-        from news_crawler.extraction import extract_article
-
-        body = extract_article(doc["html"], doc.get("url") or "").body
-    if not isinstance(body, str):
-        return {"id": doc_id, "error": "needs a \"body\" or \"html\" string"}
-    title = doc.get("title") if isinstance(doc.get("title"), str) else ""
-    try:
-        return doc_id, fingerprinter.fingerprint(body, title).value
-    except UnusableText as e:
-        return {"id": doc_id, "error": str(e)}
-
-
-def check(lines: Iterable[str], fingerprinter: Fingerprinter, store: FingerprintStore) -> Iterator[dict]:
-    """One decision (or error) per non-blank input line, in input order."""
-    pending: list[dict | tuple[str, int]] = []
-
-    def flush() -> Iterator[dict]:
-        decisions = iter(store.decide_many([p for p in pending if isinstance(p, tuple)]))
-        for p in pending:
-            if isinstance(p, dict):
-                yield p
-            else:
-                d = next(decisions)
-                yield {"id": d.id, "simhash": to_hex(d.simhash), "duplicate_of": d.duplicate_of,
-                       "distance": d.distance}
-        pending.clear()
-
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        pending.append(parse_line(line, lineno, fingerprinter))
-        if len(pending) >= CHECK_CHUNK:
-            yield from flush()
-    yield from flush()
 
 
 def _open(path: str) -> IO[str]:
@@ -116,19 +57,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    store = _store(settings)
-    counts = store.counts()
-    from news_crawler.index.base import now_iso
-
-    report = {
-        "namespace": store.namespace,
-        "fingerprints": store.client.hlen(store.ids_key),
-        "kept": counts["kept"],
-        "dropped": counts["dropped"],
-        "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
-        "redis_memory_bytes": store.memory_used(),
-    }
+    report = _store(_settings(args)).report()
     if args.json:
         print(json.dumps(report))
     else:

@@ -10,6 +10,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
 from news_crawler import connection
+from news_crawler.config import with_defaults
 from news_crawler.items import ArticleItem
 
 
@@ -20,11 +21,12 @@ class RedisListPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisListPipeline:
-        template = crawler.settings.get("ITEMS_REDIS_KEY")
+        settings = with_defaults(crawler.settings)
+        template = settings.get("ITEMS_REDIS_KEY")
         if not template:
             raise NotConfigured  # silently off: no message, no warning in every crawl log
-        key = template % {"spider": crawler.spider.name if crawler.spider else "news"}
-        return cls(connection.from_settings(crawler.settings), key)
+        key = template % {"spider": crawler.spider.name if crawler.spider else crawler.spidercls.name}
+        return cls(connection.from_settings(settings), key)
 
     async def process_item(self, item: ArticleItem) -> ArticleItem:
         data = json.dumps(dict(item), ensure_ascii=False)

@@ -6,6 +6,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
 from scrapy.statscollectors import StatsCollector
 
+from news_crawler.config import with_defaults
 from news_crawler.items import ArticleItem
 
 
@@ -16,7 +17,7 @@ class ValidationPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ValidationPipeline:
-        return cls(crawler.stats, crawler.settings.getint("ARTICLE_MIN_CHARS"))
+        return cls(crawler.stats, with_defaults(crawler.settings).getint("ARTICLE_MIN_CHARS"))
 
     def invalid(self, item: ArticleItem, reason: str, key: str) -> DropItem:
         self.stats.inc_value(f"articles/invalid/{item.get('site')}")

@@ -10,31 +10,23 @@ the persistent Redis dupefilter, so a daily run fetches only articles it has not
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlparse
 
 import scrapy
-from scrapy import signals
 from scrapy.http import Response
 from scrapy.linkextractors import LinkExtractor
 from twisted.python.failure import Failure
 
+from news_crawler.config import as_list, with_defaults
 from news_crawler.extraction import extract_article
-from news_crawler.spiders.seeds import RedisSeeds
 from news_crawler.extraction.decode import decode_html
 from news_crawler.items import ArticleItem
+from news_crawler.spiders.seeds import RedisSeeds
 
 _FEED_LINKS = re.compile(rb"<(?:link|loc|guid)[^>]*>\s*(?:<!\[CDATA\[)?\s*(https?://[^<\s\]]+)", re.I)
-
-
-def _split(value: str | Iterable[str] | None) -> list[str]:
-    if not value:
-        return []
-    if isinstance(value, str):
-        return [v.strip() for v in value.split(",") if v.strip()]
-    return list(value)
 
 
 class NewsSpider(scrapy.Spider):
@@ -49,7 +41,7 @@ class NewsSpider(scrapy.Spider):
                  deny: str | list[str] | None = None, site: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if start_urls:
-            self.start_urls = _split(start_urls)
+            self.start_urls = as_list(start_urls)
         if allow:
             self.allow = [allow] if isinstance(allow, str) else list(allow)
         if deny:
@@ -71,9 +63,8 @@ class NewsSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> NewsSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        if crawler.settings.getbool("SEED_FROM_REDIS"):
-            spider.seeds = RedisSeeds(spider, crawler)
-            crawler.signals.connect(spider.seeds.on_idle, signal=signals.spider_idle)
+        if with_defaults(crawler.settings).getbool("SEED_FROM_REDIS"):
+            spider.seeds = RedisSeeds.from_crawler(crawler, spider)
         return spider
 
     async def start(self) -> Any:
@@ -134,8 +125,6 @@ class NewsSpider(scrapy.Spider):
         request = failure.request
         self.crawler.stats.inc_value(f"pages/failed/{self.site}")
         self.logger.warning("fetch failed, will retry next run: %s (%s)", request.url, failure.getErrorMessage())
-        # Scrapy exposes the running scheduler only through the engine's slot.
-        scheduler = getattr(getattr(self.crawler.engine, "_slot", None), "scheduler", None)
-        forget = getattr(getattr(scheduler, "df", None), "forget", None)
+        forget = getattr(self.crawler.engine.scheduler, "forget", None)
         if forget is not None:
             forget(request)

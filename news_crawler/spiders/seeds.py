@@ -3,41 +3,60 @@
 The seeder pushes each spider's start URLs to ``SEED_KEY`` (a list). Whenever a worker's
 spider runs out of work it pops seeds and schedules them past the dupefilter (list pages
 change daily); a seed is popped by one worker only, so each list page is fetched once per
-seeding. With no seed and an empty shared queue for ``WORKER_IDLE_SECONDS``, the spider
-closes; ``WORKER_IDLE_SECONDS = 0`` keeps it waiting for the next seeding forever.
+seeding. With no seed and an empty shared queue for ``WORKER_IDLE_SECONDS`` (counted from
+``spider_opened``, not from start-up), the spider closes; ``0`` keeps it waiting forever.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import scrapy
+from scrapy import Spider, signals
+from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
 
 from news_crawler import connection
+from news_crawler.config import with_defaults
 
 SEEDS_PER_IDLE = 1  # one list page at a time, so idle workers share the seeds
 
 
 class RedisSeeds:
-    def __init__(self, spider: Any, crawler: Any) -> None:
-        settings = crawler.settings
-        self.spider = spider
-        self.crawler = crawler
-        self.client = connection.from_settings(settings)
-        self.key = settings.get("SEED_KEY") % {"spider": spider.name}
-        self.idle_seconds = settings.getfloat("WORKER_IDLE_SECONDS")
-        self.idle_since = time.monotonic()
+    def __init__(self, client: Any, key: str, idle_seconds: float, responses: Callable[[], int],
+                 schedule: Callable[[scrapy.Request], None], clock: Callable[[], float] = time.monotonic) -> None:
+        self.client = client
+        self.key = key
+        self.idle_seconds = idle_seconds
+        self.responses = responses  # how many responses the crawl has received so far
+        self.schedule = schedule
+        self.clock = clock
+        self.idle_since = clock()
         self.responses_seen = 0
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, spider: Spider) -> RedisSeeds:
+        settings = with_defaults(crawler.settings)
+        seeds = cls(connection.from_settings(settings), settings.get("SEED_KEY") % {"spider": spider.name},
+                    settings.getfloat("WORKER_IDLE_SECONDS"),
+                    lambda: crawler.stats.get_value("response_received_count", 0),
+                    lambda request: crawler.engine.crawl(request))
+        crawler.signals.connect(seeds.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(seeds.spider_idle, signal=signals.spider_idle)
+        return seeds
 
     def pop(self) -> list[str]:
         urls = self.client.lpop(self.key, SEEDS_PER_IDLE) or []
         return [u.decode() if isinstance(u, bytes) else u for u in urls]
 
-    def on_idle(self, spider: Any) -> None:
-        now = time.monotonic()
-        responses = self.crawler.stats.get_value("response_received_count", 0)
+    def spider_opened(self, spider: Spider) -> None:
+        self.idle_since = self.clock()
+
+    def spider_idle(self, spider: Any) -> None:
+        now = self.clock()
+        responses = self.responses()
         if responses != self.responses_seen:  # worked since the last idle signal
             self.responses_seen = responses
             self.idle_since = now
@@ -45,8 +64,7 @@ class RedisSeeds:
         if urls:
             self.idle_since = now
             for url in urls:
-                request = scrapy.Request(url, callback=spider.parse, dont_filter=True, errback=spider.failed)
-                self.crawler.engine.crawl(request)
+                self.schedule(scrapy.Request(url, callback=spider.parse, dont_filter=True, errback=spider.failed))
             raise DontCloseSpider
         if self.idle_seconds <= 0 or now - self.idle_since < self.idle_seconds:
             raise DontCloseSpider

@@ -2,7 +2,7 @@
 
 Requests and responses keep the real URLs (the dupefilter, link extraction and items see
 ``https://news.sina.com.cn/...``); only the transport goes to ``MIRROR_URL/<host><path>``.
-Enabled by setting ``MIRROR_URL``; without it this handler refuses to load.
+Without ``MIRROR_URL`` this handler refuses to load.
 """
 
 from __future__ import annotations
@@ -17,6 +17,12 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
 
+def mirror_path(url: str) -> str:
+    """``<host><path>[?query]``: where the mirror serves the page of a real URL."""
+    parts = urlsplit(url)
+    return f"{parts.hostname}{parts.path or '/'}" + (f"?{parts.query}" if parts.query else "")
+
+
 class MirrorDownloadHandler(BaseDownloadHandler):
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
@@ -25,21 +31,10 @@ class MirrorDownloadHandler(BaseDownloadHandler):
             raise NotConfigured("MIRROR_URL is not set")
         self._http = HTTP11DownloadHandler(crawler)
 
-    def mirrored_url(self, url: str) -> str:
-        parts = urlsplit(url)
-        return f"{self.base}/{parts.hostname}{parts.path or '/'}" + (f"?{parts.query}" if parts.query else "")
-
     async def download_request(self, request: Request) -> Response:
-        response = await self._http.download_request(request.replace(url=self.mirrored_url(request.url)))
+        mirrored = request.replace(url=f"{self.base}/{mirror_path(request.url)}")
+        response = await self._http.download_request(mirrored)
         return response.replace(url=request.url, request=request)
 
     async def close(self) -> None:
         await self._http.close()
-
-
-def mirror_settings() -> dict[str, object]:
-    """Settings that go with ``MIRROR_URL``: this handler for http(s), and no robots.txt or
-    adaptive delay (the mirror is local and has no robots.txt)."""
-    handler = "news_crawler.mirror.handler.MirrorDownloadHandler"
-    return {"DOWNLOAD_HANDLERS": {"http": handler, "https": handler}, "ROBOTSTXT_OBEY": False,
-            "AUTOTHROTTLE_ENABLED": False}

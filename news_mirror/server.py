@@ -5,15 +5,10 @@ from __future__ import annotations
 import html
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
 
-from news_crawler.mirror.catalog import Catalog
 from news_crawler.spiders.portals import PORTALS
-
-
-def _key(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.hostname}{parts.path or '/'}" + (f"?{parts.query}" if parts.query else "")
+from news_mirror.catalog import Catalog
+from news_mirror.handler import mirror_path
 
 
 class Mirror:
@@ -23,8 +18,8 @@ class Mirror:
         self.catalog = catalog
         self.day = day
         self.requests: list[str] = []  # every path asked for, in order
-        self._pages = {_key(u): p for u, p in catalog.pages.items()}
-        self._lists = {_key(url): spider.site for spider in PORTALS for url in spider.start_urls}
+        self._pages = {mirror_path(u): p for u, p in catalog.pages.items()}
+        self.lists = {mirror_path(url): spider.site for spider in PORTALS for url in spider.start_urls}
         self._lock = threading.Lock()
 
     def list_page(self, site: str, key: str) -> tuple[bytes, str]:
@@ -40,12 +35,17 @@ class Mirror:
                 f"<div class=\"nav\">{nav}</div><ul class=\"news-list\">{links}</ul></body></html>").encode(), \
             "text/html; charset=utf-8"
 
+    def article_requests(self, since: int = 0) -> list[str]:
+        """Paths of the article pages asked for since request number ``since``, in order."""
+        with self._lock:
+            return [r for r in self.requests[since:] if r not in self.lists]
+
     def respond(self, path: str) -> tuple[int, bytes, str]:
         key = path.lstrip("/")
         with self._lock:
             self.requests.append(key)
-        if key in self._lists:
-            body, ctype = self.list_page(self._lists[key], key)
+        if key in self.lists:
+            body, ctype = self.list_page(self.lists[key], key)
             return 200, body, ctype
         page = self._pages.get(key)
         if page is None or page.day > self.day:
@@ -75,3 +75,17 @@ def serve(mirror: Mirror, host: str = "127.0.0.1", port: int = 0) -> ThreadingHT
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="mirror", daemon=True).start()
     return server
+
+
+def start(day: int = 1, port: int = 0) -> tuple[Mirror, ThreadingHTTPServer, str]:
+    """Serve every saved page (plus the planted bad pages) on loopback; returns the mirror,
+    its server and its base URL."""
+    from news_mirror.catalog import add_bad_pages, build_catalog
+    from news_mirror.data import DATA, require
+
+    require(DATA / "pages")
+    catalog = build_catalog(DATA)
+    add_bad_pages(catalog)
+    mirror = Mirror(catalog, day)
+    server = serve(mirror, port=port)
+    return mirror, server, f"http://127.0.0.1:{server.server_address[1]}"

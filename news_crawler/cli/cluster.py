@@ -1,0 +1,52 @@
+"""``news-crawler seed``: push every portal's start URLs for the cluster workers, once, every
+N seconds, or every day at HH:MM (the compose file's seeder)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from datetime import datetime, timedelta
+
+from news_crawler.cli import options
+
+
+def seconds_until(hhmm: str, now: datetime | None = None) -> float:
+    """Seconds from ``now`` (local time) to the next ``HH:MM``."""
+    now = now or datetime.now()
+    hour, minute = (int(x) for x in hhmm.split(":"))
+    target = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if target <= now:
+        target += timedelta(days=1)
+    return (target - now).total_seconds()
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    from news_crawler import connection
+    from news_crawler.spiders.portals import PORTALS
+    from news_crawler.spiders.seeds import seed
+
+    settings = options.settings(args)
+    spiders = [s for s in PORTALS if not args.spiders or s.name in args.spiders]
+    client = connection.from_settings(settings)
+    while True:
+        if args.at:
+            wait = seconds_until(args.at)
+            print(f"next seeding at {args.at} (in {wait / 3600:.1f} h)", flush=True)
+            time.sleep(wait)
+        pushed = seed(client, spiders, settings.get("SEED_KEY"))
+        print(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} seeded {sum(pushed.values())} start URLs of "
+              f"{len(pushed)} spiders", flush=True)
+        if not args.every and not args.at:
+            return 0
+        if args.every:
+            time.sleep(args.every)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("seed", help="push every portal's start URLs for the cluster workers")
+    p.add_argument("spiders", nargs="*")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--every", type=float, default=0, help="seed now, then every this many seconds")
+    when.add_argument("--at", type=options.hhmm, help="seed every day at this local time (HH:MM)")
+    options.add_settings_option(p)
+    p.set_defaults(func=cmd_seed)

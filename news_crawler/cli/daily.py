@@ -1,0 +1,102 @@
+"""``news-crawler daily``: the cron job. Every portal (or ``DAILY_SPIDERS``), under a lock,
+logged to ``DAILY_DIR/logs/<date>.log``, summarised to ``DAILY_DIR/summaries/<time>.json``.
+
+Exit codes: 0 done; 1 a site failed (its spider did not finish, or not one of its start
+pages could be fetched); 75 (EX_TEMPFAIL) another daily run holds the lock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from news_crawler.cli import options
+from news_crawler.summary import format_table
+
+EX_TEMPFAIL = 75
+
+
+def site_failures(results: dict[str, dict[str, Any]]) -> list[str]:
+    """Spiders that did not finish, or finished without fetching a single list page."""
+    failed = []
+    for name, result in results.items():
+        lists = sum(row.get("lists", 0) for row in result["sites"].values())
+        if result["reason"] != "finished" or lists == 0:
+            failed.append(name)
+    return failed
+
+
+def take_lock(path: Path, now: datetime) -> tuple[IO[str] | None, str]:
+    """``(held lock file, "")``, or ``(None, the holder's note)`` when another run holds it."""
+    lock = open(path, "a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip()
+        lock.close()
+        return None, holder
+    lock.seek(0)
+    lock.truncate()
+    lock.write(f"pid {os.getpid()} since {now.isoformat(timespec='seconds')}")
+    lock.flush()
+    return lock, ""
+
+
+def cmd_daily(args: argparse.Namespace) -> int:
+    from news_crawler.runner import all_spider_names, merge_sites, run_spiders
+
+    overrides = options.overrides(args)
+    settings = options.settings(args)
+    directory = Path(settings.get("DAILY_DIR")).expanduser()
+    for sub in ("logs", "summaries"):
+        (directory / sub).mkdir(parents=True, exist_ok=True)
+    now = datetime.now().astimezone()
+    log_file = directory / "logs" / f"{now.date().isoformat()}.log"
+    lock, holder = take_lock(directory / "daily.lock", now)
+    if lock is None:
+        message = (f"{now.isoformat(timespec='seconds')} skipped: another daily run holds "
+                   f"{directory / 'daily.lock'} ({holder})")
+        with open(log_file, "a", encoding="utf-8") as f:
+            f.write(message + "\n")
+        print(f"news-crawler: {message}", file=sys.stderr)
+        return EX_TEMPFAIL
+
+    names = settings.getlist("DAILY_SPIDERS") or all_spider_names()
+    overrides.update(LOG_FILE=str(log_file), LOG_FILE_APPEND=True, LOG_LEVEL=overrides.get("LOG_LEVEL", "INFO"))
+    started = time.monotonic()
+    results = run_spiders(names, overrides)
+    failed = site_failures(results)
+    summary = {"started": now.isoformat(timespec="seconds"), "seconds": round(time.monotonic() - started, 1),
+               "sites": merge_sites(results), "spiders": {name: r["reason"] for name, r in results.items()},
+               "failed": failed, "log": str(log_file)}
+    path = directory / "summaries" / f"{now.strftime('%Y-%m-%dT%H%M%S')}.json"
+    path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+    print(format_table(summary["sites"]))
+    print(f"{summary['seconds']}s; summary {path}; log {log_file}")
+    if failed:
+        print(f"news-crawler: failed: {', '.join(failed)} (see {log_file})", file=sys.stderr)
+        return 1
+    return 0
+
+
+def last_run(settings: Any) -> dict[str, Any] | None:
+    """``started``, ``seconds`` and ``failed`` of the newest daily summary, if any."""
+    summaries = sorted((Path(settings.get("DAILY_DIR")).expanduser() / "summaries").glob("*.json"))
+    if not summaries:
+        return None
+    last = json.loads(summaries[-1].read_text(encoding="utf-8"))
+    return {k: last[k] for k in ("started", "seconds", "failed")}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("daily", help="the daily run for cron: every portal, locked, logged, summarised")
+    options.add_settings_option(p)
+    p.set_defaults(func=cmd_daily)

@@ -1,0 +1,34 @@
+"""What the ``news-crawler`` subcommands share: ``-s NAME=VALUE`` and building settings."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import Any
+
+from scrapy.settings import Settings
+
+from news_crawler.config import build_settings, parse_overrides
+
+
+def add_settings_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE", help="a Scrapy setting")
+
+
+def overrides(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
+    """The ``-s`` settings of the command line, plus ``extra``."""
+    try:
+        return {**parse_overrides(args.set), **extra}
+    except ValueError as e:
+        raise SystemExit(f"news-crawler: {e}") from None
+
+
+def settings(args: argparse.Namespace, **extra: Any) -> Settings:
+    return build_settings(overrides(args, **extra))
+
+
+def hhmm(text: str) -> str:
+    """An argparse type: a 24-hour ``HH:MM``."""
+    if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", text):
+        raise argparse.ArgumentTypeError(f"expected HH:MM (24-hour), got {text!r}")
+    return text

@@ -1,0 +1,88 @@
+"""``news-crawler status`` (queues, dupefilters, seeds, the index, the last daily run) and
+``news-crawler stop-server``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from news_crawler.cli import options
+
+
+def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dict[str, int]]:
+    """Queued requests, seen URLs and pending seeds of every spider that has any."""
+    out = {}
+    for name in names:
+        queue_key = settings.get("SCHEDULER_QUEUE_KEY") % {"spider": name}
+        kind = client.type(queue_key)
+        kind = kind.decode() if isinstance(kind, bytes) else kind
+        queued = {"zset": client.zcard, "list": client.llen}.get(kind, lambda k: 0)(queue_key)
+        seen = client.scard(settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": name})
+        seeds = client.llen(settings.get("SEED_KEY") % {"spider": name})
+        if queued or seen or seeds:
+            out[name] = {"queued": queued, "seen_urls": seen, "seeds": seeds}
+    return out
+
+
+def build_report(settings: Any) -> dict[str, Any]:
+    from news_crawler import connection
+    from news_crawler.cli.daily import last_run
+    from news_crawler.engine import store_from_settings
+    from news_crawler.runner import all_spider_names
+
+    client = connection.from_settings(settings)
+    index = store_from_settings(settings, client).report()
+    report: dict[str, Any] = {
+        "redis": connection.url_from_settings(settings).split("@")[-1],
+        "spiders": spider_status(client, settings, all_spider_names() + ["news"]),
+        "dedup": {k: v for k, v in index.items() if k != "redis_memory_bytes"},
+        "redis_memory_bytes": index["redis_memory_bytes"],
+    }
+    daily = last_run(settings)
+    if daily:
+        report["last_daily_run"] = daily
+    return report
+
+
+def print_report(report: dict[str, Any]) -> None:
+    print(f"Redis {report['redis']}, {report['redis_memory_bytes'] / 2**20:.1f} MiB used")
+    print(f"{'spider':<12}{'queued':>9}{'seen URLs':>11}{'seeds':>7}")
+    for name, row in report["spiders"].items():
+        print(f"{name:<12}{row['queued']:>9}{row['seen_urls']:>11}{row['seeds']:>7}")
+    d = report["dedup"]
+    print(f"near-duplicate index '{d['namespace']}': {d['fingerprints']} fingerprints, {d['kept']} kept, "
+          f"{d['dropped']} dropped ({d['dropped_today']} today)")
+    if "last_daily_run" in report:
+        r = report["last_daily_run"]
+        print(f"last daily run: {r['started']}, {r['seconds']}s, failed: {', '.join(r['failed']) or 'none'}")
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    report = build_report(options.settings(args))
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        print_report(report)
+    return 0
+
+
+def cmd_stop_server(args: argparse.Namespace) -> int:
+    from news_crawler.embedded import stop_server
+
+    directory = options.settings(args).get("EMBEDDED_REDIS_DIR")
+    if stop_server(directory):
+        print(f"stopped the embedded server of {directory} (its data stays on disk)")
+    else:
+        print(f"no embedded server runs for {directory}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("status", help="queues, dupefilters, fingerprints, drops today, Redis memory")
+    p.add_argument("--json", action="store_true")
+    options.add_settings_option(p)
+    p.set_defaults(func=cmd_status)
+    p = sub.add_parser("stop-server", help="stop the embedded Redis (it keeps running between crawls)")
+    options.add_settings_option(p)
+    p.set_defaults(func=cmd_stop_server)

@@ -1,0 +1,52 @@
+"""Group commit for decisions: concurrent callers share one round trip to the store.
+
+While one batch is being decided, new documents wait; when it returns, up to
+``batch_size`` of the waiting ones go in the next call. Under load a crawl decides many
+items per Lua call; a lone item is decided at once, never held back by a timer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+
+from news_crawler.index.base import Decision
+
+DecideMany = Callable[[Sequence[tuple[str, int]]], list[Decision]]
+
+
+class DecisionBatcher:
+    def __init__(self, decide_many: DecideMany, batch_size: int) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch size must be at least 1, got {batch_size}")
+        self.decide_many = decide_many
+        self.batch_size = batch_size
+        self._waiting: list[tuple[str, int, asyncio.Future[Decision]]] = []
+        self._running = False
+        self.calls = 0  # round trips made, for stats and tests
+
+    async def decide(self, doc_id: str, simhash: int) -> Decision:
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        self._waiting.append((doc_id, simhash, future))
+        if not self._running:
+            self._running = True
+            asyncio.get_running_loop().create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting[: self.batch_size], self._waiting[self.batch_size :]
+                self.calls += 1
+                try:
+                    decisions = await asyncio.to_thread(self.decide_many, [(i, fp) for i, fp, _ in batch])
+                except Exception as e:  # noqa: BLE001 - handed to every caller of this batch
+                    for _, _, future in batch:
+                        if not future.done():
+                            future.set_exception(e)
+                    continue
+                for (_, _, future), decision in zip(batch, decisions):
+                    if not future.done():
+                        future.set_result(decision)
+        finally:
+            self._running = False

@@ -1,0 +1,90 @@
+"""Fingerprinting off the reactor: a process pool (or a thread) per configuration.
+
+Segmentation is CPU work, so it runs in ``DEDUP_PROCESSES`` worker processes, each with
+its own fingerprinter built once by the pool's initializer; ``DEDUP_PROCESSES = 0`` uses
+one thread instead. One pool per process and configuration is shared by every crawler in
+the process. Worker processes ask the kernel to kill them when their parent dies, so a
+SIGKILLed crawl leaves no orphaned worker behind.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import functools
+import logging
+import multiprocessing
+import signal
+import sys
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any
+
+from scrapy.settings import Settings
+
+from news_crawler.engine import fingerprinter_from_settings
+from news_crawler.fingerprint import Fingerprinter, UnusableText
+
+FingerprintFn = Callable[[str, str], tuple[int | None, str | None]]
+_PR_SET_PDEATHSIG = 1
+
+_worker_fingerprinter: Fingerprinter | None = None
+_pools: dict[str, tuple[Executor, FingerprintFn]] = {}
+
+
+def die_with_parent() -> None:
+    """Linux: SIGKILL this process when the process that started it dies."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _init_worker(config: dict[str, Any]) -> None:
+    global _worker_fingerprinter
+    die_with_parent()
+    logging.getLogger("jieba").setLevel(logging.WARNING)
+    _worker_fingerprinter = fingerprinter_from_settings(Settings(config))
+
+
+def fingerprint_with(fingerprinter: Fingerprinter, body: str, title: str) -> tuple[int | None, str | None]:
+    """``(simhash, None)``, or ``(None, reason)`` for a text that cannot be fingerprinted."""
+    try:
+        return fingerprinter.fingerprint(body, title).value, None
+    except UnusableText as e:
+        return None, str(e)
+
+
+def _fingerprint_in_worker(body: str, title: str) -> tuple[int | None, str | None]:
+    assert _worker_fingerprinter is not None, "the pool's initializer did not run"
+    return fingerprint_with(_worker_fingerprinter, body, title)
+
+
+def dedup_config(settings: Mapping[str, Any] | Any) -> dict[str, Any]:
+    """The ``DEDUP_*`` settings as a plain dict (what a worker process needs)."""
+    items = settings.copy_to_dict().items() if hasattr(settings, "copy_to_dict") else settings.items()
+    return {k: v for k, v in items if k.startswith("DEDUP_")}
+
+
+def shared_pool(config: dict[str, Any], processes: int) -> tuple[Executor, FingerprintFn]:
+    """The process's pool for this configuration, and the function to submit to it."""
+    key = f"{processes}:{sorted(config.items())!r}"
+    if key in _pools:
+        return _pools[key]
+    if processes > 0:
+        pool: Executor = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_init_worker, initargs=(config,))
+        fn: FingerprintFn = _fingerprint_in_worker
+    else:
+        pool = ThreadPoolExecutor(1, thread_name_prefix="fingerprint")
+        fn = functools.partial(fingerprint_with, fingerprinter_from_settings(Settings(config)))
+    atexit.register(pool.shutdown, wait=False, cancel_futures=True)
+    _pools[key] = (pool, fn)
+    return pool, fn
+
+
+def discard_pool(pool: Executor) -> None:
+    """Forget a broken pool, so the next ``shared_pool`` call builds a new one."""
+    for key, (p, _) in list(_pools.items()):
+        if p is pool:
+            del _pools[key]
+    pool.shutdown(wait=False, cancel_futures=True)
