@@ -1,0 +1,38 @@
+"""The one Redis factory: which server, which client options, one client per process."""
+
+import pytest
+from scrapy.settings import Settings
+
+from news_crawler import connection
+
+
+def settings(**values) -> Settings:
+    return Settings({"EMBEDDED_REDIS_DIR": "/nonexistent/never-started", **values})
+
+
+def test_redis_url_wins_over_host_and_port():
+    assert connection.url_from_settings(settings(REDIS_URL="redis://a:1/2", REDIS_HOST="b", REDIS_PORT=3)) \
+        == "redis://a:1/2"
+
+
+def test_host_and_port_name_the_server_when_there_is_no_url(redis_server):
+    s = settings(REDIS_HOST="127.0.0.1", REDIS_PORT=redis_server.port)
+    assert connection.url_from_settings(s) == f"redis://127.0.0.1:{redis_server.port}"
+    assert connection.from_settings(s).ping()
+
+
+def test_redis_params_are_merged_over_the_defaults(redis_server):
+    client = connection.from_settings(settings(REDIS_URL=redis_server.url, REDIS_PARAMS={"socket_timeout": 7}))
+    kwargs = client.get_connection_kwargs()
+    assert kwargs["socket_timeout"] == 7 and kwargs["socket_connect_timeout"] == 10
+
+
+def test_one_client_per_server_and_options_in_a_process(redis_server):
+    a = connection.from_settings(settings(REDIS_URL=redis_server.url))
+    assert connection.from_settings(settings(REDIS_URL=redis_server.url)) is a
+    assert connection.from_settings(settings(REDIS_URL=redis_server.url, REDIS_PARAMS={"socket_timeout": 5})) is not a
+
+
+def test_decoded_responses_are_refused_with_a_reason():
+    with pytest.raises(ValueError, match="decode_responses"):
+        connection.params_from_settings(settings(REDIS_PARAMS={"decode_responses": True}))

@@ -1,0 +1,63 @@
+"""The near-duplicate pipeline as a component: built by ``get_crawler``, with the default
+process pool, deciding against a real Redis."""
+
+import asyncio
+
+import pytest
+from scrapy import Spider
+from scrapy.exceptions import DropItem, NotConfigured
+
+from news_crawler.items import ArticleItem
+from news_crawler.pipelines.dedup import NearDuplicatePipeline
+
+
+class Portal(Spider):
+    name = "portal"
+
+
+def article(url: str, body: str) -> ArticleItem:
+    return ArticleItem(url=url, site="portal", title="t", body=body)
+
+
+async def outcomes(pipeline, items):
+    """Each item's outcome, processed concurrently as Scrapy would: the item or the DropItem."""
+    results = await asyncio.gather(*(pipeline.process_item(i) for i in items), return_exceptions=True)
+    for r in results:
+        if not isinstance(r, (ArticleItem, DropItem)):
+            raise r
+    return results
+
+
+def test_copies_are_dropped_with_what_they_copy_and_decisions_are_batched(make_crawler, sina_articles):
+    crawler = make_crawler(Portal, {"DEDUP_NAMESPACE": "pipe", "DEDUP_BATCH_SIZE": 8})  # default pool: processes
+    pipeline = NearDuplicatePipeline.from_crawler(crawler)
+    bodies = [a["body"] for a in sina_articles[:20] if len(a["body"]) > 300][:12]
+    originals = [article(f"https://a.example/{n}", b) for n, b in enumerate(bodies)]
+    copies = [article(f"https://b.example/{n}", "来源：某某网\n" + b + "\n责任编辑：张三") for n, b in enumerate(bodies)]
+
+    kept = asyncio.run(outcomes(pipeline, originals))
+    assert all(isinstance(r, ArticleItem) and len(r["simhash"]) == 16 for r in kept)
+    dropped = asyncio.run(outcomes(pipeline, copies))
+    for n, r in enumerate(dropped):
+        assert isinstance(r, DropItem) and f"near-duplicate of https://a.example/{n} (distance" in str(r)
+    stats = crawler.stats.get_stats()
+    assert stats["dedup/kept/portal"] == len(bodies) and stats["dedup/dropped/portal"] == len(bodies)
+    # Items that arrive together share round trips: fewer Lua calls than items.
+    assert stats["dedup/round_trips"] < 2 * len(bodies)
+
+    again = asyncio.run(outcomes(pipeline, originals[:1]))  # the next run meets an article it kept
+    assert isinstance(again[0], DropItem) and "already kept" in str(again[0])
+    assert crawler.stats.get_value("dedup/seen_before/portal") == 1
+
+
+def test_unusable_text_is_a_counted_invalid_item(make_crawler):
+    crawler = make_crawler(Portal, {"DEDUP_NAMESPACE": "pipe", "DEDUP_PROCESSES": 0})
+    pipeline = NearDuplicatePipeline.from_crawler(crawler)
+    (result,) = asyncio.run(outcomes(pipeline, [article("https://a.example/x", "!!! ... ???")]))
+    assert isinstance(result, DropItem) and "invalid article" in str(result)
+    assert crawler.stats.get_value("articles/invalid_reason/unfingerprintable") == 1
+
+
+def test_switched_off_by_setting(make_crawler):
+    with pytest.raises(NotConfigured):
+        NearDuplicatePipeline.from_crawler(make_crawler(Portal, {"DEDUP_ENABLED": False}))

@@ -1,0 +1,75 @@
+"""The Redis scheduler and dupefilter as components: built by ``get_crawler`` outside this
+project's settings module, against a real Redis."""
+
+import json
+
+from scrapy import Request, Spider
+
+from news_crawler.scheduling import RedisDupeFilter, RedisScheduler
+
+SCHEDULER = {"SCHEDULER": "news_crawler.scheduling.RedisScheduler"}
+
+
+class Plain(Spider):
+    name = "plain"
+
+
+def open_scheduler(crawler) -> RedisScheduler:
+    scheduler = RedisScheduler.from_crawler(crawler)
+    scheduler.open(crawler.spider)
+    return scheduler
+
+
+def test_requests_go_through_redis_as_json_and_come_back(make_crawler, redis_client):
+    crawler = make_crawler(Plain, SCHEDULER)
+    scheduler = open_scheduler(crawler)
+    request = Request("https://example.com/a", meta={"page": 2}, headers={"X-Test": "1"}, cb_kwargs={"k": "v"})
+    assert scheduler.enqueue_request(request)
+    (raw,) = redis_client.zrange("plain:requests", 0, -1)  # the default key, as scrapy-redis names it
+    assert json.loads(raw)["url"] == "https://example.com/a"  # JSON, never pickle
+    back = scheduler.next_request()
+    assert (back.url, back.meta["page"], back.cb_kwargs, back.headers[b"X-Test"]) == (request.url, 2, {"k": "v"}, b"1")
+    assert scheduler.next_request() is None
+    stats = crawler.stats.get_stats()
+    assert stats["scheduler/enqueued/redis"] == 1 and stats["scheduler/dequeued/redis"] == 1
+
+
+def test_a_seen_request_is_filtered_across_runs_unless_dont_filter(make_crawler):
+    first = open_scheduler(make_crawler(Plain, SCHEDULER))
+    assert first.enqueue_request(Request("https://example.com/a"))
+    first.close("finished")
+    crawler = make_crawler(Plain, SCHEDULER)
+    second = open_scheduler(crawler)  # the next run: the dupefilter persisted in Redis
+    assert not second.enqueue_request(Request("https://example.com/a"))
+    assert second.enqueue_request(Request("https://example.com/a", dont_filter=True))
+    assert crawler.stats.get_value("dupefilter/filtered") == 1
+
+
+def test_forget_lets_a_failed_request_be_scheduled_again(make_crawler, redis_client):
+    scheduler = open_scheduler(make_crawler(Plain, SCHEDULER))
+    request = Request("https://example.com/failed")
+    assert scheduler.enqueue_request(request)
+    assert scheduler.next_request().url == request.url
+    scheduler.forget(request)
+    assert redis_client.scard("plain:dupefilter") == 0
+    assert scheduler.enqueue_request(request)
+
+
+def test_settings_name_the_keys_and_scrapys_default_dupefilter_means_ours(make_crawler, redis_client):
+    settings = {**SCHEDULER, "SCHEDULER_QUEUE_KEY": "q:%(spider)s", "SCHEDULER_DUPEFILTER_KEY": "seen:%(spider)s",
+                "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.FifoQueue"}
+    scheduler = open_scheduler(make_crawler(Plain, settings))
+    assert isinstance(scheduler.df, RedisDupeFilter)
+    for url in ("https://example.com/1", "https://example.com/2"):
+        scheduler.enqueue_request(Request(url))
+    assert redis_client.llen("q:plain") == 2 and redis_client.scard("seen:plain") == 2
+    assert scheduler.next_request().url == "https://example.com/1"  # FIFO, as configured
+
+
+def test_dupefilter_uses_the_crawlers_request_fingerprinter(make_crawler):
+    crawler = make_crawler(Plain, SCHEDULER)
+    df = RedisDupeFilter.from_crawler(crawler)
+    request = Request("https://example.com/x?b=2&a=1")
+    assert df.request_fingerprint(request) == crawler.request_fingerprinter.fingerprint(request).hex()
+    assert not df.request_seen(request)
+    assert df.request_seen(Request("https://example.com/x?a=1&b=2"))  # canonical URL: the same page

@@ -1,0 +1,59 @@
+"""Cluster seeds: popped once by one worker, and the idle clock starts when the spider opens."""
+
+import pytest
+from scrapy.exceptions import DontCloseSpider
+
+from news_crawler.spiders.news import NewsSpider
+from news_crawler.spiders.seeds import RedisSeeds, seed
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def make_seeds(redis_client, clock, scheduled, responses=lambda: 0):
+    return RedisSeeds(redis_client, "news:start_urls", 30.0, responses, scheduled.append, clock)
+
+
+def spider():
+    return NewsSpider(start_urls="https://a.example/", allow=r"/\d+\.html")
+
+
+def test_seed_pushes_start_urls_and_each_is_popped_once(redis_client):
+    assert seed(redis_client, [spider()], "%(spider)s:start_urls") == {"news": 1}
+    clock, scheduled = Clock(), []
+    first, second = make_seeds(redis_client, clock, scheduled), make_seeds(redis_client, clock, scheduled)
+    with pytest.raises(DontCloseSpider):
+        first.spider_idle(spider())
+    with pytest.raises(DontCloseSpider):
+        second.spider_idle(spider())  # nothing left, but not idle long enough to close
+    assert [r.url for r in scheduled] == ["https://a.example/"] and scheduled[0].dont_filter
+
+
+def test_idle_time_counts_from_spider_opened_not_from_start_up(redis_client):
+    clock, scheduled = Clock(), []
+    seeds = make_seeds(redis_client, clock, scheduled)
+    clock.now += 60  # a slow start-up (pipelines loading) must not count as idle time
+    seeds.spider_opened(spider())
+    clock.now += 29
+    with pytest.raises(DontCloseSpider):
+        seeds.spider_idle(spider())
+    clock.now += 2
+    seeds.spider_idle(spider())  # idle for 31 s since opening: the spider may close
+
+
+def test_work_done_resets_the_idle_clock(redis_client):
+    clock, scheduled, responses = Clock(), [], [0]
+    seeds = make_seeds(redis_client, clock, scheduled, lambda: responses[0])
+    seeds.spider_opened(spider())
+    clock.now += 25
+    responses[0] = 5
+    with pytest.raises(DontCloseSpider):
+        seeds.spider_idle(spider())
+    clock.now += 25
+    with pytest.raises(DontCloseSpider):
+        seeds.spider_idle(spider())

@@ -1,0 +1,34 @@
+"""The per-site crawl summary: from stats, to a table, and to SUMMARY_FILE at close."""
+
+import json
+
+from scrapy import Spider
+from scrapy.utils.test import get_crawler
+
+from news_crawler.summary import CrawlSummary, format_table, summarize
+
+STATS = {"pages/article/sina": 5, "pages/list/sina": 2, "dedup/kept/sina": 3, "dedup/dropped/sina": 1,
+         "articles/invalid/sina": 1, "pages/failed/163": 2, "response_received_count": 7}
+
+
+def test_stats_become_rows_per_site():
+    rows = summarize(STATS)
+    assert rows["sina"] == {"fetched": 5, "lists": 2, "kept": 3, "dropped": 1, "invalid": 1, "failed": 0}
+    assert rows["163"]["failed"] == 2
+    table = format_table(rows).splitlines()
+    assert table[0].split() == ["site", "fetched", "lists", "kept", "dropped", "invalid", "failed"]
+    assert table[-1].split() == ["total", "5", "2", "3", "1", "1", "2"]
+
+
+def test_summary_file_gets_one_line_per_spider_run(tmp_path):
+    path = tmp_path / "runs" / "summary.jsonl"
+    crawler = get_crawler(Spider, settings_dict={"SUMMARY_FILE": str(path)})
+    ext = CrawlSummary.from_crawler(crawler)
+    spider = Spider("sina")
+    for _ in range(2):
+        ext.spider_opened(spider)
+        for key, value in STATS.items():
+            crawler.stats.set_value(key, value)
+        ext.spider_closed(spider, "finished")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(records) == 2 and records[0]["reason"] == "finished" and records[0]["sites"]["sina"]["kept"] == 3
