@@ -122,3 +122,12 @@ def test_redis_store_survives_script_flush(redis_client):
 def test_namespaces_are_separate(redis_client):
     RedisStore(redis_client, "one").decide("a", 5)
     assert RedisStore(redis_client, "two").decide("a2", 5).kept
+
+
+def test_a_replay_answers_with_the_stored_simhash_not_the_new_one(make_store):
+    store = make_store()
+    store.decide_many([("a", 1000), ("b", 1001)])
+    again = store.decide_many([("a", 5_000_000), ("b", 9_000_000)])  # same ids, other bodies
+    assert [(d.id, d.simhash, d.replayed) for d in again] == [("a", 1000, True), ("b", 1001, True)]
+    assert (again[1].duplicate_of, again[1].distance) == ("a", 1)
+    assert store.lookup("a").simhash == 1000 and store.counts()["kept"] == 1

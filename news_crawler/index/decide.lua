@@ -17,8 +17,10 @@
 --          news:0ab12. They are built here rather than passed as KEYS to keep a batch's
 --          arguments small (a standalone server or a single-slot cluster is assumed).
 -- ARGV[5..] per document: 8-byte simhash, doc id
--- Returns per document three values: status (0 kept, 1 duplicate, 2 kept before,
--- 3 dropped before), the id it duplicates or '', the distance or -1.
+-- Returns per document four values: status (0 kept, 1 duplicate, 2 kept before,
+-- 3 dropped before), the id it duplicates or '', the distance or -1, and for a replay
+-- (status 2 or 3) the simhash stored at the first decision: 8 bytes (kept) or 16 hex
+-- digits (dropped); '' otherwise.
 
 local bxor = bit.bxor
 local byte = string.byte
@@ -46,15 +48,15 @@ local n_kept, n_dropped = 0, 0
 local n_docs = (#ARGV - 4) / 2
 for j = 0, n_docs - 1 do
   local fp, id = ARGV[5 + 2 * j], ARGV[6 + 2 * j]
-  local status, dup, dist = 0, '', -1
+  local status, dup, dist, stored = 0, '', -1, ''
 
   local known = redis.call('HGET', docs_key, id)
   local dropped = (not known) and redis.call('HGET', drops_key, id)
   if known then
-    status = 2
+    status, stored = 2, known
   elseif dropped then
     local rec = cjson.decode(dropped)
-    status, dup, dist = 3, rec.duplicate_of, rec.distance
+    status, dup, dist, stored = 3, rec.duplicate_of, rec.distance, rec.simhash
   else
     local best, best_entry, best_table = max_distance + 1, nil, nil
     local f = { byte(fp, 1, 8) }
@@ -110,6 +112,7 @@ for j = 0, n_docs - 1 do
   out[#out + 1] = status
   out[#out + 1] = dup
   out[#out + 1] = dist
+  out[#out + 1] = stored
 end
 if n_kept > 0 then redis.call('HINCRBY', stats_key, 'kept', n_kept) end
 if n_dropped > 0 then

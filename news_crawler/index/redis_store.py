@@ -14,6 +14,11 @@ from news_crawler.index.base import Decision, DropRecord, FingerprintStore, Matc
 
 _DECIDE_LUA = (Path(__file__).with_name("decide.lua")).read_text(encoding="utf-8")
 _KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
+# Keys under the namespace besides the buckets (which decide.lua builds: ``<ns>:<t><hex>``).
+KEY_IDS = "%(namespace)s:ids"
+KEY_DOCS = "%(namespace)s:docs"
+KEY_DROPS = "%(namespace)s:drops"
+KEY_STATS = "%(namespace)s:stats"
 
 
 class RedisStore(FingerprintStore):
@@ -38,10 +43,10 @@ class RedisStore(FingerprintStore):
         self.namespace = namespace
         self.batch_size = batch_size
         ns = {"namespace": namespace}
-        self.ids_key = defaults.DEDUP_KEY_IDS % ns
-        self.docs_key = defaults.DEDUP_KEY_DOCS % ns
-        self.drops_key = defaults.DEDUP_KEY_DROPS % ns
-        self.stats_key = defaults.DEDUP_KEY_STATS % ns
+        self.ids_key = KEY_IDS % ns
+        self.docs_key = KEY_DOCS % ns
+        self.drops_key = KEY_DROPS % ns
+        self.stats_key = KEY_STATS % ns
         self.bucket_prefix = f"{namespace}:"
         self._decide = client.register_script(_DECIDE_LUA)
 
@@ -68,11 +73,15 @@ class RedisStore(FingerprintStore):
         raw = self._decide(keys=keys, args=args)
         out = []
         for j, (doc_id, fp) in enumerate(items):
-            status, dup, dist = raw[3 * j : 3 * j + 3]
-            if status in (_KEPT, _KEPT_BEFORE):
-                out.append(Decision(doc_id, fp, replayed=status == _KEPT_BEFORE))
+            status, dup, dist, stored = raw[4 * j : 4 * j + 4]
+            if status == _KEPT:
+                out.append(Decision(doc_id, fp))
+            elif status == _DUPLICATE:
+                out.append(Decision(doc_id, fp, dup.decode(), int(dist)))
+            elif status == _KEPT_BEFORE:  # a replay answers with what was stored, not the new value
+                out.append(Decision(doc_id, int.from_bytes(stored, "big"), replayed=True))
             else:
-                out.append(Decision(doc_id, fp, dup.decode(), int(dist), replayed=status == _DROPPED_BEFORE))
+                out.append(Decision(doc_id, from_hex(stored.decode()), dup.decode(), int(dist), replayed=True))
         return out
 
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
@@ -118,4 +127,14 @@ class RedisStore(FingerprintStore):
         """Bytes the whole server uses (``INFO memory``)."""
         return int(self.client.info("memory")["used_memory"])
 
-
+    def report(self) -> dict[str, object]:
+        """What ``news-dedup stats`` and ``news-crawler status`` show of the index."""
+        counts = self.counts()
+        return {
+            "namespace": self.namespace,
+            "fingerprints": self.client.hlen(self.ids_key),
+            "kept": counts["kept"],
+            "dropped": counts["dropped"],
+            "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
+            "redis_memory_bytes": self.memory_used(),
+        }
