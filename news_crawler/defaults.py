@@ -16,10 +16,18 @@ EMBEDDED_REDIS_START_TIMEOUT = 10.0
 SCHEDULER = "news_crawler.scheduling.RedisScheduler"
 DUPEFILTER_CLASS = "news_crawler.scheduling.RedisDupeFilter"
 SCHEDULER_PERSIST = True
-SCHEDULER_QUEUE_CLASS = "scrapy_redis.queue.PriorityQueue"
+SCHEDULER_QUEUE_CLASS = "news_crawler.leasing.LeasedPriorityQueue"
 SCHEDULER_QUEUE_KEY = "%(spider)s:requests"
 SCHEDULER_DUPEFILTER_KEY = "%(spider)s:dupefilter"
 SCHEDULER_IDLE_BEFORE_CLOSE = 0
+# A taken request is leased, not popped: renewed every third of this while its worker
+# lives, put back in the queue when the worker dies (see leasing/).
+SCHEDULER_LEASE_SECONDS = 120.0
+# Every URL taken from the queue gets a recorded outcome (see outcomes.py); a transient
+# failure or an error is tried again on the next runs, up to OUTCOME_RETRY_RUNS runs.
+OUTCOMES_KEY = "%(spider)s:outcomes"
+OUTCOMES_ATTEMPTS_KEY = "%(spider)s:attempts"
+OUTCOME_RETRY_RUNS = 3
 ARTICLE_MIN_CHARS = 50
 ITEMS_REDIS_KEY = ""
 SUMMARY_FILE = ""

@@ -14,6 +14,7 @@ import ctypes
 import functools
 import logging
 import multiprocessing
+import os
 import signal
 import sys
 from collections.abc import Callable, Mapping
@@ -32,16 +33,19 @@ _worker_fingerprinter: Fingerprinter | None = None
 _pools: dict[str, tuple[Executor, FingerprintFn]] = {}
 
 
-def die_with_parent() -> None:
-    """Linux: SIGKILL this process when the process that started it dies."""
+def die_with_parent(parent: int) -> None:
+    """Linux: SIGKILL this process when ``parent`` (the process that started it) dies, and
+    exit now if it died already, before this process asked."""
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
-def _init_worker(config: dict[str, Any]) -> None:
+def _init_worker(config: dict[str, Any], parent: int) -> None:
     global _worker_fingerprinter
-    die_with_parent()
+    die_with_parent(parent)
     logging.getLogger("jieba").setLevel(logging.WARNING)
     _worker_fingerprinter = fingerprinter_from_settings(Settings(config))
 
@@ -72,7 +76,7 @@ def shared_pool(config: dict[str, Any], processes: int) -> tuple[Executor, Finge
         return _pools[key]
     if processes > 0:
         pool: Executor = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_init_worker, initargs=(config,))
+                                             initializer=_init_worker, initargs=(config, os.getpid()))
         fn: FingerprintFn = _fingerprint_in_worker
     else:
         pool = ThreadPoolExecutor(1, thread_name_prefix="fingerprint")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from scrapy import Request, Spider
+from twisted.internet import task
 from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 from scrapy.utils.misc import build_from_crawler, load_object
@@ -21,6 +22,7 @@ from scrapy_redis.scheduler import Scheduler
 
 from news_crawler import connection, request_json
 from news_crawler.config import with_defaults
+from news_crawler.leasing.queue import LEASE_META
 
 # Scrapy's own in-memory dupefilter is its default DUPEFILTER_CLASS: under this scheduler
 # that default means "unset", as a scrapy-redis user would expect, so ours is used.
@@ -66,10 +68,12 @@ class RedisDupeFilter(RFPDupeFilter):
 class RedisScheduler(Scheduler):
     """A queue per spider in Redis, shared by every worker crawling that spider."""
 
-    def __init__(self, *args: Any, crawler: Crawler, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, crawler: Crawler, lease_seconds: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.crawler = crawler
         self.stats = crawler.stats
+        self.lease_seconds = lease_seconds
+        self._heartbeat: task.LoopingCall | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
@@ -90,6 +94,7 @@ class RedisScheduler(Scheduler):
             idle_before_close=s.getint("SCHEDULER_IDLE_BEFORE_CLOSE"),
             serializer=request_json,
             crawler=crawler,
+            lease_seconds=s.getfloat("SCHEDULER_LEASE_SECONDS"),
         )
 
     def open(self, spider: Spider) -> None:
@@ -100,22 +105,64 @@ class RedisScheduler(Scheduler):
         self.df = build_from_crawler(load_object(self.dupefilter_cls), self.crawler)
         if self.flush_on_start:
             self.flush()
+        if hasattr(self.queue, "reclaim"):
+            self._open_leases(spider)
         if len(self.queue):
             spider.logger.info("resuming crawl: %d requests already queued", len(self.queue))
 
+    def _open_leases(self, spider: Spider) -> None:
+        """Take back what dead workers held and what earlier runs postponed; keep our leases alive."""
+        self.queue.lease_seconds = self.lease_seconds
+        reclaimed, resumed = self.queue.reclaim(), self.queue.resume_postponed()
+        if reclaimed or resumed:
+            spider.logger.info("requeued %d requests of workers that died and %d postponed by earlier runs",
+                               reclaimed, resumed)
+        self.stats.set_value("scheduler/reclaimed", reclaimed)
+        self.stats.set_value("scheduler/resumed", resumed)
+        self._heartbeat = task.LoopingCall(self._renew_leases)
+        self._heartbeat.start(self.lease_seconds / 3, now=False)
+
+    def _renew_leases(self) -> None:
+        self.queue.renew()
+        self.queue.reclaim()  # leases of workers on other hosts that stopped renewing
+
+    def close(self, reason: str) -> None:
+        if self._heartbeat is not None and self._heartbeat.running:
+            self._heartbeat.stop()
+        super().close(reason)
+
     def enqueue_request(self, request: Request) -> bool:
-        if not request.dont_filter and self.df.request_seen(request):
+        """Queue ``request`` unless seen. A retry or redirect of a leased request carries
+        the old lease, which ends only once the new request is safely queued."""
+        queued = request.dont_filter or not self.df.request_seen(request)
+        if queued:
+            self.stats.inc_value("scheduler/enqueued/redis")
+            self.queue.push(request)
+        else:
             self.df.log(request, self.spider)
-            return False
-        self.stats.inc_value("scheduler/enqueued/redis")
-        self.queue.push(request)
-        return True
+        if request.meta.get(LEASE_META):
+            self.ack(request)
+        return queued
 
     def next_request(self) -> Request | None:
         request = self.queue.pop(self.idle_before_close)
         if request is not None:
             self.stats.inc_value("scheduler/dequeued/redis")
         return request
+
+    def ack(self, request: Request) -> None:
+        """``request``'s outcome is recorded: end its lease."""
+        ack = getattr(self.queue, "ack", None)
+        if ack is not None:
+            ack(request)
+
+    def postpone(self, request: Request) -> None:
+        """Fetch ``request`` again in the next run (a queue without leases: forget it instead)."""
+        postpone = getattr(self.queue, "postpone", None)
+        if postpone is not None:
+            postpone(request)
+        else:
+            self.forget(request)
 
     def forget(self, request: Request) -> None:
         """Remove ``request`` from the dupefilter, so a later run schedules it again."""

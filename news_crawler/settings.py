@@ -23,6 +23,8 @@ ITEM_PIPELINES = {
     "news_crawler.pipelines.redis_export.RedisListPipeline": 300,
 }
 EXTENSIONS = {"news_crawler.summary.CrawlSummary": 500}
+SPIDER_MIDDLEWARES = {"news_crawler.tracker.OutcomeTracker": 10}
+TELNETCONSOLE_ENABLED = False  # one console per spider, its password logged: off unless asked for
 
 # Kept articles of each run go to their own JSON Lines file.
 FEED_URI_PARAMS = "news_crawler.feeds.uri_params"
@@ -34,6 +36,7 @@ FEEDS = {
     }
 }
 FEED_EXPORT_ENCODING = "utf-8"
+FEED_STORAGES = {"": "news_crawler.feeds.UnbufferedFileStorage", "file": "news_crawler.feeds.UnbufferedFileStorage"}
 
 # Polite to the portals: robots.txt, a few requests per site at a time, adaptive delay.
 ROBOTSTXT_OBEY = True

@@ -20,12 +20,16 @@ COLUMNS = {
     "kept": "dedup/kept/",
     "dropped": "dedup/dropped/",
     "invalid": "articles/invalid/",
+    "gone": "outcomes/gone/",
+    "robots": "outcomes/robots/",
     "failed": "pages/failed/",
+    "errors": "outcomes/error/",
 }
 
 
 def summarize(stats: dict[str, Any]) -> dict[str, dict[str, int]]:
-    """``{site: {fetched, lists, kept, dropped, invalid, failed}}`` from a crawl's stats."""
+    """``{site: {fetched, lists, kept, dropped, invalid, gone, robots, failed, errors}}`` from a
+    crawl's stats."""
     out: dict[str, dict[str, int]] = {}
     for key, value in stats.items():
         for column, prefix in COLUMNS.items():

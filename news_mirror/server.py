@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from news_crawler.spiders.portals import PORTALS
@@ -21,6 +22,11 @@ class Mirror:
         self._pages = {mirror_path(u): p for u, p in catalog.pages.items()}
         self.lists = {mirror_path(url): spider.site for spider in PORTALS for url in spider.start_urls}
         self._lock = threading.Lock()
+        # Faults a test can set: seconds before each article response (a slow site), a
+        # status for some article paths (404, 410, 500), robots.txt text per host.
+        self.delay = 0.0
+        self.statuses: dict[str, int] = {}
+        self.robots: dict[str, str] = {}
 
     def list_page(self, site: str, key: str) -> tuple[bytes, str]:
         pages = sorted(self.catalog.visible(site, self.day), key=lambda p: p.url)
@@ -47,6 +53,13 @@ class Mirror:
         if key in self.lists:
             body, ctype = self.list_page(self.lists[key], key)
             return 200, body, ctype
+        host, _, rest = key.partition("/")
+        if rest == "robots.txt" and host in self.robots:
+            return 200, self.robots[host].encode(), "text/plain"
+        if self.delay:
+            time.sleep(self.delay)
+        if key in self.statuses:
+            return self.statuses[key], b"<html><body>error</body></html>", "text/html"
         page = self._pages.get(key)
         if page is None or page.day > self.day:
             return 404, b"<html><body>404 Not Found</body></html>", "text/html"
@@ -62,7 +75,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the crawler went away (a test killed it): nothing to tell
 
     def log_message(self, format: str, *args: object) -> None:
         pass

@@ -13,11 +13,13 @@ STATS = {"pages/article/sina": 5, "pages/list/sina": 2, "dedup/kept/sina": 3, "d
 
 def test_stats_become_rows_per_site():
     rows = summarize(STATS)
-    assert rows["sina"] == {"fetched": 5, "lists": 2, "kept": 3, "dropped": 1, "invalid": 1, "failed": 0}
+    assert rows["sina"] == {"fetched": 5, "lists": 2, "kept": 3, "dropped": 1, "invalid": 1, "gone": 0, "robots": 0,
+                            "failed": 0, "errors": 0}
     assert rows["163"]["failed"] == 2
     table = format_table(rows).splitlines()
-    assert table[0].split() == ["site", "fetched", "lists", "kept", "dropped", "invalid", "failed"]
-    assert table[-1].split() == ["total", "5", "2", "3", "1", "1", "2"]
+    assert table[0].split() == ["site", "fetched", "lists", "kept", "dropped", "invalid", "gone", "robots", "failed",
+                                "errors"]
+    assert table[-1].split() == ["total", "5", "2", "3", "1", "1", "0", "0", "2", "0"]
 
 
 def test_summary_file_gets_one_line_per_spider_run(tmp_path):

@@ -1,8 +1,9 @@
 """``news-crawler daily``: the cron job. Every portal (or ``DAILY_SPIDERS``), under a lock,
 logged to ``DAILY_DIR/logs/<date>.log``, summarised to ``DAILY_DIR/summaries/<time>.json``.
 
-Exit codes: 0 done; 1 a site failed (its spider did not finish, or not one of its start
-pages could be fetched); 75 (EX_TEMPFAIL) another daily run holds the lock.
+Exit codes: 0 done; 1 a site failed (its spider did not finish, not one of its start pages
+could be fetched, or a callback or pipeline raised); 75 (EX_TEMPFAIL) another daily run
+holds the lock.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ EX_TEMPFAIL = 75
 
 
 def site_failures(results: dict[str, dict[str, Any]]) -> list[str]:
-    """Spiders that did not finish, or finished without fetching a single list page."""
+    """Spiders that did not finish, finished without fetching a single list page, or met
+    errors (an exception in a callback or pipeline)."""
     failed = []
     for name, result in results.items():
         lists = sum(row.get("lists", 0) for row in result["sites"].values())
-        if result["reason"] != "finished" or lists == 0:
+        errors = sum(row.get("errors", 0) for row in result["sites"].values())
+        if result["reason"] != "finished" or lists == 0 or errors:
             failed.append(name)
     return failed
 

@@ -11,24 +11,28 @@ import asyncio
 from concurrent.futures import Executor
 
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from news_crawler import connection
 from news_crawler.config import with_defaults
+from news_crawler.drops import InvalidArticle, NearDuplicate, SeenBefore
 from news_crawler.engine import store_from_settings
 from news_crawler.fingerprint import to_hex
 from news_crawler.index import FingerprintStore
 from news_crawler.index.batching import DecisionBatcher
 from news_crawler.items import ArticleItem
+from news_crawler.outcomes import OutcomeStore
 from news_crawler.pool import FingerprintFn, dedup_config, shared_pool
 
 
 class NearDuplicatePipeline:
     def __init__(self, stats: StatsCollector, store: FingerprintStore, executor: Executor,
-                 fingerprint: FingerprintFn, use_title: bool, batch_size: int) -> None:
+                 fingerprint: FingerprintFn, use_title: bool, batch_size: int,
+                 outcomes: OutcomeStore | None = None) -> None:
         self.stats = stats
         self.store = store
+        self.outcomes = outcomes
         self.executor = executor
         self.fingerprint = fingerprint
         self.use_title = use_title
@@ -39,10 +43,12 @@ class NearDuplicatePipeline:
         settings = with_defaults(crawler.settings)
         if not settings.getbool("DEDUP_ENABLED"):
             raise NotConfigured("DEDUP_ENABLED is off")
-        store = store_from_settings(settings, connection.from_settings(settings))
+        client = connection.from_settings(settings)
+        store = store_from_settings(settings, client)
         executor, fingerprint = shared_pool(dedup_config(settings), settings.getint("DEDUP_PROCESSES"))
+        outcomes = OutcomeStore.for_spider(client, settings, crawler.spider.name) if crawler.spider else None
         return cls(crawler.stats, store, executor, fingerprint, settings.getbool("DEDUP_USE_TITLE"),
-                   settings.getint("DEDUP_BATCH_SIZE"))
+                   settings.getint("DEDUP_BATCH_SIZE"), outcomes)
 
     async def process_item(self, item: ArticleItem) -> ArticleItem:
         site, url = item.get("site"), item["url"]
@@ -52,16 +58,26 @@ class NearDuplicatePipeline:
         if value is None:
             self.stats.inc_value(f"articles/invalid/{site}")
             self.stats.inc_value("articles/invalid_reason/unfingerprintable")
-            raise DropItem(f"invalid article {url}: {error}", log_level="INFO")
+            raise InvalidArticle(f"invalid article {url}: {error}", log_level="INFO")
         item["simhash"] = to_hex(value)
         decision = await self.batcher.decide(url, value)
         self.stats.set_value("dedup/round_trips", self.batcher.calls)
         if decision.replayed and decision.kept:
-            self.stats.inc_value(f"dedup/seen_before/{site}")
-            raise DropItem(f"already kept in an earlier run: {url}", log_level="INFO")
-        if not decision.kept:
+            if await self._written_before(url):
+                self.stats.inc_value(f"dedup/seen_before/{site}")
+                raise SeenBefore(f"already kept in an earlier run: {url}", log_level="INFO")
+            # Kept by a crawl that died before the item reached its feed: keep it now.
+            self.stats.inc_value(f"dedup/recovered/{site}")
+        elif not decision.kept:
             self.stats.inc_value(f"dedup/dropped/{site}")
-            raise DropItem(f"near-duplicate of {decision.duplicate_of} (distance {decision.distance}): {url}",
-                           log_level="INFO")
+            raise NearDuplicate(f"near-duplicate of {decision.duplicate_of} (distance {decision.distance}): {url}",
+                                log_level="INFO")
         self.stats.inc_value(f"dedup/kept/{site}")
         return item
+
+    async def _written_before(self, url: str) -> bool:
+        """Whether an earlier run recorded ``url`` as kept (its item went to a feed)."""
+        if self.outcomes is None:
+            return True
+        record = await asyncio.to_thread(self.outcomes.get, url)
+        return record is not None and record.get("outcome") == "kept"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DropItem
 from scrapy.statscollectors import StatsCollector
 
 from news_crawler.config import with_defaults
+from news_crawler.drops import InvalidArticle
 from news_crawler.items import ArticleItem
 
 
@@ -19,10 +19,10 @@ class ValidationPipeline:
     def from_crawler(cls, crawler: Crawler) -> ValidationPipeline:
         return cls(crawler.stats, with_defaults(crawler.settings).getint("ARTICLE_MIN_CHARS"))
 
-    def invalid(self, item: ArticleItem, reason: str, key: str) -> DropItem:
+    def invalid(self, item: ArticleItem, reason: str, key: str) -> InvalidArticle:
         self.stats.inc_value(f"articles/invalid/{item.get('site')}")
         self.stats.inc_value(f"articles/invalid_reason/{key}")
-        return DropItem(f"invalid article {item.get('url')}: {reason}", log_level="INFO")
+        return InvalidArticle(f"invalid article {item.get('url')}: {reason}", log_level="INFO")
 
     def process_item(self, item: ArticleItem) -> ArticleItem:
         reason = item.pop("invalid_reason", None)

@@ -25,6 +25,7 @@ from news_crawler.extraction import extract_article
 from news_crawler.extraction.decode import decode_html
 from news_crawler.items import ArticleItem
 from news_crawler.spiders.seeds import RedisSeeds
+from news_crawler.tracker import fetch_failed
 
 _FEED_LINKS = re.compile(rb"<(?:link|loc|guid)[^>]*>\s*(?:<!\[CDATA\[)?\s*(https?://[^<\s\]]+)", re.I)
 
@@ -120,11 +121,6 @@ class NewsSpider(scrapy.Spider):
         return extract_article(html, response.url)
 
     def failed(self, failure: Failure) -> None:
-        """A page that could not be fetched is counted, logged, and forgotten by the
-        dupefilter, so the next run tries it again instead of skipping it forever."""
-        request = failure.request
-        self.crawler.stats.inc_value(f"pages/failed/{self.site}")
-        self.logger.warning("fetch failed, will retry next run: %s (%s)", request.url, failure.getErrorMessage())
-        forget = getattr(self.crawler.engine.scheduler, "forget", None)
-        if forget is not None:
-            forget(request)
+        """A page that could not be fetched: the outcome tracker decides what it means
+        (gone, refused by robots.txt, or a failure to try again on the next run)."""
+        self.crawler.signals.send_catch_log(fetch_failed, request=failure.request, failure=failure)

@@ -1,0 +1,108 @@
+"""A scrapy-redis priority queue whose pops are leases.
+
+``pop`` moves a request atomically from ``<key>`` to ``<key>:inflight`` with a lease
+expiry, and tags the request with its lease (``request.meta["lease"]``); ``ack`` removes
+it once the request's outcome is recorded. A live worker renews its leases every third of
+``SCHEDULER_LEASE_SECONDS``. ``reclaim`` puts back the requests of workers that died: at
+once for a dead process on this host, after the lease expires for any other.
+``postpone`` keeps a request in ``<key>:later`` until the next run opens the queue. A request can so be fetched twice after a crash, never lost.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from scrapy import Request
+from scrapy_redis.queue import Base
+
+from news_crawler.leasing.owner import is_dead_here, this_owner
+
+LEASE_META = "lease"
+_LUA = Path(__file__).parent
+
+
+class LeasedPriorityQueue(Base):
+    lease_seconds = 120.0  # the scheduler sets SCHEDULER_LEASE_SECONDS
+
+    def __init__(self, server: Any, spider: Any, key: str, serializer: Any = None) -> None:
+        super().__init__(server, spider, key, serializer)
+        self.inflight_key = f"{self.key}:inflight"
+        self.later_key = f"{self.key}:later"
+        self.owner = this_owner()
+        self.held: set[str] = set()  # in-flight members this worker holds
+        self._pop = server.register_script((_LUA / "pop.lua").read_text(encoding="utf-8"))
+        self._renew = server.register_script((_LUA / "renew.lua").read_text(encoding="utf-8"))
+        self._requeue = server.register_script((_LUA / "requeue.lua").read_text(encoding="utf-8"))
+
+    def __len__(self) -> int:
+        return self.server.zcard(self.key)
+
+    def _encode_request(self, request: Request) -> str:
+        data = request.to_dict(spider=self.spider)
+        data["meta"] = {k: v for k, v in data.get("meta", {}).items() if k != LEASE_META}
+        return self.serializer.dumps(data)
+
+    def push(self, request: Request) -> None:
+        self.server.execute_command("ZADD", self.key, -request.priority, self._encode_request(request))
+
+    def pop(self, timeout: int = 0) -> Request | None:
+        member = self._pop(keys=[self.key, self.inflight_key], args=[self.owner, self.lease_seconds])
+        if not member:
+            return None
+        member = member.decode() if isinstance(member, bytes) else member
+        self.held.add(member)
+        request = self._decode_request(member.split("\n", 1)[1])
+        request.meta[LEASE_META] = member
+        return request
+
+    def ack(self, request: Request) -> None:
+        """The request's outcome is recorded: its lease ends."""
+        member = request.meta.get(LEASE_META)
+        if member:
+            self.server.zrem(self.inflight_key, member)
+            self.held.discard(member)
+
+    def postpone(self, request: Request) -> None:
+        """Queue ``request`` for the next run (``resume_postponed``), not this one."""
+        self.server.execute_command("ZADD", self.later_key, -request.priority,
+                                    self._encode_request(request.replace(dont_filter=True)))
+
+    def resume_postponed(self) -> int:
+        """Move the requests postponed by earlier runs into the queue; returns how many."""
+        pipe = self.server.pipeline(transaction=True)
+        pipe.zcard(self.later_key)
+        pipe.zunionstore(self.key, [self.key, self.later_key], aggregate="MIN")
+        pipe.delete(self.later_key)
+        return int(pipe.execute()[0])
+
+    def renew(self) -> None:
+        if self.held:
+            self._renew(keys=[self.inflight_key], args=[self.lease_seconds, *self.held])
+
+    def in_flight(self) -> int:
+        return self.server.zcard(self.inflight_key)
+
+    def reclaim(self) -> int:
+        """Requeue the requests of dead workers; returns how many were put back."""
+        dead_here, others = [], []
+        for raw in self.server.zrange(self.inflight_key, 0, -1):
+            member = raw.decode()
+            if member in self.held:
+                continue
+            owner = member.split("\n", 1)[0]
+            (dead_here if owner != self.owner and is_dead_here(owner) else others).append(member)
+        return self._move(dead_here, force=True) + self._move(others, force=False)
+
+    def _move(self, members: Iterable[str], force: bool) -> int:
+        args: list[Any] = ["1" if force else "0"]
+        for member in members:
+            args += [member, -int(json.loads(member.split("\n", 1)[1]).get("priority", 0))]
+        if len(args) == 1:
+            return 0
+        return int(self._requeue(keys=[self.key, self.inflight_key], args=args))
+
+    def clear(self) -> None:
+        self.server.delete(self.key, self.inflight_key, self.later_key)

@@ -1,0 +1,156 @@
+"""The spider middleware that ends every leased request with a recorded outcome.
+
+It counts the items each response yields; the item signals (scraped, dropped, error)
+record each item's outcome; when the response's output is exhausted and all its items
+have an outcome, the request's lease ends. A page that could not be fetched arrives
+through ``fetch_failed`` (sent by the spider's errback). An exception in a callback or a
+pipeline releases the request for the next run, up to ``OUTCOME_RETRY_RUNS`` runs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+from itemadapter import is_item
+from scrapy import Request, signals
+from scrapy.crawler import Crawler
+from scrapy.http import Response
+
+from news_crawler import connection
+from news_crawler.config import with_defaults
+from news_crawler.outcomes import OutcomeStore, classify_failure
+
+logger = logging.getLogger(__name__)
+
+fetch_failed = object()  # signal: request, failure
+
+
+class OutcomeTracker:
+    def __init__(self, crawler: Crawler, store: OutcomeStore, retry_runs: int) -> None:
+        self.crawler = crawler
+        self.store = store
+        self.retry_runs = retry_runs
+        self._pending: dict[int, int] = {}  # id(request) -> items without an outcome yet
+        self._open: set[int] = set()  # requests whose callback output is still being read
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> OutcomeTracker:
+        settings = with_defaults(crawler.settings)
+        store = OutcomeStore.for_spider(connection.from_settings(settings), settings, crawler.spider.name)
+        tracker = cls(crawler, store, settings.getint("OUTCOME_RETRY_RUNS"))
+        for handler, signal in ((tracker.item_scraped, signals.item_scraped),
+                                (tracker.item_dropped, signals.item_dropped),
+                                (tracker.item_error, signals.item_error),
+                                (tracker.spider_error, signals.spider_error),
+                                (tracker.fetch_failed, fetch_failed)):
+            crawler.signals.connect(handler, signal=signal)
+        return tracker
+
+    # Spider middleware: count items per response; end the lease when all are settled.
+    def process_spider_output(self, response: Response, result: Iterable[Any]):
+        self._start(response.request)
+        try:
+            for o in result:
+                self._count(response.request, o)
+                yield o
+        except Exception:
+            self._open.discard(id(response.request))  # spider_error releases it, then ends the lease
+            raise
+        self._output_done(response.request)
+
+    async def process_spider_output_async(self, response: Response, result: AsyncIterator[Any]):
+        self._start(response.request)
+        try:
+            async for o in result:
+                self._count(response.request, o)
+                yield o
+        except Exception:
+            self._open.discard(id(response.request))  # spider_error releases it, then ends the lease
+            raise
+        self._output_done(response.request)
+
+    def _start(self, request: Request) -> None:
+        self._open.add(id(request))
+        self._pending.setdefault(id(request), 0)
+
+    def _count(self, request: Request, output: Any) -> None:
+        if is_item(output):
+            self._pending[id(request)] = self._pending.get(id(request), 0) + 1
+
+    def _output_done(self, request: Request) -> None:
+        self._open.discard(id(request))
+        self._maybe_finish(request)
+
+    def _item_done(self, response: Response | None) -> None:
+        if response is None or response.request is None:
+            return
+        key = id(response.request)
+        self._pending[key] = self._pending.get(key, 1) - 1
+        self._maybe_finish(response.request)
+
+    def _maybe_finish(self, request: Request) -> None:
+        key = id(request)
+        if key not in self._open and self._pending.get(key, 0) <= 0:
+            self._pending.pop(key, None)
+            self._scheduler_call("ack", request)
+
+    def _scheduler_call(self, name: str, request: Request) -> None:
+        method = getattr(self.crawler.engine.scheduler, name, None)
+        if method is not None:
+            method(request)
+
+    def _site(self, item: Any = None) -> str:
+        site = item.get("site") if item is not None and hasattr(item, "get") else None
+        return site or getattr(self.crawler.spider, "site", "") or self.crawler.spider.name
+
+    # Item outcomes.
+    def item_scraped(self, item: Any, response: Response) -> None:
+        self.store.record(item["url"], "kept")
+        self._item_done(response)
+
+    def item_dropped(self, item: Any, response: Response, exception: BaseException) -> None:
+        outcome = getattr(exception, "outcome", "dropped")
+        if outcome:
+            self.store.record(item.get("url") or response.url, outcome, str(exception)[:200])
+        self._item_done(response)
+
+    def item_error(self, item: Any, response: Response, failure: Any) -> None:
+        self._release(response.request, item.get("site"), failure)
+        self._item_done(response)
+
+    def spider_error(self, failure: Any, response: Response) -> None:
+        self._release(response.request, None, failure)
+        self._pending.pop(id(response.request), None)
+        self._scheduler_call("ack", response.request)
+
+    def _release(self, request: Request, site: str | None, failure: Any) -> None:
+        """An exception, not a verdict on the page: fetch it again on the next run."""
+        reason = f"{type(failure.value).__name__}: {failure.value}"[:200]
+        self.crawler.stats.inc_value(f"outcomes/error/{site or self._site()}")
+        self._retry_later(request, "error", reason)
+
+    def _retry_later(self, request: Request, outcome: str, reason: str) -> None:
+        attempts = self.store.count_attempt(request.url)
+        if attempts >= self.retry_runs:
+            self.store.record(request.url, "given_up", f"{reason} ({attempts} runs)")
+            self.crawler.stats.inc_value(f"outcomes/given_up/{self._site()}")
+            logger.warning("giving up on %s after %d runs: %s", request.url, attempts, reason)
+            return
+        self.store.record(request.url, outcome, reason)
+        self._scheduler_call("postpone", request)
+
+    # Pages that could not be fetched (the spider's errback sends fetch_failed).
+    def fetch_failed(self, request: Request, failure: Any) -> None:
+        outcome, reason = classify_failure(failure)
+        site = self._site()
+        if outcome == "failed":
+            self.crawler.stats.inc_value(f"pages/failed/{site}")
+            logger.warning("fetch failed, will retry next run: %s (%s)", request.url, reason)
+            self._retry_later(request, "failed", reason)
+        else:
+            self.crawler.stats.inc_value(f"outcomes/{outcome}/{site}")
+            logger.info("%s: %s (%s), not retried", outcome, request.url, reason)
+            self.store.record(request.url, outcome, reason)
+        self._scheduler_call("ack", request)

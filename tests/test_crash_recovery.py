@@ -1,0 +1,113 @@
+"""A crawl killed with SIGKILL loses nothing: its rerun fetches what was in flight, and
+every article ends kept (in a feed), dropped as a near-duplicate, or invalid."""
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from news_crawler.outcomes import OutcomeStore
+from news_mirror.catalog import add_bad_pages, build_catalog
+from news_mirror.server import Mirror, serve
+from tests.conftest import DATA
+from tests.crawl_helpers import crawl
+
+SPIDERS = ["sina", "163", "thepaper", "qq", "ifeng"]
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    if not (DATA / "pages").is_dir():
+        pytest.skip("saved pages not found")
+    catalog = build_catalog(DATA)
+    add_bad_pages(catalog)
+    return catalog
+
+
+def children(pid: int) -> list[int]:
+    """Every process whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_bytes()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(b")") + 2 :].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
+
+
+def describe(pid: int) -> str:
+    try:
+        return f"{pid} " + Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]
+    except OSError:
+        return f"{pid} (gone)"
+
+
+def wait_for(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def recorded_outcomes(client) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for spider in SPIDERS:
+        out.update(OutcomeStore(client, f"{spider}:outcomes", f"{spider}:attempts").all())
+    return out
+
+
+def feed_urls(directory: Path) -> set[str]:
+    """URLs of every line in the feeds under ``directory``; each line must be whole JSON."""
+    return {json.loads(line)["url"] for f in directory.rglob("*.jsonl") for line in f.read_text().splitlines()}
+
+
+@pytest.mark.parametrize("kill_at", [0.4, 0.9])
+def test_sigkill_mid_crawl_then_rerun_loses_no_article(tmp_path, redis_server, redis_client, catalog, kill_at):
+    mirror = Mirror(catalog, day=1)
+    mirror.delay = 0.25  # a slow site: the kill lands while requests are in flight
+    server = serve(mirror)
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    articles = {u for u, p in catalog.pages.items() if p.day == 1 and p.site in SPIDERS}
+    paths = {u.split("://")[1] for u in articles}
+    try:
+        # The default process pool, so the kill also shows its workers do not outlive the crawl.
+        proc = crawl(tmp_path, redis_server.url, url, SPIDERS, name="killed", wait=False,
+                     settings={"DEDUP_PROCESSES": "1", "CONCURRENT_REQUESTS_PER_DOMAIN": "2"})
+        wait_for(lambda: len(set(mirror.article_requests()) & paths) >= kill_at * len(paths), 120,
+                 f"{kill_at:.0%} of the article pages to be requested")
+        pool = children(proc.pid)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        assert pool, "the crawl had started its fingerprinting pool"
+        wait_for(lambda: not any(alive(p) for p in pool), 30,
+                 f"the pool workers to die with their parent: {[describe(p) for p in pool if alive(p)]}")
+        assert len(recorded_outcomes(redis_client)) < len(articles)  # the kill left work undone
+
+        crawl(tmp_path, redis_server.url, url, SPIDERS, name="rerun")
+    finally:
+        server.shutdown()
+
+    assert paths <= set(mirror.article_requests())  # every article page fetched at least once
+    outcomes = recorded_outcomes(redis_client)
+    missing = sorted(articles - set(outcomes))
+    assert not missing, f"{len(missing)} articles without an outcome: {missing[:3]}"
+    assert {outcomes[u]["outcome"] for u in articles} <= {"kept", "duplicate", "invalid"}
+    kept = {u for u in articles if outcomes[u]["outcome"] == "kept"}
+    in_feeds = feed_urls(tmp_path / "killed") | feed_urls(tmp_path / "rerun")
+    assert kept <= in_feeds, sorted(kept - in_feeds)[:3]  # every kept article reached a feed
+    for spider in SPIDERS:  # nothing left in flight or queued
+        assert redis_client.zcard(f"{spider}:requests") == 0 and redis_client.zcard(f"{spider}:requests:inflight") == 0
