@@ -44,7 +44,7 @@ class Mirror:
     def article_requests(self, since: int = 0) -> list[str]:
         """Paths of the article pages asked for since request number ``since``, in order."""
         with self._lock:
-            return [r for r in self.requests[since:] if r not in self.lists]
+            return [r for r in self.requests[since:] if r not in self.lists and not r.endswith("/robots.txt")]
 
     def respond(self, path: str) -> tuple[int, bytes, str]:
         key = path.lstrip("/")

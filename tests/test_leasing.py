@@ -1,0 +1,75 @@
+"""The leased queue against a real Redis: a taken request is held, not lost, until acked."""
+
+import subprocess
+import sys
+
+from scrapy import Request, Spider
+
+from news_crawler import request_json
+from news_crawler.leasing.owner import is_dead_here, this_owner
+from news_crawler.leasing.queue import LEASE_META, LeasedPriorityQueue
+
+
+class Site(Spider):
+    name = "site"
+
+
+def queue(client, lease_seconds=120.0) -> LeasedPriorityQueue:
+    q = LeasedPriorityQueue(client, Site(), "%(spider)s:requests", request_json)
+    q.lease_seconds = lease_seconds
+    return q
+
+
+def test_pop_leases_and_ack_ends_the_lease(redis_client):
+    q = queue(redis_client)
+    q.push(Request("https://x.example/low", priority=0))
+    q.push(Request("https://x.example/high", priority=5))
+    first = q.pop()
+    assert first.url == "https://x.example/high" and first.meta[LEASE_META].startswith(this_owner() + "\n")
+    assert len(q) == 1 and q.in_flight() == 1
+    q.ack(first)
+    assert q.in_flight() == 0
+
+
+def test_a_dead_workers_leases_come_back_first_thing_and_only_once(redis_client):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    owner = this_owner().split(":")[0] + f":{dead.stdout.strip()}:1"
+    assert is_dead_here(owner)
+    payload = request_json.dumps(Request("https://x.example/taken", priority=3).to_dict())
+    redis_client.zadd("site:requests:inflight", {f"{owner}\n{payload}": 9e12})  # a lease far from expiry
+    live = queue(redis_client)
+    held = live.push(Request("https://x.example/mine")) or live.pop()  # this worker's own lease stays
+    assert live.reclaim() == 1 and queue(redis_client).reclaim() == 0
+    back = live.pop()
+    assert back.url == "https://x.example/taken" and back.priority == 3
+    assert live.in_flight() == 2 and held.url == "https://x.example/mine"
+
+
+def test_an_expired_lease_of_a_silent_worker_is_requeued(redis_client):
+    expired = request_json.dumps(Request("https://x.example/far").to_dict())
+    renewed = request_json.dumps(Request("https://x.example/busy").to_dict())
+    redis_client.zadd("site:requests:inflight", {f"other-host:123:456\n{expired}": 1.0})  # expired in 1970
+    redis_client.zadd("site:requests:inflight", {f"other-host:124:457\n{renewed}": 9e12})  # alive elsewhere
+    q = queue(redis_client)
+    assert q.reclaim() == 1 and len(q) == 1 and q.in_flight() == 1
+
+
+def test_renew_keeps_held_leases_alive(redis_client):
+    q = queue(redis_client, lease_seconds=0.001)
+    q.push(Request("https://x.example/slow"))
+    request = q.pop()
+    q.lease_seconds = 3600
+    q.renew()
+    assert queue(redis_client).reclaim() == 0  # another worker sees a live lease
+    q.ack(request)
+    q.renew()  # an acked lease is not brought back by a renewal
+    assert q.in_flight() == 0
+
+
+def test_postponed_requests_wait_for_the_next_run(redis_client):
+    q = queue(redis_client)
+    q.postpone(Request("https://x.example/retry", priority=1))
+    assert len(q) == 0
+    assert queue(redis_client).resume_postponed() == 1
+    back = q.pop()
+    assert back.url == "https://x.example/retry" and back.dont_filter  # past the dupefilter that saw it

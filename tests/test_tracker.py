@@ -1,0 +1,100 @@
+"""Outcomes over real crawls of the mirror: gone and robots-denied pages are recorded and
+not fetched again; transient failures and errors come back on the next runs, then are
+given up with a record."""
+
+import json
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from news_crawler.outcomes import OutcomeStore
+from news_mirror.catalog import build_catalog
+from news_mirror.handler import mirror_path
+from news_mirror.server import Mirror, serve
+from tests.conftest import DATA
+from tests.crawl_helpers import ROOT, crawl, mirror_env
+
+FAST = {"RETRY_TIMES": "0", "OUTCOME_RETRY_RUNS": "2"}
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    if not (DATA / "pages").is_dir():
+        pytest.skip("saved pages not found")
+    return build_catalog(DATA)
+
+
+@pytest.fixture
+def site(catalog):
+    mirror = Mirror(catalog, day=1)
+    server = serve(mirror)
+    yield mirror, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def sina_articles(catalog) -> list[str]:
+    return sorted(u for u, p in catalog.pages.items() if p.site == "sina" and p.day == 1 and not p.reprint_of)
+
+
+def test_gone_robots_and_failed_pages(tmp_path, redis_server, redis_client, catalog, site):
+    mirror, url = site
+    gone, gone2, denied, broken = sina_articles(catalog)[:4]
+    mirror.statuses = {mirror_path(gone): 404, mirror_path(gone2): 410, mirror_path(broken): 503}
+    host = mirror_path(denied).split("/")[0]
+    mirror.robots = {host: f"User-agent: *\nDisallow: /{mirror_path(denied).split('/', 1)[1]}\n"}
+    settings = {**FAST, "ROBOTSTXT_OBEY": "True"}
+
+    summary, _ = crawl(tmp_path, redis_server.url, url, ["sina"], name="run1", settings=settings)
+    store = OutcomeStore(redis_client, "sina:outcomes", "sina:attempts")
+    outcomes = {u: r["outcome"] for u, r in store.all().items()}
+    assert (outcomes[gone], outcomes[gone2], outcomes[denied], outcomes[broken]) == ("gone", "gone", "robots", "failed")
+    row = summary["sites"]["sina"]
+    assert (row["gone"], row["robots"], row["failed"], row["errors"]) == (2, 1, 1, 0)
+    assert store.get(gone)["reason"] == "HTTP 404"
+
+    before = len(mirror.requests)
+    crawl(tmp_path, redis_server.url, url, ["sina"], name="run2", settings=settings)
+    again = Counter(mirror.article_requests(before))
+    assert again == Counter({mirror_path(broken): 1})  # only the transient failure is tried again
+    assert store.get(broken)["outcome"] == "given_up" and "2 runs" in store.get(broken)["reason"]
+
+    before = len(mirror.requests)
+    crawl(tmp_path, redis_server.url, url, ["sina"], name="run3", settings=settings)
+    assert not mirror.article_requests(before)  # given up: not fetched again
+
+
+def test_a_pipeline_error_releases_the_url_for_the_next_run(tmp_path, redis_server, redis_client, catalog, site):
+    mirror, url = site
+    victim = sina_articles(catalog)[0]
+    pipelines = {"news_crawler.pipelines.validate.ValidationPipeline": 100,
+                 "news_crawler.pipelines.dedup.NearDuplicatePipeline": 200,
+                 "tests.failing_pipeline.FailOnURL": 250}
+    failing = {**FAST, "FAIL_URL": victim, "ITEM_PIPELINES": json.dumps(pipelines)}
+    proc = crawl(tmp_path, redis_server.url, url, ["sina"], name="run1", settings=failing, wait=False)
+    assert proc.wait(300) == 1  # the crawl says it met an error
+    summary = json.loads((tmp_path / "run1" / "summary.json").read_text())
+    assert summary["sites"]["sina"]["errors"] == 1
+    store = OutcomeStore(redis_client, "sina:outcomes", "sina:attempts")
+    assert store.get(victim)["outcome"] == "error" and "downstream store is broken" in store.get(victim)["reason"]
+
+    before = len(mirror.requests)
+    summary2, items = crawl(tmp_path, redis_server.url, url, ["sina"], name="run2", settings=FAST)
+    assert mirror.article_requests(before) == [mirror_path(victim)]
+    assert store.get(victim)["outcome"] in ("kept", "duplicate")  # decided before the error: a replay
+    if store.get(victim)["outcome"] == "kept":
+        assert victim in {i["url"] for i in items}  # the feed line the error had kept from it
+
+
+def test_daily_exits_non_zero_when_a_pipeline_raised(tmp_path, redis_server, redis_client, catalog, site):
+    mirror, url = site
+    pipelines = {"tests.failing_pipeline.FailOnURL": 250}
+
+    result = subprocess.run(
+        [sys.executable, "-m", "news_crawler.cli.crawler", "daily", "-s", f"REDIS_URL={redis_server.url}",
+         "-s", f"DAILY_DIR={tmp_path / 'daily'}", "-s", "DAILY_SPIDERS=sina", "-s", "DEDUP_PROCESSES=0",
+         "-s", f"FEED_DIR={tmp_path / 'out'}", "-s", f"FAIL_URL={sina_articles(catalog)[1]}",
+         "-s", f"ITEM_PIPELINES={json.dumps(pipelines)}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env=mirror_env(url))
+    assert result.returncode == 1 and "failed: sina" in result.stderr
