@@ -41,10 +41,14 @@ def test_check_contract(redis_server, redis_client, corpus, sina_articles):
     assert reprint["duplicate_of"] == sina_articles[0]["id"] and 0 <= reprint["distance"] <= 3
     assert "line 3" in bad["error"] and "empty" in empty["error"] and "id" in numeric["error"]
     assert html["duplicate_of"] is None and "body" in nobody["error"]
-    assert "2 kept, 1 near-duplicates, 4 unusable lines" in out.stderr
+    assert "2 kept, 1 near-duplicates, 0 replays, 4 unusable lines" in out.stderr
 
     again = run(["check", "--redis-url", redis_server.url, "--namespace", "cli", "-"], corpus)
-    assert again.stdout == out.stdout  # decided before: the same answers, nothing new stored
+    replayed = [json.loads(line) for line in again.stdout.splitlines()]
+    # Decided before: the same answers, marked as replays, nothing new stored.
+    assert [{k: v for k, v in r.items() if k != "replay"} for r in replayed] == rows
+    assert [r.get("replay") for r in replayed] == [True, True, None, None, None, True, None]
+    assert "0 kept, 0 near-duplicates, 3 replays, 4 unusable lines" in again.stderr
 
     stats = run(["stats", "--redis-url", redis_server.url, "--namespace", "cli", "--json"])
     report = json.loads(stats.stdout)
@@ -96,3 +100,61 @@ def test_default_is_the_embedded_server(tmp_path, sina_articles):
         assert stats["fingerprints"] == 1
     finally:
         stop_server(tmp_path / "emb")
+
+
+def test_every_line_gets_one_answer_whatever_it_holds(tmp_path, redis_server, redis_client, sina_articles):
+    good = [json.dumps({"id": a["id"], "body": a["body"]}, ensure_ascii=False).encode() for a in sina_articles[:6]]
+    bad = [
+        b"",                                                   # blank
+        b"   \t",                                              # blank, with whitespace
+        b'{"id": "x", "body": "\xff\xfe broken bytes"}',       # invalid UTF-8
+        b"[" * 100_000 + b"]" * 100_000,                        # nested too deep
+        b'{"id": "\\udc80", "body": "lone surrogate id"}',    # id is not valid text
+        b'{"id": "cr",\r "body": ' + json.dumps(sina_articles[7]["body"]).encode() + b"}",  # raw CR in whitespace
+        b"{broken",                                             # not JSON
+    ]
+    lines = [good[0], bad[0], good[1], bad[1], bad[2], good[2], bad[3], good[3], bad[4], bad[5], good[4], bad[6],
+             good[5]]
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    out = subprocess.run([sys.executable, "-m", "news_crawler.cli.dedup", "check", "--redis-url", redis_server.url,
+                          "--namespace", "mixed", str(path)], capture_output=True, timeout=300)
+    assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
+    rows = [json.loads(line) for line in out.stdout.decode().splitlines()]
+    assert len(rows) == len(lines)
+    ids = [json.loads(g)["id"] for g in good]
+    assert [r["id"] for r in rows] == [ids[0], None, ids[1], None, None, ids[2], None, ids[3], None, "cr", ids[4],
+                                       None, ids[5]]
+    errors = [r["error"] for r in rows if "error" in r]
+    assert errors[:2] == ["blank line", "blank line"] and "invalid UTF-8" in errors[2]
+    assert "nested too deep" in errors[3] and "not valid text" in errors[4] and "not JSON" in errors[5]
+    assert rows[9]["simhash"]  # the CR is JSON whitespace: the line is whole
+
+
+def test_redis_dying_mid_run_ends_with_one_line_and_whole_output(tmp_path, sina_articles):
+    from tests.redis_server import TestServer
+
+    server = TestServer(tmp_path / "redis")
+    proc = subprocess.Popen([sys.executable, "-m", "news_crawler.cli.dedup", "check", "--redis-url", server.url, "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines = [json.dumps({"id": f"{n}-{a['id']}", "body": a["body"]}, ensure_ascii=False).encode() + b"\n"
+             for n, a in enumerate(sina_articles[:600])]
+    try:
+        proc.stdin.write(b"".join(lines[:300]))
+        proc.stdin.flush()
+        first = [proc.stdout.readline() for _ in range(256)]  # the first batch is decided and printed
+        server.process.kill()
+        server.process.wait()
+        try:
+            proc.stdin.write(b"".join(lines[300:]))
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass  # check stopped reading once Redis failed: that is the point
+        rest = proc.stdout.read()
+        assert proc.wait(120) == 3
+    finally:
+        server.stop()
+    stderr = proc.stderr.read().decode().strip()
+    assert len(stderr.splitlines()) == 1 and "Redis failed after" in stderr and "Traceback" not in stderr
+    printed = [json.loads(line) for line in (b"".join(first) + rest).decode().splitlines()]
+    assert len(printed) >= 256 and all(len(r["simhash"]) == 16 for r in printed)

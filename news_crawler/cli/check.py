@@ -1,28 +1,76 @@
-"""``news-dedup check``: decide every line of a JSON Lines corpus, in input order."""
+"""``news-dedup check``: decide every line of a JSON Lines corpus, in input order.
+
+Input is read as bytes and split on ``\\n`` only; each line is decoded on its own, so one
+bad line (invalid UTF-8, nested too deep, not JSON, no id) gets its own error line and
+the run carries on. Every input line, blank ones included, gets exactly one output line.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import IO, Any
 
 from news_crawler.fingerprint import Fingerprinter, UnusableText, to_hex
 from news_crawler.index import FingerprintStore
 
 CHECK_CHUNK = 256
+READ_BLOCK = 1 << 20
 
 
-def parse_line(line: str, lineno: int, fingerprinter: Fingerprinter) -> tuple[str, int] | dict[str, Any]:
-    """``(id, simhash)`` for a usable line, else the error record to print for it."""
+def read_lines(stream: IO[bytes]) -> Iterator[bytes]:
+    """The lines of a binary stream, split on ``\\n`` only (a CR is just a byte). Reads what
+    is there (``read1``), so lines piped in one by one are decided as they come."""
+    read = getattr(stream, "read1", stream.read)
+    rest = b""
+    while block := read(READ_BLOCK):
+        lines = (rest + block).split(b"\n")
+        rest = lines.pop()
+        yield from lines
+    if rest:
+        yield rest
+
+
+def _text(value: Any) -> str | None:
+    """``value`` if it is a string that UTF-8 can carry (no lone surrogates), else None."""
+    if not isinstance(value, str):
+        return None
     try:
-        doc = json.loads(line)
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return value
+
+
+def _decode(line: bytes | str, lineno: int) -> tuple[Any, str]:
+    """``(the JSON value of a line, "")``, or ``(None, why it has none)``."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return None, f"line {lineno}: invalid UTF-8 (byte {e.start})"
+    if not line.strip():
+        return None, "blank line"
+    try:
+        return json.loads(line), ""
+    except RecursionError:
+        return None, f"line {lineno}: JSON nested too deep"
     except json.JSONDecodeError as e:
-        return {"id": None, "error": f"line {lineno}: not JSON ({e.msg})"}
+        return None, f"line {lineno}: not JSON ({e.msg})"
+
+
+def parse_line(line: bytes | str, lineno: int, fingerprinter: Fingerprinter) -> tuple[str, int] | dict[str, Any]:
+    """``(id, simhash)`` for a usable line, else the error record to print for it."""
+    doc, error = _decode(line, lineno)
+    if error:
+        return {"id": None, "error": error}
     if not isinstance(doc, dict):
         return {"id": None, "error": f"line {lineno}: expected a JSON object, got {type(doc).__name__}"}
-    doc_id = doc.get("id")
-    if not isinstance(doc_id, str) or not doc_id:
-        return {"id": doc_id if isinstance(doc_id, (str, int)) else None,
+    raw_id = doc.get("id")
+    if isinstance(raw_id, str) and raw_id and _text(raw_id) is None:
+        return {"id": None, "error": f"line {lineno}: id is not valid text (a lone surrogate)"}
+    if not isinstance(raw_id, str) or not raw_id:
+        return {"id": raw_id if isinstance(raw_id, (str, int)) else None,
                 "error": f"line {lineno}: \"id\" must be a non-empty string"}
     body = doc.get("body")
     if body is None and isinstance(doc.get("html"), str):
@@ -30,16 +78,18 @@ def parse_line(line: str, lineno: int, fingerprinter: Fingerprinter) -> tuple[st
 
         body = extract_article(doc["html"], doc.get("url") or "").body
     if not isinstance(body, str):
-        return {"id": doc_id, "error": "needs a \"body\" or \"html\" string"}
-    title = doc.get("title") if isinstance(doc.get("title"), str) else ""
+        return {"id": raw_id, "error": "needs a \"body\" or \"html\" string"}
+    body = _text(body) or body.encode("utf-8", "replace").decode("utf-8")
+    title = _text(doc.get("title")) or ""
     try:
-        return doc_id, fingerprinter.fingerprint(body, title).value
+        return raw_id, fingerprinter.fingerprint(body, title).value
     except UnusableText as e:
-        return {"id": doc_id, "error": str(e)}
+        return {"id": raw_id, "error": str(e)}
 
 
-def check(lines: Iterable[str], fingerprinter: Fingerprinter, store: FingerprintStore) -> Iterator[dict]:
-    """One decision (or error) per non-blank input line, in input order."""
+def check(lines: Iterable[bytes | str], fingerprinter: Fingerprinter, store: FingerprintStore) -> Iterator[dict]:
+    """One decision (or error) per input line, in input order. A replayed id (decided
+    before) gets its earlier decision and stored simhash back, marked ``"replay": true``."""
     pending: list[dict | tuple[str, int]] = []
 
     def flush() -> Iterator[dict]:
@@ -47,15 +97,15 @@ def check(lines: Iterable[str], fingerprinter: Fingerprinter, store: Fingerprint
         for p in pending:
             if isinstance(p, dict):
                 yield p
-            else:
-                d = next(decisions)
-                yield {"id": d.id, "simhash": to_hex(d.simhash), "duplicate_of": d.duplicate_of,
-                       "distance": d.distance}
+                continue
+            d = next(decisions)
+            out = {"id": d.id, "simhash": to_hex(d.simhash), "duplicate_of": d.duplicate_of, "distance": d.distance}
+            if d.replayed:
+                out["replay"] = True
+            yield out
         pending.clear()
 
     for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
         pending.append(parse_line(line, lineno, fingerprinter))
         if len(pending) >= CHECK_CHUNK:
             yield from flush()

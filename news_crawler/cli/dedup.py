@@ -14,10 +14,11 @@ import logging
 import sys
 from typing import IO, Any
 
+import redis
 from scrapy.settings import Settings
 
 from news_crawler import connection
-from news_crawler.cli.check import check
+from news_crawler.cli.check import check, read_lines
 from news_crawler.config import build_settings
 from news_crawler.engine import fingerprinter_from_settings, store_from_settings
 from news_crawler.fingerprint import UnusableText, blocks, from_hex, similarity, to_hex
@@ -34,25 +35,36 @@ def _store(settings: Settings) -> RedisStore:
     return store_from_settings(settings, connection.from_settings(settings))
 
 
+EX_REDIS_FAILED = 3  # check: Redis failed mid-run; every line printed before is complete
+
+
 def _open(path: str) -> IO[str]:
     return sys.stdin if path == "-" else open(path, encoding="utf-8")
+
+
+def _open_binary(path: str) -> IO[bytes]:
+    return sys.stdin.buffer if path == "-" else open(path, "rb")
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     settings = _settings(args)
     fingerprinter = fingerprinter_from_settings(settings)
     store = _store(settings)
-    kept = dropped = errors = 0
-    with _open(args.file) as f:
-        for out in check(f, fingerprinter, store):
-            if "error" in out:
-                errors += 1
-            elif out["duplicate_of"] is None:
-                kept += 1
-            else:
-                dropped += 1
-            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
-    print(f"news-dedup: {kept} kept, {dropped} near-duplicates, {errors} unusable lines", file=sys.stderr)
+    counts = dict.fromkeys(("kept", "near-duplicates", "replays", "unusable lines"), 0)
+    printed = 0
+    try:
+        with _open_binary(args.file) as f:
+            for out in check(read_lines(f), fingerprinter, store):
+                kind = ("unusable lines" if "error" in out else "replays" if out.get("replay")
+                        else "kept" if out["duplicate_of"] is None else "near-duplicates")
+                counts[kind] += 1
+                sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+                printed += 1
+    except redis.RedisError as e:
+        sys.stdout.flush()
+        print(f"news-dedup: Redis failed after {printed} lines were decided and printed: {e}", file=sys.stderr)
+        return EX_REDIS_FAILED
+    print("news-dedup: " + ", ".join(f"{n} {kind}" for kind, n in counts.items()), file=sys.stderr)
     return 0
 
 
