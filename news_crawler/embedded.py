@@ -9,6 +9,7 @@ starts it, later ones (a second spider, the CLI, tomorrow's cron run) reuse it.
 from __future__ import annotations
 
 import fcntl
+import os
 import shutil
 import subprocess
 import time
@@ -78,9 +79,10 @@ def ensure_server(data_dir: str | Path, timeout: float = 10.0) -> str:
     url = f"unix://{sock}"
     if _alive(sock):
         return url
-    data.mkdir(parents=True, exist_ok=True)
+    data.mkdir(mode=0o700, parents=True, exist_ok=True)
+    data.chmod(0o700)  # every URL and fingerprint is in there: for its owner only
     # Two processes starting at once: the lock lets one start the server, the other reuse it.
-    with open(data / "start.lock", "w") as lock:
+    with open(os.open(data / "start.lock", os.O_WRONLY | os.O_CREAT, 0o600), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if _alive(sock):
             return url
@@ -99,7 +101,8 @@ def ensure_server(data_dir: str | Path, timeout: float = 10.0) -> str:
             "--pidfile", str(data / "server.pid"),
             "--logfile", str(log),
         ]
-        result = subprocess.run(cmd, capture_output=True, text=True)
+        # umask 077: the append-only file, log and pid file are created 0600.
+        result = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=lambda: os.umask(0o077))
         if result.returncode != 0:
             raise EmbeddedServerError(f"{cmd[0]} failed to start: {result.stderr or result.stdout} (see {log})")
         deadline = time.monotonic() + timeout

@@ -22,7 +22,7 @@ ITEM_PIPELINES = {
     "news_crawler.pipelines.dedup.NearDuplicatePipeline": 200,
     "news_crawler.pipelines.redis_export.RedisListPipeline": 300,
 }
-EXTENSIONS = {"news_crawler.summary.CrawlSummary": 500}
+EXTENSIONS = {"news_crawler.redact.RedactSecrets": 0, "news_crawler.summary.CrawlSummary": 500}
 SPIDER_MIDDLEWARES = {"news_crawler.tracker.OutcomeTracker": 10}
 TELNETCONSOLE_ENABLED = False  # one console per spider, its password logged: off unless asked for
 

@@ -30,6 +30,17 @@ def test_starts_reuses_and_persists_across_restart(data_dir):
     assert RedisStore(client2, "emb").lookup("kept-doc").kept
 
 
+def test_only_its_owner_can_read_the_data(data_dir):
+    data_dir.mkdir(mode=0o755)  # a directory made earlier, too open
+    client = redis.Redis.from_url(ensure_server(data_dir))
+    RedisStore(client, "emb").decide("https://secret.example/story", 42)
+    client.execute_command("BGREWRITEAOF")
+    assert data_dir.stat().st_mode & 0o777 == 0o700
+    files = [p for p in data_dir.rglob("*") if p.is_file()]
+    assert any(p.suffix in (".aof", ".rdb") or "appendonly" in p.name for p in files)
+    assert [p.name for p in files if p.stat().st_mode & 0o077] == []  # nothing for group or others
+
+
 def _start(data_dir, queue):
     queue.put(ensure_server(data_dir))
 

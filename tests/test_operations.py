@@ -118,6 +118,9 @@ def test_three_workers_crawl_the_mirror_together(tmp_path, catalog):
         assert all(distance(a, b) > 3 for n, a in enumerate(fps) for b in fps[n + 1:])
         busy = [n for n in range(3) if load(tmp_path / f"w{n}")[0]["sites"]]
         assert len(busy) >= 2  # the work was actually shared
+        for n in range(3):  # no password in any log; no telnet console (it logs its own)
+            log = (tmp_path / f"w{n}.log").read_text()
+            assert "Spider closed" in log and "s3cret" not in log and "Telnet" not in log
     finally:
         server.shutdown()
         redis.stop()
