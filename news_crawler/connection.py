@@ -13,6 +13,8 @@ import threading
 from typing import Any
 
 import redis
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
 
 from news_crawler import defaults
 from news_crawler.embedded import ensure_server
@@ -45,16 +47,23 @@ def params_from_settings(settings: Any) -> dict[str, Any]:
     return params
 
 
+def _retry() -> Retry:
+    """A blip (a failover, a restart) is retried briefly inside the call; a longer outage is
+    the caller's to wait out (see outage.py), never a reactor blocked for seconds."""
+    return Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 2,
+                 (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError))
+
+
 def from_settings(settings: Any) -> redis.Redis:
     """The process's client for the Redis that ``settings`` name."""
     url, params = url_from_settings(settings), params_from_settings(settings)
     key = (url, repr(sorted(params.items())))
     with _lock:
         if key not in _clients:
-            _clients[key] = redis.Redis.from_url(url, **params)
+            _clients[key] = redis.Redis.from_url(url, **{"retry": _retry(), **params})
         return _clients[key]
 
 
 def get_redis(url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR, **kwargs: Any) -> redis.Redis:
     """A new client for ``url``, or for the embedded server under ``data_dir`` when ``url`` is empty."""
-    return redis.Redis.from_url(resolve_url(url, data_dir), **{**defaults.REDIS_PARAMS, **kwargs})
+    return redis.Redis.from_url(resolve_url(url, data_dir), **{"retry": _retry(), **defaults.REDIS_PARAMS, **kwargs})

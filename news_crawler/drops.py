@@ -5,6 +5,7 @@ from scrapy.exceptions import DropItem
 
 class ArticleDrop(DropItem):
     outcome = "dropped"
+    ends_lease = True  # the URL is done with; False: the next run must fetch it again
 
 
 class InvalidArticle(ArticleDrop):
@@ -23,3 +24,11 @@ class SeenBefore(ArticleDrop):
     """Kept, and written to a feed, by an earlier run: its recorded outcome stands."""
 
     outcome = ""
+
+
+class Unsettled(ArticleDrop):
+    """Redis stayed unreachable past the limit: nothing is recorded, the lease stays, and
+    the next run fetches the page again."""
+
+    outcome = ""
+    ends_lease = False

@@ -1,79 +1,56 @@
-"""scrapy-redis' scheduler and dupefilter, built from the crawler for the pinned Scrapy.
+"""scrapy-redis' scheduler, built from the crawler for the pinned Scrapy, with leases and
+Redis outages handled.
 
 scrapy-redis 0.9.1 builds components with ``from_settings`` and its own Redis client, and
-passes ``spider=`` to ``StatsCollector.inc_value``: both deprecated by Scrapy 2.13+. These
-subclasses are built by ``from_crawler`` from typed settings (each with a default when
-unset, so they work in any Scrapy project), share the process's Redis client from the
-one factory, count stats without ``spider=``, fingerprint requests with the crawler's
-request fingerprinter, and queue requests as JSON.
+passes ``spider=`` to ``StatsCollector.inc_value``: both deprecated by Scrapy 2.13+. This
+subclass is built by ``from_crawler`` from typed settings (each with a default when unset,
+so it works in any Scrapy project), shares the process's Redis client from the one
+factory, and queues requests as JSON. With the default leased queue a request is marked
+seen and queued in one step, and leaves Redis only once its outcome is recorded.
+
+While Redis does not answer, nothing is taken from the queue, newly found requests and
+finished leases are kept in order and written when it is back, and the spider stays open;
+past ``REDIS_OUTAGE_LIMIT`` the spider closes with reason ``redis_unavailable``.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from scrapy import Request, Spider
-from twisted.internet import task
 from scrapy.crawler import Crawler
-from scrapy.statscollectors import StatsCollector
+from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import build_from_crawler, load_object
-from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.scheduler import Scheduler
+from twisted.internet import task
 
 from news_crawler import connection, request_json
 from news_crawler.config import with_defaults
+from news_crawler.dupefilter import RedisDupeFilter
 from news_crawler.leasing.queue import LEASE_META
+from news_crawler.outage import REDIS_ERRORS, Outage, outage_for
+
+__all__ = ["RedisDupeFilter", "RedisScheduler"]
+logger = logging.getLogger(__name__)
 
 # Scrapy's own in-memory dupefilter is its default DUPEFILTER_CLASS: under this scheduler
 # that default means "unset", as a scrapy-redis user would expect, so ours is used.
 SCRAPY_DEFAULT_DUPEFILTER = "scrapy.dupefilters.RFPDupeFilter"
-
-
-def _spider_name(crawler: Crawler) -> str:
-    return crawler.spider.name if crawler.spider is not None else crawler.spidercls.name
-
-
-class RedisDupeFilter(RFPDupeFilter):
-    """Seen-request fingerprints in a Redis set per spider (``SCHEDULER_DUPEFILTER_KEY``)."""
-
-    def __init__(self, server: Any, key: str, debug: bool = False, *, fingerprinter: Any = None,
-                 stats: StatsCollector | None = None) -> None:
-        super().__init__(server, key, debug)
-        self.fingerprinter = fingerprinter
-        self.stats = stats
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> RedisDupeFilter:
-        settings = with_defaults(crawler.settings)
-        key = settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": _spider_name(crawler)}
-        return cls(connection.from_settings(settings), key,
-                   settings.getbool("DUPEFILTER_DEBUG"), fingerprinter=crawler.request_fingerprinter,
-                   stats=crawler.stats)
-
-    def request_fingerprint(self, request: Request) -> str:
-        if self.fingerprinter is not None:
-            return self.fingerprinter.fingerprint(request).hex()
-        return super().request_fingerprint(request)
-
-    def forget(self, request: Request) -> None:
-        """Let a request be scheduled again (one that failed should be retried next run)."""
-        self.server.srem(self.key, self.request_fingerprint(request))
-
-    def log(self, request: Request, spider: Spider) -> None:
-        if self.stats is not None:
-            self.stats.inc_value("dupefilter/filtered")
-        super().log(request, spider)
+WATCH_SECONDS = 1.0  # how often an outage is probed
 
 
 class RedisScheduler(Scheduler):
     """A queue per spider in Redis, shared by every worker crawling that spider."""
 
-    def __init__(self, *args: Any, crawler: Crawler, lease_seconds: float, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, crawler: Crawler, lease_seconds: float, outage: Outage, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.crawler = crawler
         self.stats = crawler.stats
         self.lease_seconds = lease_seconds
-        self._heartbeat: task.LoopingCall | None = None
+        self.outage = outage
+        self._loops: list[task.LoopingCall] = []
+        self._closing = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
@@ -95,6 +72,7 @@ class RedisScheduler(Scheduler):
             serializer=request_json,
             crawler=crawler,
             lease_seconds=s.getfloat("SCHEDULER_LEASE_SECONDS"),
+            outage=outage_for(server, s.getfloat("REDIS_OUTAGE_LIMIT")),
         )
 
     def open(self, spider: Spider) -> None:
@@ -107,6 +85,7 @@ class RedisScheduler(Scheduler):
             self.flush()
         if hasattr(self.queue, "reclaim"):
             self._open_leases(spider)
+        self._every(WATCH_SECONDS, self._watch)
         if len(self.queue):
             spider.logger.info("resuming crawl: %d requests already queued", len(self.queue))
 
@@ -119,45 +98,101 @@ class RedisScheduler(Scheduler):
                                reclaimed, resumed)
         self.stats.set_value("scheduler/reclaimed", reclaimed)
         self.stats.set_value("scheduler/resumed", resumed)
-        self._heartbeat = task.LoopingCall(self._renew_leases)
-        self._heartbeat.start(self.lease_seconds / 3, now=False)
+        self._every(self.lease_seconds / 3, self._renew_leases)
+
+    def _every(self, seconds: float, fn: Any) -> None:
+        loop = task.LoopingCall(fn)
+        loop.start(seconds, now=False)
+        self._loops.append(loop)
 
     def _renew_leases(self) -> None:
-        self.queue.renew()
-        self.queue.reclaim()  # leases of workers on other hosts that stopped renewing
+        if self.outage.down:
+            return
+        try:
+            self.queue.renew()
+            self.queue.reclaim()  # leases of workers on other hosts that stopped renewing
+        except REDIS_ERRORS as e:
+            self.outage.failed(e)
+
+    def _watch(self) -> None:
+        """During an outage: probe Redis; past the limit, close the spider, once."""
+        if not self.outage.down and not self.outage.backlog:
+            return
+        if self.outage.probe(self.server.ping):
+            return
+        if self.outage.over_limit() and not self._closing:
+            self._closing = True
+            logger.error("Redis did not answer for %.0f s: stopping %s; the next run takes over what was in flight",
+                         self.outage.limit, self.spider.name)
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason="redis_unavailable"))
 
     def close(self, reason: str) -> None:
-        if self._heartbeat is not None and self._heartbeat.running:
-            self._heartbeat.stop()
-        super().close(reason)
+        for loop in self._loops:
+            if loop.running:
+                loop.stop()
+        self.outage.probe(self.server.ping)  # a last chance to write what waited
+        if not self.persist and not self.outage.down:
+            self.flush()
+
+    def __len__(self) -> int:
+        try:
+            return len(self.queue)
+        except REDIS_ERRORS as e:
+            self.outage.failed(e)
+            return 0
+
+    def has_pending_requests(self) -> bool:
+        # During an outage the spider must not close as idle: there may be work in Redis.
+        return self.outage.down or bool(self.outage.backlog) or len(self) > 0
 
     def enqueue_request(self, request: Request) -> bool:
         """Queue ``request`` unless seen. A retry or redirect of a leased request carries
         the old lease, which ends only once the new request is safely queued."""
-        queued = request.dont_filter or not self.df.request_seen(request)
-        if queued:
-            self.stats.inc_value("scheduler/enqueued/redis")
-            self.queue.push(request)
-        else:
-            self.df.log(request, self.spider)
+        result: list[bool] = []
+        self.outage.run(lambda: result.append(self._enqueue(request)))
+        queued = result[0] if result else True  # kept for later: it counts as queued
         if request.meta.get(LEASE_META):
             self.ack(request)
         return queued
 
+    def _enqueue(self, request: Request) -> bool:
+        push_unseen = getattr(self.queue, "push_unseen", None)
+        if push_unseen is not None and hasattr(self.df, "request_fingerprint"):
+            queued = push_unseen(request, self.df.key, self.df.request_fingerprint(request))
+        else:
+            queued = request.dont_filter or not self.df.request_seen(request)
+            if queued:
+                self.queue.push(request)
+        if queued:
+            self.stats.inc_value("scheduler/enqueued/redis")
+        else:
+            self.df.log(request, self.spider)
+        return queued
+
     def next_request(self) -> Request | None:
-        request = self.queue.pop(self.idle_before_close)
+        if self.outage.down:
+            return None  # paused: _watch probes and resumes
+        try:
+            request = self.queue.pop(self.idle_before_close)
+        except REDIS_ERRORS as e:
+            self.outage.failed(e)
+            return None
         if request is not None:
             self.stats.inc_value("scheduler/dequeued/redis")
         return request
 
     def ack(self, request: Request) -> None:
-        """``request``'s outcome is recorded: end its lease."""
+        """``request``'s outcome is recorded: end its lease (now, or when Redis is back)."""
         ack = getattr(self.queue, "ack", None)
         if ack is not None:
-            ack(request)
+            self.outage.run(lambda: ack(request))
 
     def postpone(self, request: Request) -> None:
-        """Fetch ``request`` again in the next run (a queue without leases: forget it instead)."""
+        """Fetch ``request`` again in the next run (now, or when Redis is back)."""
+        self.outage.run(lambda: self.postpone_now(request))
+
+    def postpone_now(self, request: Request) -> None:
+        """``postpone`` without waiting out an outage (a queue without leases: forget it instead)."""
         postpone = getattr(self.queue, "postpone", None)
         if postpone is not None:
             postpone(request)

@@ -20,6 +20,7 @@ from scrapy.http import Response
 
 from news_crawler import connection
 from news_crawler.config import with_defaults
+from news_crawler.outage import Outage, outage_for
 from news_crawler.outcomes import OutcomeStore, classify_failure
 
 logger = logging.getLogger(__name__)
@@ -28,18 +29,22 @@ fetch_failed = object()  # signal: request, failure
 
 
 class OutcomeTracker:
-    def __init__(self, crawler: Crawler, store: OutcomeStore, retry_runs: int) -> None:
+    def __init__(self, crawler: Crawler, store: OutcomeStore, retry_runs: int, outage: Outage) -> None:
         self.crawler = crawler
         self.store = store
         self.retry_runs = retry_runs
+        self.outage = outage  # writes wait here while Redis is away, in order
         self._pending: dict[int, int] = {}  # id(request) -> items without an outcome yet
         self._open: set[int] = set()  # requests whose callback output is still being read
+        self._keep_lease: set[int] = set()  # requests the next run must fetch again
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> OutcomeTracker:
         settings = with_defaults(crawler.settings)
-        store = OutcomeStore.for_spider(connection.from_settings(settings), settings, crawler.spider.name)
-        tracker = cls(crawler, store, settings.getint("OUTCOME_RETRY_RUNS"))
+        client = connection.from_settings(settings)
+        store = OutcomeStore.for_spider(client, settings, crawler.spider.name)
+        tracker = cls(crawler, store, settings.getint("OUTCOME_RETRY_RUNS"),
+                      outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")))
         for handler, signal in ((tracker.item_scraped, signals.item_scraped),
                                 (tracker.item_dropped, signals.item_dropped),
                                 (tracker.item_error, signals.item_error),
@@ -94,7 +99,10 @@ class OutcomeTracker:
         key = id(request)
         if key not in self._open and self._pending.get(key, 0) <= 0:
             self._pending.pop(key, None)
-            self._scheduler_call("ack", request)
+            if key in self._keep_lease:
+                self._keep_lease.discard(key)
+            else:
+                self._scheduler_call("ack", request)
 
     def _scheduler_call(self, name: str, request: Request) -> None:
         method = getattr(self.crawler.engine.scheduler, name, None)
@@ -107,13 +115,16 @@ class OutcomeTracker:
 
     # Item outcomes.
     def item_scraped(self, item: Any, response: Response) -> None:
-        self.store.record(item["url"], "kept")
+        self.outage.run(lambda: self.store.record(item["url"], "kept"))
         self._item_done(response)
 
     def item_dropped(self, item: Any, response: Response, exception: BaseException) -> None:
         outcome = getattr(exception, "outcome", "dropped")
         if outcome:
-            self.store.record(item.get("url") or response.url, outcome, str(exception)[:200])
+            url, reason = item.get("url") or response.url, str(exception)[:200]
+            self.outage.run(lambda: self.store.record(url, outcome, reason))
+        if not getattr(exception, "ends_lease", True) and response is not None:
+            self._keep_lease.add(id(response.request))
         self._item_done(response)
 
     def item_error(self, item: Any, response: Response, failure: Any) -> None:
@@ -129,9 +140,11 @@ class OutcomeTracker:
         """An exception, not a verdict on the page: fetch it again on the next run."""
         reason = f"{type(failure.value).__name__}: {failure.value}"[:200]
         self.crawler.stats.inc_value(f"outcomes/error/{site or self._site()}")
-        self._retry_later(request, "error", reason)
+        self.outage.run(lambda: self._retry_later(request, "error", reason))
 
     def _retry_later(self, request: Request, outcome: str, reason: str) -> None:
+        """Record the attempt, then postpone ``request`` or give up on it. Runs whole, now
+        or when Redis is back (``outage.run``)."""
         attempts = self.store.count_attempt(request.url)
         if attempts >= self.retry_runs:
             self.store.record(request.url, "given_up", f"{reason} ({attempts} runs)")
@@ -139,7 +152,7 @@ class OutcomeTracker:
             logger.warning("giving up on %s after %d runs: %s", request.url, attempts, reason)
             return
         self.store.record(request.url, outcome, reason)
-        self._scheduler_call("postpone", request)
+        self._scheduler_call("postpone_now", request)
 
     # Pages that could not be fetched (the spider's errback sends fetch_failed).
     def fetch_failed(self, request: Request, failure: Any) -> None:
@@ -148,9 +161,9 @@ class OutcomeTracker:
         if outcome == "failed":
             self.crawler.stats.inc_value(f"pages/failed/{site}")
             logger.warning("fetch failed, will retry next run: %s (%s)", request.url, reason)
-            self._retry_later(request, "failed", reason)
+            self.outage.run(lambda: self._retry_later(request, "failed", reason))
         else:
             self.crawler.stats.inc_value(f"outcomes/{outcome}/{site}")
             logger.info("%s: %s (%s), not retried", outcome, request.url, reason)
-            self.store.record(request.url, outcome, reason)
+            self.outage.run(lambda: self.store.record(request.url, outcome, reason))
         self._scheduler_call("ack", request)

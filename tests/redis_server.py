@@ -23,16 +23,22 @@ class TestServer:
 
     __test__ = False
 
-    def __init__(self, directory: Path, password: str | None = None) -> None:
+    def __init__(self, directory: Path, password: str | None = None, durable: bool = False) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.password = password
-        cmd = [server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
-               "--save", "", "--appendonly", "no", "--logfile", str(self.directory / "server.log")]
+        # durable: every write fsynced to an append-only file, so a kill -9 and restart keeps it all.
+        persistence = ["--appendonly", "yes", "--appendfsync", "always"] if durable else ["--appendonly", "no"]
+        self.cmd = [server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
+                    "--save", "", *persistence, "--logfile", str(self.directory / "server.log")]
         if password:
-            cmd += ["--requirepass", password]
-        self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+            self.cmd += ["--requirepass", password]
+        self.start()
+
+    def start(self) -> None:
+        """Start (or restart, on the same port and data) the server and wait until it answers."""
+        self.process = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 10
         while True:
             try:
@@ -50,6 +56,11 @@ class TestServer:
 
     def client(self, **kwargs) -> redis.Redis:
         return redis.Redis.from_url(self.url, **kwargs)
+
+    def kill(self) -> None:
+        """SIGKILL: the server dies at once, as in a crash."""
+        self.process.kill()
+        self.process.wait()
 
     def stop(self) -> None:
         self.process.terminate()

@@ -24,7 +24,7 @@ def test_host_and_port_name_the_server_when_there_is_no_url(redis_server):
 def test_redis_params_are_merged_over_the_defaults(redis_server):
     client = connection.from_settings(settings(REDIS_URL=redis_server.url, REDIS_PARAMS={"socket_timeout": 7}))
     kwargs = client.get_connection_kwargs()
-    assert kwargs["socket_timeout"] == 7 and kwargs["socket_connect_timeout"] == 10
+    assert kwargs["socket_timeout"] == 7 and kwargs["socket_connect_timeout"] == 5
 
 
 def test_one_client_per_server_and_options_in_a_process(redis_server):

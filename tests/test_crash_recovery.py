@@ -1,5 +1,5 @@
-"""A crawl killed with SIGKILL loses nothing: its rerun fetches what was in flight, and
-every article ends kept (in a feed), dropped as a near-duplicate, or invalid."""
+"""A crawl killed with SIGKILL, or its Redis killed and restarted, loses nothing: every
+article ends kept (in a feed), dropped as a near-duplicate, or invalid."""
 
 import json
 import os
@@ -14,6 +14,7 @@ from news_mirror.catalog import add_bad_pages, build_catalog
 from news_mirror.server import Mirror, serve
 from tests.conftest import DATA
 from tests.crawl_helpers import crawl
+from tests.redis_server import TestServer
 
 SPIDERS = ["sina", "163", "thepaper", "qq", "ifeng"]
 
@@ -111,3 +112,68 @@ def test_sigkill_mid_crawl_then_rerun_loses_no_article(tmp_path, redis_server, r
     assert kept <= in_feeds, sorted(kept - in_feeds)[:3]  # every kept article reached a feed
     for spider in SPIDERS:  # nothing left in flight or queued
         assert redis_client.zcard(f"{spider}:requests") == 0 and redis_client.zcard(f"{spider}:requests:inflight") == 0
+
+
+def test_redis_killed_mid_crawl_and_restarted_the_crawl_carries_on(tmp_path, catalog):
+    server = TestServer(tmp_path / "redis", durable=True)
+    mirror = Mirror(catalog, day=1)
+    mirror.delay = 0.25
+    http = serve(mirror)
+    url = f"http://127.0.0.1:{http.server_address[1]}"
+    articles = {u for u, p in catalog.pages.items() if p.day == 1 and p.site in SPIDERS}
+    paths = {u.split("://")[1] for u in articles}
+    log = tmp_path / "crawl.log"
+    try:
+        proc = crawl(tmp_path, server.url, url, SPIDERS, name="crawl", wait=False,
+                     settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "2"})
+        wait_for(lambda: len(set(mirror.article_requests()) & paths) >= 0.3 * len(paths), 120,
+                 "30% of the article pages to be requested")
+        server.kill()
+        wait_for(lambda: "Redis does not answer" in log.read_text(), 60, "the crawl to notice the outage")
+        time.sleep(5)  # the outage itself: five seconds without Redis
+        server.start()
+        assert proc.wait(300) == 0, log.read_text()[-3000:]
+        text = log.read_text()
+        assert "Redis answers again" in text and "Traceback" not in text and "Unhandled error" not in text
+        client = server.client()
+        outcomes = recorded_outcomes(client)
+    finally:
+        http.shutdown()
+        server.stop()
+    assert paths <= set(mirror.article_requests())
+    missing = sorted(articles - set(outcomes))
+    assert not missing, f"{len(missing)} articles without an outcome: {missing[:3]}"
+    kept = {u for u in articles if outcomes[u]["outcome"] == "kept"}
+    assert kept and kept <= feed_urls(tmp_path / "crawl")
+
+
+def test_redis_away_past_the_limit_stops_the_crawl_and_the_rerun_completes(tmp_path, catalog):
+    server = TestServer(tmp_path / "redis", durable=True)
+    mirror = Mirror(catalog, day=1)
+    mirror.delay = 0.25
+    http = serve(mirror)
+    url = f"http://127.0.0.1:{http.server_address[1]}"
+    articles = {u for u, p in catalog.pages.items() if p.day == 1 and p.site in SPIDERS}
+    paths = {u.split("://")[1] for u in articles}
+    try:
+        proc = crawl(tmp_path, server.url, url, SPIDERS, name="stopped", wait=False,
+                     settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "2", "REDIS_OUTAGE_LIMIT": "3"})
+        wait_for(lambda: len(set(mirror.article_requests()) & paths) >= 0.3 * len(paths), 120,
+                 "30% of the article pages to be requested")
+        server.kill()
+        assert proc.wait(300) == 1  # stopped, and says so with its exit code
+        text = (tmp_path / "stopped.log").read_text()
+        assert text.count("ERROR: Redis did not answer for 3 s: stopping") == len(SPIDERS)  # one line per spider
+        assert "Traceback" not in text and "Unhandled error" not in text
+
+        server.start()
+        crawl(tmp_path, server.url, url, SPIDERS, name="rerun")
+        outcomes = recorded_outcomes(server.client())
+    finally:
+        http.shutdown()
+        server.stop()
+    assert paths <= set(mirror.article_requests())
+    missing = sorted(articles - set(outcomes))
+    assert not missing, f"{len(missing)} articles without an outcome: {missing[:3]}"
+    kept = {u for u in articles if outcomes[u]["outcome"] == "kept"}
+    assert kept <= feed_urls(tmp_path / "stopped") | feed_urls(tmp_path / "rerun")

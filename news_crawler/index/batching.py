@@ -8,18 +8,21 @@ items per Lua call; a lone item is decided at once, never held back by a timer.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from news_crawler.index.base import Decision
 
 DecideMany = Callable[[Sequence[tuple[str, int]]], list[Decision]]
+Runner = Callable[..., Awaitable[Any]]  # runs a blocking call off the loop: asyncio.to_thread by default
 
 
 class DecisionBatcher:
-    def __init__(self, decide_many: DecideMany, batch_size: int) -> None:
+    def __init__(self, decide_many: DecideMany, batch_size: int, run: Runner = asyncio.to_thread) -> None:
         if batch_size < 1:
             raise ValueError(f"batch size must be at least 1, got {batch_size}")
         self.decide_many = decide_many
+        self.run = run
         self.batch_size = batch_size
         self._waiting: list[tuple[str, int, asyncio.Future[Decision]]] = []
         self._running = False
@@ -39,7 +42,7 @@ class DecisionBatcher:
                 batch, self._waiting = self._waiting[: self.batch_size], self._waiting[self.batch_size :]
                 self.calls += 1
                 try:
-                    decisions = await asyncio.to_thread(self.decide_many, [(i, fp) for i, fp, _ in batch])
+                    decisions = await self.run(self.decide_many, [(i, fp) for i, fp, _ in batch])
                 except Exception as e:  # noqa: BLE001 - handed to every caller of this batch
                     for _, _, future in batch:
                         if not future.done():

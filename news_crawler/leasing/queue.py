@@ -36,6 +36,7 @@ class LeasedPriorityQueue(Base):
         self._pop = server.register_script((_LUA / "pop.lua").read_text(encoding="utf-8"))
         self._renew = server.register_script((_LUA / "renew.lua").read_text(encoding="utf-8"))
         self._requeue = server.register_script((_LUA / "requeue.lua").read_text(encoding="utf-8"))
+        self._enqueue = server.register_script((_LUA / "enqueue.lua").read_text(encoding="utf-8"))
 
     def __len__(self) -> int:
         return self.server.zcard(self.key)
@@ -47,6 +48,12 @@ class LeasedPriorityQueue(Base):
 
     def push(self, request: Request) -> None:
         self.server.execute_command("ZADD", self.key, -request.priority, self._encode_request(request))
+
+    def push_unseen(self, request: Request, seen_key: str, fingerprint: str) -> bool:
+        """Mark ``fingerprint`` seen and queue ``request`` in one atomic step; False (and
+        nothing queued) when it was seen before, unless the request is ``dont_filter``."""
+        args = [fingerprint, -request.priority, self._encode_request(request), "1" if request.dont_filter else "0"]
+        return bool(self._enqueue(keys=[seen_key, self.key], args=args))
 
     def pop(self, timeout: int = 0) -> Request | None:
         member = self._pop(keys=[self.key, self.inflight_key], args=[self.owner, self.lease_seconds])

@@ -16,12 +16,13 @@ from scrapy.statscollectors import StatsCollector
 
 from news_crawler import connection
 from news_crawler.config import with_defaults
-from news_crawler.drops import InvalidArticle, NearDuplicate, SeenBefore
+from news_crawler.drops import InvalidArticle, NearDuplicate, SeenBefore, Unsettled
 from news_crawler.engine import store_from_settings
 from news_crawler.fingerprint import to_hex
 from news_crawler.index import FingerprintStore
 from news_crawler.index.batching import DecisionBatcher
 from news_crawler.items import ArticleItem
+from news_crawler.outage import Outage, RedisUnavailable, outage_for
 from news_crawler.outcomes import OutcomeStore
 from news_crawler.pool import FingerprintFn, dedup_config, shared_pool
 
@@ -29,14 +30,15 @@ from news_crawler.pool import FingerprintFn, dedup_config, shared_pool
 class NearDuplicatePipeline:
     def __init__(self, stats: StatsCollector, store: FingerprintStore, executor: Executor,
                  fingerprint: FingerprintFn, use_title: bool, batch_size: int,
-                 outcomes: OutcomeStore | None = None) -> None:
+                 outcomes: OutcomeStore | None = None, outage: Outage | None = None) -> None:
         self.stats = stats
         self.store = store
         self.outcomes = outcomes
+        self.outage = outage or Outage(0)
         self.executor = executor
         self.fingerprint = fingerprint
         self.use_title = use_title
-        self.batcher = DecisionBatcher(store.decide_many, batch_size)
+        self.batcher = DecisionBatcher(store.decide_many, batch_size, self.outage.call)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> NearDuplicatePipeline:
@@ -48,7 +50,8 @@ class NearDuplicatePipeline:
         executor, fingerprint = shared_pool(dedup_config(settings), settings.getint("DEDUP_PROCESSES"))
         outcomes = OutcomeStore.for_spider(client, settings, crawler.spider.name) if crawler.spider else None
         return cls(crawler.stats, store, executor, fingerprint, settings.getbool("DEDUP_USE_TITLE"),
-                   settings.getint("DEDUP_BATCH_SIZE"), outcomes)
+                   settings.getint("DEDUP_BATCH_SIZE"), outcomes,
+                   outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")))
 
     async def process_item(self, item: ArticleItem) -> ArticleItem:
         site, url = item.get("site"), item["url"]
@@ -60,10 +63,14 @@ class NearDuplicatePipeline:
             self.stats.inc_value("articles/invalid_reason/unfingerprintable")
             raise InvalidArticle(f"invalid article {url}: {error}", log_level="INFO")
         item["simhash"] = to_hex(value)
-        decision = await self.batcher.decide(url, value)
+        try:
+            decision = await self.batcher.decide(url, value)
+            written_before = decision.replayed and decision.kept and await self._written_before(url)
+        except RedisUnavailable as e:
+            raise Unsettled(f"not decided, the next run fetches it again: {url} ({e})", log_level="WARNING") from None
         self.stats.set_value("dedup/round_trips", self.batcher.calls)
         if decision.replayed and decision.kept:
-            if await self._written_before(url):
+            if written_before:
                 self.stats.inc_value(f"dedup/seen_before/{site}")
                 raise SeenBefore(f"already kept in an earlier run: {url}", log_level="INFO")
             # Kept by a crawl that died before the item reached its feed: keep it now.
@@ -79,5 +86,5 @@ class NearDuplicatePipeline:
         """Whether an earlier run recorded ``url`` as kept (its item went to a feed)."""
         if self.outcomes is None:
             return True
-        record = await asyncio.to_thread(self.outcomes.get, url)
+        record = await self.outage.call(self.outcomes.get, url)
         return record is not None and record.get("outcome") == "kept"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import redis
@@ -11,13 +10,16 @@ from scrapy.exceptions import NotConfigured
 
 from news_crawler import connection
 from news_crawler.config import with_defaults
+from news_crawler.drops import Unsettled
+from news_crawler.outage import Outage, RedisUnavailable, outage_for
 from news_crawler.items import ArticleItem
 
 
 class RedisListPipeline:
-    def __init__(self, client: redis.Redis, key: str) -> None:
+    def __init__(self, client: redis.Redis, key: str, outage: Outage) -> None:
         self.client = client
         self.key = key
+        self.outage = outage
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisListPipeline:
@@ -26,9 +28,14 @@ class RedisListPipeline:
         if not template:
             raise NotConfigured  # silently off: no message, no warning in every crawl log
         key = template % {"spider": crawler.spider.name if crawler.spider else crawler.spidercls.name}
-        return cls(connection.from_settings(settings), key)
+        client = connection.from_settings(settings)
+        return cls(client, key, outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")))
 
     async def process_item(self, item: ArticleItem) -> ArticleItem:
         data = json.dumps(dict(item), ensure_ascii=False)
-        await asyncio.to_thread(self.client.rpush, self.key, data)
+        try:
+            await self.outage.call(self.client.rpush, self.key, data)
+        except RedisUnavailable as e:
+            raise Unsettled(f"not exported, the next run fetches it again: {item['url']} ({e})",
+                            log_level="WARNING") from None
         return item

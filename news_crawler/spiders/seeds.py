@@ -20,6 +20,7 @@ from scrapy.exceptions import DontCloseSpider
 
 from news_crawler import connection
 from news_crawler.config import with_defaults
+from news_crawler.outage import REDIS_ERRORS
 
 SEEDS_PER_IDLE = 1  # one list page at a time, so idle workers share the seeds
 
@@ -48,7 +49,10 @@ class RedisSeeds:
         return seeds
 
     def pop(self) -> list[str]:
-        urls = self.client.lpop(self.key, SEEDS_PER_IDLE) or []
+        try:
+            urls = self.client.lpop(self.key, SEEDS_PER_IDLE) or []
+        except REDIS_ERRORS:
+            raise DontCloseSpider from None  # Redis is away: wait for it (the scheduler watches)
         return [u.decode() if isinstance(u, bytes) else u for u in urls]
 
     def spider_opened(self, spider: Spider) -> None:

@@ -1,0 +1,50 @@
+"""scrapy-redis' dupefilter, built from the crawler: seen-request fingerprints in a Redis
+set per spider, fingerprinted with the crawler's request fingerprinter, counted in stats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scrapy import Request, Spider
+from scrapy.crawler import Crawler
+from scrapy.statscollectors import StatsCollector
+from scrapy_redis.dupefilter import RFPDupeFilter
+
+from news_crawler import connection
+from news_crawler.config import with_defaults
+
+
+def spider_name(crawler: Crawler) -> str:
+    return crawler.spider.name if crawler.spider is not None else crawler.spidercls.name
+
+
+class RedisDupeFilter(RFPDupeFilter):
+    """Seen-request fingerprints in a Redis set per spider (``SCHEDULER_DUPEFILTER_KEY``)."""
+
+    def __init__(self, server: Any, key: str, debug: bool = False, *, fingerprinter: Any = None,
+                 stats: StatsCollector | None = None) -> None:
+        super().__init__(server, key, debug)
+        self.fingerprinter = fingerprinter
+        self.stats = stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RedisDupeFilter:
+        settings = with_defaults(crawler.settings)
+        key = settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": spider_name(crawler)}
+        return cls(connection.from_settings(settings), key,
+                   settings.getbool("DUPEFILTER_DEBUG"), fingerprinter=crawler.request_fingerprinter,
+                   stats=crawler.stats)
+
+    def request_fingerprint(self, request: Request) -> str:
+        if self.fingerprinter is not None:
+            return self.fingerprinter.fingerprint(request).hex()
+        return super().request_fingerprint(request)
+
+    def forget(self, request: Request) -> None:
+        """Let a request be scheduled again (one that failed should be retried next run)."""
+        self.server.srem(self.key, self.request_fingerprint(request))
+
+    def log(self, request: Request, spider: Spider) -> None:
+        if self.stats is not None:
+            self.stats.inc_value("dupefilter/filtered")
+        super().log(request, spider)
