@@ -29,6 +29,9 @@ SCHEDULER_LEASE_SECONDS = 120.0
 OUTCOMES_KEY = "%(spider)s:outcomes"
 OUTCOMES_ATTEMPTS_KEY = "%(spider)s:attempts"
 OUTCOME_RETRY_RUNS = 3
+# Scrapy's retries within a run wait BASE * 2**(n-1) seconds before the n-th, at most MAX.
+RETRY_BACKOFF_BASE = 1.0
+RETRY_BACKOFF_MAX = 30.0
 ARTICLE_MIN_CHARS = 50
 ITEMS_REDIS_KEY = ""
 SUMMARY_FILE = ""

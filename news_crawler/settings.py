@@ -24,6 +24,8 @@ ITEM_PIPELINES = {
 }
 EXTENSIONS = {"news_crawler.redact.RedactSecrets": 0, "news_crawler.summary.CrawlSummary": 500}
 SPIDER_MIDDLEWARES = {"news_crawler.tracker.OutcomeTracker": 10}
+DOWNLOADER_MIDDLEWARES = {"scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+                          "news_crawler.retry.BackoffRetryMiddleware": 550}
 TELNETCONSOLE_ENABLED = False  # one console per spider, its password logged: off unless asked for
 
 # Kept articles of each run go to their own JSON Lines file.
