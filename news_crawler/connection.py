@@ -13,7 +13,7 @@ import threading
 from typing import Any
 
 import redis
-from redis.backoff import ExponentialWithJitterBackoff
+from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.retry import Retry
 
 from news_crawler import defaults
@@ -62,6 +62,13 @@ def from_settings(settings: Any) -> redis.Redis:
         if key not in _clients:
             _clients[key] = redis.Redis.from_url(url, **{"retry": _retry(), **params})
         return _clients[key]
+
+
+def probe_client(settings: Any) -> redis.Redis:
+    """A client for the same server that answers within a second or fails: for probing
+    an outage from the reactor thread."""
+    params = {**params_from_settings(settings), "socket_timeout": 1, "socket_connect_timeout": 1}
+    return redis.Redis.from_url(url_from_settings(settings), retry=Retry(NoBackoff(), 0), **params)
 
 
 def get_redis(url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR, **kwargs: Any) -> redis.Redis:

@@ -69,9 +69,11 @@ class Outage:
             return True
 
     def run(self, write: Callable[[], Any]) -> bool:
-        """Do ``write`` now (after any kept before it), or keep it for later. True if done."""
+        """Do ``write`` now (after any kept before it), or keep it for later. True if done.
+        During an outage nothing is tried here (the caller's thread is not held up);
+        ``probe`` writes the backlog once Redis answers."""
         with self._lock:
-            if not self.flush():
+            if self.down_since is not None or not self.flush():
                 self.backlog.append(write)
                 return False
             try:

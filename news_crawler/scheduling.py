@@ -43,12 +43,14 @@ WATCH_SECONDS = 1.0  # how often an outage is probed
 class RedisScheduler(Scheduler):
     """A queue per spider in Redis, shared by every worker crawling that spider."""
 
-    def __init__(self, *args: Any, crawler: Crawler, lease_seconds: float, outage: Outage, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, crawler: Crawler, lease_seconds: float, outage: Outage, probe: Any,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.crawler = crawler
         self.stats = crawler.stats
         self.lease_seconds = lease_seconds
         self.outage = outage
+        self.probe = probe  # a client that gives up fast: probing must not hold the reactor
         self._loops: list[task.LoopingCall] = []
         self._closing = False
 
@@ -73,6 +75,7 @@ class RedisScheduler(Scheduler):
             crawler=crawler,
             lease_seconds=s.getfloat("SCHEDULER_LEASE_SECONDS"),
             outage=outage_for(server, s.getfloat("REDIS_OUTAGE_LIMIT")),
+            probe=connection.probe_client(s),
         )
 
     def open(self, spider: Spider) -> None:
@@ -118,7 +121,7 @@ class RedisScheduler(Scheduler):
         """During an outage: probe Redis; past the limit, close the spider, once."""
         if not self.outage.down and not self.outage.backlog:
             return
-        if self.outage.probe(self.server.ping):
+        if self.outage.probe(self.probe.ping):
             return
         if self.outage.over_limit() and not self._closing:
             self._closing = True
@@ -130,11 +133,13 @@ class RedisScheduler(Scheduler):
         for loop in self._loops:
             if loop.running:
                 loop.stop()
-        self.outage.probe(self.server.ping)  # a last chance to write what waited
+        self.outage.probe(self.probe.ping)  # a last chance to write what waited
         if not self.persist and not self.outage.down:
             self.flush()
 
     def __len__(self) -> int:
+        if self.outage.down:
+            return 0
         try:
             return len(self.queue)
         except REDIS_ERRORS as e:

@@ -68,3 +68,18 @@ def test_unusable_text_is_a_counted_invalid_item(make_crawler):
 def test_switched_off_by_setting(make_crawler):
     with pytest.raises(NotConfigured):
         NearDuplicatePipeline.from_crawler(make_crawler(Portal, {"DEDUP_ENABLED": False}))
+
+
+def test_a_broken_pool_is_replaced_not_kept(make_crawler, sina_articles):
+    crawler = make_crawler(Portal, {"DEDUP_NAMESPACE": "pool", "DEDUP_PROCESSES": 1})
+    pipeline = NearDuplicatePipeline.from_crawler(crawler)
+    bodies = [a["body"] for a in sina_articles[30:40] if len(a["body"]) > 300][:2]
+    (first,) = asyncio.run(outcomes(pipeline, [article("https://p.example/1", bodies[0])]))
+    assert isinstance(first, ArticleItem)
+    executor, _ = pipeline.pool()
+    for process in list(executor._processes.values()):  # a worker killed, as by the OOM killer
+        process.kill()
+        process.join()
+    (second,) = asyncio.run(outcomes(pipeline, [article("https://p.example/2", bodies[1])]))
+    assert isinstance(second, ArticleItem) and len(second["simhash"]) == 16
+    assert crawler.stats.get_value("dedup/pool_restarted") >= 1 and pipeline.pool()[0] is not executor

@@ -8,7 +8,8 @@ One namespace is shared by every spider, so a reprint on another portal is caugh
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import Executor
+from collections.abc import Callable
+from concurrent.futures import BrokenExecutor, Executor
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
@@ -24,19 +25,18 @@ from news_crawler.index.batching import DecisionBatcher
 from news_crawler.items import ArticleItem
 from news_crawler.outage import Outage, RedisUnavailable, outage_for
 from news_crawler.outcomes import OutcomeStore
-from news_crawler.pool import FingerprintFn, dedup_config, shared_pool
+from news_crawler.pool import FingerprintFn, dedup_config, discard_pool, shared_pool
 
 
 class NearDuplicatePipeline:
-    def __init__(self, stats: StatsCollector, store: FingerprintStore, executor: Executor,
-                 fingerprint: FingerprintFn, use_title: bool, batch_size: int,
+    def __init__(self, stats: StatsCollector, store: FingerprintStore,
+                 pool: Callable[[], tuple[Executor, FingerprintFn]], use_title: bool, batch_size: int,
                  outcomes: OutcomeStore | None = None, outage: Outage | None = None) -> None:
         self.stats = stats
         self.store = store
+        self.pool = pool  # the process's fingerprinting pool: called again after it broke
         self.outcomes = outcomes
         self.outage = outage or Outage(0)
-        self.executor = executor
-        self.fingerprint = fingerprint
         self.use_title = use_title
         self.batcher = DecisionBatcher(store.decide_many, batch_size, self.outage.call)
 
@@ -47,17 +47,16 @@ class NearDuplicatePipeline:
             raise NotConfigured("DEDUP_ENABLED is off")
         client = connection.from_settings(settings)
         store = store_from_settings(settings, client)
-        executor, fingerprint = shared_pool(dedup_config(settings), settings.getint("DEDUP_PROCESSES"))
+        config, processes = dedup_config(settings), settings.getint("DEDUP_PROCESSES")
         outcomes = OutcomeStore.for_spider(client, settings, crawler.spider.name) if crawler.spider else None
-        return cls(crawler.stats, store, executor, fingerprint, settings.getbool("DEDUP_USE_TITLE"),
+        return cls(crawler.stats, store, lambda: shared_pool(config, processes), settings.getbool("DEDUP_USE_TITLE"),
                    settings.getint("DEDUP_BATCH_SIZE"), outcomes,
                    outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")))
 
     async def process_item(self, item: ArticleItem) -> ArticleItem:
         site, url = item.get("site"), item["url"]
         title = (item.get("title") or "") if self.use_title else ""
-        loop = asyncio.get_running_loop()
-        value, error = await loop.run_in_executor(self.executor, self.fingerprint, item["body"], title)
+        value, error = await self._fingerprint(item["body"], title)
         if value is None:
             self.stats.inc_value(f"articles/invalid/{site}")
             self.stats.inc_value("articles/invalid_reason/unfingerprintable")
@@ -81,6 +80,18 @@ class NearDuplicatePipeline:
                                 log_level="INFO")
         self.stats.inc_value(f"dedup/kept/{site}")
         return item
+
+    async def _fingerprint(self, body: str, title: str) -> tuple[int | None, str | None]:
+        """Fingerprint in the pool; a pool that broke (a worker killed) is replaced once."""
+        loop = asyncio.get_running_loop()
+        executor, fingerprint = self.pool()
+        try:
+            return await loop.run_in_executor(executor, fingerprint, body, title)
+        except BrokenExecutor:
+            discard_pool(executor)
+            self.stats.inc_value("dedup/pool_restarted")
+            executor, fingerprint = self.pool()
+            return await loop.run_in_executor(executor, fingerprint, body, title)
 
     async def _written_before(self, url: str) -> bool:
         """Whether an earlier run recorded ``url`` as kept (its item went to a feed)."""
