@@ -158,3 +158,14 @@ def test_redis_dying_mid_run_ends_with_one_line_and_whole_output(tmp_path, sina_
     assert len(stderr.splitlines()) == 1 and "Redis failed after" in stderr and "Traceback" not in stderr
     printed = [json.loads(line) for line in (b"".join(first) + rest).decode().splitlines()]
     assert len(printed) >= 256 and all(len(r["simhash"]) == 16 for r in printed)
+
+
+def test_an_id_sent_again_with_another_body_is_a_replay_with_the_stored_simhash(redis_server, redis_client,
+                                                                               sina_articles):
+    first = run(["check", "--redis-url", redis_server.url, "--namespace", "re", "-"],
+                json.dumps({"id": "story", "body": sina_articles[10]["body"]}) + "\n")
+    again = run(["check", "--redis-url", redis_server.url, "--namespace", "re", "-"],
+                json.dumps({"id": "story", "body": sina_articles[11]["body"]}) + "\n")
+    kept, replay = json.loads(first.stdout), json.loads(again.stdout)
+    assert replay == {**kept, "replay": True}  # the stored simhash, not the new body's
+    assert "0 kept, 0 near-duplicates, 1 replays, 0 unusable lines" in again.stderr

@@ -98,3 +98,27 @@ def test_daily_exits_non_zero_when_a_pipeline_raised(tmp_path, redis_server, red
          "-s", f"ITEM_PIPELINES={json.dumps(pipelines)}"],
         cwd=ROOT, capture_output=True, text=True, timeout=300, env=mirror_env(url))
     assert result.returncode == 1 and "failed: sina" in result.stderr
+
+
+def test_a_callback_error_releases_the_url_for_the_next_run(tmp_path, redis_server, redis_client, catalog, site):
+    mirror, url = site
+    victim = sina_articles(catalog)[2]
+
+    def scrapy_crawl(name, **settings):
+        args = [sys.executable, "-m", "scrapy", "crawl", "failing_sina", "-s", f"REDIS_URL={redis_server.url}",
+                "-s", "SPIDER_MODULES=news_crawler.spiders,tests.failing_spider", "-s", "DEDUP_PROCESSES=0",
+                "-s", f"FEED_DIR={tmp_path / name}", "-s", "RETRY_TIMES=0"]
+        for key, value in settings.items():
+            args += ["-s", f"{key}={value}"]
+        return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300, env=mirror_env(url))
+
+    first = scrapy_crawl("run1", FAIL_URL=victim)
+    assert "a bug in the callback" in first.stderr
+    store = OutcomeStore(redis_client, "failing_sina:outcomes", "failing_sina:attempts")
+    assert store.get(victim)["outcome"] == "error"
+    assert redis_client.zcard("failing_sina:requests:later") == 1
+
+    before = len(mirror.requests)
+    scrapy_crawl("run2")
+    assert mirror.article_requests(before) == [mirror_path(victim)]
+    assert store.get(victim)["outcome"] in ("kept", "duplicate")

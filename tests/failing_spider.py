@@ -1,0 +1,12 @@
+"""The sina spider with a bug: its callback raises for one URL (``FAIL_URL``)."""
+
+from news_crawler.spiders.portals import SinaSpider
+
+
+class FailingSinaSpider(SinaSpider):
+    name = "failing_sina"
+
+    def parse_article(self, response):
+        if response.url == self.settings.get("FAIL_URL"):
+            raise RuntimeError("a bug in the callback")
+        yield from super().parse_article(response)
