@@ -16,6 +16,7 @@ past ``REDIS_OUTAGE_LIMIT`` the spider closes with reason ``redis_unavailable``.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from scrapy import Request, Spider
@@ -53,6 +54,7 @@ class RedisScheduler(Scheduler):
         self.probe = probe  # a client that gives up fast: probing must not hold the reactor
         self._loops: list[task.LoopingCall] = []
         self._closing = False
+        self._empty_since: float | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
@@ -148,7 +150,20 @@ class RedisScheduler(Scheduler):
 
     def has_pending_requests(self) -> bool:
         # During an outage the spider must not close as idle: there may be work in Redis.
-        return self.outage.down or bool(self.outage.backlog) or len(self) > 0
+        if self.outage.down or self.outage.backlog or len(self) > 0:
+            self._empty_since = None
+            return True
+        return self._waiting_for_more()
+
+    def _waiting_for_more(self) -> bool:
+        """SCHEDULER_IDLE_BEFORE_CLOSE: an empty queue keeps the spider open this many seconds
+        (other workers may still add requests); the queue is polled, never blocked on."""
+        if self.idle_before_close <= 0:
+            return False
+        now = time.monotonic()
+        if self._empty_since is None:
+            self._empty_since = now
+        return now - self._empty_since < self.idle_before_close
 
     def enqueue_request(self, request: Request) -> bool:
         """Queue ``request`` unless seen. A retry or redirect of a leased request carries
@@ -178,7 +193,7 @@ class RedisScheduler(Scheduler):
         if self.outage.down:
             return None  # paused: _watch probes and resumes
         try:
-            request = self.queue.pop(self.idle_before_close)
+            request = self.queue.pop(0)  # never a blocking pop on the reactor thread
         except REDIS_ERRORS as e:
             self.outage.failed(e)
             return None

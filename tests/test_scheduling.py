@@ -73,3 +73,14 @@ def test_dupefilter_uses_the_crawlers_request_fingerprinter(make_crawler):
     assert df.request_fingerprint(request) == crawler.request_fingerprinter.fingerprint(request).hex()
     assert not df.request_seen(request)
     assert df.request_seen(Request("https://example.com/x?a=1&b=2"))  # canonical URL: the same page
+
+
+def test_idle_before_close_keeps_an_empty_queue_open_for_a_while(make_crawler, redis_client):
+    assert not open_scheduler(make_crawler(Plain, SCHEDULER)).has_pending_requests()  # default: close at once
+    settings = {**SCHEDULER, "SCHEDULER_IDLE_BEFORE_CLOSE": 3600}
+    scheduler = open_scheduler(make_crawler(Plain, settings))
+    assert scheduler.has_pending_requests()  # empty, but another worker may still add requests
+    scheduler._empty_since -= 3601
+    assert not scheduler.has_pending_requests()  # waited long enough
+    scheduler.enqueue_request(Request("https://example.com/late"))
+    assert scheduler.has_pending_requests() and scheduler._empty_since is None
