@@ -90,10 +90,11 @@ def test_sigkill_mid_crawl_then_rerun_loses_no_article(tmp_path, redis_server, r
                      settings={"DEDUP_PROCESSES": "1", "CONCURRENT_REQUESTS_PER_DOMAIN": "2"})
         wait_for(lambda: len(set(mirror.article_requests()) & paths) >= kill_at * len(paths), 120,
                  f"{kill_at:.0%} of the article pages to be requested")
+        wait_for(lambda: any("multiprocessing.spawn" in describe(p) for p in children(proc.pid)), 120,
+                 "the crawl to start its fingerprinting pool")
         pool = children(proc.pid)
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
-        assert pool, "the crawl had started its fingerprinting pool"
         wait_for(lambda: not any(alive(p) for p in pool), 30,
                  f"the pool workers to die with their parent: {[describe(p) for p in pool if alive(p)]}")
         assert len(recorded_outcomes(redis_client)) < len(articles)  # the kill left work undone
