@@ -1,0 +1,48 @@
+"""scrapy-redis' ``RedisSpider`` and ``RedisCrawlSpider``, on this project's one Redis.
+
+scrapy-redis' spiders build their own client (``localhost:6379`` when ``REDIS_URL`` is
+empty) while the scheduler uses ours (the embedded server): two servers in one crawl.
+These subclasses read ``REDIS_START_URLS_KEY`` and friends exactly as scrapy-redis does,
+then take their start URLs from the process's client of ``connection.from_settings``.
+
+    from news_crawler.redis_spiders import RedisSpider
+
+    class MySpider(RedisSpider):
+        name = "myspider"          # start URLs: LPUSH myspider:start_urls https://...
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from scrapy_redis import defaults as redis_defaults
+from scrapy_redis import spiders
+
+from news_crawler import connection
+from news_crawler.config import with_defaults
+
+
+class _OnOurRedis:
+    def setup_redis(self, crawler: Any = None) -> None:
+        if self.server is not None:
+            return
+        with warnings.catch_warnings():  # scrapy-redis' client (never used) warns about its own params
+            warnings.simplefilter("ignore", DeprecationWarning)
+            super().setup_redis(crawler)  # reads the settings; its client never connects
+        settings = with_defaults((crawler or self.crawler).settings)
+        self.server = connection.from_settings(settings)
+        if settings.getbool("REDIS_START_URLS_AS_SET", redis_defaults.START_URLS_AS_SET):
+            self.fetch_data, self.count_size = self.server.spop, self.server.scard
+        elif settings.getbool("REDIS_START_URLS_AS_ZSET", redis_defaults.START_URLS_AS_ZSET):
+            self.count_size = self.server.zcard  # fetch_data is a method that uses self.server
+        else:
+            self.count_size = self.server.llen
+
+
+class RedisSpider(_OnOurRedis, spiders.RedisSpider):
+    """A spider whose start URLs are popped from ``REDIS_START_URLS_KEY``."""
+
+
+class RedisCrawlSpider(_OnOurRedis, spiders.RedisCrawlSpider):
+    """A crawl spider (rules) whose start URLs are popped from ``REDIS_START_URLS_KEY``."""

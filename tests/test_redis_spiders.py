@@ -1,0 +1,32 @@
+"""scrapy-redis' spiders take their start URLs from the same Redis as the scheduler."""
+
+from scrapy.utils.test import get_crawler
+
+from news_crawler.redis_spiders import RedisCrawlSpider, RedisSpider
+
+
+class Feed(RedisSpider):
+    name = "feed"
+
+
+class Rules(RedisCrawlSpider):
+    name = "rules"
+    rules = ()
+
+
+def test_start_urls_come_from_the_configured_redis(redis_server, redis_client):
+    redis_client.lpush("feed:start_urls", "https://a.example/1", "https://a.example/2")
+    crawler = get_crawler(Feed, settings_dict={"REDIS_URL": redis_server.url, "REDIS_START_URLS_BATCH_SIZE": 5})
+    spider = Feed.from_crawler(crawler)
+    assert spider.server.get_connection_kwargs()["port"] == redis_server.port
+    urls = sorted(r.url for r in spider.next_requests())
+    assert urls == ["https://a.example/1", "https://a.example/2"] and spider.count_size(spider.redis_key) == 0
+
+
+def test_host_and_port_and_sets_work_as_in_scrapy_redis(redis_server, redis_client):
+    redis_client.sadd("custom:rules", "https://b.example/")
+    settings = {"REDIS_HOST": "127.0.0.1", "REDIS_PORT": redis_server.port, "REDIS_START_URLS_AS_SET": True,
+                "REDIS_START_URLS_KEY": "custom:%(name)s"}
+    spider = Rules.from_crawler(get_crawler(Rules, settings_dict=settings))
+    assert [r.url for r in spider.next_requests()] == ["https://b.example/"]
+    assert redis_client.scard("custom:rules") == 0
