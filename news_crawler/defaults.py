@@ -21,6 +21,10 @@ SCHEDULER_QUEUE_CLASS = "news_crawler.leasing.LeasedPriorityQueue"
 SCHEDULER_QUEUE_KEY = "%(spider)s:requests"
 SCHEDULER_DUPEFILTER_KEY = "%(spider)s:dupefilter"
 SCHEDULER_IDLE_BEFORE_CLOSE = 0
+# Requests are queued as JSON; SCHEDULER_SERIALIZER may name another module with loads()
+# and dumps(), but a pickle only with SCHEDULER_ALLOW_PICKLE (unpickling runs code).
+SCHEDULER_SERIALIZER = ""
+SCHEDULER_ALLOW_PICKLE = False
 # A taken request is leased, not popped: renewed every third of this while its worker
 # lives, put back in the queue when the worker dies (see leasing/).
 SCHEDULER_LEASE_SECONDS = 120.0

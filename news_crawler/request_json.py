@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import importlib
 import json
+import sys
 from decimal import Decimal
 from typing import Any
 
@@ -76,3 +78,21 @@ def dumps(request_dict: dict) -> str:
 
 def loads(data: bytes | str) -> dict:
     return _decode(json.loads(data))
+
+
+PICKLE_MODULES = {"pickle", "_pickle", "cPickle", "dill", "cloudpickle", "scrapy_redis.picklecompat"}
+
+
+def load_serializer(name: Any, allow_pickle: bool) -> Any:
+    """``SCHEDULER_SERIALIZER``: our JSON codec when unset; a module (or its dotted name)
+    with ``loads``/``dumps``; pickle only with ``SCHEDULER_ALLOW_PICKLE`` (it runs code)."""
+    if not name:
+        return sys.modules[__name__]
+    module = importlib.import_module(name) if isinstance(name, str) else name
+    if getattr(module, "__name__", "") in PICKLE_MODULES and not allow_pickle:
+        raise ValueError(f"SCHEDULER_SERIALIZER={module.__name__}: unpickling runs code, so anyone who can write "
+                         "to Redis could run it in every worker. Leave SCHEDULER_SERIALIZER unset (JSON), or set "
+                         "SCHEDULER_ALLOW_PICKLE=True if only trusted processes can write to this Redis")
+    if not (callable(getattr(module, "loads", None)) and callable(getattr(module, "dumps", None))):
+        raise ValueError(f"SCHEDULER_SERIALIZER={name!r} has no loads() and dumps()")
+    return module

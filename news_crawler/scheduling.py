@@ -73,7 +73,7 @@ class RedisScheduler(Scheduler):
             dupefilter_key=s.get("SCHEDULER_DUPEFILTER_KEY"),
             dupefilter_cls=dupefilter_cls,
             idle_before_close=s.getint("SCHEDULER_IDLE_BEFORE_CLOSE"),
-            serializer=request_json,
+            serializer=request_json.load_serializer(s.get("SCHEDULER_SERIALIZER"), s.getbool("SCHEDULER_ALLOW_PICKLE")),
             crawler=crawler,
             lease_seconds=s.getfloat("SCHEDULER_LEASE_SECONDS"),
             outage=outage_for(server, s.getfloat("REDIS_OUTAGE_LIMIT")),

@@ -73,3 +73,15 @@ def test_postponed_requests_wait_for_the_next_run(redis_client):
     assert queue(redis_client).resume_postponed() == 1
     back = q.pop()
     assert back.url == "https://x.example/retry" and back.dont_filter  # past the dupefilter that saw it
+
+
+def test_an_unreadable_entry_is_set_aside_not_run(redis_client, caplog):
+    import pickle
+
+    q = queue(redis_client)
+    pickled = pickle.dumps({"url": "https://x.example/pickled"}, protocol=4)  # as scrapy-redis queues them
+    redis_client.zadd("site:requests", {pickled: -10})
+    q.push(Request("https://x.example/json"))
+    assert q.pop().url == "https://x.example/json"  # the pickle is skipped, never unpickled
+    assert redis_client.lrange("site:requests:unreadable", 0, -1) == [pickled] and q.unreadable == 1
+    assert q.in_flight() == 1 and "not JSON" in caplog.text

@@ -16,7 +16,7 @@ class Rules(RedisCrawlSpider):
 
 def test_start_urls_come_from_the_configured_redis(redis_server, redis_client):
     redis_client.lpush("feed:start_urls", "https://a.example/1", "https://a.example/2")
-    crawler = get_crawler(Feed, settings_dict={"REDIS_URL": redis_server.url, "REDIS_START_URLS_BATCH_SIZE": 5})
+    crawler = get_crawler(Feed, settings_dict={"REDIS_URL": redis_server.url})
     spider = Feed.from_crawler(crawler)
     assert spider.server.get_connection_kwargs()["port"] == redis_server.port
     urls = sorted(r.url for r in spider.next_requests())

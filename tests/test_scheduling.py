@@ -84,3 +84,15 @@ def test_idle_before_close_keeps_an_empty_queue_open_for_a_while(make_crawler, r
     assert not scheduler.has_pending_requests()  # waited long enough
     scheduler.enqueue_request(Request("https://example.com/late"))
     assert scheduler.has_pending_requests() and scheduler._empty_since is None
+
+
+def test_a_pickle_serializer_is_refused_unless_allowed(make_crawler):
+    import pytest
+
+    settings = {**SCHEDULER, "SCHEDULER_SERIALIZER": "scrapy_redis.picklecompat"}
+    with pytest.raises(ValueError, match="unpickling runs code"):
+        RedisScheduler.from_crawler(make_crawler(Plain, settings))
+    allowed = RedisScheduler.from_crawler(make_crawler(Plain, {**settings, "SCHEDULER_ALLOW_PICKLE": True}))
+    assert allowed.serializer.__name__ == "scrapy_redis.picklecompat"
+    json_module = RedisScheduler.from_crawler(make_crawler(Plain, {**SCHEDULER, "SCHEDULER_SERIALIZER": "json"}))
+    assert json_module.serializer.__name__ == "json"

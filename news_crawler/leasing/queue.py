@@ -11,6 +11,7 @@ once for a dead process on this host, after the lease expires for any other.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from scrapy_redis.queue import Base
 
 from news_crawler.leasing.owner import is_dead_here, this_owner
 
+logger = logging.getLogger(__name__)
 LEASE_META = "lease"
 _LUA = Path(__file__).parent
 
@@ -31,6 +33,8 @@ class LeasedPriorityQueue(Base):
         super().__init__(server, spider, key, serializer)
         self.inflight_key = f"{self.key}:inflight"
         self.later_key = f"{self.key}:later"
+        self.unreadable_key = f"{self.key}:unreadable"
+        self.unreadable = 0  # entries moved aside by this worker
         self.owner = this_owner()
         self.held: set[str] = set()  # in-flight members this worker holds
         self._pop = server.register_script((_LUA / "pop.lua").read_text(encoding="utf-8"))
@@ -56,14 +60,29 @@ class LeasedPriorityQueue(Base):
         return bool(self._enqueue(keys=[seen_key, self.key], args=args))
 
     def pop(self, timeout: int = 0) -> Request | None:
-        member = self._pop(keys=[self.key, self.inflight_key], args=[self.owner, self.lease_seconds])
-        if not member:
-            return None
-        member = member.decode() if isinstance(member, bytes) else member
-        self.held.add(member)
-        request = self._decode_request(member.split("\n", 1)[1])
-        request.meta[LEASE_META] = member
-        return request
+        while raw := self._pop(keys=[self.key, self.inflight_key], args=[self.owner, self.lease_seconds]):
+            try:
+                member = raw.decode() if isinstance(raw, bytes) else raw
+                request = self._decode_request(member.split("\n", 1)[1])
+            except Exception as e:  # noqa: BLE001 - whatever it is, it is not a request we can run
+                self._quarantine(raw, e)
+                continue
+            self.held.add(member)
+            request.meta[LEASE_META] = member
+            return request
+        return None
+
+    def _quarantine(self, raw: bytes, error: Exception) -> None:
+        """Keep an unreadable entry (a pickled scrapy-redis request, say) in ``<key>:unreadable``
+        for a person to look at; it is never run."""
+        pipe = self.server.pipeline(transaction=True)
+        pipe.rpush(self.unreadable_key, raw.split(b"\n", 1)[-1])
+        pipe.zrem(self.inflight_key, raw)
+        pipe.execute()
+        self.unreadable += 1
+        logger.error("a queued request of %s is not JSON this queue can read (%s: %s); moved to %s. A queue "
+                     "filled by scrapy-redis holds pickles: see news-crawler's README, 'Coming from scrapy-redis'",
+                     self.key, type(error).__name__, str(error)[:100], self.unreadable_key)
 
     def ack(self, request: Request) -> None:
         """The request's outcome is recorded: its lease ends."""
