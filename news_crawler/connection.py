@@ -48,10 +48,10 @@ def params_from_settings(settings: Any) -> dict[str, Any]:
 
 
 def _retry() -> Retry:
-    """A blip (a failover, a restart) is retried briefly inside the call; a longer outage is
-    the caller's to wait out (see outage.py), never a reactor blocked for seconds."""
-    return Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 2,
-                 (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError))
+    """A dropped connection (a failover, a restart) is retried briefly inside the call; a
+    timeout is not (a stalled server would hold the caller once per try), and a longer
+    outage is the caller's to wait out (see outage.py)."""
+    return Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 2, (redis.ConnectionError, ConnectionError))
 
 
 def from_settings(settings: Any) -> redis.Redis:

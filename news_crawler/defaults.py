@@ -7,7 +7,7 @@ REDIS_URL = ""
 REDIS_HOST = ""
 REDIS_PORT = 0
 # Client keyword arguments; REDIS_PARAMS in the settings is merged over these.
-REDIS_PARAMS = {"socket_timeout": 10, "socket_connect_timeout": 5, "health_check_interval": 30}
+REDIS_PARAMS = {"socket_timeout": 5, "socket_connect_timeout": 3, "health_check_interval": 30}
 # A crawl waits this long for an unreachable Redis (paused, items held), then stops.
 REDIS_OUTAGE_LIMIT = 300.0
 EMBEDDED_REDIS_DIR = "~/.local/share/news-crawler/redis"

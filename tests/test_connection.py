@@ -24,13 +24,13 @@ def test_host_and_port_name_the_server_when_there_is_no_url(redis_server):
 def test_redis_params_are_merged_over_the_defaults(redis_server):
     client = connection.from_settings(settings(REDIS_URL=redis_server.url, REDIS_PARAMS={"socket_timeout": 7}))
     kwargs = client.get_connection_kwargs()
-    assert kwargs["socket_timeout"] == 7 and kwargs["socket_connect_timeout"] == 5
+    assert kwargs["socket_timeout"] == 7 and kwargs["socket_connect_timeout"] == 3
 
 
 def test_one_client_per_server_and_options_in_a_process(redis_server):
     a = connection.from_settings(settings(REDIS_URL=redis_server.url))
     assert connection.from_settings(settings(REDIS_URL=redis_server.url)) is a
-    assert connection.from_settings(settings(REDIS_URL=redis_server.url, REDIS_PARAMS={"socket_timeout": 5})) is not a
+    assert connection.from_settings(settings(REDIS_URL=redis_server.url, REDIS_PARAMS={"socket_timeout": 6})) is not a
 
 
 def test_decoded_responses_are_refused_with_a_reason():
