@@ -49,6 +49,19 @@ def fingerprinter():
     return Fingerprinter()
 
 
+@pytest.fixture(scope="session")
+def catalog():
+    """Every saved page under its portal URL, the edited reprints, and the planted bad
+    pages (a PDF, an empty page, a navigation-only page), as the mirror serves them."""
+    from news_mirror.catalog import add_bad_pages, build_catalog
+
+    if not (DATA / "pages").is_dir():
+        pytest.skip("saved pages not found")
+    catalog = build_catalog(DATA)
+    add_bad_pages(catalog)
+    return catalog
+
+
 @pytest.fixture
 def make_crawler(redis_server, redis_client):
     """``make_crawler(spidercls, settings, **spider_args)``: a Scrapy crawler built by

@@ -5,27 +5,17 @@ import json
 import os
 import signal
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from news_crawler.outcomes import OutcomeStore
-from news_mirror.catalog import add_bad_pages, build_catalog
 from news_mirror.server import Mirror, serve
-from tests.conftest import DATA
 from tests.crawl_helpers import crawl
 from tests.redis_server import TestServer
 
 SPIDERS = ["sina", "163", "thepaper", "qq", "ifeng"]
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    if not (DATA / "pages").is_dir():
-        pytest.skip("saved pages not found")
-    catalog = build_catalog(DATA)
-    add_bad_pages(catalog)
-    return catalog
 
 
 def children(pid: int) -> list[int]:
@@ -76,105 +66,95 @@ def feed_urls(directory: Path) -> set[str]:
     return {json.loads(line)["url"] for f in directory.rglob("*.jsonl") for line in f.read_text().splitlines()}
 
 
-@pytest.mark.parametrize("kill_at", [0.4, 0.9])
-def test_sigkill_mid_crawl_then_rerun_loses_no_article(tmp_path, redis_server, redis_client, catalog, kill_at):
+@dataclass
+class SlowSite:
+    """The mirror at day 1, answering each article after a delay, so faults land mid-crawl."""
+
+    mirror: Mirror
+    url: str
+    articles: set[str]  # day-1 article URLs of SPIDERS
+
+    @property
+    def paths(self) -> set[str]:
+        return {u.split("://")[1] for u in self.articles}
+
+    def requested(self, share: float) -> bool:
+        return len(set(self.mirror.article_requests()) & self.paths) >= share * len(self.paths)
+
+    def assert_nothing_lost(self, outcomes: dict[str, dict], *feed_dirs: Path) -> None:
+        """Every article fetched, each with an outcome, every kept one in a feed."""
+        assert self.paths <= set(self.mirror.article_requests())
+        missing = sorted(self.articles - set(outcomes))
+        assert not missing, f"{len(missing)} articles without an outcome: {missing[:3]}"
+        assert {outcomes[u]["outcome"] for u in self.articles} <= {"kept", "duplicate", "invalid"}
+        kept = {u for u in self.articles if outcomes[u]["outcome"] == "kept"}
+        in_feeds = set().union(*(feed_urls(d) for d in feed_dirs))
+        assert kept and kept <= in_feeds, sorted(kept - in_feeds)[:3]
+
+
+@pytest.fixture
+def site(catalog):
     mirror = Mirror(catalog, day=1)
-    mirror.delay = 0.25  # a slow site: the kill lands while requests are in flight
-    server = serve(mirror)
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    articles = {u for u, p in catalog.pages.items() if p.day == 1 and p.site in SPIDERS}
-    paths = {u.split("://")[1] for u in articles}
-    try:
-        # The default process pool, so the kill also shows its workers do not outlive the crawl.
-        proc = crawl(tmp_path, redis_server.url, url, SPIDERS, name="killed", wait=False,
-                     settings={"DEDUP_PROCESSES": "1", "CONCURRENT_REQUESTS_PER_DOMAIN": "2"})
-        wait_for(lambda: len(set(mirror.article_requests()) & paths) >= kill_at * len(paths), 120,
-                 f"{kill_at:.0%} of the article pages to be requested")
-        wait_for(lambda: any("multiprocessing.spawn" in describe(p) for p in children(proc.pid)), 120,
-                 "the crawl to start its fingerprinting pool")
-        pool = children(proc.pid)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
-        wait_for(lambda: not any(alive(p) for p in pool), 30,
-                 f"the pool workers to die with their parent: {[describe(p) for p in pool if alive(p)]}")
-        assert len(recorded_outcomes(redis_client)) < len(articles)  # the kill left work undone
+    mirror.delay = 0.25
+    http = serve(mirror)
+    yield SlowSite(mirror, f"http://127.0.0.1:{http.server_address[1]}",
+                   {u for u, p in catalog.pages.items() if p.day == 1 and p.site in SPIDERS})
+    http.shutdown()
 
-        crawl(tmp_path, redis_server.url, url, SPIDERS, name="rerun")
-    finally:
-        server.shutdown()
 
-    assert paths <= set(mirror.article_requests())  # every article page fetched at least once
-    outcomes = recorded_outcomes(redis_client)
-    missing = sorted(articles - set(outcomes))
-    assert not missing, f"{len(missing)} articles without an outcome: {missing[:3]}"
-    assert {outcomes[u]["outcome"] for u in articles} <= {"kept", "duplicate", "invalid"}
-    kept = {u for u in articles if outcomes[u]["outcome"] == "kept"}
-    in_feeds = feed_urls(tmp_path / "killed") | feed_urls(tmp_path / "rerun")
-    assert kept <= in_feeds, sorted(kept - in_feeds)[:3]  # every kept article reached a feed
+@pytest.fixture
+def durable_redis(tmp_path):
+    server = TestServer(tmp_path / "redis", durable=True)
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("kill_at", [0.4, 0.9])
+def test_sigkill_mid_crawl_then_rerun_loses_no_article(tmp_path, redis_server, redis_client, site, kill_at):
+    # The default process pool, so the kill also shows its workers do not outlive the crawl.
+    proc = crawl(tmp_path, redis_server.url, site.url, SPIDERS, name="killed", wait=False,
+                 settings={"DEDUP_PROCESSES": "1", "CONCURRENT_REQUESTS_PER_DOMAIN": "2"})
+    wait_for(lambda: site.requested(kill_at), 120, f"{kill_at:.0%} of the article pages to be requested")
+    wait_for(lambda: any("multiprocessing.spawn" in describe(p) for p in children(proc.pid)), 120,
+             "the crawl to start its fingerprinting pool")
+    pool = children(proc.pid)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    wait_for(lambda: not any(alive(p) for p in pool), 30,
+             f"the pool workers to die with their parent: {[describe(p) for p in pool if alive(p)]}")
+    assert len(recorded_outcomes(redis_client)) < len(site.articles)  # the kill left work undone
+
+    crawl(tmp_path, redis_server.url, site.url, SPIDERS, name="rerun")
+    site.assert_nothing_lost(recorded_outcomes(redis_client), tmp_path / "killed", tmp_path / "rerun")
     for spider in SPIDERS:  # nothing left in flight or queued
         assert redis_client.zcard(f"{spider}:requests") == 0 and redis_client.zcard(f"{spider}:requests:inflight") == 0
 
 
-def test_redis_killed_mid_crawl_and_restarted_the_crawl_carries_on(tmp_path, catalog):
-    server = TestServer(tmp_path / "redis", durable=True)
-    mirror = Mirror(catalog, day=1)
-    mirror.delay = 0.25
-    http = serve(mirror)
-    url = f"http://127.0.0.1:{http.server_address[1]}"
-    articles = {u for u, p in catalog.pages.items() if p.day == 1 and p.site in SPIDERS}
-    paths = {u.split("://")[1] for u in articles}
+def test_redis_killed_mid_crawl_and_restarted_the_crawl_carries_on(tmp_path, site, durable_redis):
     log = tmp_path / "crawl.log"
-    try:
-        proc = crawl(tmp_path, server.url, url, SPIDERS, name="crawl", wait=False,
-                     settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "2"})
-        wait_for(lambda: len(set(mirror.article_requests()) & paths) >= 0.3 * len(paths), 120,
-                 "30% of the article pages to be requested")
-        server.kill()
-        wait_for(lambda: "Redis does not answer" in log.read_text(), 60, "the crawl to notice the outage")
-        time.sleep(5)  # the outage itself: five seconds without Redis
-        server.start()
-        assert proc.wait(300) == 0, log.read_text()[-3000:]
-        text = log.read_text()
-        assert "Redis answers again" in text and "Traceback" not in text and "Unhandled error" not in text
-        client = server.client()
-        outcomes = recorded_outcomes(client)
-    finally:
-        http.shutdown()
-        server.stop()
-    assert paths <= set(mirror.article_requests())
-    missing = sorted(articles - set(outcomes))
-    assert not missing, f"{len(missing)} articles without an outcome: {missing[:3]}"
-    kept = {u for u in articles if outcomes[u]["outcome"] == "kept"}
-    assert kept and kept <= feed_urls(tmp_path / "crawl")
+    proc = crawl(tmp_path, durable_redis.url, site.url, SPIDERS, name="crawl", wait=False,
+                 settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "2"})
+    wait_for(lambda: site.requested(0.3), 120, "30% of the article pages to be requested")
+    durable_redis.kill()
+    wait_for(lambda: "Redis does not answer" in log.read_text(), 60, "the crawl to notice the outage")
+    time.sleep(5)  # the outage itself: five seconds without Redis
+    durable_redis.start()
+    assert proc.wait(300) == 0, log.read_text()[-3000:]
+    text = log.read_text()
+    assert "Redis answers again" in text and "Traceback" not in text and "Unhandled error" not in text
+    site.assert_nothing_lost(recorded_outcomes(durable_redis.client()), tmp_path / "crawl")
 
 
-def test_redis_away_past_the_limit_stops_the_crawl_and_the_rerun_completes(tmp_path, catalog):
-    server = TestServer(tmp_path / "redis", durable=True)
-    mirror = Mirror(catalog, day=1)
-    mirror.delay = 0.25
-    http = serve(mirror)
-    url = f"http://127.0.0.1:{http.server_address[1]}"
-    articles = {u for u, p in catalog.pages.items() if p.day == 1 and p.site in SPIDERS}
-    paths = {u.split("://")[1] for u in articles}
-    try:
-        proc = crawl(tmp_path, server.url, url, SPIDERS, name="stopped", wait=False,
-                     settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "2", "REDIS_OUTAGE_LIMIT": "3"})
-        wait_for(lambda: len(set(mirror.article_requests()) & paths) >= 0.3 * len(paths), 120,
-                 "30% of the article pages to be requested")
-        server.kill()
-        assert proc.wait(300) == 1  # stopped, and says so with its exit code
-        text = (tmp_path / "stopped.log").read_text()
-        assert text.count("ERROR: Redis did not answer for 3 s: stopping") == len(SPIDERS)  # one line per spider
-        assert "Traceback" not in text and "Unhandled error" not in text
+def test_redis_away_past_the_limit_stops_the_crawl_and_the_rerun_completes(tmp_path, site, durable_redis):
+    proc = crawl(tmp_path, durable_redis.url, site.url, SPIDERS, name="stopped", wait=False,
+                 settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "2", "REDIS_OUTAGE_LIMIT": "3"})
+    wait_for(lambda: site.requested(0.3), 120, "30% of the article pages to be requested")
+    durable_redis.kill()
+    assert proc.wait(300) == 1  # stopped, and says so with its exit code
+    text = (tmp_path / "stopped.log").read_text()
+    assert text.count("ERROR: Redis did not answer for 3 s: stopping") == len(SPIDERS)  # one line per spider
+    assert "Traceback" not in text and "Unhandled error" not in text
 
-        server.start()
-        crawl(tmp_path, server.url, url, SPIDERS, name="rerun")
-        outcomes = recorded_outcomes(server.client())
-    finally:
-        http.shutdown()
-        server.stop()
-    assert paths <= set(mirror.article_requests())
-    missing = sorted(articles - set(outcomes))
-    assert not missing, f"{len(missing)} articles without an outcome: {missing[:3]}"
-    kept = {u for u in articles if outcomes[u]["outcome"] == "kept"}
-    assert kept <= feed_urls(tmp_path / "stopped") | feed_urls(tmp_path / "rerun")
+    durable_redis.start()
+    crawl(tmp_path, durable_redis.url, site.url, SPIDERS, name="rerun")
+    site.assert_nothing_lost(recorded_outcomes(durable_redis.client()), tmp_path / "stopped", tmp_path / "rerun")

@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 
 from news_crawler.fingerprint import distance, from_hex
-from news_mirror.catalog import add_bad_pages, build_catalog
 from news_mirror.server import Mirror, serve
-from tests.conftest import DATA
 from tests.crawl_helpers import ROOT, load, mirror_env
 from tests.redis_server import TestServer
 
@@ -21,15 +19,6 @@ from tests.redis_server import TestServer
 def cli(*args, mirror="", timeout=300):
     return subprocess.run([sys.executable, "-m", "news_crawler.cli.crawler", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout, env=mirror_env(mirror) if mirror else None)
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    if not (DATA / "pages").is_dir():
-        pytest.skip("saved pages not found")
-    catalog = build_catalog(DATA)
-    add_bad_pages(catalog)
-    return catalog
 
 
 def test_daily_runs_lock_summaries_and_exit_codes(tmp_path, redis_server, redis_client, catalog):

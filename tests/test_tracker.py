@@ -10,20 +10,11 @@ from collections import Counter
 import pytest
 
 from news_crawler.outcomes import OutcomeStore
-from news_mirror.catalog import build_catalog
 from news_mirror.handler import mirror_path
 from news_mirror.server import Mirror, serve
-from tests.conftest import DATA
 from tests.crawl_helpers import ROOT, crawl, mirror_env
 
 FAST = {"RETRY_TIMES": "0", "OUTCOME_RETRY_RUNS": "2"}
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    if not (DATA / "pages").is_dir():
-        pytest.skip("saved pages not found")
-    return build_catalog(DATA)
 
 
 @pytest.fixture
