@@ -27,6 +27,8 @@ DEMO_SETTINGS = {
     "DEDUP_NAMESPACE": NAMESPACE,
     "SCHEDULER_QUEUE_KEY": f"{NAMESPACE}:%(spider)s:requests",
     "SCHEDULER_DUPEFILTER_KEY": f"{NAMESPACE}:%(spider)s:dupefilter",
+    "OUTCOMES_KEY": f"{NAMESPACE}:%(spider)s:outcomes",
+    "OUTCOMES_ATTEMPTS_KEY": f"{NAMESPACE}:%(spider)s:attempts",
     "LOG_LEVEL": "WARNING",
 }
 
