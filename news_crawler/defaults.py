@@ -24,6 +24,9 @@ SCHEDULER_IDLE_BEFORE_CLOSE = 0
 # Requests are queued as JSON; SCHEDULER_SERIALIZER may name another module with loads()
 # and dumps(), but a pickle only with SCHEDULER_ALLOW_PICKLE (unpickling runs code).
 SCHEDULER_SERIALIZER = ""
+# "scrapy": the crawler's request fingerprinter; "scrapy-redis": scrapy-redis 0.9's, to keep
+# using a dupefilter set that scrapy-redis filled (see dupefilter.py).
+DUPEFILTER_FINGERPRINT = "scrapy"
 SCHEDULER_ALLOW_PICKLE = False
 # A taken request is leased, not popped: renewed every third of this while its worker
 # lives, put back in the queue when the worker dies (see leasing/).

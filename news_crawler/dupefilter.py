@@ -14,6 +14,12 @@ from news_crawler import connection
 from news_crawler.config import with_defaults
 
 
+# How a request becomes the fingerprint stored in the set: the crawler's fingerprinter, or
+# scrapy-redis 0.9's own (SHA-1 of method, canonical URL and body), so that a set scrapy-redis
+# filled keeps working after the switch and nothing seen is fetched again.
+FINGERPRINTS = ("scrapy", "scrapy-redis")
+
+
 def spider_name(crawler: Crawler) -> str:
     return crawler.spider.name if crawler.spider is not None else crawler.spidercls.name
 
@@ -31,11 +37,16 @@ class RedisDupeFilter(RFPDupeFilter):
     def from_crawler(cls, crawler: Crawler) -> RedisDupeFilter:
         settings = with_defaults(crawler.settings)
         key = settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": spider_name(crawler)}
-        return cls(connection.from_settings(settings), key,
-                   settings.getbool("DUPEFILTER_DEBUG"), fingerprinter=crawler.request_fingerprinter,
-                   stats=crawler.stats)
+        mode = settings.get("DUPEFILTER_FINGERPRINT")
+        if mode not in FINGERPRINTS:
+            raise ValueError(f"DUPEFILTER_FINGERPRINT={mode!r}: use 'scrapy' (the crawler's request fingerprinter) "
+                             "or 'scrapy-redis' (to keep using a dupefilter set that scrapy-redis filled)")
+        fingerprinter = crawler.request_fingerprinter if mode == "scrapy" else None
+        return cls(connection.from_settings(settings), key, settings.getbool("DUPEFILTER_DEBUG"),
+                   fingerprinter=fingerprinter, stats=crawler.stats)
 
     def request_fingerprint(self, request: Request) -> str:
+        """The crawler's fingerprint, or scrapy-redis' (``DUPEFILTER_FINGERPRINT``)."""
         if self.fingerprinter is not None:
             return self.fingerprinter.fingerprint(request).hex()
         return super().request_fingerprint(request)

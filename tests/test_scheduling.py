@@ -96,3 +96,22 @@ def test_a_pickle_serializer_is_refused_unless_allowed(make_crawler):
     assert allowed.serializer.__name__ == "scrapy_redis.picklecompat"
     json_module = RedisScheduler.from_crawler(make_crawler(Plain, {**SCHEDULER, "SCHEDULER_SERIALIZER": "json"}))
     assert json_module.serializer.__name__ == "json"
+
+
+def test_a_dupefilter_set_filled_by_scrapy_redis_keeps_working(make_crawler, redis_client):
+    from scrapy_redis.dupefilter import RFPDupeFilter
+
+    seen = Request("https://example.com/old?b=1&a=2")
+    RFPDupeFilter(redis_client, "plain:dupefilter").request_seen(seen)  # what scrapy-redis left behind
+    ours = RedisDupeFilter.from_crawler(make_crawler(Plain, {"DUPEFILTER_FINGERPRINT": "scrapy-redis"}))
+    assert ours.request_seen(Request("https://example.com/old?a=2&b=1"))  # seen before the switch
+    assert not ours.request_seen(Request("https://example.com/new"))
+    default = RedisDupeFilter.from_crawler(make_crawler(Plain))
+    assert not default.request_seen(seen)  # another fingerprint: why the setting exists
+
+
+def test_an_unknown_fingerprint_mode_is_refused_with_the_choices(make_crawler):
+    import pytest
+
+    with pytest.raises(ValueError, match="'scrapy-redis'"):
+        RedisDupeFilter.from_crawler(make_crawler(Plain, {"DUPEFILTER_FINGERPRINT": "md5"}))
