@@ -10,7 +10,8 @@ pipeline releases the request for the next run, up to ``OUTCOME_RETRY_RUNS`` run
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from itemadapter import is_item
@@ -54,35 +55,33 @@ class OutcomeTracker:
         return tracker
 
     # Spider middleware: count items per response; end the lease when all are settled.
+    # Scrapy calls the sync or the async one, depending on the callback; both share _reading.
     def process_spider_output(self, response: Response, result: Iterable[Any]):
-        self._start(response.request)
-        try:
+        with self._reading(response.request):
             for o in result:
-                self._count(response.request, o)
-                yield o
-        except Exception:
-            self._open.discard(id(response.request))  # spider_error releases it, then ends the lease
-            raise
-        self._output_done(response.request)
+                yield self._count(response.request, o)
 
     async def process_spider_output_async(self, response: Response, result: AsyncIterator[Any]):
-        self._start(response.request)
-        try:
+        with self._reading(response.request):
             async for o in result:
-                self._count(response.request, o)
-                yield o
-        except Exception:
-            self._open.discard(id(response.request))  # spider_error releases it, then ends the lease
-            raise
-        self._output_done(response.request)
+                yield self._count(response.request, o)
 
-    def _start(self, request: Request) -> None:
+    @contextmanager
+    def _reading(self, request: Request) -> Iterator[None]:
+        """While a callback's output is read: the lease cannot end; after it, it may."""
         self._open.add(id(request))
         self._pending.setdefault(id(request), 0)
+        try:
+            yield
+        except Exception:
+            self._open.discard(id(request))  # spider_error releases it, then ends the lease
+            raise
+        self._output_done(request)
 
-    def _count(self, request: Request, output: Any) -> None:
+    def _count(self, request: Request, output: Any) -> Any:
         if is_item(output):
             self._pending[id(request)] = self._pending.get(id(request), 0) + 1
+        return output
 
     def _output_done(self, request: Request) -> None:
         self._open.discard(id(request))
