@@ -3,8 +3,9 @@
 Which server: ``REDIS_URL`` when set; else ``REDIS_HOST``/``REDIS_PORT`` when either is
 set (scrapy-redis' settings); else the embedded server under ``EMBEDDED_REDIS_DIR``,
 started on first use. ``REDIS_PARAMS`` (client keyword arguments) is merged over the
-defaults. A process asks once per server and shares that client (and its connection
-pool) between all its components.
+defaults; as in scrapy-redis, ``REDIS_PARAMS["redis_cls"]`` (a class or its dotted path)
+picks the client class. A process asks once per server and shares that client (and its
+connection pool) between all its components.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import redis
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.retry import Retry
+from scrapy.utils.misc import load_object
 
 from news_crawler import defaults
 from news_crawler.embedded import ensure_server
@@ -54,23 +56,35 @@ def _retry() -> Retry:
     return Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 2, (redis.ConnectionError, ConnectionError))
 
 
+def _client_class(params: dict[str, Any]) -> Any:
+    """``params`` without ``redis_cls``, and the client class it names (redis.Redis when unset)."""
+    cls = params.pop("redis_cls", None) or redis.Redis
+    return load_object(cls) if isinstance(cls, str) else cls
+
+
 def from_settings(settings: Any) -> redis.Redis:
     """The process's client for the Redis that ``settings`` name."""
     url, params = url_from_settings(settings), params_from_settings(settings)
-    key = (url, repr(sorted(params.items())))
+    key = (url, repr(sorted(params.items(), key=lambda kv: kv[0])))
     with _lock:
         if key not in _clients:
-            _clients[key] = redis.Redis.from_url(url, **{"retry": _retry(), **params})
+            cls = _client_class(params)
+            _clients[key] = cls.from_url(url, **{"retry": _retry(), **params})
         return _clients[key]
+
+
+get_redis_from_settings = from_settings  # scrapy-redis' name for it
 
 
 def probe_client(settings: Any) -> redis.Redis:
     """A client for the same server that answers within a second or fails: for probing
     an outage from the reactor thread."""
     params = {**params_from_settings(settings), "socket_timeout": 1, "socket_connect_timeout": 1}
-    return redis.Redis.from_url(url_from_settings(settings), retry=Retry(NoBackoff(), 0), **params)
+    return _client_class(params).from_url(url_from_settings(settings), retry=Retry(NoBackoff(), 0), **params)
 
 
 def get_redis(url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR, **kwargs: Any) -> redis.Redis:
-    """A new client for ``url``, or for the embedded server under ``data_dir`` when ``url`` is empty."""
-    return redis.Redis.from_url(resolve_url(url, data_dir), **{"retry": _retry(), **defaults.REDIS_PARAMS, **kwargs})
+    """A new client for ``url``, or for the embedded server under ``data_dir`` when ``url`` is
+    empty, with exactly ``kwargs`` (``redis_cls`` picks the client class), as in scrapy-redis."""
+    params = dict(kwargs)
+    return _client_class(params).from_url(resolve_url(url, data_dir), **params)
