@@ -25,7 +25,7 @@ def test_pop_leases_and_ack_ends_the_lease(redis_client):
     q.push(Request("https://x.example/low", priority=0))
     q.push(Request("https://x.example/high", priority=5))
     first = q.pop()
-    assert first.url == "https://x.example/high" and first.meta[LEASE_META].startswith(this_owner() + "\n")
+    assert first.url == "https://x.example/high" and first.meta[LEASE_META].startswith(this_owner().encode() + b"\n")
     assert len(q) == 1 and q.in_flight() == 1
     q.ack(first)
     assert q.in_flight() == 0

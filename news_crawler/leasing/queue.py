@@ -10,7 +10,6 @@ once for a dead process on this host, after the lease expires for any other.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 from scrapy import Request
 from scrapy_redis.queue import Base
 
+from news_crawler import request_json
 from news_crawler.leasing.owner import is_dead_here, this_owner
 
 logger = logging.getLogger(__name__)
@@ -30,13 +30,13 @@ class LeasedPriorityQueue(Base):
     lease_seconds = 120.0  # the scheduler sets SCHEDULER_LEASE_SECONDS
 
     def __init__(self, server: Any, spider: Any, key: str, serializer: Any = None) -> None:
-        super().__init__(server, spider, key, serializer)
+        super().__init__(server, spider, key, serializer or request_json)  # never pickle unless asked
         self.inflight_key = f"{self.key}:inflight"
         self.later_key = f"{self.key}:later"
         self.unreadable_key = f"{self.key}:unreadable"
         self.unreadable = 0  # entries moved aside by this worker
         self.owner = this_owner()
-        self.held: set[str] = set()  # in-flight members this worker holds
+        self.held: set[bytes] = set()  # in-flight members ("<owner>\n<request>") this worker holds
         self._pop = server.register_script((_LUA / "pop.lua").read_text(encoding="utf-8"))
         self._renew = server.register_script((_LUA / "renew.lua").read_text(encoding="utf-8"))
         self._requeue = server.register_script((_LUA / "requeue.lua").read_text(encoding="utf-8"))
@@ -60,12 +60,11 @@ class LeasedPriorityQueue(Base):
         return bool(self._enqueue(keys=[seen_key, self.key], args=args))
 
     def pop(self, timeout: int = 0) -> Request | None:
-        while raw := self._pop(keys=[self.key, self.inflight_key], args=[self.owner, self.lease_seconds]):
-            try:
-                member = raw.decode() if isinstance(raw, bytes) else raw
-                request = self._decode_request(member.split("\n", 1)[1])
+        while member := self._pop(keys=[self.key, self.inflight_key], args=[self.owner, self.lease_seconds]):
+            try:  # bytes throughout: a pickle (SCHEDULER_ALLOW_PICKLE) is not text
+                request = self._decode_request(member.split(b"\n", 1)[1])
             except Exception as e:  # noqa: BLE001 - whatever it is, it is not a request we can run
-                self._quarantine(raw, e)
+                self._quarantine(member, e)
                 continue
             self.held.add(member)
             request.meta[LEASE_META] = member
@@ -114,21 +113,26 @@ class LeasedPriorityQueue(Base):
     def reclaim(self) -> int:
         """Requeue the requests of dead workers; returns how many were put back."""
         dead_here, others = [], []
-        for raw in self.server.zrange(self.inflight_key, 0, -1):
-            member = raw.decode()
+        for member in self.server.zrange(self.inflight_key, 0, -1):
             if member in self.held:
                 continue
-            owner = member.split("\n", 1)[0]
+            owner = member.split(b"\n", 1)[0].decode()
             (dead_here if owner != self.owner and is_dead_here(owner) else others).append(member)
         return self._move(dead_here, force=True) + self._move(others, force=False)
 
-    def _move(self, members: Iterable[str], force: bool) -> int:
+    def _move(self, members: Iterable[bytes], force: bool) -> int:
         args: list[Any] = ["1" if force else "0"]
         for member in members:
-            args += [member, -int(json.loads(member.split("\n", 1)[1]).get("priority", 0))]
+            args += [member, -self._priority(member.split(b"\n", 1)[1])]
         if len(args) == 1:
             return 0
         return int(self._requeue(keys=[self.key, self.inflight_key], args=args))
+
+    def _priority(self, data: bytes) -> int:
+        try:
+            return int(self.serializer.loads(data).get("priority", 0))
+        except Exception:  # noqa: BLE001 - unreadable: requeued at priority 0, quarantined when popped
+            return 0
 
     def clear(self) -> None:
         self.server.delete(self.key, self.inflight_key, self.later_key)
