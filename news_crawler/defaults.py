@@ -16,11 +16,18 @@ EMBEDDED_REDIS_START_TIMEOUT = 10.0
 # Crawling: scrapy-redis' scheduler and dupefilter, per-spider keys, persistent, JSON queue.
 SCHEDULER = "news_crawler.scheduling.RedisScheduler"
 DUPEFILTER_CLASS = "news_crawler.scheduling.RedisDupeFilter"
-SCHEDULER_PERSIST = True
+# scrapy-redis' default: a queue and dupefilter that outlive the crawl only when asked for.
+# This project's settings.py sets True (a daily crawl must remember what it fetched).
+SCHEDULER_PERSIST = False
 SCHEDULER_QUEUE_CLASS = "news_crawler.leasing.LeasedPriorityQueue"
 SCHEDULER_QUEUE_KEY = "%(spider)s:requests"
 SCHEDULER_DUPEFILTER_KEY = "%(spider)s:dupefilter"
 SCHEDULER_IDLE_BEFORE_CLOSE = 0
+SCHEDULER_FLUSH_ON_START = False
+# Standalone dupefilter (under Scrapy's own scheduler): its set; empty means the spider's
+# SCHEDULER_DUPEFILTER_KEY, kept across runs (scrapy-redis: a new dupefilter:<timestamp>).
+DUPEFILTER_KEY = ""
+DUPEFILTER_DEBUG = False
 # Requests are queued as JSON; SCHEDULER_SERIALIZER may name another module with loads()
 # and dumps(), but a pickle only with SCHEDULER_ALLOW_PICKLE (unpickling runs code).
 SCHEDULER_SERIALIZER = ""

@@ -1,8 +1,15 @@
 """scrapy-redis' dupefilter, built from the crawler: seen-request fingerprints in a Redis
-set per spider, fingerprinted with the crawler's request fingerprinter, counted in stats."""
+set per spider, fingerprinted with the crawler's request fingerprinter, counted in stats.
+
+Under the scheduler (``from_spider``, as in scrapy-redis) the set is
+``SCHEDULER_DUPEFILTER_KEY``. Standalone, under Scrapy's own scheduler, scrapy-redis uses a
+new ``dupefilter:<timestamp>`` set every run; here ``DUPEFILTER_KEY`` names it (``%(spider)s``
+and ``%(timestamp)s`` are filled in), and when unset the spider's own persistent set is used.
+"""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from scrapy import Request, Spider
@@ -35,8 +42,20 @@ class RedisDupeFilter(RFPDupeFilter):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisDupeFilter:
+        """Standalone, under any scheduler: the set ``DUPEFILTER_KEY`` names, else the spider's."""
         settings = with_defaults(crawler.settings)
-        key = settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": spider_name(crawler)}
+        template = settings.get("DUPEFILTER_KEY") or settings.get("SCHEDULER_DUPEFILTER_KEY")
+        return cls._build(crawler, template % {"spider": spider_name(crawler), "timestamp": int(time.time())})
+
+    @classmethod
+    def from_spider(cls, spider: Spider) -> RedisDupeFilter:
+        """Under the scheduler: the spider's ``SCHEDULER_DUPEFILTER_KEY`` set."""
+        settings = with_defaults(spider.crawler.settings)
+        return cls._build(spider.crawler, settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": spider.name})
+
+    @classmethod
+    def _build(cls, crawler: Crawler, key: str) -> RedisDupeFilter:
+        settings = with_defaults(crawler.settings)
         mode = settings.get("DUPEFILTER_FINGERPRINT")
         if mode not in FINGERPRINTS:
             raise ValueError(f"DUPEFILTER_FINGERPRINT={mode!r}: use 'scrapy' (the crawler's request fingerprinter) "

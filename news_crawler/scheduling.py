@@ -30,6 +30,7 @@ from news_crawler import connection, request_json
 from news_crawler.config import with_defaults
 from news_crawler.dupefilter import RedisDupeFilter
 from news_crawler.leasing.queue import LEASE_META
+from news_crawler.leasing.without_tracker import end_leases_on_response
 from news_crawler.outage import REDIS_ERRORS, Outage, outage_for
 
 __all__ = ["RedisDupeFilter", "RedisScheduler"]
@@ -85,14 +86,24 @@ class RedisScheduler(Scheduler):
         queue_cls = load_object(self.queue_cls)
         self.queue = queue_cls(server=self.server, spider=spider, key=self.queue_key % {"spider": spider.name},
                                serializer=self.serializer)
-        self.df = build_from_crawler(load_object(self.dupefilter_cls), self.crawler)
+        self.df = self._build_dupefilter(spider)
         if self.flush_on_start:
             self.flush()
         if hasattr(self.queue, "reclaim"):
             self._open_leases(spider)
         self._every(WATCH_SECONDS, self._watch)
         if len(self.queue):
-            spider.logger.info("resuming crawl: %d requests already queued", len(self.queue))
+            spider.logger.info("Resuming crawl (%d requests scheduled)", len(self.queue))
+
+    def _build_dupefilter(self, spider: Spider) -> Any:
+        """As scrapy-redis does: ``from_spider`` (the spider's own persistent set) when the class
+        has it, else ``from_crawler``; a dupefilter with a Redis client of its own is moved to
+        ours, so that one crawl never talks to two servers."""
+        cls = load_object(self.dupefilter_cls)
+        df = cls.from_spider(spider) if hasattr(cls, "from_spider") else build_from_crawler(cls, self.crawler)
+        if getattr(df, "server", None) is not None and df.server is not self.server:
+            df.server = self.server
+        return df
 
     def _open_leases(self, spider: Spider) -> None:
         """Take back what dead workers held and what earlier runs postponed; keep our leases alive."""
@@ -103,6 +114,7 @@ class RedisScheduler(Scheduler):
                                reclaimed, resumed)
         self.stats.set_value("scheduler/reclaimed", reclaimed)
         self.stats.set_value("scheduler/resumed", resumed)
+        end_leases_on_response(self.crawler, self.ack)
         self._every(self.lease_seconds / 3, self._renew_leases)
 
     def _every(self, seconds: float, fn: Any) -> None:

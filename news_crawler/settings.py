@@ -17,6 +17,8 @@ FEED_DIR = os.environ.get("FEED_DIR", _d.FEED_DIR)
 ITEMS_REDIS_KEY = os.environ.get("ITEMS_REDIS_KEY", _d.ITEMS_REDIS_KEY)
 SUMMARY_FILE = os.environ.get("SUMMARY_FILE", _d.SUMMARY_FILE)
 
+SCHEDULER_PERSIST = True  # scrapy-redis' default is False: a daily crawl must remember
+
 ITEM_PIPELINES = {
     "news_crawler.pipelines.validate.ValidationPipeline": 100,
     "news_crawler.pipelines.dedup.NearDuplicatePipeline": 200,

@@ -35,14 +35,23 @@ def test_requests_go_through_redis_as_json_and_come_back(make_crawler, redis_cli
 
 
 def test_a_seen_request_is_filtered_across_runs_unless_dont_filter(make_crawler):
-    first = open_scheduler(make_crawler(Plain, SCHEDULER))
+    persist = {**SCHEDULER, "SCHEDULER_PERSIST": True}
+    first = open_scheduler(make_crawler(Plain, persist))
     assert first.enqueue_request(Request("https://example.com/a"))
     first.close("finished")
-    crawler = make_crawler(Plain, SCHEDULER)
+    crawler = make_crawler(Plain, persist)
     second = open_scheduler(crawler)  # the next run: the dupefilter persisted in Redis
     assert not second.enqueue_request(Request("https://example.com/a"))
     assert second.enqueue_request(Request("https://example.com/a", dont_filter=True))
     assert crawler.stats.get_value("dupefilter/filtered") == 1
+
+
+def test_unset_persist_means_scrapy_redis_default_and_forgets_at_close(make_crawler, redis_client):
+    scheduler = open_scheduler(make_crawler(Plain, SCHEDULER))
+    assert scheduler.persist is False
+    assert scheduler.enqueue_request(Request("https://example.com/a"))
+    scheduler.close("finished")
+    assert not redis_client.exists("plain:requests", "plain:dupefilter")
 
 
 def test_forget_lets_a_failed_request_be_scheduled_again(make_crawler, redis_client):
