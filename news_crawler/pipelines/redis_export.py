@@ -1,41 +1,78 @@
-"""Optional last step: kept items also go, as JSON, to a Redis list for downstream consumers."""
+"""Optional last step: kept items also go, as JSON, to a Redis list for downstream consumers.
+
+``RedisListPipeline`` (this project's settings) is off until ``ITEMS_REDIS_KEY`` or
+scrapy-redis' ``REDIS_ITEMS_KEY`` names the list. ``RedisPipeline`` is the drop-in for
+``scrapy_redis.pipelines.RedisPipeline``: on by default with scrapy-redis' key
+``%(spider)s:items``. Both write through the one Redis client, honour
+``REDIS_ITEMS_SERIALIZER`` (the dotted path of a function from item to str or bytes), and
+wait out a Redis outage like the rest of the crawl.
+"""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
+from typing import Any
 
 import redis
+from itemadapter import ItemAdapter
+from scrapy import Spider
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.misc import load_object
+from scrapy.utils.serialize import ScrapyJSONEncoder
 
 from news_crawler import connection
 from news_crawler.config import with_defaults
 from news_crawler.drops import Unsettled
 from news_crawler.outage import Outage, RedisUnavailable, outage_for
-from news_crawler.items import ArticleItem
+
+SCRAPY_REDIS_ITEMS_KEY = "%(spider)s:items"
+_encoder = ScrapyJSONEncoder(ensure_ascii=False)
+
+
+def to_json(item: Any) -> str:
+    """The default serializer: JSON, Chinese as it is, dates and decimals as Scrapy writes them."""
+    return _encoder.encode(ItemAdapter(item).asdict())
 
 
 class RedisListPipeline:
-    def __init__(self, client: redis.Redis, key: str, outage: Outage) -> None:
+    default_key = ""  # off unless a setting names the list
+
+    def __init__(self, client: redis.Redis, key: str, outage: Outage,
+                 serialize: Callable[[Any], str | bytes] = to_json, crawler: Crawler | None = None) -> None:
+        self.crawler = crawler
         self.client = client
         self.key = key
         self.outage = outage
+        self.serialize = serialize
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisListPipeline:
         settings = with_defaults(crawler.settings)
-        template = settings.get("ITEMS_REDIS_KEY")
-        if not template:
+        key = settings.get("ITEMS_REDIS_KEY") or settings.get("REDIS_ITEMS_KEY") or cls.default_key
+        if not key:
             raise NotConfigured  # silently off: no message, no warning in every crawl log
-        key = template % {"spider": crawler.spider.name if crawler.spider else crawler.spidercls.name}
+        serializer = settings.get("REDIS_ITEMS_SERIALIZER")
         client = connection.from_settings(settings)
-        return cls(client, key, outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")))
+        return cls(client, key, outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")),
+                   load_object(serializer) if serializer else to_json, crawler)
 
-    async def process_item(self, item: ArticleItem) -> ArticleItem:
-        data = json.dumps(dict(item), ensure_ascii=False)
+    def item_key(self, item: Any, spider: Spider) -> str:
+        """The list ``item`` goes to (scrapy-redis' hook: override to route items)."""
+        return self.key % {"spider": spider.name}
+
+    async def process_item(self, item: Any) -> Any:
+        data = self.serialize(item)
         try:
-            await self.outage.call(self.client.rpush, self.key, data)
+            await self.outage.call(self.client.rpush, self.item_key(item, self.crawler.spider), data)
         except RedisUnavailable as e:
-            raise Unsettled(f"not exported, the next run fetches it again: {item['url']} ({e})",
+            url = ItemAdapter(item).get("url", "")
+            raise Unsettled(f"not exported, the next run fetches it again: {url} ({e})",
                             log_level="WARNING") from None
         return item
+
+
+class RedisPipeline(RedisListPipeline):
+    """``scrapy_redis.pipelines.RedisPipeline`` on this project's Redis client."""
+
+    default_key = SCRAPY_REDIS_ITEMS_KEY
