@@ -2,8 +2,9 @@
 
 scrapy-redis' spiders build their own client (``localhost:6379`` when ``REDIS_URL`` is
 empty) while the scheduler uses ours (the embedded server): two servers in one crawl.
-These subclasses read ``REDIS_START_URLS_KEY`` and friends exactly as scrapy-redis does,
-then take their start URLs from the process's client of ``connection.from_settings``.
+These subclasses read ``REDIS_START_URLS_KEY`` and friends exactly as scrapy-redis does
+(and ``REDIS_START_URLS_BATCH_SIZE``, which 0.9 replaced by ``CONCURRENT_REQUESTS``, when
+set), then take their start URLs from the process's client of ``connection.from_settings``.
 
     from news_crawler.redis_spiders import RedisSpider
 
@@ -27,10 +28,14 @@ class _OnOurRedis:
     def setup_redis(self, crawler: Any = None) -> None:
         if self.server is not None:
             return
+        batch_unset = getattr(self, "redis_batch_size", None) is None
         with warnings.catch_warnings():  # scrapy-redis' client (never used) warns about its own params
             warnings.simplefilter("ignore", DeprecationWarning)
             super().setup_redis(crawler)  # reads the settings; its client never connects
         settings = with_defaults((crawler or self.crawler).settings)
+        if batch_unset and settings.getint("REDIS_START_URLS_BATCH_SIZE", 0) > 0:
+            # scrapy-redis 0.9 dropped it for CONCURRENT_REQUESTS; a project that sets it still means it
+            self.redis_batch_size = settings.getint("REDIS_START_URLS_BATCH_SIZE")
         self.server = connection.from_settings(settings)
         if settings.getbool("REDIS_START_URLS_AS_SET", redis_defaults.START_URLS_AS_SET):
             self.fetch_data, self.count_size = self.server.spop, self.server.scard

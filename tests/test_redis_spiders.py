@@ -30,3 +30,10 @@ def test_host_and_port_and_sets_work_as_in_scrapy_redis(redis_server, redis_clie
     spider = Rules.from_crawler(get_crawler(Rules, settings_dict=settings))
     assert [r.url for r in spider.next_requests()] == ["https://b.example/"]
     assert redis_client.scard("custom:rules") == 0
+
+
+def test_batch_size_setting_still_counts(redis_server, redis_client):
+    redis_client.lpush("feed:start_urls", *[f"https://c.example/{i}" for i in range(5)])
+    settings = {"REDIS_URL": redis_server.url, "REDIS_START_URLS_BATCH_SIZE": 2}
+    spider = Feed.from_crawler(get_crawler(Feed, settings_dict=settings))
+    assert len(list(spider.next_requests())) == 2 and redis_client.llen("feed:start_urls") == 3
