@@ -6,6 +6,7 @@
     news-crawler stop-server
     news-crawler seed [SPIDER ...] [--every SECONDS | --at HH:MM]
     news-crawler worker [SPIDER ...] [--idle SECONDS]
+    news-crawler adopt SPIDER ... [--unpickle]
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from news_crawler.cli import cluster, crawl, daily, status
+from news_crawler.cli import adopt, cluster, crawl, daily, status
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (crawl, daily, status, cluster):
+    for module in (crawl, daily, status, cluster, adopt):
         module.register(sub)
     return parser
 
