@@ -62,7 +62,7 @@ class RedisScheduler(Scheduler):
         s = with_defaults(crawler.settings)
         server = connection.from_settings(s)
         server.ping()
-        dupefilter_cls = s.get("DUPEFILTER_CLASS")
+        dupefilter_cls = s.get("SCHEDULER_DUPEFILTER_CLASS") or s.get("DUPEFILTER_CLASS")
         if dupefilter_cls in (None, SCRAPY_DEFAULT_DUPEFILTER):
             dupefilter_cls = RedisDupeFilter
         return cls(

@@ -43,6 +43,12 @@ def test_scrapy_redis_dupefilter_under_our_scheduler_is_the_spiders_persistent_s
     assert redis_client.scard("shop:dupefilter") == 1
 
 
+def test_scheduler_dupefilter_class_wins_over_dupefilter_class(make_crawler):
+    settings = {**SCHEDULER, "SCHEDULER_DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+                "DUPEFILTER_CLASS": "news_crawler.dupefilter.RedisDupeFilter"}
+    assert type(open_scheduler(make_crawler(Shop, settings)).df) is RFPDupeFilter
+
+
 def test_dupefilter_key_names_the_standalone_set_else_the_spiders_own(make_crawler):
     df = RedisDupeFilter.from_crawler(make_crawler(Shop, {"DUPEFILTER_KEY": "seen:%(spider)s:%(timestamp)s"}))
     prefix, spider, stamp = df.key.split(":")
