@@ -74,6 +74,10 @@ DEDUP_USE_TITLE = False
 DEDUP_STRIP_BOILERPLATE = True
 DEDUP_MAX_CHARS = 200_000
 DEDUP_HMM = False
+# Segmentation: "auto" uses rjieba where it gives jieba's words exactly (HMM off, no user
+# dictionary), else jieba; "jieba" always jieba. DEDUP_USER_DICT: a jieba user dictionary.
+DEDUP_SEGMENTER = "auto"
+DEDUP_USER_DICT = ""
 DEDUP_POSITION_DECAY = 8.0
 DEDUP_MAX_WORD_SHARE = 0.1
 DEDUP_BATCH_SIZE = 64

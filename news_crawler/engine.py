@@ -25,6 +25,8 @@ def fingerprinter_from_settings(settings: Any) -> Fingerprinter:
         hmm=settings.getbool("DEDUP_HMM"),
         position_decay=settings.getfloat("DEDUP_POSITION_DECAY"),
         max_word_share=settings.getfloat("DEDUP_MAX_WORD_SHARE"),
+        user_dict=settings.get("DEDUP_USER_DICT") or None,
+        segmenter=settings.get("DEDUP_SEGMENTER") or "auto",
     )
 
 

@@ -44,11 +44,14 @@ class Fingerprinter:
         hmm: bool = defaults.DEDUP_HMM,
         position_decay: float = defaults.DEDUP_POSITION_DECAY,
         max_word_share: float = defaults.DEDUP_MAX_WORD_SHARE,
+        user_dict: str | Path | None = None,
+        segmenter: str = defaults.DEDUP_SEGMENTER,
     ) -> None:
         if max_chars < 1:
             raise ValueError(f"max_chars must be positive, got {max_chars}")
         self.weigher = TfidfWeigher(
-            idf_path, stop_words_path, topic_words, topic_weight, top_k, hmm, position_decay, max_word_share
+            idf_path, stop_words_path, topic_words, topic_weight, top_k, hmm, position_decay, max_word_share,
+            user_dict, segmenter,
         )
         self.use_title = use_title
         self.strip_boilerplate = strip_boilerplate

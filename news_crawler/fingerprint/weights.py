@@ -1,19 +1,18 @@
-"""jieba segmentation and TF-IDF weights, each instance with its own dictionary and tables."""
+"""TF-IDF weights of segmented words, each instance with its own configuration."""
 
 from __future__ import annotations
 
 import heapq
-import threading
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-import jieba
-import jieba.analyse
-
 from news_crawler import defaults
+from news_crawler.fingerprint.idf import load_idf
+from news_crawler.fingerprint.segment import Segmenter
 from news_crawler.fingerprint.simhash64 import WEIGHT_QUANTUM
 
+_WORD_CACHE_LIMIT = 500_000  # words remembered (IDF or "no weight"); cleared when full
 DEFAULT_STOP_WORDS = Path(__file__).with_name("stop_words.txt")
 
 
@@ -54,6 +53,8 @@ class TfidfWeigher:
         hmm: bool = defaults.DEDUP_HMM,
         position_decay: float = defaults.DEDUP_POSITION_DECAY,
         max_word_share: float = defaults.DEDUP_MAX_WORD_SHARE,
+        user_dict: str | Path | None = None,
+        segmenter: str = defaults.DEDUP_SEGMENTER,
     ) -> None:
         if position_decay < 0:
             raise ValueError(f"position_decay must be >= 0 (0 turns it off), got {position_decay}")
@@ -63,10 +64,7 @@ class TfidfWeigher:
             raise ValueError(f"topic_weight must be positive, got {topic_weight}")
         if top_k is not None and top_k < 1:
             raise ValueError(f"top_k must be a positive number of words or None for all, got {top_k}")
-        # A TFIDF instance owns its IDF table; jieba's module-level helpers share one.
-        tfidf = jieba.analyse.TFIDF(str(idf_path) if idf_path else None)
-        self.idf = tfidf.idf_freq
-        self.median_idf = tfidf.median_idf
+        self.idf, self.median_idf = load_idf(str(idf_path) if idf_path else None)
         self.stop_words = read_word_list(stop_words_path or DEFAULT_STOP_WORDS)
         self.topic_words = frozenset(w.lower() for w in topic_words)
         self.topic_weight = topic_weight
@@ -75,14 +73,8 @@ class TfidfWeigher:
         self.position_decay = position_decay
         self.max_word_share = max_word_share
         self._positions: list[float] = []
-        self._tokenizer = jieba.Tokenizer()
-        self._init_lock = threading.Lock()
-
-    def _ensure_dictionary(self) -> None:
-        # jieba builds its prefix dictionary lazily and not thread-safely.
-        if not self._tokenizer.initialized:
-            with self._init_lock:
-                self._tokenizer.initialize()
+        self.segment = Segmenter(hmm, user_dict, segmenter)
+        self._word_idf: dict[str, float | None] = {}  # word -> IDF, or None for a word without weight
 
     def _position_weights(self, n: int) -> list[float]:
         """``1 / (1 + i / position_decay)`` for i < n, computed once and extended as needed."""
@@ -94,8 +86,22 @@ class TfidfWeigher:
 
     def words(self, text: str) -> list[str]:
         """jieba's segmentation of ``text`` (precise mode)."""
-        self._ensure_dictionary()
-        return self._tokenizer.lcut(text, HMM=self.hmm)
+        return self.segment(text)
+
+    def _learn(self, words: Iterable[str]) -> dict[str, float | None]:
+        """The word cache, knowing every word of ``words``: its IDF, or None when it carries no
+        weight (one character, a stop word, or a run like "......" or "--": a word must start
+        or end with a letter or digit)."""
+        cache = self._word_idf
+        new = [w for w in words if w not in cache]
+        if new:
+            if len(cache) + len(new) > _WORD_CACHE_LIMIT:
+                cache.clear()
+            stop, idf, median = self.stop_words, self.idf, self.median_idf
+            for w in new:
+                keep = len(w) > 1 and w not in stop and (w[0].isalnum() or w[-1].isalnum())
+                cache[w] = idf.get(w, median) if keep else None
+        return cache
 
     def features(self, text: str) -> list[tuple[str, float]]:
         """Weighted words of ``text``, heaviest first when ``top_k`` is set."""
@@ -103,9 +109,9 @@ class TfidfWeigher:
 
     def weigh(self, words: Iterable[str]) -> list[tuple[str, float]]:
         """Weighted features of already segmented words."""
-        stop = self.stop_words
-        # jieba keeps runs like "......" or "--" as words; a word must start or end with a letter or digit.
-        kept = [w for w in words if len(w) > 1 and w not in stop and (w[0].isalnum() or w[-1].isalnum())]
+        words = words if isinstance(words, list) else list(words)
+        word_idf = self._learn(words)
+        kept = [w for w in words if word_idf[w] is not None]
         if self.position_decay:
             tf: dict[str, float] = {}
             get = tf.get
@@ -113,8 +119,7 @@ class TfidfWeigher:
                 tf[w] = get(w, 0.0) + share
         else:
             tf = Counter(kept)
-        idf, median = self.idf, self.median_idf
-        weights = {w: f * idf.get(w, median) for w, f in tf.items()}
+        weights = {w: f * word_idf[w] for w, f in tf.items()}
         if self.max_word_share < 1 and weights:
             cap = self.max_word_share * sum(weights.values())
             weights = {w: min(v, cap) for w, v in weights.items()}
