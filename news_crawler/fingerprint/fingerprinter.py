@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from news_crawler import defaults
-from news_crawler.fingerprint.simhash64 import fingerprint
 from news_crawler.fingerprint.text import normalize, strip_boilerplate
 from news_crawler.fingerprint.weights import TfidfWeigher
 
@@ -81,7 +80,7 @@ class Fingerprinter:
         text, truncated = self.prepare(body, title)
         if not text:
             raise UnusableText("body has only boilerplate or invisible characters")
-        features = self.weigher.features(text)
-        if not features:
+        value, words = self.weigher.fingerprint_words(self.weigher.words(text))
+        if not words:
             raise UnusableText("body has no words to fingerprint (only punctuation, digits or stop words)")
-        return Fingerprint(fingerprint(features), len(features), truncated)
+        return Fingerprint(value, words, truncated)

@@ -25,6 +25,11 @@ WEIGHT_QUANTUM = 1024
 _DIGEST_CACHE_LIMIT = 500_000
 
 
+def digest(word: str) -> bytes:
+    """The 8 bytes of ``word``'s MD5 that simhash uses (the last ones)."""
+    return hashlib.md5(word.encode("utf-8")).digest()[-8:]
+
+
 class _DigestCache:
     """Last 8 bytes of each word's MD5, as simhash uses them; bounded so a crawl cannot grow it forever."""
 
@@ -33,13 +38,13 @@ class _DigestCache:
         self._limit = limit
 
     def __call__(self, word: str) -> bytes:
-        digest = self._digests.get(word)
-        if digest is None:
-            digest = hashlib.md5(word.encode("utf-8")).digest()[-8:]
+        cached = self._digests.get(word)
+        if cached is None:
+            cached = digest(word)
             if len(self._digests) >= self._limit:
                 self._digests.clear()
-            self._digests[word] = digest
-        return digest
+            self._digests[word] = cached
+        return cached
 
 
 _digest = _DigestCache()
@@ -61,12 +66,18 @@ def fingerprint(features: Sequence[tuple[str, float]] | Iterable[tuple[str, floa
     if not features:
         return 0
     words, weights = zip(*features)
-    digest = _digest
-    raw = np.frombuffer(b"".join([digest(w) for w in words]), dtype=np.uint8)
+    raw = np.frombuffer(b"".join([_digest(w) for w in words]), dtype=np.uint8)
+    return from_digests(raw, np.asarray(weights, dtype=np.float64))
+
+
+def from_digests(raw: np.ndarray, weights: np.ndarray) -> int:
+    """The simhash of features given as their digests (``n x 8`` bytes, flat) and weights."""
+    if not weights.size:
+        return 0
     # Weight per (byte position, byte value), then per bit: 2,048 bins instead of n x 64.
-    per_byte = np.bincount(raw + _offsets(len(words)), np.repeat(weights, 8), minlength=8 * 256)
+    per_byte = np.bincount(raw + _offsets(weights.size), np.repeat(weights, 8), minlength=8 * 256)
     sums = (per_byte.reshape(8, 256) @ _BYTE_BITS).ravel()
-    total = float(sum(weights))
+    total = float(weights.sum())  # exact in any order: weights are multiples of 1 / WEIGHT_QUANTUM
     return int.from_bytes(np.packbits(sums > total / 2).tobytes(), "big")
 
 

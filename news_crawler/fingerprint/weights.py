@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import heapq
+import operator
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
+
 from news_crawler import defaults
 from news_crawler.fingerprint.idf import load_idf
 from news_crawler.fingerprint.segment import Segmenter
-from news_crawler.fingerprint.simhash64 import WEIGHT_QUANTUM
+from news_crawler.fingerprint.simhash64 import WEIGHT_QUANTUM, fingerprint, from_digests
+from news_crawler.fingerprint.vocabulary import Vocabulary
 
 _WORD_CACHE_LIMIT = 500_000  # words remembered (IDF or "no weight"); cleared when full
 DEFAULT_STOP_WORDS = Path(__file__).with_name("stop_words.txt")
@@ -75,6 +81,14 @@ class TfidfWeigher:
         self._positions: list[float] = []
         self.segment = Segmenter(hmm, user_dict, segmenter)
         self._word_idf: dict[str, float | None] = {}  # word -> IDF, or None for a word without weight
+        self._position_np = np.empty(0)
+        self.vocabulary = Vocabulary(self.idf_of, self.topic_words)
+        self.lock = threading.Lock()
+
+    def _position_array(self, n: int) -> np.ndarray:
+        if self._position_np.size < n:
+            self._position_np = np.array(self._position_weights(n), dtype=np.float64)
+        return self._position_np[:n]
 
     def _position_weights(self, n: int) -> list[float]:
         """``1 / (1 + i / position_decay)`` for i < n, computed once and extended as needed."""
@@ -97,11 +111,49 @@ class TfidfWeigher:
         if new:
             if len(cache) + len(new) > _WORD_CACHE_LIMIT:
                 cache.clear()
-            stop, idf, median = self.stop_words, self.idf, self.median_idf
             for w in new:
-                keep = len(w) > 1 and w not in stop and (w[0].isalnum() or w[-1].isalnum())
-                cache[w] = idf.get(w, median) if keep else None
+                cache[w] = self.idf_of(w)
         return cache
+
+    def idf_of(self, word: str) -> float | None:
+        """``word``'s IDF (the median for a word the table lacks), or None when it carries no weight."""
+        if len(word) > 1 and word not in self.stop_words and (word[0].isalnum() or word[-1].isalnum()):
+            return self.idf.get(word, self.median_idf)
+        return None
+
+    def weigh_numbers(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``weigh`` on arrays, for speed: the vocabulary numbers of the features in
+        first-occurrence order, and their weights; the same features as ``weigh`` (without
+        ``top_k``), bit for bit. Call under ``self.lock``: the vocabulary is shared."""
+        vocab = self.vocabulary
+        numbers, inverse = vocab.number(words)
+        weighed = ~np.isnan(vocab.idf[numbers])  # per distinct word
+        inverse = inverse[weighed[inverse]]  # the weighed occurrences, in order
+        if not inverse.size:
+            return inverse, np.empty(0)
+        if self.position_decay:  # bincount adds in array order: the same sums as weigh's loop
+            tf = np.bincount(inverse, self._position_array(inverse.size), minlength=numbers.size)
+        else:
+            tf = np.bincount(inverse, minlength=numbers.size).astype(np.float64)
+        numbers = numbers[weighed]  # first-occurrence order, as weigh's dict keeps them
+        weights = tf[weighed] * vocab.idf[numbers]
+        if self.max_word_share < 1:
+            cap = self.max_word_share * float(np.cumsum(weights)[-1])  # sequential, as weigh sums
+            weights = np.minimum(weights, cap)
+        if self.topic_words:
+            weights[vocab.topic[numbers]] *= self.topic_weight
+        weights = np.rint(weights * WEIGHT_QUANTUM) / WEIGHT_QUANTUM
+        kept = weights > 0
+        return numbers[kept], weights[kept]
+
+    def fingerprint_words(self, words: list[str]) -> tuple[int, int]:
+        """``(simhash, number of features)`` of segmented words: ``fingerprint(weigh(words))``."""
+        if self.top_k:
+            features = self.weigh(words)
+            return fingerprint(features), len(features)
+        with self.lock:
+            numbers, weights = self.weigh_numbers(words)
+            return from_digests(self.vocabulary.digests[numbers].ravel(), weights), int(weights.size)
 
     def features(self, text: str) -> list[tuple[str, float]]:
         """Weighted words of ``text``, heaviest first when ``top_k`` is set."""
@@ -121,7 +173,7 @@ class TfidfWeigher:
             tf = Counter(kept)
         weights = {w: f * word_idf[w] for w, f in tf.items()}
         if self.max_word_share < 1 and weights:
-            cap = self.max_word_share * sum(weights.values())
+            cap = self.max_word_share * functools.reduce(operator.add, weights.values())  # left to right
             weights = {w: min(v, cap) for w, v in weights.items()}
         if self.topic_words:
             boost = self.topic_weight
