@@ -16,7 +16,6 @@ from typing import Any
 import redis
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.retry import Retry
-from scrapy.utils.misc import load_object
 
 from news_crawler import defaults
 from news_crawler.embedded import ensure_server
@@ -59,7 +58,11 @@ def _retry() -> Retry:
 def _client_class(params: dict[str, Any]) -> Any:
     """``params`` without ``redis_cls``, and the client class it names (redis.Redis when unset)."""
     cls = params.pop("redis_cls", None) or redis.Redis
-    return load_object(cls) if isinstance(cls, str) else cls
+    if isinstance(cls, str):
+        from scrapy.utils.misc import load_object
+
+        cls = load_object(cls)
+    return cls
 
 
 def from_settings(settings: Any) -> redis.Redis:

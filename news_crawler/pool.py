@@ -21,8 +21,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
-from scrapy.settings import Settings
-
+from news_crawler.config import PlainSettings
 from news_crawler.engine import fingerprinter_from_settings
 from news_crawler.fingerprint import Fingerprinter, UnusableText
 
@@ -47,7 +46,7 @@ def _init_worker(config: dict[str, Any], parent: int) -> None:
     global _worker_fingerprinter
     die_with_parent(parent)
     logging.getLogger("jieba").setLevel(logging.WARNING)
-    _worker_fingerprinter = fingerprinter_from_settings(Settings(config))
+    _worker_fingerprinter = fingerprinter_from_settings(PlainSettings(config))
 
 
 def fingerprint_with(fingerprinter: Fingerprinter, body: str, title: str) -> tuple[int | None, str | None]:
@@ -80,7 +79,7 @@ def shared_pool(config: dict[str, Any], processes: int) -> tuple[Executor, Finge
         fn: FingerprintFn = _fingerprint_in_worker
     else:
         pool = ThreadPoolExecutor(1, thread_name_prefix="fingerprint")
-        fn = functools.partial(fingerprint_with, fingerprinter_from_settings(Settings(config)))
+        fn = functools.partial(fingerprint_with, fingerprinter_from_settings(PlainSettings(config)))
     atexit.register(pool.shutdown, wait=False, cancel_futures=True)
     _pools[key] = (pool, fn)
     return pool, fn
