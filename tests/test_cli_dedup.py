@@ -169,3 +169,48 @@ def test_an_id_sent_again_with_another_body_is_a_replay_with_the_stored_simhash(
     kept, replay = json.loads(first.stdout), json.loads(again.stdout)
     assert replay == {**kept, "replay": True}  # the stored simhash, not the new body's
     assert "0 kept, 0 near-duplicates, 1 replays, 0 unusable lines" in again.stderr
+
+
+def test_workers_decide_exactly_as_one_process_in_input_order(redis_server, sina_articles):
+    lines = [json.dumps({"id": f"{n}", "body": a["body"]}, ensure_ascii=False) for n, a in enumerate(sina_articles[:700])]
+    lines[5], lines[600] = "not json", json.dumps({"id": "copy", "body": sina_articles[3]["body"]})
+    stdin = "\n".join(lines) + "\n"
+    one = run(["check", "--redis-url", redis_server.url, "--namespace", "w1", "--workers", "1", "-"], stdin)
+    two = run(["check", "--redis-url", redis_server.url, "--namespace", "w3", "--workers", "3", "-"], stdin)
+    assert one.returncode == two.returncode == 0, two.stderr
+    assert one.stdout == two.stdout and len(one.stdout.splitlines()) == 700  # three chunks, in order
+    rows = [json.loads(line) for line in two.stdout.splitlines()]
+    assert "error" in rows[5] and rows[600]["duplicate_of"] == "3"
+    assert run(["check", "--workers", "0", "-"]).returncode == 2
+
+
+def test_progress_bar_on_a_terminal_and_nothing_extra_elsewhere(tmp_path, redis_server, sina_articles):
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": str(n), "body": a["body"]}, ensure_ascii=False) + "\n"
+                              for n, a in enumerate(sina_articles[:300])), encoding="utf-8")
+    args = [sys.executable, "-m", "news_crawler.cli.dedup", "check", "--redis-url", redis_server.url,
+            "--namespace", "bar", str(corpus)]
+    master, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal has a size
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=terminal)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the terminal closed: the process is done with it
+            break
+        if not data:
+            break
+        shown += data
+    decisions = proc.stdout.read()
+    assert proc.wait(120) == 0 and len(decisions.splitlines()) == 300
+    text = shown.decode("utf-8", "replace")
+    assert "300/300" in text and "doc/s" in text and "kept=" in text and "dropped=" in text
+    piped = run(["check", "--redis-url", redis_server.url, "--namespace", "bar2", str(corpus)])
+    assert len(piped.stderr.splitlines()) == 1 and piped.stderr.startswith("news-dedup: 298 kept, 2 near-duplicates")

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from news_crawler.cli.check_workers import chunks, parse_in_workers
 from news_crawler.fingerprint import Fingerprinter, UnusableText, to_hex
 from news_crawler.index import FingerprintStore
 
@@ -87,26 +88,30 @@ def parse_line(line: bytes | str, lineno: int, fingerprinter: Fingerprinter) -> 
         return {"id": raw_id, "error": str(e)}
 
 
-def check(lines: Iterable[bytes | str], fingerprinter: Fingerprinter, store: FingerprintStore) -> Iterator[dict]:
-    """One decision (or error) per input line, in input order. A replayed id (decided
-    before) gets its earlier decision and stored simhash back, marked ``"replay": true``."""
-    pending: list[dict | tuple[str, int]] = []
+def check(lines: Iterable[bytes | str], fingerprinter: Fingerprinter, store: FingerprintStore,
+          workers: int = 1) -> Iterator[dict]:
+    """One decision (or error) per input line, in input order. Lines are parsed and
+    fingerprinted ``CHECK_CHUNK`` at a time, in ``workers`` processes when more than one,
+    and each chunk is decided in one batch. A replayed id (decided before) gets its earlier
+    decision and stored simhash back, marked ``"replay": true``."""
+    source = chunks(lines, CHECK_CHUNK)
+    if workers > 1:
+        parsed = parse_in_workers(source, fingerprinter, parse_line, workers)
+    else:
+        parsed = ([parse_line(line, first + i, fingerprinter) for i, line in enumerate(block)]
+                  for first, block in source)
+    for batch in parsed:
+        yield from _decide(batch, store)
 
-    def flush() -> Iterator[dict]:
-        decisions = iter(store.decide_many([p for p in pending if isinstance(p, tuple)]))
-        for p in pending:
-            if isinstance(p, dict):
-                yield p
-                continue
-            d = next(decisions)
-            out = {"id": d.id, "simhash": to_hex(d.simhash), "duplicate_of": d.duplicate_of, "distance": d.distance}
-            if d.replayed:
-                out["replay"] = True
-            yield out
-        pending.clear()
 
-    for lineno, line in enumerate(lines, 1):
-        pending.append(parse_line(line, lineno, fingerprinter))
-        if len(pending) >= CHECK_CHUNK:
-            yield from flush()
-    yield from flush()
+def _decide(batch: list[dict | tuple[str, int]], store: FingerprintStore) -> Iterator[dict]:
+    decisions = iter(store.decide_many([p for p in batch if isinstance(p, tuple)]))
+    for p in batch:
+        if isinstance(p, dict):
+            yield p
+            continue
+        d = next(decisions)
+        out = {"id": d.id, "simhash": to_hex(d.simhash), "duplicate_of": d.duplicate_of, "distance": d.distance}
+        if d.replayed:
+            out["replay"] = True
+        yield out

@@ -1,6 +1,6 @@
 """``news-dedup``: fingerprint and deduplicate a JSON Lines corpus, and look inside the index.
 
-    news-dedup check [--redis-url URL] [--namespace NS] [--max-distance K] FILE|-
+    news-dedup check [--redis-url URL] [--namespace NS] [--max-distance K] [--workers N] FILE|-
     news-dedup stats [--json]
     news-dedup explain (--id ID | --text TEXT | --file FILE)
     news-dedup drops [--limit N]
@@ -15,23 +15,24 @@ import sys
 from typing import IO, Any
 
 import redis
-from scrapy.settings import Settings
 
 from news_crawler import connection
 from news_crawler.cli.check import check, read_lines
-from news_crawler.config import build_settings
+from news_crawler.cli.check_workers import default_workers
+from news_crawler.cli.progress import Progress
+from news_crawler.config import PlainSettings, plain_settings
 from news_crawler.engine import fingerprinter_from_settings, store_from_settings
 from news_crawler.fingerprint import UnusableText, blocks, from_hex, similarity, to_hex
 from news_crawler.index import RedisStore, check_max_distance
 
 
-def _settings(args: argparse.Namespace) -> Settings:
+def _settings(args: argparse.Namespace) -> PlainSettings:
     given = {"REDIS_URL": args.redis_url, "EMBEDDED_REDIS_DIR": args.data_dir, "DEDUP_NAMESPACE": args.namespace,
              "DEDUP_MAX_DISTANCE": getattr(args, "max_distance", None)}
-    return build_settings({k: v for k, v in given.items() if v is not None and v != ""})
+    return plain_settings({k: v for k, v in given.items() if v is not None and v != ""})
 
 
-def _store(settings: Settings) -> RedisStore:
+def _store(settings: PlainSettings) -> RedisStore:
     return store_from_settings(settings, connection.from_settings(settings))
 
 
@@ -52,18 +53,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     store = _store(settings)
     counts = dict.fromkeys(("kept", "near-duplicates", "replays", "unusable lines"), 0)
     printed = 0
+    progress = Progress(args.file)
     try:
         with _open_binary(args.file) as f:
-            for out in check(read_lines(f), fingerprinter, store):
+            for out in check(read_lines(f), fingerprinter, store, args.workers):
                 kind = ("unusable lines" if "error" in out else "replays" if out.get("replay")
                         else "kept" if out["duplicate_of"] is None else "near-duplicates")
                 counts[kind] += 1
                 sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
                 printed += 1
+                progress.update(counts)
     except redis.RedisError as e:
         sys.stdout.flush()
+        progress.close(counts)
         print(f"news-dedup: Redis failed after {printed} lines were decided and printed: {e}", file=sys.stderr)
         return EX_REDIS_FAILED
+    progress.close(counts)
     print("news-dedup: " + ", ".join(f"{n} {kind}" for kind, n in counts.items()), file=sys.stderr)
     return 0
 
@@ -129,6 +134,12 @@ def _max_distance(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _workers(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a number of processes, 1 or more, got {text!r}")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--redis-url", help="Redis to use (default: $REDIS_URL, else the embedded server)")
@@ -139,6 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", parents=[common], help="decide every article of a JSON Lines file")
     p.add_argument("--max-distance", type=_max_distance, default=None, help="Hamming distance of a near-duplicate (0-3, default 3)")
+    p.add_argument("--workers", type=_workers, default=default_workers(),
+                   help="processes that parse and fingerprint (default: this machine's cores, %(default)s)")
     p.add_argument("file", help="JSON Lines with id and body (or html), '-' for stdin")
     p.set_defaults(func=cmd_check)
 
