@@ -68,6 +68,9 @@ class Mirror:
 
 class _Handler(BaseHTTPRequestHandler):
     mirror: Mirror
+    # Persistent connections, as real sites keep them: with HTTP/1.0 every response closes
+    # its connection, and a crawler reusing one from its pool fails and asks again.
+    protocol_version = "HTTP/1.1"
 
     def do_GET(self) -> None:  # noqa: N802 - the http.server API
         status, body, ctype = self.mirror.respond(self.path)
