@@ -81,4 +81,5 @@ DEDUP_USER_DICT = ""
 DEDUP_POSITION_DECAY = 8.0
 DEDUP_MAX_WORD_SHARE = 0.1
 DEDUP_BATCH_SIZE = 64
-DEDUP_PROCESSES = 1
+# Worker processes for page extraction and fingerprints; 0: one thread; below 0: one per core.
+DEDUP_PROCESSES = -1

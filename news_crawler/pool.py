@@ -1,14 +1,15 @@
 """Fingerprinting off the reactor: a process pool (or a thread) per configuration.
 
-Segmentation is CPU work, so it runs in ``DEDUP_PROCESSES`` worker processes, each with
-its own fingerprinter built once by the pool's initializer; ``DEDUP_PROCESSES = 0`` uses
-one thread instead. One pool per process and configuration is shared by every crawler in
+Page extraction and segmentation are CPU work, so they run in ``DEDUP_PROCESSES`` worker
+processes (one per core by default), each with its own fingerprinter built once by the
+pool's initializer; ``DEDUP_PROCESSES = 0`` uses one thread instead. One pool per process and configuration is shared by every crawler in
 the process. Worker processes ask the kernel to kill them when their parent dies, so a
 SIGKILLed crawl leaves no orphaned worker behind.
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import ctypes
 import functools
@@ -18,7 +19,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
 from news_crawler.config import PlainSettings
@@ -68,8 +69,19 @@ def dedup_config(settings: Mapping[str, Any] | Any) -> dict[str, Any]:
     return {k: v for k, v in items if k.startswith("DEDUP_")}
 
 
+def pool_size(processes: int) -> int:
+    """``DEDUP_PROCESSES``: a number of processes, 0 for one thread, below 0 for one per core."""
+    if processes >= 0:
+        return processes
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def shared_pool(config: dict[str, Any], processes: int) -> tuple[Executor, FingerprintFn]:
     """The process's pool for this configuration, and the function to submit to it."""
+    processes = pool_size(processes)
     key = f"{processes}:{sorted(config.items())!r}"
     if key in _pools:
         return _pools[key]
@@ -91,3 +103,37 @@ def discard_pool(pool: Executor) -> None:
         if p is pool:
             del _pools[key]
     pool.shutdown(wait=False, cancel_futures=True)
+
+
+class WorkerPool:
+    """The crawl's handle on its shared pool: page extraction (the spider) and fingerprints
+    (the pipeline) run there, off the reactor. A pool that broke (a worker killed) is
+    replaced once per call, and counted in ``pool/restarted``."""
+
+    def __init__(self, config: dict[str, Any], processes: int, crawler: Any = None) -> None:
+        self.config = config
+        self.processes = processes
+        self.crawler = crawler  # its stats exist only once the crawl starts
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> WorkerPool:
+        from news_crawler.config import with_defaults
+
+        settings = with_defaults(crawler.settings)
+        return cls(dedup_config(settings), settings.getint("DEDUP_PROCESSES"), crawler)
+
+    def get(self) -> tuple[Executor, FingerprintFn]:
+        return shared_pool(self.config, self.processes)
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in the pool; ``fn`` None means the pool's fingerprint function."""
+        loop = asyncio.get_running_loop()
+        executor, fingerprint = self.get()
+        try:
+            return await loop.run_in_executor(executor, fn or fingerprint, *args)
+        except BrokenExecutor:
+            discard_pool(executor)
+            if self.crawler is not None:
+                self.crawler.stats.inc_value("pool/restarted")
+            executor, fingerprint = self.get()
+            return await loop.run_in_executor(executor, fn or fingerprint, *args)

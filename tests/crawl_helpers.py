@@ -24,7 +24,7 @@ def crawl(tmp: Path, redis_url: str, mirror_url: str, spiders: list[str] | None 
     out = tmp / name
     cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "crawl", *(spiders or []),
            "--summary", str(out / "summary.json"), "-s", f"REDIS_URL={redis_url}", "-s", f"FEED_DIR={out}",
-           "-s", "LOG_LEVEL=INFO", "-s", "DEDUP_PROCESSES=0"]
+           "-s", "LOG_LEVEL=INFO"]  # the default pool: extraction and fingerprints in worker processes
     for k, v in (settings or {}).items():
         cmd += ["-s", f"{k}={v}"]
     log = open(tmp / f"{name}.log", "w")

@@ -6,7 +6,8 @@ from news_crawler.spiders.portals import SinaSpider
 class FailingSinaSpider(SinaSpider):
     name = "failing_sina"
 
-    def parse_article(self, response):
+    async def parse_article(self, response):
         if response.url == self.settings.get("FAIL_URL"):
             raise RuntimeError("a bug in the callback")
-        yield from super().parse_article(response)
+        async for item in super().parse_article(response):
+            yield item

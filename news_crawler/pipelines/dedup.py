@@ -7,10 +7,6 @@ One namespace is shared by every spider, so a reprint on another portal is caugh
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
-from concurrent.futures import BrokenExecutor, Executor
-
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
@@ -25,16 +21,16 @@ from news_crawler.index.batching import DecisionBatcher
 from news_crawler.items import ArticleItem
 from news_crawler.outage import Outage, RedisUnavailable, outage_for
 from news_crawler.outcomes import OutcomeStore
-from news_crawler.pool import FingerprintFn, dedup_config, discard_pool, shared_pool
+from news_crawler.pool import WorkerPool
 
 
 class NearDuplicatePipeline:
-    def __init__(self, stats: StatsCollector, store: FingerprintStore,
-                 pool: Callable[[], tuple[Executor, FingerprintFn]], use_title: bool, batch_size: int,
+    def __init__(self, stats: StatsCollector, store: FingerprintStore, pool: WorkerPool, use_title: bool,
+                 batch_size: int,
                  outcomes: OutcomeStore | None = None, outage: Outage | None = None) -> None:
         self.stats = stats
         self.store = store
-        self.pool = pool  # the process's fingerprinting pool: called again after it broke
+        self.pool = pool
         self.outcomes = outcomes
         self.outage = outage or Outage(0)
         self.use_title = use_title
@@ -47,9 +43,8 @@ class NearDuplicatePipeline:
             raise NotConfigured("DEDUP_ENABLED is off")
         client = connection.from_settings(settings)
         store = store_from_settings(settings, client)
-        config, processes = dedup_config(settings), settings.getint("DEDUP_PROCESSES")
         outcomes = OutcomeStore.for_spider(client, settings, crawler.spider.name) if crawler.spider else None
-        return cls(crawler.stats, store, lambda: shared_pool(config, processes), settings.getbool("DEDUP_USE_TITLE"),
+        return cls(crawler.stats, store, WorkerPool.from_crawler(crawler), settings.getbool("DEDUP_USE_TITLE"),
                    settings.getint("DEDUP_BATCH_SIZE"), outcomes,
                    outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")))
 
@@ -82,16 +77,8 @@ class NearDuplicatePipeline:
         return item
 
     async def _fingerprint(self, body: str, title: str) -> tuple[int | None, str | None]:
-        """Fingerprint in the pool; a pool that broke (a worker killed) is replaced once."""
-        loop = asyncio.get_running_loop()
-        executor, fingerprint = self.pool()
-        try:
-            return await loop.run_in_executor(executor, fingerprint, body, title)
-        except BrokenExecutor:
-            discard_pool(executor)
-            self.stats.inc_value("dedup/pool_restarted")
-            executor, fingerprint = self.pool()
-            return await loop.run_in_executor(executor, fingerprint, body, title)
+        """Fingerprint in the pool (replaced once if it broke)."""
+        return await self.pool.run(None, body, title)
 
     async def _written_before(self, url: str) -> bool:
         """Whether an earlier run recorded ``url`` as kept (its item went to a feed)."""

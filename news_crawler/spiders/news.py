@@ -10,7 +10,7 @@ the persistent Redis dupefilter, so a daily run fetches only articles it has not
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlparse
@@ -22,8 +22,9 @@ from twisted.python.failure import Failure
 
 from news_crawler.config import as_list, with_defaults
 from news_crawler.extraction import extract_article
-from news_crawler.extraction.decode import decode_html
+from news_crawler.extraction.page import page_fields
 from news_crawler.items import ArticleItem
+from news_crawler.pool import WorkerPool
 from news_crawler.spiders.seeds import RedisSeeds
 from news_crawler.tracker import fetch_failed
 
@@ -64,6 +65,7 @@ class NewsSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> NewsSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
+        spider.workers = WorkerPool.from_crawler(crawler)
         if with_defaults(crawler.settings).getbool("SEED_FROM_REDIS"):
             spider.seeds = RedisSeeds.from_crawler(crawler, spider)
         return spider
@@ -100,24 +102,21 @@ class NewsSpider(scrapy.Spider):
                 seen.add(url)
                 yield scrapy.Request(url, callback=self.parse_article, errback=self.failed)
 
-    def parse_article(self, response: Response) -> Iterator[ArticleItem]:
+    async def parse_article(self, response: Response) -> AsyncIterator[ArticleItem]:
         self.crawler.stats.inc_value(f"pages/article/{self.site}")
         item = ArticleItem(url=response.url, site=self.site,
                            crawled_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
         content_type = response.headers.get(b"Content-Type", b"").decode("latin-1")
-        if content_type and not any(t in content_type.lower() for t in ("html", "xml", "text/plain")):
-            item.update(title="", author="", published_at="", body="",
-                        invalid_reason=f"not an HTML page ({content_type.split(';')[0]})")
-            yield item
-            return
-        html, encoding = decode_html(response.body, content_type or None)
-        article = self.extract(html, response)
-        item.update(title=article.title, author=article.author, published_at=article.published_at,
-                    body=article.body, encoding=encoding)
+        if type(self).extract is not NewsSpider.extract:  # a portal's own extraction: here, as written
+            fields = page_fields(response.body, content_type, response.url, lambda html: self.extract(html, response))
+        else:  # in the worker pool, with the fingerprints: the reactor thread only moves bytes
+            fields = await self.workers.run(page_fields, response.body, content_type, response.url)
+        item.update(fields)
         yield item
 
     def extract(self, html: str, response: Response):
-        """Article fields of a page; portal spiders override this only where generic extraction is wrong."""
+        """Article fields of a page; portal spiders override this only where generic extraction
+        is wrong (an override runs in the crawl process, the generic extraction in the pool)."""
         return extract_article(html, response.url)
 
     def failed(self, failure: Failure) -> None:

@@ -1,0 +1,33 @@
+"""A fetched page -> the article fields of its item. Plain data in, plain data out: it runs
+in the worker pool (``news_crawler.pool``), so the reactor thread only moves bytes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from news_crawler.extraction.article import Article, extract_article
+from news_crawler.extraction.decode import decode_html
+
+PAGE_TYPES = ("html", "xml", "text/plain")
+
+
+def not_a_page(content_type: str) -> dict[str, str] | None:
+    """The fields of an item whose response is not a page (a PDF, an image), else None."""
+    if content_type and not any(t in content_type.lower() for t in PAGE_TYPES):
+        return {"title": "", "author": "", "published_at": "", "body": "",
+                "invalid_reason": f"not an HTML page ({content_type.split(';')[0]})"}
+    return None
+
+
+def page_fields(body: bytes, content_type: str, url: str,
+                extract: Callable[[str], Article] | None = None) -> dict[str, Any]:
+    """``title``, ``author``, ``published_at``, ``body`` and ``encoding`` of a fetched page
+    (or ``invalid_reason``); ``extract`` replaces the generic extraction of the decoded HTML."""
+    fields = not_a_page(content_type)
+    if fields is not None:
+        return fields
+    html, encoding = decode_html(body, content_type or None)
+    article = extract(html) if extract is not None else extract_article(html, url)
+    return {"title": article.title, "author": article.author, "published_at": article.published_at,
+            "body": article.body, "encoding": encoding}
