@@ -47,6 +47,10 @@ OUTCOME_RETRY_RUNS = 3
 RETRY_BACKOFF_BASE = 1.0
 RETRY_BACKOFF_MAX = 30.0
 ARTICLE_MIN_CHARS = 50
+# List pagination (the spider's follow patterns): pages followed from a start page, at most.
+LIST_PAGE_LIMIT = 10
+# An article split over pages (下一页, _2.shtml, ?page=2): pages joined into its item, at most.
+ARTICLE_MAX_PAGES = 20
 ITEMS_REDIS_KEY = ""
 SUMMARY_FILE = ""
 FEED_DIR = "output"

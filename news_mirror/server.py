@@ -27,6 +27,8 @@ class Mirror:
         self.delay = 0.0
         self.statuses: dict[str, int] = {}
         self.robots: dict[str, str] = {}
+        # Pages a test adds by real URL: (body, content type), served before anything else.
+        self.extra: dict[str, tuple[bytes, str]] = {}
 
     def list_page(self, site: str, key: str) -> tuple[bytes, str]:
         pages = sorted(self.catalog.visible(site, self.day), key=lambda p: p.url)
@@ -41,6 +43,10 @@ class Mirror:
                 f"<div class=\"nav\">{nav}</div><ul class=\"news-list\">{links}</ul></body></html>").encode(), \
             "text/html; charset=utf-8"
 
+    def add(self, url: str, body: bytes, content_type: str = "text/html; charset=utf-8") -> None:
+        """Serve ``body`` at the real URL ``url``."""
+        self.extra[mirror_path(url)] = (body, content_type)
+
     def article_requests(self, since: int = 0) -> list[str]:
         """Paths of the article pages asked for since request number ``since``, in order."""
         with self._lock:
@@ -50,6 +56,9 @@ class Mirror:
         key = path.lstrip("/")
         with self._lock:
             self.requests.append(key)
+        if key in self.extra:
+            body, ctype = self.extra[key]
+            return 200, body, ctype
         if key in self.lists:
             body, ctype = self.list_page(self.lists[key], key)
             return 200, body, ctype

@@ -8,6 +8,7 @@ from typing import Any
 
 from news_crawler.extraction.article import Article, extract_article
 from news_crawler.extraction.decode import decode_html
+from news_crawler.extraction.pagination import next_page
 
 PAGE_TYPES = ("html", "xml", "text/plain")
 
@@ -23,11 +24,12 @@ def not_a_page(content_type: str) -> dict[str, str] | None:
 def page_fields(body: bytes, content_type: str, url: str,
                 extract: Callable[[str], Article] | None = None) -> dict[str, Any]:
     """``title``, ``author``, ``published_at``, ``body`` and ``encoding`` of a fetched page
-    (or ``invalid_reason``); ``extract`` replaces the generic extraction of the decoded HTML."""
+    (or ``invalid_reason``), and ``next_page``: the URL of the article's next page, or None;
+    ``extract`` replaces the generic extraction of the decoded HTML."""
     fields = not_a_page(content_type)
     if fields is not None:
         return fields
     html, encoding = decode_html(body, content_type or None)
     article = extract(html) if extract is not None else extract_article(html, url)
     return {"title": article.title, "author": article.author, "published_at": article.published_at,
-            "body": article.body, "encoding": encoding}
+            "body": article.body, "encoding": encoding, "next_page": next_page(html, url)}

@@ -1,10 +1,13 @@
 """The generic news spider, and the base of every portal spider.
 
-    scrapy crawl news -a start_urls=URL[,URL...] -a allow=REGEX [-a deny=REGEX] [-a site=NAME]
+    scrapy crawl news -a start_urls=URL[,URL...] -a allow=REGEX [-a deny=REGEX] [-a follow=REGEX] [-a site=NAME]
 
-Start pages (HTML list pages, RSS feeds or sitemaps) are fetched on every run, past the
-dupefilter; links on them whose URL matches ``allow`` are article pages, which go through
-the persistent Redis dupefilter, so a daily run fetches only articles it has not seen.
+Start pages (HTML or XHTML list pages, RSS or Atom feeds, sitemaps) are fetched on every
+run, past the dupefilter; links on them whose URL matches ``allow`` are article pages,
+which go through the persistent Redis dupefilter, so a daily run fetches only articles it
+has not seen. Links matching ``follow`` are more list pages (pagination), fetched every
+run too, at most ``LIST_PAGE_LIMIT`` deep from a start page. An article split over pages
+(下一页, ``_2.shtml``, ``?page=2``) becomes one item, at its first page's URL.
 """
 
 from __future__ import annotations
@@ -23,12 +26,12 @@ from twisted.python.failure import Failure
 from news_crawler.config import as_list, with_defaults
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.page import page_fields
+from news_crawler.extraction.pagination import page_of
 from news_crawler.items import ArticleItem
 from news_crawler.pool import WorkerPool
+from news_crawler.spiders.listing import as_html, feed_links, is_feed
 from news_crawler.spiders.seeds import RedisSeeds
 from news_crawler.tracker import fetch_failed
-
-_FEED_LINKS = re.compile(rb"<(?:link|loc|guid)[^>]*>\s*(?:<!\[CDATA\[)?\s*(https?://[^<\s\]]+)", re.I)
 
 
 class NewsSpider(scrapy.Spider):
@@ -37,10 +40,12 @@ class NewsSpider(scrapy.Spider):
     start_urls: list[str] = []
     allow: list[str] = []
     deny: list[str] = []
+    follow: list[str] = []  # list pagination; portal spiders set their own
     custom_settings: dict[str, Any] = {}
 
     def __init__(self, *args: Any, start_urls: str | list[str] | None = None, allow: str | list[str] | None = None,
-                 deny: str | list[str] | None = None, site: str | None = None, **kwargs: Any) -> None:
+                 deny: str | list[str] | None = None, follow: str | list[str] | None = None, site: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if start_urls:
             self.start_urls = as_list(start_urls)
@@ -48,11 +53,13 @@ class NewsSpider(scrapy.Spider):
             self.allow = [allow] if isinstance(allow, str) else list(allow)
         if deny:
             self.deny = [deny] if isinstance(deny, str) else list(deny)
+        if follow:
+            self.follow = [follow] if isinstance(follow, str) else list(follow)
         if not self.start_urls:
             raise ValueError(f"spider {self.name!r} needs start pages: -a start_urls=URL[,URL...]")
         if not self.allow:
             raise ValueError(f"spider {self.name!r} needs the article URL pattern: -a allow=REGEX")
-        for pattern in self.allow + self.deny:
+        for pattern in self.allow + self.deny + self.follow:
             try:
                 re.compile(pattern)
             except re.error as e:
@@ -61,11 +68,16 @@ class NewsSpider(scrapy.Spider):
         self._allow = [re.compile(p) for p in self.allow]
         self._deny = [re.compile(p) for p in self.deny]
         self.links = LinkExtractor(allow=self.allow, deny=self.deny, unique=True)
+        self.list_links = LinkExtractor(allow=self.follow, unique=True) if self.follow else None
+        self._lists_requested: set[str] = set(self.start_urls)  # this process's, so pagination cannot loop
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> NewsSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.workers = WorkerPool.from_crawler(crawler)
+        settings = with_defaults(crawler.settings)
+        spider.list_page_limit = settings.getint("LIST_PAGE_LIMIT")
+        spider.article_max_pages = settings.getint("ARTICLE_MAX_PAGES")
         if with_defaults(crawler.settings).getbool("SEED_FROM_REDIS"):
             spider.seeds = RedisSeeds.from_crawler(crawler, spider)
         return spider
@@ -81,18 +93,27 @@ class NewsSpider(scrapy.Spider):
         return any(p.search(url) for p in self._allow) and not any(p.search(url) for p in self._deny)
 
     def article_urls(self, response: Response) -> Iterator[str]:
-        """Article links of a list page, RSS feed or sitemap."""
-        head = response.body[:200].lstrip()
-        if head.startswith(b"<?xml") or b"<rss" in head or b"<urlset" in head or b"<feed" in head:
-            for m in _FEED_LINKS.finditer(response.body):
-                url = m.group(1).decode("utf-8", "replace").replace("&amp;", "&")
-                if self.is_article(url):
-                    yield url
+        """Article links of a list page, feed or sitemap, each at its article's first page."""
+        if is_feed(response.body):
+            urls: Iterator[str] = (u for u in feed_links(response.body) if self.is_article(u))
+        else:
+            page = as_html(response)
+            urls = (link.url for link in self.links.extract_links(page)) if page is not None else iter(())
+        for url in urls:
+            first, number = page_of(url)
+            yield first if number > 1 and self.is_article(first) else url
+
+    def more_list_pages(self, response: Response) -> Iterator[scrapy.Request]:
+        """The list's next pages (links matching ``follow``), down to ``LIST_PAGE_LIMIT``."""
+        depth = response.meta.get("list_depth", 0)
+        page = as_html(response) if self.list_links is not None and not is_feed(response.body) else None
+        if page is None or depth >= self.list_page_limit:
             return
-        if not hasattr(response, "text"):
-            return
-        for link in self.links.extract_links(response):
-            yield link.url
+        for link in self.list_links.extract_links(page):
+            if link.url not in self._lists_requested and not self.is_article(link.url):
+                self._lists_requested.add(link.url)
+                yield scrapy.Request(link.url, callback=self.parse, dont_filter=True, errback=self.failed,
+                                     meta={"list_depth": depth + 1})
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[scrapy.Request]:
         self.crawler.stats.inc_value(f"pages/list/{self.site}")
@@ -101,18 +122,38 @@ class NewsSpider(scrapy.Spider):
             if url not in seen:
                 seen.add(url)
                 yield scrapy.Request(url, callback=self.parse_article, errback=self.failed)
+        yield from self.more_list_pages(response)
 
-    async def parse_article(self, response: Response) -> AsyncIterator[ArticleItem]:
+    async def parse_article(self, response: Response) -> AsyncIterator[Any]:
         self.crawler.stats.inc_value(f"pages/article/{self.site}")
-        item = ArticleItem(url=response.url, site=self.site,
-                           crawled_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
         content_type = response.headers.get(b"Content-Type", b"").decode("latin-1")
         if type(self).extract is not NewsSpider.extract:  # a portal's own extraction: here, as written
             fields = page_fields(response.body, content_type, response.url, lambda html: self.extract(html, response))
         else:  # in the worker pool, with the fingerprints: the reactor thread only moves bytes
             fields = await self.workers.run(page_fields, response.body, content_type, response.url)
-        item.update(fields)
-        yield item
+        article = response.meta.get("article")
+        next_url = fields.pop("next_page", None)
+        if article is not None:  # a later page: its text joins the first page's
+            fields = {**article, "body": "\n".join(p for p in (article["body"], fields.get("body", "")) if p)}
+        else:
+            fields = {**fields, "url": response.url}
+        pages = response.meta.get("article_pages", 1)
+        if next_url and pages < self.article_max_pages:
+            yield scrapy.Request(next_url, callback=self.parse_article, errback=self.next_page_failed,
+                                 dont_filter=True, meta={"article": fields, "article_pages": pages + 1})
+            return
+        yield self.item(fields)
+
+    def item(self, fields: dict[str, Any]) -> ArticleItem:
+        return ArticleItem(site=self.site, crawled_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                           **fields)
+
+    def next_page_failed(self, failure: Failure) -> Iterator[ArticleItem]:
+        """A later page of an article could not be fetched: the pages before it make the item."""
+        self.crawler.stats.inc_value(f"pages/article_page_failed/{self.site}")
+        self.logger.warning("page %s of an article could not be fetched (%s): keeping the pages before it",
+                            failure.request.url, failure.value)
+        yield self.item(failure.request.meta["article"])
 
     def extract(self, html: str, response: Response):
         """Article fields of a page; portal spiders override this only where generic extraction

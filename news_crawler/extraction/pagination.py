@@ -1,0 +1,57 @@
+"""Articles split over several pages: which page of its article a URL is, and where a page's
+next page is.
+
+Chinese portals number an article's pages as ``story_2.shtml`` (``story.shtml`` is the
+first) or ``story.html?page=2`` (also ``p=``, ``pageno=``, ``pn=``), and link the next one
+as 下一页. A link to a page of the same article with the next number, or a 下一页 link to
+one, is the next page; 下一篇 (the next article) never is.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+_NUMBERED = re.compile(r"^(?P<stem>.+?)_(?P<n>[1-9]\d{0,2})(?P<ext>\.s?html?)$", re.I)  # not 2024_05.html
+_PAGE_PARAMS = ("page", "p", "pageno", "pn", "pg")
+_NEXT_WORDS = ("下一页", "下页", "下一頁", "后一页", "next page", "next")
+_ANCHOR = re.compile(r"<a\b([^>]*)>(.*?)</a\s*>", re.I | re.S)
+_HREF = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def page_of(url: str) -> tuple[str, int]:
+    """``(the URL of the article's first page, this page's number)``; 1 for a first page."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    for i, (key, value) in enumerate(query):
+        if key.lower() in _PAGE_PARAMS and value.isdigit():
+            rest = urlencode(query[:i] + query[i + 1:])
+            return urlunsplit(parts._replace(query=rest, fragment="")), max(int(value), 1)
+    m = _NUMBERED.match(parts.path)
+    if m and 2 <= int(m["n"]) <= 999:
+        return urlunsplit(parts._replace(path=m["stem"] + m["ext"], fragment="")), int(m["n"])
+    return urlunsplit(parts._replace(fragment="")), 1
+
+
+def _anchors(html: str, base: str):
+    for attrs, inner in _ANCHOR.findall(html):
+        href = _HREF.search(attrs)
+        if href:
+            target = html_lib.unescape(next(g for g in href.groups() if g is not None)).strip()
+            if target and not target.lower().startswith(("javascript:", "#", "mailto:")):
+                text = html_lib.unescape(_TAGS.sub("", inner)).strip().lower()
+                yield urljoin(base, target), text
+
+
+def next_page(html: str, url: str) -> str | None:
+    """The URL of the next page of the article ``url`` shows, or None."""
+    first, number = page_of(url)
+    for target, text in _anchors(html, url):
+        target_first, target_number = page_of(target)
+        if target_first != first or target_number != number + 1:
+            continue
+        if text in _NEXT_WORDS or text == str(number + 1) or text.startswith("下一页"):
+            return target
+    return None

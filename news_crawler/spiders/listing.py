@@ -1,0 +1,47 @@
+"""What a start page is (an RSS or Atom feed, a sitemap, or an HTML or XHTML list page) and
+the links it holds.
+
+A feed is told by its root element, not by an ``<?xml`` prolog: XHTML list pages start
+with one too, and their links are ``<a href>`` like any HTML page's. Feed links are the
+text of ``<link>``, ``<loc>``, ``<guid>`` and ``<id>`` (RSS, sitemaps) or the ``href`` of
+``<link>`` (Atom).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from scrapy.http import HtmlResponse, Response
+
+FEED_ROOTS = {"rss", "feed", "urlset", "sitemapindex", "rdf:rdf", "rdf"}
+_PROLOG = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:(?:<\?[^>]*\?>|<!--.*?-->|<!DOCTYPE[^>]*>)\s*)*<([A-Za-z][\w:.-]*)", re.S)
+_TEXT_LINK = re.compile(rb"<(?:link|loc|guid|id)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*(https?://[^<\s\]]+)", re.I)
+_HREF_LINK = re.compile(rb"""<link\b[^>]*?\bhref\s*=\s*["'](https?://[^"']+)["']""", re.I)
+
+
+def root_element(body: bytes) -> str:
+    """The lower-cased name of the document's first element ("" when there is none)."""
+    m = _PROLOG.match(body[:4096])
+    return m.group(1).decode("ascii", "replace").lower() if m else ""
+
+
+def is_feed(body: bytes) -> bool:
+    return root_element(body) in FEED_ROOTS
+
+
+def feed_links(body: bytes) -> Iterator[str]:
+    """Every http(s) link of an RSS/Atom feed or sitemap, in document order."""
+    found = sorted((m.start(), m.group(1)) for rx in (_TEXT_LINK, _HREF_LINK) for m in rx.finditer(body))
+    for _, raw in found:
+        yield raw.decode("utf-8", "replace").replace("&amp;", "&")
+
+
+def as_html(response: Response) -> HtmlResponse | None:
+    """``response`` as an HTML response (an XHTML page served as XML included), or None when
+    it holds no text."""
+    if isinstance(response, HtmlResponse):
+        return response
+    if not hasattr(response, "text"):
+        return None
+    return HtmlResponse(response.url, body=response.body, encoding=response.encoding, request=response.request)

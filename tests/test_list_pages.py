@@ -1,0 +1,117 @@
+"""The generic spider finds every article: Atom feeds, XHTML list pages, list pagination
+(``-a follow``, at most ``LIST_PAGE_LIMIT`` deep), and articles split over pages, joined
+into one item at the first page's URL. A real crawl over HTTP of real article texts."""
+
+import html
+import json
+import subprocess
+import sys
+
+import pytest
+
+from news_crawler.extraction.pagination import next_page, page_of
+from news_crawler.spiders.listing import feed_links, is_feed, root_element
+from news_mirror.catalog import Catalog
+from news_mirror.handler import mirror_path
+from news_mirror.server import Mirror, serve
+from tests.crawl_helpers import ROOT, mirror_env
+
+SITE = "https://www.example.cn"
+
+
+def article_page(title: str, paragraphs: list[str], extra: str = "") -> bytes:
+    body = "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head><body>"
+            f"<h1>{html.escape(title)}</h1><div class='time'>2024-05-06 10:20</div>"
+            f"<div class='article'>{body}</div>{extra}<a href='/news/other.html'>下一篇</a></body></html>").encode()
+
+
+def list_page(links: list[str], more: str = "") -> bytes:
+    items = "".join(f"<li><a href='{u}'>标题{n}</a></li>" for n, u in enumerate(links))
+    return f"<html><body><ul>{items}</ul>{more}</body></html>".encode()
+
+
+@pytest.fixture
+def site(sina_articles):
+    """A site with an Atom feed, an XHTML list, a list over three pages and a three-page article."""
+    texts = [a for a in sina_articles if len(a["body"]) > 900][:9]
+    urls = [f"{SITE}/news/2024/a{n}.html" for n in range(9)]
+    mirror = Mirror(Catalog(), day=1)
+    for n, (url, a) in enumerate(zip(urls[:8], texts)):
+        mirror.add(url, article_page(a["title"], a["body"].splitlines()))
+    sentences = [s + "。" for s in texts[8]["body"].replace("\n", "").split("。") if s.strip()]
+    cut = len(sentences) // 3
+    thirds = [sentences[:cut], sentences[cut:2 * cut], sentences[2 * cut:]]
+    story = f"{SITE}/news/2024/story.html"
+    for n, part in enumerate(thirds, 1):
+        page = story if n == 1 else f"{SITE}/news/2024/story_{n}.html"
+        nav = f"<a href='story_{n + 1}.html'>下一页</a>" if n < 3 else "<a href='story_2.html'>上一页</a>"
+        mirror.add(page, article_page(texts[8]["title"], part, nav))
+    atom = "".join(f"<entry><title>t</title><link rel='alternate' href='{u}'/><id>tag:example.cn,{n}</id></entry>"
+                   for n, u in enumerate(urls[:2]))
+    mirror.add(f"{SITE}/atom.xml", (f"<?xml version='1.0' encoding='utf-8'?><feed xmlns='http://www.w3.org/2005/Atom'>"
+                                    f"<link rel='self' href='{SITE}/atom.xml'/>{atom}</feed>").encode(),
+               "application/atom+xml")
+    xhtml = list_page(urls[2:4]).decode().replace("<html>", "<html xmlns='http://www.w3.org/1999/xhtml'>")
+    mirror.add(f"{SITE}/list.xhtml", ("<?xml version='1.0' encoding='utf-8'?>" + xhtml).encode(),
+               "application/xhtml+xml")
+    mirror.add(f"{SITE}/news/index.html", list_page([urls[4], story, story.replace(".html", "_2.html")],
+                                                    "<a href='index_2.html'>下一页</a>"))
+    mirror.add(f"{SITE}/news/index_2.html", list_page([urls[5]], "<a href='index_3.html'>下一页</a>"))
+    mirror.add(f"{SITE}/news/index_3.html", list_page([urls[6]], "<a href='index_4.html'>下一页</a>"))
+    mirror.add(f"{SITE}/news/index_4.html", list_page([urls[7]]))
+    server = serve(mirror)
+    yield mirror, f"http://127.0.0.1:{server.server_address[1]}", urls, story, texts
+    server.shutdown()
+
+
+def crawl(tmp_path, redis_url, mirror_url, name, **settings):
+    out = tmp_path / f"{name}.jsonl"
+    args = [sys.executable, "-m", "scrapy", "crawl", "news", "-O", str(out),
+            "-a", f"start_urls={SITE}/atom.xml,{SITE}/list.xhtml,{SITE}/news/index.html",
+            "-a", r"allow=/news/20\d\d/", "-a", r"follow=/news/index_\d+\.html",
+            "-s", f"REDIS_URL={redis_url}", "-s", f"DEDUP_NAMESPACE={name}", "-s", f"FEED_DIR={tmp_path / name}"]
+    for key, value in settings.items():
+        args += ["-s", f"{key}={value}"]
+    result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300, env=mirror_env(mirror_url))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return {i["url"]: i for i in map(json.loads, out.read_text().splitlines())}
+
+
+def test_feeds_xhtml_pagination_and_multi_page_articles(tmp_path, redis_server, redis_client, site):
+    mirror, url, urls, story, texts = site
+    items = crawl(tmp_path, redis_server.url, url, "all")
+    assert set(items) == set(urls[:8]) | {story}  # every article, and story_2 never an item of its own
+    joined = items[story]["body"]
+    sentences = [s for s in texts[8]["body"].replace("\n", "").split("。") if s.strip()]
+    assert all(s.strip() in joined for s in sentences)  # the three pages' text, in one item
+    assert joined.index(sentences[0].strip()) < joined.index(sentences[-1].strip())
+    assert items[story]["title"] == texts[8]["title"]
+    assert mirror.article_requests().count(mirror_path(story.replace(".html", "_2.html"))) == 1  # once, as page 2
+
+    redis_client.delete(*redis_client.keys("news:*"))  # a fresh start, one list page deep
+    since = len(mirror.requests)
+    shallow = crawl(tmp_path, redis_server.url, url, "shallow", LIST_PAGE_LIMIT=1)
+    asked = mirror.requests[since:]
+    assert mirror_path(f"{SITE}/news/index_2.html") in asked and mirror_path(f"{SITE}/news/index_3.html") not in asked
+    assert urls[5] in shallow and urls[6] not in shallow
+
+
+def test_list_page_and_feed_recognition():
+    assert root_element(b"\xef\xbb\xbf<?xml version='1.0'?>\n<!-- c --><feed xmlns='x'>") == "feed"
+    assert is_feed(b"<?xml version='1.0'?><rss version='2.0'>") and is_feed(b"<urlset>")
+    assert not is_feed(b"<?xml version='1.0'?><!DOCTYPE html><html xmlns='http://www.w3.org/1999/xhtml'>")
+    atom = b"<feed><link href='https://a.cn/1.html'/><entry><link rel='alternate' href=\"https://a.cn/2.html\"/></entry>"
+    rss = b"<rss><item><link>https://a.cn/3.html</link><guid><![CDATA[https://a.cn/4.html]]></guid></item></rss>"
+    assert list(feed_links(atom)) == ["https://a.cn/1.html", "https://a.cn/2.html"]
+    assert list(feed_links(rss)) == ["https://a.cn/3.html", "https://a.cn/4.html"]
+
+
+def test_pages_of_an_article():
+    assert page_of("https://a.cn/n/x_3.shtml") == ("https://a.cn/n/x.shtml", 3)
+    assert page_of("https://a.cn/a.html?id=5&page=2") == ("https://a.cn/a.html?id=5", 2)
+    assert page_of("https://a.cn/n/2024_05.html") == ("https://a.cn/n/2024_05.html", 1)  # not a page number
+    page = "<a href='x_2.shtml'><span>下一页</span></a><a href='y.shtml'>下一篇</a>"
+    assert next_page(page, "https://a.cn/n/x.shtml") == "https://a.cn/n/x_2.shtml"
+    assert next_page(page, "https://a.cn/n/x_2.shtml") is None  # a link back is not the next page
+    assert next_page("<a href='y.shtml'>下一篇</a>", "https://a.cn/n/x.shtml") is None
