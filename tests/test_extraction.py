@@ -49,3 +49,27 @@ def test_odd_input_gives_empty_fields_not_errors():
     for html in ["", "   ", "<html></html>", "\x00\x01binary", "<p>" * 10000]:
         article = extract_article(html)
         assert isinstance(article.body, str) and isinstance(article.published_at, str)
+
+
+def old_cms_page(byline: str, body: str, after: str = "") -> str:
+    """An older CMS layout: the article as <br>-separated lines in a table cell, under a byline."""
+    lines = "<br>".join(body.split("。"))
+    return (f"<html><head><title>县里召开秋粮收购工作会议_某县政府网</title></head><body><table><tr><td>"
+            f"<h1>县里召开秋粮收购工作会议</h1><div>{byline}</div><div>{lines}</div>"
+            f"<div>上一篇：别的新闻标题 下一篇：另一条新闻标题</div>{after}</td></tr></table></body></html>")
+
+
+@pytest.mark.parametrize("byline", [
+    "发布时间：2019/03/01\u3000来源：县农业局\u3000作者：张建国\u3000点击数：",
+    "作者：张建国  阅读：128  字号：大 中 小  打印  关闭",
+    "作者：张建国 点击数：35",
+])
+def test_a_byline_ends_at_spacing_and_at_counter_or_tool_words(byline, sina_articles):
+    page = old_cms_page(byline, sina_articles[5]["body"])
+    assert extract_article(page).author == "张建国"
+
+
+def test_a_date_only_byline_gives_the_date_not_a_comment_time(sina_articles):
+    comments = "<div class='comments'>网友评论 2019-03-05 18:22:10 说得好</div>"
+    page = old_cms_page("发布时间：2019/03/01\u3000来源：县农业局", sina_articles[6]["body"], comments)
+    assert extract_article(page).published_at == "2019-03-01"

@@ -32,6 +32,12 @@ _AUTHOR_LABELS = [
 _NOT_NAMES = {"记者", "编辑", "来源", "作者", "本报", "新华社", "中新网", "发布", "时间", "日期", "原标题", "通讯员",
               "图片", "视频", "责任编辑", "摄影", "报道", "综合", "整理", "新闻", "图文", "组图", "全文"}
 _PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)$")
+# Words a byline runs into on older CMS pages ("作者：张三　点击数：" "阅读 字号 打印 关闭"):
+# the name ends there.
+_BYLINE_END = {"点击", "点击数", "点击量", "阅读", "阅读数", "阅读量", "浏览", "浏览数", "浏览次数", "字号", "打印",
+               "关闭", "评论", "分享", "收藏", "人次", "次数", "发布", "发布时间", "来源", "责任编辑", "编辑", "审核",
+               "时间", "日期", "访问", "访问量", "热度", "我要", "纠错"}
+_WIDE_GAP = re.compile(r"　|\s{2,}| ")
 _TITLE_SPLIT = re.compile(r"\s*(?:_|\||-{1,2}|–|—|丨)\s*")
 
 
@@ -59,13 +65,25 @@ def find_title(root: HtmlElement) -> str:
     return max(parts[:2], key=len) if parts else page_title
 
 
+BYLINE_REACH = 300  # characters after the headline where its byline stands
+
+
 def find_published_at(root: HtmlElement, text: str, title: str) -> str:
-    """ISO 8601 time from meta tags, else the first date with a time of day after the
-    headline in the page text, else the first date after it."""
+    """ISO 8601 time from meta tags; else the byline's: the first date right after the
+    headline (a bare date when it gives no time: comments and sidebars further down carry
+    other times); else the first date with a time of day after the headline, else the
+    first date after it."""
     meta = parse_datetime(_meta(root, _TIME_META))
     if meta and "T" in meta:
         return meta
-    start = max(text.find(title[:12]), 0) if title else 0
+    found = text.find(title[:12]) if title else -1
+    start = max(found, 0)
+    if found >= 0:
+        for m in DATETIME.finditer(text, start, start + len(title) + BYLINE_REACH):
+            try:
+                return iso_from_match(m)
+            except ValueError:
+                continue
     region = text[start:]
     first_date = ""
     for m in DATETIME.finditer(region):
@@ -80,7 +98,13 @@ def find_published_at(root: HtmlElement, text: str, title: str) -> str:
 
 
 def clean_author(raw: str) -> str:
-    names = [n for n in re.split(_SEP, raw.strip()) if n and n not in _NOT_NAMES]
+    raw = _WIDE_GAP.split(raw.strip(), maxsplit=1)[0]  # a wide gap ends the byline
+    names: list[str] = []
+    for name in re.split(_SEP, raw):
+        if name in _BYLINE_END:
+            break  # a counter or a tool word: the names came before it
+        if name and name not in _NOT_NAMES:
+            names.append(name)
     # "彭冲 山东冠县" - a place or an outlet after the names ends the byline.
     while len(names) > 1 and _PLACE_OR_OUTLET.match(names[-1]):
         names.pop()
