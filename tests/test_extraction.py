@@ -73,3 +73,19 @@ def test_a_date_only_byline_gives_the_date_not_a_comment_time(sina_articles):
     comments = "<div class='comments'>网友评论 2019-03-05 18:22:10 说得好</div>"
     page = old_cms_page("发布时间：2019/03/01\u3000来源：县农业局", sina_articles[6]["body"], comments)
     assert extract_article(page).published_at == "2019-03-01"
+
+
+def test_chrome_inside_the_article_cell_stays_out_of_the_body(sina_articles):
+    text = sina_articles[7]["body"]
+    cell = "<br>".join(["县里召开秋粮收购工作会议", "发布时间：2019/03/01\u3000来源：县农业局\u3000作者：张建国\u3000点击数：",
+                        *[s + "。" for s in text.split("。") if s.strip()],
+                        "责任编辑：李明", "【打印】【关闭】", "上一篇：别的新闻标题", "下一篇：另一条新闻标题",
+                        "网友评论", "好新闻 2019-03-05 18:22"])
+    page = (f"<html><head><title>县里召开秋粮收购工作会议_某县政府网</title></head><body><table><tr>"
+            f"<td class='nav'><a href='/'>首页</a></td><td>{cell}</td></tr></table></body></html>")
+    article = extract_article(page)
+    lines = article.body.splitlines()
+    assert lines and all(not line.startswith(("发布时间", "责任编辑", "上一篇", "下一篇", "【打印", "网友评论", "好新闻"))
+                         for line in lines)
+    assert "县里召开秋粮收购工作会议" not in lines and text.split("。")[0] in article.body
+    assert article.author == "张建国" and article.published_at == "2019-03-01"

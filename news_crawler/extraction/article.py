@@ -16,6 +16,7 @@ from lxml.etree import ParserError
 import readability.readability
 from readability import Document
 
+from news_crawler.extraction.chrome import strip_chrome
 from news_crawler.extraction.metadata import find_author, find_published_at, find_title
 
 _BLOCK = ("p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "section", "article", "blockquote", "pre")
@@ -90,5 +91,5 @@ def extract_article(html: str, url: str = "") -> Article:
         title=title,
         author=find_author(root, text, title, body),
         published_at=find_published_at(root, text, title),
-        body=body,
+        body=strip_chrome(body, title),
     )

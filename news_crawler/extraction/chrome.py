@@ -1,0 +1,33 @@
+"""Page chrome that readability leaves in a body: the headline and byline repeated at the
+top, editor lines, previous/next and related-story links, print/close tools, a comment box.
+Older CMS layouts (the article as ``<br>`` lines in a table cell) carry all of it inside
+the article's own container. Only whole lines go, and only lines that are nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BYLINE = re.compile(r"^[【\[(（]?\s*(?:发布时间|发布日期|发表时间|更新时间|时间|日期|来源|信息来源|文章来源|作者|点击数|点击|"
+                     r"浏览次数|浏览|阅读|字号|字体|【字体|编辑|责任编辑|责编|审核|供稿)\s*[:：]")
+_NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上一页|下一页|相关新闻|相关阅读|相关文章|相关链接|推荐阅读|"
+                  r"热点推荐|延伸阅读|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】)")
+_TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返回|顶部|大|中|小|字号)\s*[】\]]?\s*)+$")
+_COMMENTS = re.compile(r"^(?:网友评论|发表评论|我要评论|相关评论|评论区|已有\d+条评论|网友留言)\s*[:：]?\s*$")
+CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
+
+
+def is_chrome(line: str, title: str = "") -> bool:
+    if len(line) > CHROME_MAX_CHARS:
+        return False
+    return bool((title and line == title) or _BYLINE.match(line) or _NAV.match(line) or _TOOLS.match(line))
+
+
+def strip_chrome(body: str, title: str = "") -> str:
+    """``body`` without chrome lines, cut at a comment box in its last half."""
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        if i >= len(lines) // 2 and _COMMENTS.match(line):
+            lines = lines[:i]
+            break
+    return "\n".join(line for line in lines if not is_chrome(line.strip(), title))
