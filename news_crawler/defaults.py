@@ -28,6 +28,13 @@ SCHEDULER_FLUSH_ON_START = False
 # SCHEDULER_DUPEFILTER_KEY, kept across runs (scrapy-redis: a new dupefilter:<timestamp>).
 DUPEFILTER_KEY = ""
 DUPEFILTER_DEBUG = False
+# news_crawler.bloom.BloomDupeFilter (a bounded dupefilter): URLs per period it is sized for,
+# its false-positive rate (a URL wrongly taken as seen is never fetched), the period, and how
+# many periods a URL is remembered.
+DUPEFILTER_BLOOM_CAPACITY = 1_000_000
+DUPEFILTER_BLOOM_ERROR = 0.001
+DUPEFILTER_BLOOM_PERIOD_DAYS = 30.0
+DUPEFILTER_BLOOM_PERIODS = 12
 # Requests are queued as JSON; SCHEDULER_SERIALIZER may name another module with loads()
 # and dumps(), but a pickle only with SCHEDULER_ALLOW_PICKLE (unpickling runs code).
 SCHEDULER_SERIALIZER = ""

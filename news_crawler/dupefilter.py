@@ -62,7 +62,12 @@ class RedisDupeFilter(RFPDupeFilter):
                              "or 'scrapy-redis' (to keep using a dupefilter set that scrapy-redis filled)")
         fingerprinter = crawler.request_fingerprinter if mode == "scrapy" else None
         return cls(connection.from_settings(settings), key, settings.getbool("DUPEFILTER_DEBUG"),
-                   fingerprinter=fingerprinter, stats=crawler.stats)
+                   fingerprinter=fingerprinter, stats=crawler.stats, **cls.options(settings))
+
+    @classmethod
+    def options(cls, settings: Any) -> dict[str, Any]:
+        """Constructor arguments of a subclass, from settings."""
+        return {}
 
     def request_fingerprint(self, request: Request) -> str:
         """The crawler's fingerprint, or scrapy-redis' (``DUPEFILTER_FINGERPRINT``)."""

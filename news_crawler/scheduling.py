@@ -189,7 +189,9 @@ class RedisScheduler(Scheduler):
 
     def _enqueue(self, request: Request) -> bool:
         push_unseen = getattr(self.queue, "push_unseen", None)
-        if push_unseen is not None and hasattr(self.df, "request_fingerprint"):
+        if push_unseen is not None and hasattr(self.df, "check_args"):  # a Bloom dupefilter
+            queued = self.queue.push_unseen_bloom(request, *self.df.check_args(request))
+        elif push_unseen is not None and hasattr(self.df, "request_fingerprint"):
             queued = push_unseen(request, self.df.key, self.df.request_fingerprint(request))
         else:
             queued = request.dont_filter or not self.df.request_seen(request)

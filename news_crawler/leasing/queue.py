@@ -41,6 +41,7 @@ class LeasedPriorityQueue(Base):
         self._renew = server.register_script((_LUA / "renew.lua").read_text(encoding="utf-8"))
         self._requeue = server.register_script((_LUA / "requeue.lua").read_text(encoding="utf-8"))
         self._enqueue = server.register_script((_LUA / "enqueue.lua").read_text(encoding="utf-8"))
+        self._enqueue_bloom = server.register_script((_LUA / "enqueue_bloom.lua").read_text(encoding="utf-8"))
 
     def __len__(self) -> int:
         return self.server.zcard(self.key)
@@ -58,6 +59,11 @@ class LeasedPriorityQueue(Base):
         nothing queued) when it was seen before, unless the request is ``dont_filter``."""
         args = [fingerprint, -request.priority, self._encode_request(request), "1" if request.dont_filter else "0"]
         return bool(self._enqueue(keys=[seen_key, self.key], args=args))
+
+    def push_unseen_bloom(self, request: Request, filter_keys: list[str], check_args: list[Any]) -> bool:
+        """``push_unseen`` against a Bloom dupefilter's bitmaps (``news_crawler.bloom``)."""
+        args = [-request.priority, self._encode_request(request), "1" if request.dont_filter else "0", *check_args]
+        return bool(self._enqueue_bloom(keys=[self.key, *filter_keys], args=args))
 
     def pop(self, timeout: int = 0) -> Request | None:
         while member := self._pop(keys=[self.key, self.inflight_key], args=[self.owner, self.lease_seconds]):

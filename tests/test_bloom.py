@@ -1,0 +1,86 @@
+"""The Bloom dupefilter: bounded memory, the promised false-positive rate, periods that
+expire, and the scheduler's one-step mark-and-queue, against a real Redis."""
+
+import pytest
+from scrapy import Request, Spider
+
+from news_crawler.bloom import BloomDupeFilter, bit_positions, bloom_size
+from news_crawler.scheduling import RedisScheduler
+
+BLOOM = {"SCHEDULER": "news_crawler.scheduling.RedisScheduler", "DUPEFILTER_CLASS": "news_crawler.bloom.BloomDupeFilter"}
+
+
+class Shop(Spider):
+    name = "shop"
+
+
+def test_size_follows_the_formula_and_is_refused_beyond_redis():
+    bits, hashes = bloom_size(1_000_000, 0.001)
+    assert 14.3 < bits / 1_000_000 < 14.5 and hashes == 10  # 1.8 bytes a URL at 0.1%
+    with pytest.raises(ValueError, match="2\\*\\*32"):
+        bloom_size(10**9, 0.0001)
+    positions = bit_positions("ab" * 20, bits, hashes)
+    assert len(set(positions)) == hashes and all(0 <= p < bits for p in positions)
+
+
+def test_memory_and_false_positives_at_capacity(make_crawler, redis_client):
+    settings = {**BLOOM, "DUPEFILTER_BLOOM_CAPACITY": 10_000, "DUPEFILTER_BLOOM_ERROR": 0.001}
+    df = BloomDupeFilter.from_crawler(make_crawler(Shop, settings))
+    taken_as_seen = sum(df.request_seen(Request(f"https://shop.example/a/{n}")) for n in range(10_000))
+    assert taken_as_seen <= 10  # false positives while it fills: below 0.1% on average
+    assert all(df.request_seen(Request(f"https://shop.example/a/{n}")) for n in range(0, 10_000, 97))
+    false = sum(df.was_seen(Request(f"https://shop.example/b/{n}")) for n in range(10_000))
+    assert false / 10_000 < 0.003  # 0.1% promised; a few times that is chance, 30x is a bug
+    (key,) = df.filter_keys()[:1]
+    assert redis_client.memory_usage(key) / 10_000 <= 2.0  # bytes a URL
+    assert 0 < redis_client.ttl(key) <= 31 * 86_400 * 12
+
+
+def test_a_url_is_remembered_for_the_live_periods_then_forgotten(make_crawler):
+    now = [0.0]
+    df = BloomDupeFilter.from_crawler(make_crawler(Shop, {**BLOOM, "DUPEFILTER_BLOOM_PERIOD_DAYS": 1,
+                                                          "DUPEFILTER_BLOOM_PERIODS": 2}))
+    df.clock = lambda: now[0]
+    request = Request("https://shop.example/old")
+    assert not df.request_seen(request)
+    now[0] = 86_400 * 1.5  # the next period: still remembered
+    assert df.request_seen(Request("https://shop.example/old"))
+    now[0] = 86_400 * 2.5  # two periods on: the first period left the window
+    assert not df.request_seen(Request("https://shop.example/old"))
+
+
+def test_the_scheduler_marks_and_queues_in_one_step_across_runs(make_crawler, redis_client):
+    settings = {**BLOOM, "SCHEDULER_PERSIST": True, "DUPEFILTER_BLOOM_CAPACITY": 1000}
+    first = RedisScheduler.from_crawler(make_crawler(Shop, settings))
+    first.open(first.crawler.spider)
+    assert first.enqueue_request(Request("https://shop.example/1"))
+    assert not first.enqueue_request(Request("https://shop.example/1"))
+    assert first.enqueue_request(Request("https://shop.example/1", dont_filter=True))
+    assert redis_client.zcard("shop:requests") == 2 and not redis_client.exists("shop:dupefilter")
+    first.close("finished")
+    crawler = make_crawler(Shop, settings)
+    second = RedisScheduler.from_crawler(crawler)
+    second.open(crawler.spider)
+    assert not second.enqueue_request(Request("https://shop.example/1"))
+    assert second.enqueue_request(Request("https://shop.example/2"))
+    second.forget(Request("https://shop.example/2"))  # cannot: counted
+    assert crawler.stats.get_value("dupefilter/forget_unsupported") == 1
+
+
+def test_a_crawl_with_the_bloom_dupefilter_fetches_nothing_twice(tmp_path, redis_server, catalog):
+    from news_mirror.server import Mirror, serve
+    from tests.crawl_helpers import crawl
+
+    mirror = Mirror(catalog, day=1)
+    server = serve(mirror)
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    settings = {"DUPEFILTER_CLASS": "news_crawler.bloom.BloomDupeFilter", "DEDUP_NAMESPACE": "bloomcrawl"}
+    try:
+        summary, items = crawl(tmp_path, redis_server.url, url, ["sina"], "day1", settings)
+        first = mirror.article_requests()
+        assert summary["sites"]["sina"]["fetched"] == len(first) > 0 and items
+        since = len(mirror.requests)
+        crawl(tmp_path, redis_server.url, url, ["sina"], "day1-again", settings)
+        assert mirror.article_requests(since) == []
+    finally:
+        server.shutdown()
