@@ -214,3 +214,17 @@ def test_progress_bar_on_a_terminal_and_nothing_extra_elsewhere(tmp_path, redis_
     assert "300/300" in text and "doc/s" in text and "kept=" in text and "dropped=" in text
     piped = run(["check", "--redis-url", redis_server.url, "--namespace", "bar2", str(corpus)])
     assert len(piped.stderr.splitlines()) == 1 and piped.stderr.startswith("news-dedup: 298 kept, 2 near-duplicates")
+
+
+def test_forget_removes_an_article_so_its_copy_is_kept_next_time(redis_server, sina_articles):
+    body = sina_articles[9]["body"]
+    lines = [json.dumps({"id": "first", "body": body}, ensure_ascii=False),
+             json.dumps({"id": "copy", "body": "来源：人民网\n" + body}, ensure_ascii=False)]
+    common = ["--redis-url", redis_server.url, "--namespace", "forget"]
+    out = run(["check", *common, "-"], "\n".join(lines) + "\n")
+    assert json.loads(out.stdout.splitlines()[1])["duplicate_of"] == "first"
+    forgot = run(["forget", *common, "first", "copy", "never"])
+    assert forgot.returncode == 1  # one id was unknown
+    assert [json.loads(line)["forgotten"] for line in forgot.stdout.splitlines()] == ["kept", "dropped", None]
+    again = run(["check", *common, "-"], lines[1] + "\n")
+    assert json.loads(again.stdout)["duplicate_of"] is None  # nothing kept is near it now

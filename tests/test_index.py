@@ -131,3 +131,15 @@ def test_a_replay_answers_with_the_stored_simhash_not_the_new_one(make_store):
     assert [(d.id, d.simhash, d.replayed) for d in again] == [("a", 1000, True), ("b", 1001, True)]
     assert (again[1].duplicate_of, again[1].distance) == ("a", 1)
     assert store.lookup("a").simhash == 1000 and store.counts()["kept"] == 1
+
+
+def test_forget_removes_a_kept_article_so_its_copy_is_kept_next(make_store):
+    store = make_store()
+    original, copy, other = 0x0F0F_0F0F_0F0F_0F0F, 0x0F0F_0F0F_0F0F_0F0E, 0x0F0F_0F0F_0F0F_0FF0
+    store.decide_many([("a", original), ("o", other), ("b", copy)])
+    assert store.lookup("b").duplicate_of == "a"
+    assert store.forget("a") == "kept" and store.lookup("a") is None
+    assert [m.id for m in store.nearest(original)] == ["o"]  # gone from all four tables; "o" stays
+    assert store.forget("b") == "dropped" and store.forget("b") == "" and store.forget("never") == ""
+    assert store.decide("b", copy).kept  # decided afresh: nothing kept is near it now
+    assert store.counts()["kept"] == 2 and store.counts()["dropped"] == 0

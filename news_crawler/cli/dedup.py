@@ -4,6 +4,7 @@
     news-dedup stats [--json]
     news-dedup explain (--id ID | --text TEXT | --file FILE)
     news-dedup drops [--limit N]
+    news-dedup forget ID [ID ...]
 """
 
 from __future__ import annotations
@@ -127,6 +128,18 @@ def cmd_drops(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_forget(args: argparse.Namespace) -> int:
+    """One line per id: what was removed (``kept``: its fingerprint; ``dropped``: its drop
+    record), or null for an id never decided; exit status 1 when any id was unknown."""
+    store = _store(_settings(args))
+    unknown = 0
+    for doc_id in args.ids:
+        removed = store.forget(doc_id)
+        unknown += not removed
+        print(json.dumps({"id": doc_id, "forgotten": removed or None}, ensure_ascii=False))
+    return 1 if unknown else 0
+
+
 def _max_distance(text: str) -> int:
     try:
         return check_max_distance(int(text))
@@ -168,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=5)
     p.add_argument("--json", action="store_true", help="one line of JSON")
     p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("forget", parents=[common], help="remove articles from the index (their fingerprint or drop record)")
+    p.add_argument("ids", nargs="+", metavar="ID", help="a decided document id (a URL for crawled articles)")
+    p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("drops", parents=[common], help="recorded near-duplicates and what they duplicate")
     p.add_argument("--limit", type=int, default=100)

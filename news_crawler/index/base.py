@@ -89,6 +89,12 @@ class FingerprintStore(ABC):
         """The recorded decision for ``doc_id``, or None if it was never decided."""
 
     @abstractmethod
+    def forget(self, doc_id: str) -> str:
+        """Remove ``doc_id`` from the index: ``"kept"`` when its fingerprint was kept (a later
+        copy of it is then kept), ``"dropped"`` when its drop record was removed (deciding it
+        again decides afresh), ``""`` when it was never decided."""
+
+    @abstractmethod
     def drops(self, limit: int = 100) -> list[DropRecord]:
         """Recorded drops (up to ``limit``)."""
 

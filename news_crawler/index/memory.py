@@ -71,6 +71,20 @@ class MemoryStore(FingerprintStore):
         with self._lock:
             return self._lookup(doc_id)
 
+    def forget(self, doc_id: str) -> str:
+        with self._lock:
+            fp = self._docs.pop(doc_id, None)
+            if fp is not None:
+                for t, b in enumerate(blocks(fp)):
+                    self._tables[t][b].remove(fp)
+                del self._ids[fp]
+                self._counts["kept"] -= 1
+                return "kept"
+            if self._drops.pop(doc_id, None) is not None:
+                self._counts["dropped"] -= 1
+                return "dropped"
+            return ""
+
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
         with self._lock:
             best: dict[int, Match] = {}

@@ -13,6 +13,7 @@ from news_crawler.fingerprint.simhash64 import blocks, distance, from_hex
 from news_crawler.index.base import Decision, DropRecord, FingerprintStore, Match, now_iso
 
 _DECIDE_LUA = (Path(__file__).with_name("decide.lua")).read_text(encoding="utf-8")
+_FORGET_LUA = (Path(__file__).with_name("forget.lua")).read_text(encoding="utf-8")
 _KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
 # Keys under the namespace besides the buckets (which decide.lua builds: ``<ns>:<t><hex>``).
 KEY_IDS = "%(namespace)s:ids"
@@ -49,6 +50,7 @@ class RedisStore(FingerprintStore):
         self.stats_key = KEY_STATS % ns
         self.bucket_prefix = f"{namespace}:"
         self._decide = client.register_script(_DECIDE_LUA)
+        self._forget = client.register_script(_FORGET_LUA)
 
     def bucket_key(self, table: int, block: int) -> str:
         """``<namespace>:<table><block hex>``, as ``decide.lua`` builds it."""
@@ -99,6 +101,11 @@ class RedisStore(FingerprintStore):
             Match((i or b"?").decode(), fp, distance(simhash, fp), t) for (fp, t), i in zip(found.items(), ids)
         ]
         return sorted(matches, key=lambda m: (m.distance, m.table, m.id))[:limit]
+
+    def forget(self, doc_id: str) -> str:
+        keys = [self.ids_key, self.docs_key, self.drops_key, self.stats_key]
+        result = self._forget(keys=keys, args=[doc_id, self.bucket_prefix])
+        return result.decode() if isinstance(result, bytes) else (result or "")
 
     def lookup(self, doc_id: str) -> Decision | None:
         kept, dropped = self.client.hget(self.docs_key, doc_id), self.client.hget(self.drops_key, doc_id)

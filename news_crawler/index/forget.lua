@@ -1,0 +1,37 @@
+-- Remove one document from the index, in one step (see decide.lua for the layout).
+--
+-- KEYS[1] ids hash, KEYS[2] docs hash, KEYS[3] drops hash, KEYS[4] stats hash
+-- ARGV[1] doc id; ARGV[2] bucket key prefix (as in decide.lua)
+-- Returns 'kept' (its fingerprint left the four tables), 'dropped' (its drop record was
+-- removed) or '' (never decided).
+
+local id, prefix = ARGV[1], ARGV[2]
+local fp = redis.call('HGET', KEYS[2], id)
+if not fp then
+  if redis.call('HDEL', KEYS[3], id) == 1 then
+    redis.call('HINCRBY', KEYS[4], 'dropped', -1)
+    return 'dropped'
+  end
+  return ''
+end
+for t = 0, 3 do
+  local block = string.sub(fp, 2 * t + 1, 2 * t + 2)
+  local key = prefix .. t .. string.format('%02x%02x', string.byte(block, 1, 2))
+  local entry = string.sub(fp, 1, 2 * t) .. string.sub(fp, 2 * t + 3)
+  local bucket = redis.call('GET', key) or ''
+  for pos = 1, #bucket, 6 do
+    if string.sub(bucket, pos, pos + 5) == entry then
+      bucket = string.sub(bucket, 1, pos - 1) .. string.sub(bucket, pos + 6)
+      if #bucket == 0 then
+        redis.call('DEL', key)
+      else
+        redis.call('SET', key, bucket)
+      end
+      break
+    end
+  end
+end
+redis.call('HDEL', KEYS[1], fp)
+redis.call('HDEL', KEYS[2], id)
+redis.call('HINCRBY', KEYS[4], 'kept', -1)
+return 'kept'
