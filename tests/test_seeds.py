@@ -34,6 +34,14 @@ def test_seed_pushes_start_urls_and_each_is_popped_once(redis_client):
     assert [r.url for r in scheduled] == ["https://a.example/"] and scheduled[0].dont_filter
 
 
+def test_seeds_are_not_pushed_again_while_the_last_ones_wait(redis_client):
+    assert seed(redis_client, [spider()], "%(spider)s:start_urls") == {"news": 1}
+    assert seed(redis_client, [spider()], "%(spider)s:start_urls") == {"news": 0}  # nobody took them
+    assert redis_client.llen("news:start_urls") == 1
+    redis_client.lpop("news:start_urls")  # a worker took them
+    assert seed(redis_client, [spider()], "%(spider)s:start_urls") == {"news": 1}
+
+
 def test_idle_time_counts_from_spider_opened_not_from_start_up(redis_client):
     clock, scheduled = Clock(), []
     seeds = make_seeds(redis_client, clock, scheduled)

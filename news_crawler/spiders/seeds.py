@@ -75,11 +75,16 @@ class RedisSeeds:
         spider.logger.info("no seeds and no queued requests for %.0fs: closing", self.idle_seconds)
 
 
+# Push only into an empty list, in one step: start URLs nobody took yet are not pushed again.
+_PUSH_IF_EMPTY = "if redis.call('LLEN', KEYS[1]) == 0 then return redis.call('RPUSH', KEYS[1], unpack(ARGV)) end return 0"
+
+
 def seed(client: Any, spiders: list[Any], key_template: str) -> dict[str, int]:
-    """Push every spider's start URLs to its seed list; returns how many per spider."""
+    """Push every spider's start URLs to its seed list, unless the last ones are still
+    there (no worker took them: pushing again would only grow the list); returns how many
+    were pushed per spider, 0 for a spider skipped."""
     pushed = {}
     for spider in spiders:
         key = key_template % {"spider": spider.name}
-        client.rpush(key, *spider.start_urls)
-        pushed[spider.name] = len(spider.start_urls)
+        pushed[spider.name] = int(client.eval(_PUSH_IF_EMPTY, 1, key, *spider.start_urls))
     return pushed
