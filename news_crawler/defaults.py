@@ -59,6 +59,9 @@ LIST_PAGE_LIMIT = 10
 # An article split over pages (下一页, _2.shtml, ?page=2): pages joined into its item, at most.
 ARTICLE_MAX_PAGES = 20
 ITEMS_REDIS_KEY = ""
+# The items list keeps the newest this many (the oldest are trimmed and counted in
+# items/redis_trimmed; every kept item is in the feed files too); 0: unbounded.
+ITEMS_REDIS_MAX = 1_000_000
 SUMMARY_FILE = ""
 FEED_DIR = "output"
 

@@ -136,3 +136,11 @@ def test_adopt_leaves_a_key_of_another_type_alone(redis_client, redis_server, ca
     assert news_crawler(["adopt", "odd", "-s", f"REDIS_URL={redis_server.url}"]) == 1
     assert "is a string, not a request queue" in capsys.readouterr().out
     assert redis_client.get("odd:requests") == b"x"
+
+
+def test_the_items_list_keeps_the_newest_and_counts_what_it_trims(make_crawler, redis_client):
+    crawler = make_crawler(Shop, {"REDIS_ITEMS_KEY": "capped:%(spider)s", "ITEMS_REDIS_MAX": 3})
+    for n in range(5):
+        push_item(crawler, RedisListPipeline, {"n": n})
+    assert [json.loads(x)["n"] for x in redis_client.lrange("capped:shop", 0, -1)] == [2, 3, 4]
+    assert crawler.stats.get_value("items/redis_trimmed") == 2

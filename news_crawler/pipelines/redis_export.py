@@ -39,8 +39,10 @@ class RedisListPipeline:
     default_key = ""  # off unless a setting names the list
 
     def __init__(self, client: redis.Redis, key: str, outage: Outage,
-                 serialize: Callable[[Any], str | bytes] = to_json, crawler: Crawler | None = None) -> None:
+                 serialize: Callable[[Any], str | bytes] = to_json, crawler: Crawler | None = None,
+                 max_items: int = 0) -> None:
         self.crawler = crawler
+        self.max_items = max_items  # 0: unbounded
         self.client = client
         self.key = key
         self.outage = outage
@@ -55,7 +57,7 @@ class RedisListPipeline:
         serializer = settings.get("REDIS_ITEMS_SERIALIZER")
         client = connection.from_settings(settings)
         return cls(client, key, outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")),
-                   load_object(serializer) if serializer else to_json, crawler)
+                   load_object(serializer) if serializer else to_json, crawler, settings.getint("ITEMS_REDIS_MAX"))
 
     def item_key(self, item: Any, spider: Spider) -> str:
         """The list ``item`` goes to (scrapy-redis' hook: override to route items)."""
@@ -64,12 +66,26 @@ class RedisListPipeline:
     async def process_item(self, item: Any) -> Any:
         data = self.serialize(item)
         try:
-            await self.outage.call(self.client.rpush, self.item_key(item, self.crawler.spider), data)
+            trimmed = await self.outage.call(self._push, self.item_key(item, self.crawler.spider), data)
         except RedisUnavailable as e:
             url = ItemAdapter(item).get("url", "")
             raise Unsettled(f"not exported, the next run fetches it again: {url} ({e})",
                             log_level="WARNING") from None
+        if trimmed and self.crawler is not None:
+            self.crawler.stats.inc_value("items/redis_trimmed", trimmed)
         return item
+
+    def _push(self, key: str, data: str | bytes) -> int:
+        """RPUSH, then keep the newest ``max_items`` (``ITEMS_REDIS_MAX``); returns how many
+        of the oldest left the list (they are in the feed files too)."""
+        if not self.max_items:
+            self.client.rpush(key, data)
+            return 0
+        pipe = self.client.pipeline(transaction=True)
+        pipe.rpush(key, data)
+        pipe.ltrim(key, -self.max_items, -1)
+        length = pipe.execute()[0]
+        return max(0, length - self.max_items)
 
 
 class RedisPipeline(RedisListPipeline):
