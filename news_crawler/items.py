@@ -12,5 +12,7 @@ class ArticleItem(scrapy.Item):
     body = scrapy.Field()  # plain text, one paragraph per line
     simhash = scrapy.Field()  # 16 hex digits, set by the near-duplicate pipeline
     crawled_at = scrapy.Field()  # ISO 8601, UTC
+    editor = scrapy.Field()  # 责任编辑/编辑, "" when the page names none
+    source = scrapy.Field()  # the outlet the story comes from (来源), "" when the page names none
     encoding = scrapy.Field()  # how the page was decoded
     invalid_reason = scrapy.Field()  # set by the spider when it knows the page is unusable

@@ -36,7 +36,8 @@ FEEDS = {
     "%(feed_dir)s/%(name)s/%(time)s.%(worker)s.jsonl": {
         "format": "jsonlines",
         "encoding": "utf8",
-        "fields": ["url", "site", "title", "author", "published_at", "body", "simhash", "crawled_at"],
+        "fields": ["url", "site", "title", "author", "published_at", "body", "simhash", "crawled_at", "editor",
+                   "source"],
     }
 }
 FEED_EXPORT_ENCODING = "utf-8"

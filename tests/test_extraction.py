@@ -89,3 +89,14 @@ def test_chrome_inside_the_article_cell_stays_out_of_the_body(sina_articles):
                          for line in lines)
     assert "县里召开秋粮收购工作会议" not in lines and text.split("。")[0] in article.body
     assert article.author == "张建国" and article.published_at == "2019-03-01"
+
+
+def test_editor_and_source_are_fields_of_their_own(sina_articles):
+    text = sina_articles[8]["body"]
+    cell = "<br>".join(["来源：人民日报客户端\u3000作者：王小明\u30002019-03-01 10:00", *[s + "。" for s in text.split("。")
+                                                                              if s.strip()],
+                        "（责任编辑：李明）"])
+    page = f"<html><head><title>标题_某网</title></head><body><h1>标题</h1><div>{cell}</div></body></html>"
+    article = extract_article(page)
+    assert (article.editor, article.source, article.author) == ("李明", "人民日报客户端", "王小明")
+    assert "责任编辑" not in article.body and "来源" not in article.body

@@ -17,7 +17,7 @@ import readability.readability
 from readability import Document
 
 from news_crawler.extraction.chrome import strip_chrome
-from news_crawler.extraction.metadata import find_author, find_published_at, find_title
+from news_crawler.extraction.metadata import find_author, find_editor, find_published_at, find_source, find_title
 
 _BLOCK = ("p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "section", "article", "blockquote", "pre")
 _DROP = ("script", "style", "noscript", "template", "iframe", "svg")
@@ -46,6 +46,8 @@ class Article:
     author: str = ""
     published_at: str = ""
     body: str = ""
+    editor: str = ""
+    source: str = ""
 
 
 def block_text(el: lxml.html.HtmlElement) -> str:
@@ -92,4 +94,6 @@ def extract_article(html: str, url: str = "") -> Article:
         author=find_author(root, text, title, body),
         published_at=find_published_at(root, text, title),
         body=strip_chrome(body, title),
+        editor=find_editor(text, title, body),
+        source=find_source(text, title, body),
     )

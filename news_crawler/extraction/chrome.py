@@ -14,6 +14,7 @@ _NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上�
                   r"热点推荐|延伸阅读|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】)")
 _TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返回|顶部|大|中|小|字号)\s*[】\]]?\s*)+$")
 _COMMENTS = re.compile(r"^(?:网友评论|发表评论|我要评论|相关评论|评论区|已有\d+条评论|网友留言)\s*[:：]?\s*$")
+_TRAILING_EDITOR = re.compile(r"\s*[（(\[【]\s*(?:责任编辑|责编|编辑)\s*[:：][^）)\]】\n]{1,30}[）)\]】]\s*$")
 CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
 
 
@@ -24,10 +25,12 @@ def is_chrome(line: str, title: str = "") -> bool:
 
 
 def strip_chrome(body: str, title: str = "") -> str:
-    """``body`` without chrome lines, cut at a comment box in its last half."""
+    """``body`` without chrome lines and trailing （责任编辑：...） notes, cut at a comment box
+    in its last half."""
     lines = body.split("\n")
     for i, line in enumerate(lines):
         if i >= len(lines) // 2 and _COMMENTS.match(line):
             lines = lines[:i]
             break
-    return "\n".join(line for line in lines if not is_chrome(line.strip(), title))
+    kept = (_TRAILING_EDITOR.sub("", line) for line in lines if not is_chrome(line.strip(), title))
+    return "\n".join(line for line in kept if line.strip())

@@ -36,7 +36,7 @@ _PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)
 # the name ends there.
 _BYLINE_END = {"点击", "点击数", "点击量", "阅读", "阅读数", "阅读量", "浏览", "浏览数", "浏览次数", "字号", "打印",
                "关闭", "评论", "分享", "收藏", "人次", "次数", "发布", "发布时间", "来源", "责任编辑", "编辑", "审核",
-               "时间", "日期", "访问", "访问量", "热度", "我要", "纠错"}
+               "时间", "日期", "访问", "访问量", "热度", "人气", "我要", "纠错"}
 _WIDE_GAP = re.compile(r"　|\s{2,}| ")
 _TITLE_SPLIT = re.compile(r"\s*(?:_|\||-{1,2}|–|—|丨)\s*")
 
@@ -140,3 +140,31 @@ def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
                     return name
     meta = _meta(root, _AUTHOR_META)
     return meta if meta and len(meta) <= 40 and "://" not in meta and "," not in meta else ""
+
+
+_EDITOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON})({_NAMES})")
+_SOURCE = re.compile(r"(?:稿件来源|文章来源|信息来源|新闻来源|来源)\s*[:：]\s*([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})")
+_SOURCE_END = re.compile(r"(?:作者|记者|编辑|责任编辑|点击|阅读|浏览|时间|发布|日期)[:：]?.*$")
+
+
+def find_editor(text: str, title: str, body: str) -> str:
+    """The editor (责任编辑/责编/编辑), from around the body's end, else from the byline."""
+    for region in reversed(_regions(text, title, body)):
+        for m in _EDITOR.finditer(region):
+            name = clean_author(m.group(1))
+            if name:
+                return name
+    return ""
+
+
+def find_source(text: str, title: str, body: str) -> str:
+    """The outlet the story comes from (来源：...), from the byline, else from around the
+    body's end; without a date, a label or a counter glued after it."""
+    for region in _regions(text, title, body):
+        for m in _SOURCE.finditer(region):
+            if region[m.end(1):m.end(1) + 1] in ("=", '"', "'", "<"):
+                continue  # markup that leaked into the text, not an outlet
+            source = _SOURCE_END.sub("", DATETIME.sub("", m.group(1))).strip(" :：,，")
+            if len(source) >= 2 and source not in _NOT_NAMES:
+                return source
+    return ""

@@ -16,7 +16,7 @@ PAGE_TYPES = ("html", "xml", "text/plain")
 def not_a_page(content_type: str) -> dict[str, str] | None:
     """The fields of an item whose response is not a page (a PDF, an image), else None."""
     if content_type and not any(t in content_type.lower() for t in PAGE_TYPES):
-        return {"title": "", "author": "", "published_at": "", "body": "",
+        return {"title": "", "author": "", "published_at": "", "body": "", "editor": "", "source": "",
                 "invalid_reason": f"not an HTML page ({content_type.split(';')[0]})"}
     return None
 
@@ -32,4 +32,5 @@ def page_fields(body: bytes, content_type: str, url: str,
     html, encoding = decode_html(body, content_type or None)
     article = extract(html) if extract is not None else extract_article(html, url)
     return {"title": article.title, "author": article.author, "published_at": article.published_at,
-            "body": article.body, "encoding": encoding, "next_page": next_page(html, url)}
+            "body": article.body, "editor": article.editor, "source": article.source, "encoding": encoding,
+            "next_page": next_page(html, url)}
