@@ -78,5 +78,13 @@ class Segmenter:
         hmm = self.hmm
         return lambda text: tokenizer.lcut(text, HMM=hmm)
 
+    def __getstate__(self) -> dict:
+        """Picklable (a process pool that spawns its workers sends them a copy): the loaded
+        segmenter and the lock stay behind; the copy loads its own on first use."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_cut", "_lock")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _cut=None, _lock=threading.Lock())
+
     def __call__(self, text: str) -> list[str]:
         return (self._cut or self._load())(text)

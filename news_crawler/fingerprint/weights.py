@@ -98,6 +98,12 @@ class TfidfWeigher:
             table.extend(1.0 / (1.0 + i * decay) for i in range(len(table), max(n, 2 * len(table))))
         return table
 
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "lock"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, lock=threading.Lock())
+
     def words(self, text: str) -> list[str]:
         """jieba's segmentation of ``text`` (precise mode)."""
         return self.segment(text)
