@@ -67,9 +67,21 @@ def test_check_contract(redis_server, redis_client, corpus, sina_articles):
     assert json.loads(drops.stdout)["id"] == "reprint"
 
 
-def test_check_with_max_distance_zero_keeps_edited_copy(redis_server, redis_client, sina_articles):
+def edited_copy(fingerprinter, body):
+    """``body`` with a sentence added where that moves its fingerprint by 1 to 3 bits."""
+    from news_crawler.fingerprint import distance
+
+    for twentieth in range(20):
+        at = len(body) * twentieth // 20
+        copy = body[:at] + "另据报道，警方已介入调查。" + body[at:]
+        if 1 <= distance(fingerprinter.fingerprint(body).value, fingerprinter.fingerprint(copy).value) <= 3:
+            return copy
+    raise AssertionError("no edit of this article lands within distance 1-3")
+
+
+def test_check_with_max_distance_zero_keeps_edited_copy(redis_server, redis_client, sina_articles, fingerprinter):
     body = sina_articles[5]["body"]
-    lines = [json.dumps({"id": "a", "body": body}), json.dumps({"id": "b", "body": body[: len(body) // 10] + "另据报道，警方已介入调查。" + body[len(body) // 10 :]})]
+    lines = [json.dumps({"id": "a", "body": body}), json.dumps({"id": "b", "body": edited_copy(fingerprinter, body)})]
     strict = run(["check", "--redis-url", redis_server.url, "--namespace", "k0", "--max-distance", "0", "-"],
                  "\n".join(lines))
     rows = [json.loads(x) for x in strict.stdout.splitlines()]

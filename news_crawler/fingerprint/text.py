@@ -22,7 +22,7 @@ _BOILERPLATE_LINE = re.compile(
     r"本文作者|转载|转自|原文链接|原文地址|声明|免责声明|版权声明"
     r")\s*[:：|丨/]"
 )
-_BOILERPLATE_PHRASE = re.compile(
+BOILERPLATE_PHRASE = re.compile(
     r"公众号|扫码|扫描二维码|二维码|客户端|下载app|点击进入|点击查看|点击阅读|阅读原文|"
     r"版权所有|未经授权|未经许可|不得转载|禁止转载|转载请注明|欢迎转发|分享到|"
     r"关注我们|本文系|本文为|投稿邮箱|举报电话|违法和不良信息|返回搜狐|查看更多"
@@ -72,16 +72,21 @@ def is_boilerplate(line: str) -> bool:
         return True
     if len(line) > _BOILERPLATE_MAX_CHARS:
         return False
-    return bool(_BOILERPLATE_LINE.match(line) or _BOILERPLATE_PHRASE.search(line) or _END_MARK.fullmatch(line))
+    return bool(_BOILERPLATE_LINE.match(line) or BOILERPLATE_PHRASE.search(line) or _END_MARK.fullmatch(line))
 
 
 def strip_boilerplate(normalized: str) -> str:
-    """Drop boilerplate lines, inline 原标题/责任编辑 notes and portal markers from normalised text."""
+    """Drop boilerplate lines, inline 原标题/责任编辑 notes, portal markers and reprint credits
+    glued to a line's start or end (``credits.py``) from normalised text."""
     kept = []
     for line in normalized.split("\n"):
         if is_boilerplate(line):
             continue
         line = _END_MARK.sub("", _INLINE_MARK.sub("", _INLINE_EDITOR.sub("", line))).strip()
+        line = strip_glued_credits(line)
         if line:
             kept.append(line)
     return "\n".join(kept)
+
+
+from news_crawler.fingerprint.credits import strip_glued_credits  # noqa: E402 - it uses BOILERPLATE_PHRASE
