@@ -6,7 +6,7 @@ MinHash LSH (20 bands of 4, which finds a pair of J = 0.8 with probability 0.999
 every pair any method puts within distance 6 is measured exactly, so both recall and
 precision rest on exact Jaccard values.
 
-    python benchmarks/quality.py [--reprints 2000] [--limit N]
+    python benchmarks/quality.py [--reprints 2000] [--limit N] [--flatten] [--only-chosen]
 """
 
 from __future__ import annotations
@@ -87,6 +87,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reprints", type=int, default=2000)
     ap.add_argument("--limit", type=int, default=None, help="use only the first N real articles")
+    ap.add_argument("--flatten", action="store_true",
+                    help="every body (reprints included) flattened to one line, as many corpora deliver text")
+    ap.add_argument("--only-chosen", action="store_true", help="measure the naive recipe and the chosen one only")
     args = ap.parse_args()
     logging.getLogger("jieba").setLevel(logging.WARNING)
     t0 = time.time()
@@ -94,7 +97,10 @@ def main() -> None:
     # Articles the engine refuses (nothing left once boilerplate is out) are left out for
     # every method: they would all share the empty fingerprint and pose as duplicates.
     usable = []
-    for a in load_articles(args.limit):
+    articles = load_articles(args.limit)
+    if args.flatten:
+        articles = [{**a, "body": "".join(a["body"].split("\n"))} for a in articles]
+    for a in articles:
         try:
             chosen.fingerprint(a["body"])
             usable.append(a)
@@ -102,6 +108,8 @@ def main() -> None:
             pass
     real = usable
     docs = with_reprints(real, args.reprints)
+    if args.flatten:  # the reprints' added lines too; a flattened text the engine refuses is left out
+        docs = [{**d, "body": "".join(d["body"].split("\n"))} for d in docs]
     docs = docs[: len(real)] + [d for d in docs[len(real):] if chosen.prepare(d["body"])[0].strip()]
     reprinted = [next(i for i, a in enumerate(real) if a["id"] == d["id"][:-2]) for d in docs[len(real):]]
     print(f"corpus: {len(real)} real sina articles (those with text to fingerprint) + "
@@ -133,6 +141,8 @@ def main() -> None:
         "chosen, boilerplate kept": lambda i: fingerprint(chosen.weigher.features(normalize(docs[i]["body"]))),
         "chosen, with jieba HMM": lambda i: fingerprint(with_hmm.features(prepared[i])),
     }
+    if args.only_chosen:
+        variants = {name: f for name, f in variants.items() if name.startswith(("naive", "chosen ("))}
     fps = {name: np.array([f(i) for i in range(len(docs))], dtype=np.uint64) for name, f in variants.items()}
     print(f"fingerprinted {len(variants)} variants in {time.time() - t0:.0f}s")
 
