@@ -67,7 +67,8 @@ def _call_to_action_at(line: str) -> int:
 
 def _strip_tail(line: str) -> str:
     while True:
-        cut = _TAIL.sub("", line, count=1)
+        credit = _TAIL.search(line, max(0, len(line) - TAIL_MAX))  # only the end: a long line is not scanned
+        cut = line[:credit.start()] if credit else line
         at = _call_to_action_at(cut)
         cut = (cut[:at] if at >= 0 else cut).rstrip()
         if cut == line:
