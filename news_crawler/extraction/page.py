@@ -33,4 +33,4 @@ def page_fields(body: bytes, content_type: str, url: str,
     article = extract(html) if extract is not None else extract_article(html, url)
     return {"title": article.title, "author": article.author, "published_at": article.published_at,
             "body": article.body, "editor": article.editor, "source": article.source, "encoding": encoding,
-            "next_page": next_page(html, url)}
+            "next_page": next_page(html, url, body, encoding)}

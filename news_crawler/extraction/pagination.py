@@ -45,9 +45,27 @@ def _anchors(html: str, base: str):
                 yield urljoin(base, target), text
 
 
-def next_page(html: str, url: str) -> str | None:
-    """The URL of the next page of the article ``url`` shows, or None."""
+_CJK_HINTS = ("下一页", "下页", "下一頁", "后一页")
+
+
+def _may_have_next(page: str | bytes, encoding: str, first: str, number: int) -> bool:
+    """A quick look before reading every link of the page: substring searches, on the raw
+    bytes when given (ten times faster than on the decoded text)."""
+    stem = urlsplit(first).path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    hints = [f"{stem}_{number + 1}.", ">next", ">Next", ">NEXT", *(f"{p}={number + 1}" for p in _PAGE_PARAMS),
+             *_CJK_HINTS]
+    if isinstance(page, bytes):
+        return any(hint.encode(encoding, "ignore") in page for hint in hints)
+    return any(hint in page for hint in hints)
+
+
+def next_page(html: str, url: str, raw: bytes | None = None, encoding: str = "") -> str | None:
+    """The URL of the next page of the article ``url`` shows, or None; ``raw`` and
+    ``encoding``, the page's bytes and how they were decoded, make the common no-answer fast."""
     first, number = page_of(url)
+    ascii_compatible = encoding and "16" not in encoding and "32" not in encoding
+    if not _may_have_next(raw if raw is not None and ascii_compatible else html, encoding, first, number):
+        return None
     for target, text in _anchors(html, url):
         target_first, target_number = page_of(target)
         if target_first != first or target_number != number + 1:
