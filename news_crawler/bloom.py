@@ -1,14 +1,15 @@
 """A bounded URL dupefilter: a Bloom filter in Redis, one bitmap per period.
 
-A set of fingerprints grows by about 85 bytes a URL forever; a Bloom filter sized for
-``DUPEFILTER_BLOOM_CAPACITY`` URLs a period at ``DUPEFILTER_BLOOM_ERROR`` false positives
-takes ``-ln(p) / ln(2)^2`` bits a URL: 1.8 bytes at 0.1%. The trade-off: a URL wrongly
-taken as seen (a false positive, at most that rate while a period holds no more than its
-capacity) is never fetched. Periods give retention: a URL is seen when any of the last
-``DUPEFILTER_BLOOM_PERIODS`` periods' bitmaps has it, is marked in the current one, and a
-period's bitmap expires by itself (a TTL, no scan) when it leaves the window. A Bloom
-filter cannot forget one URL: a request that failed is fetched again through the queue's
-postponement, never by removing it from the filter.
+A set of fingerprints grows by about 70 bytes a URL forever (BENCHMARKS.md); a Bloom
+filter sized for ``DUPEFILTER_BLOOM_CAPACITY`` URLs a period at
+``DUPEFILTER_BLOOM_ERROR`` false positives takes ``-ln(p) / ln(2)^2`` bits a URL: 1.8
+bytes at 0.1%. The trade-off: a URL wrongly taken as seen (a false positive, at most
+that rate while a period holds no more than its capacity) is never fetched. Periods give
+retention: a URL is seen when any of the last ``DUPEFILTER_BLOOM_PERIODS`` periods'
+bitmaps has it, is marked in the current one, and a period's bitmap expires by itself (a
+TTL, no scan) when it leaves the window. A Bloom filter cannot forget one URL: a request
+that failed is fetched again through the queue's postponement, never by removing it from
+the filter.
 
     DUPEFILTER_CLASS = "news_crawler.bloom.BloomDupeFilter"
 """
