@@ -95,5 +95,15 @@ DEDUP_USER_DICT = ""
 DEDUP_POSITION_DECAY = 8.0
 DEDUP_MAX_WORD_SHARE = 0.1
 DEDUP_BATCH_SIZE = 64
+# The second signal (BENCHMARKS.md): a document that shares DEDUP_SENTENCE_MATCH of its
+# DEDUP_SENTENCE_COUNT longest sentences (each of DEDUP_SENTENCE_MIN_CHARS Chinese characters
+# or more) with a kept one, is within DEDUP_SENTENCE_MAX_DISTANCE bits of it and within
+# DEDUP_SENTENCE_LENGTH_RATIO of its size, is dropped too. DEDUP_SENTENCES = False: simhash only.
+DEDUP_SENTENCES = True
+DEDUP_SENTENCE_COUNT = 5
+DEDUP_SENTENCE_MATCH = 3
+DEDUP_SENTENCE_MIN_CHARS = 8
+DEDUP_SENTENCE_MAX_DISTANCE = 24
+DEDUP_SENTENCE_LENGTH_RATIO = 0.8
 # Worker processes for page extraction and fingerprints; 0: one thread; below 0: one per core.
 DEDUP_PROCESSES = -1

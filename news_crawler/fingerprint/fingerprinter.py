@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from news_crawler import defaults
+from news_crawler.fingerprint.sentences import length_code, signature
 from news_crawler.fingerprint.text import normalize, strip_boilerplate
 from news_crawler.fingerprint.weights import TfidfWeigher
 
@@ -17,9 +18,14 @@ class UnusableText(ValueError):
 
 @dataclass(frozen=True)
 class Fingerprint:
+    """The simhash, and the second signal: the longest sentences' keys and the text's size
+    (``sentences.py``); ``sentences`` is empty when that signal is off or the text has none."""
+
     value: int
     words: int
     truncated: bool
+    sentences: tuple[int, ...] = ()
+    length: int = 0
 
 
 class Fingerprinter:
@@ -45,9 +51,16 @@ class Fingerprinter:
         max_word_share: float = defaults.DEDUP_MAX_WORD_SHARE,
         user_dict: str | Path | None = None,
         segmenter: str = defaults.DEDUP_SEGMENTER,
+        sentence_count: int = defaults.DEDUP_SENTENCE_COUNT,
+        sentence_min_chars: int = defaults.DEDUP_SENTENCE_MIN_CHARS,
     ) -> None:
         if max_chars < 1:
             raise ValueError(f"max_chars must be positive, got {max_chars}")
+        if sentence_count < 0 or sentence_min_chars < 1:
+            raise ValueError(f"sentence_count must be >= 0 and sentence_min_chars >= 1, "
+                             f"got {sentence_count} and {sentence_min_chars}")
+        self.sentence_count = sentence_count
+        self.sentence_min_chars = sentence_min_chars
         self.weigher = TfidfWeigher(
             idf_path, stop_words_path, topic_words, topic_weight, top_k, hmm, position_decay, max_word_share,
             user_dict, segmenter,
@@ -83,4 +96,7 @@ class Fingerprinter:
         value, words = self.weigher.fingerprint_words(self.weigher.words(text))
         if not words:
             raise UnusableText("body has no words to fingerprint (only punctuation, digits or stop words)")
-        return Fingerprint(value, words, truncated)
+        if not self.sentence_count:
+            return Fingerprint(value, words, truncated)
+        keys = signature(text, self.sentence_count, self.sentence_min_chars)
+        return Fingerprint(value, words, truncated, keys, length_code(text))
