@@ -1,10 +1,11 @@
-"""Four processes push overlapping streams of real articles into one namespace at once."""
+"""Four processes push overlapping streams of real articles into one namespace at once:
+no two articles that either rule (simhash, shared sentences) calls duplicates are both kept."""
 
 import multiprocessing
 import random
 
 from news_crawler.fingerprint import UnusableText, distance
-from news_crawler.index import RedisStore
+from news_crawler.index import Document, RedisStore, SentenceRule
 
 WORKERS = 4
 
@@ -12,7 +13,7 @@ WORKERS = 4
 def _worker(url, items, start, seed):
     import redis
 
-    store = RedisStore(redis.Redis.from_url(url), "race", batch_size=64)
+    store = RedisStore(redis.Redis.from_url(url), "race", batch_size=64, sentences=SentenceRule())
     rng = random.Random(seed)
     start.wait(30)
     i = 0
@@ -22,24 +23,37 @@ def _worker(url, items, start, seed):
         i += n
 
 
+def sentence_duplicates(a: Document, b: Document, rule: SentenceRule) -> bool:
+    return (len(set(a.sentences) & set(b.sentences)) >= rule.match and distance(a.simhash, b.simhash) <= rule.max_distance
+            and abs(a.length - b.length) <= rule.length_slack)
+
+
 def test_concurrent_workers_never_keep_two_near_duplicates(redis_client, redis_server, sina_articles, fingerprinter):
     articles = sina_articles[:400]
     fps = {}
-    for a in articles:
+
+    def add(doc_id, body):
+        f = fingerprinter.fingerprint(body)
+        fps[doc_id] = Document(doc_id, f.value, f.sentences, f.length)
+
+    for n, a in enumerate(articles):
         try:
-            fps[a["id"]] = fingerprinter.fingerprint(a["body"]).value
+            add(a["id"], a["body"])
         except UnusableText:
             continue
         # A reprint: new headline line, source and editor lines, a few characters edited.
-        reprint = "来源：澎湃新闻\n" + a["body"].replace("，", ",", 3) + "\n责任编辑：李明"
-        fps[a["id"] + "-reprint"] = fingerprinter.fingerprint(reprint).value
+        add(a["id"] + "-reprint", "来源：澎湃新闻\n" + a["body"].replace("，", ",", 3) + "\n责任编辑：李明")
+        # A re-edit: the last tenth cut and another story's paragraph put on top (mostly further
+        # than distance 3: the sentence rule's work).
+        other = articles[(n + 1) % len(articles)]["body"].split("\n")[0]
+        add(a["id"] + "-reedit", other + "\n" + a["body"][: len(a["body"]) * 9 // 10])
     ids = sorted(fps)
     streams = []
     for w in range(WORKERS):
         rng = random.Random(w)
         chosen = rng.sample(ids, k=int(len(ids) * 0.7))  # streams overlap heavily
         # The same story also arrives under a worker-specific id, as a copy on another site.
-        streams.append([(f"w{w}:{i}" if rng.random() < 0.3 else i, fps[i]) for i in chosen])
+        streams.append([fps[i]._replace(id=f"w{w}:{i}") if rng.random() < 0.3 else fps[i] for i in chosen])
 
     ctx = multiprocessing.get_context("spawn")
     start = ctx.Event()
@@ -51,16 +65,24 @@ def test_concurrent_workers_never_keep_two_near_duplicates(redis_client, redis_s
         p.join(120)
         assert p.exitcode == 0
 
-    store = RedisStore(redis_client, "race")
+    rule = SentenceRule()
+    store = RedisStore(redis_client, "race", sentences=rule)
+    by_id = {doc.id: doc for s in streams for doc in s}
     kept = {k.decode(): int.from_bytes(v, "big") for k, v in redis_client.hgetall(store.docs_key).items()}
-    values = sorted(kept.values())
-    for i, a in enumerate(values):
-        for b in values[i + 1 :]:
-            assert distance(a, b) > 3
+    kept_docs = [by_id[i] for i in sorted(kept)]
+    for i, a in enumerate(kept_docs):
+        for b in kept_docs[i + 1 :]:
+            assert distance(a.simhash, b.simhash) > 3 and not sentence_duplicates(a, b, rule), (a.id, b.id)
     drops = store.drops(limit=10**6)
-    assert drops and len(kept) + len(drops) == len({i for s in streams for i, _ in s})
+    assert drops and len(kept) + len(drops) == len(by_id)
     for d in drops:
         assert d.duplicate_of in kept
-        assert distance(d.simhash, kept[d.duplicate_of]) == d.distance <= 3
+        assert distance(d.simhash, kept[d.duplicate_of]) == d.distance
+        if d.rule == "simhash":
+            assert d.distance <= 3
+        else:
+            assert d.distance > 3 and sentence_duplicates(by_id[d.id], by_id[d.duplicate_of], rule)
+    assert {d.rule for d in drops} == {"simhash", "sentences"}
     counts = store.counts()
     assert (counts["kept"], counts["dropped"]) == (len(kept), len(drops))
+    assert counts["dropped:sentences"] == sum(d.rule == "sentences" for d in drops)

@@ -1,7 +1,19 @@
-"""Where kept fingerprints live: four 16-bit block tables behind one small interface."""
+"""Where kept fingerprints live: four 16-bit block tables and a sentence table behind one
+small interface."""
 
-from news_crawler.index.base import Decision, DropRecord, FingerprintStore, Match, check_max_distance
+from news_crawler.index.base import (
+    SENTENCES,
+    SIMHASH,
+    Decision,
+    Document,
+    DropRecord,
+    FingerprintStore,
+    Match,
+    SentenceRule,
+    check_max_distance,
+)
 from news_crawler.index.memory import MemoryStore
 from news_crawler.index.redis_store import RedisStore
 
-__all__ = ["Decision", "DropRecord", "FingerprintStore", "Match", "MemoryStore", "RedisStore", "check_max_distance"]
+__all__ = ["SENTENCES", "SIMHASH", "Decision", "Document", "DropRecord", "FingerprintStore", "Match",
+           "MemoryStore", "RedisStore", "SentenceRule", "check_max_distance"]

@@ -6,7 +6,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import NamedTuple, Union
 
+from news_crawler import defaults
+from news_crawler.fingerprint.sentences import length_slack
 from news_crawler.fingerprint.simhash64 import BLOCK_BITS, BLOCKS
 
 # With four blocks, pigeonhole guarantees a shared block only up to distance 3.
@@ -23,15 +26,60 @@ def check_max_distance(k: int) -> int:
     return k
 
 
+SIMHASH, SENTENCES = "simhash", "sentences"  # the rules a drop names
+
+
+@dataclass(frozen=True)
+class SentenceRule:
+    """The second signal: drop a document that shares ``match`` of its longest sentences
+    with a kept one, is within ``max_distance`` bits of it and within ``length_ratio`` of
+    its size (``fingerprint/sentences.py``)."""
+
+    match: int = defaults.DEDUP_SENTENCE_MATCH
+    max_distance: int = defaults.DEDUP_SENTENCE_MAX_DISTANCE
+    length_ratio: float = defaults.DEDUP_SENTENCE_LENGTH_RATIO
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.match, int) or self.match < 1:
+            raise ValueError(f"sentence match must be a positive integer, got {self.match!r}")
+        if not isinstance(self.max_distance, int) or not 0 <= self.max_distance <= 64:
+            raise ValueError(f"sentence max distance must be an integer from 0 to 64, got {self.max_distance!r}")
+        length_slack(self.length_ratio)
+
+    @property
+    def length_slack(self) -> int:
+        return length_slack(self.length_ratio)
+
+
+class Document(NamedTuple):
+    """What the index decides on: an id, its simhash, and for the second signal its
+    sentence keys and length code (``Fingerprint.sentences`` and ``.length``)."""
+
+    id: str
+    simhash: int
+    sentences: tuple[int, ...] = ()
+    length: int = 0
+
+
+Item = Union[Document, tuple[str, int]]
+
+
+def as_documents(items: Sequence[Item]) -> list[Document]:
+    return [item if isinstance(item, Document) else Document(*item) for item in items]
+
+
 @dataclass(frozen=True)
 class Decision:
-    """The verdict on one document. ``duplicate_of`` is None when it was kept."""
+    """The verdict on one document. ``duplicate_of`` is None when it was kept; ``rule``
+    says which signal dropped it (``"simhash"`` or ``"sentences"``), and ``distance`` is
+    the simhash distance either way."""
 
     id: str
     simhash: int
     duplicate_of: str | None = None
     distance: int | None = None
     replayed: bool = False  # the id was decided before; this is that earlier decision
+    rule: str | None = None
 
     @property
     def kept(self) -> bool:
@@ -55,6 +103,7 @@ class DropRecord:
     duplicate_of: str
     distance: int
     time: str
+    rule: str = SIMHASH
 
 
 def now_iso() -> str:
@@ -62,23 +111,32 @@ def now_iso() -> str:
 
 
 class FingerprintStore(ABC):
-    """Kept fingerprints in four tables keyed by their 16-bit blocks, plus a record of drops.
+    """Kept fingerprints in four tables keyed by their 16-bit blocks, their longest
+    sentences in a table keyed by the sentence, plus a record of drops.
 
     ``decide_many`` decides documents in order, each against everything kept before it
     (including earlier documents of the same call), and is atomic: concurrent callers
-    never both keep two documents within ``max_distance`` of each other. A document whose
-    id was decided before gets that earlier decision back, so re-running is harmless.
+    never both keep two documents within ``max_distance`` of each other, nor two that the
+    sentence rule (when there is one) calls duplicates. The simhash rule is tried first;
+    the sentence rule only when it finds nothing. A document whose id was decided before
+    gets that earlier decision back, so re-running is harmless.
     """
 
-    def __init__(self, max_distance: int = MAX_SUPPORTED_DISTANCE) -> None:
+    def __init__(self, max_distance: int = MAX_SUPPORTED_DISTANCE, sentences: SentenceRule | None = None) -> None:
         self.max_distance = check_max_distance(max_distance)
+        self.sentence_rule = sentences
 
     @abstractmethod
-    def decide_many(self, items: Sequence[tuple[str, int]]) -> list[Decision]:
-        """Decide ``(id, simhash)`` pairs in order."""
+    def decide_many(self, items: Sequence[Item]) -> list[Decision]:
+        """Decide ``Document``s (or ``(id, simhash)`` pairs: no sentences) in order."""
 
-    def decide(self, doc_id: str, simhash: int) -> Decision:
-        return self.decide_many([(doc_id, simhash)])[0]
+    def decide(self, doc_id: str, simhash: int, sentences: tuple[int, ...] = (), length: int = 0) -> Decision:
+        return self.decide_many([Document(doc_id, simhash, sentences, length)])[0]
+
+    @abstractmethod
+    def sentence_holders(self, sentences: Sequence[int], length: int) -> list[list[tuple[str, int]]]:
+        """Per sentence key, ``(id, simhash)`` of the kept documents holding it whose size is
+        within the sentence rule's length ratio of ``length`` (what ``explain`` shows)."""
 
     @abstractmethod
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:

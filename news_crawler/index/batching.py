@@ -11,9 +11,9 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from news_crawler.index.base import Decision
+from news_crawler.index.base import Decision, Document
 
-DecideMany = Callable[[Sequence[tuple[str, int]]], list[Decision]]
+DecideMany = Callable[[Sequence[Document]], list[Decision]]
 Runner = Callable[..., Awaitable[Any]]  # runs a blocking call off the loop: asyncio.to_thread by default
 
 
@@ -24,13 +24,13 @@ class DecisionBatcher:
         self.decide_many = decide_many
         self.run = run
         self.batch_size = batch_size
-        self._waiting: list[tuple[str, int, asyncio.Future[Decision]]] = []
+        self._waiting: list[tuple[Document, asyncio.Future[Decision]]] = []
         self._running = False
         self.calls = 0  # round trips made, for stats and tests
 
-    async def decide(self, doc_id: str, simhash: int) -> Decision:
+    async def decide(self, doc_id: str, simhash: int, sentences: tuple[int, ...] = (), length: int = 0) -> Decision:
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-        self._waiting.append((doc_id, simhash, future))
+        self._waiting.append((Document(doc_id, simhash, sentences, length), future))
         if not self._running:
             self._running = True
             asyncio.get_running_loop().create_task(self._drain())
@@ -42,13 +42,13 @@ class DecisionBatcher:
                 batch, self._waiting = self._waiting[: self.batch_size], self._waiting[self.batch_size :]
                 self.calls += 1
                 try:
-                    decisions = await self.run(self.decide_many, [(i, fp) for i, fp, _ in batch])
+                    decisions = await self.run(self.decide_many, [doc for doc, _ in batch])
                 except Exception as e:  # noqa: BLE001 - handed to every caller of this batch
-                    for _, _, future in batch:
+                    for _, future in batch:
                         if not future.done():
                             future.set_exception(e)
                     continue
-                for (_, _, future), decision in zip(batch, decisions):
+                for (_, future), decision in zip(batch, decisions):
                     if not future.done():
                         future.set_result(decision)
         finally:

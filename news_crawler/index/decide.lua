@@ -1,26 +1,37 @@
--- Decide documents in order: keep each one, or name the kept document within max distance.
+-- Decide documents in order: keep each one, or name the kept document it duplicates.
 -- One call is one atomic decision for every document it carries, so concurrent workers
--- never both keep two near-identical documents.
+-- never both keep two documents that either rule calls duplicates.
 --
--- A fingerprint is 8 bytes, big-endian. Table t (0..3) is keyed by bytes 2t+1..2t+2 (its
--- 16-bit block); a bucket is a string of 6-byte entries: the fingerprint without that
--- block. Two fingerprints within distance 3 share a block, so they meet in one bucket.
+-- Rule 1, simhash: a kept document within max distance (0..3). A fingerprint is 8 bytes,
+-- big-endian. Table t (0..3) is keyed by bytes 2t+1..2t+2 (its 16-bit block); a bucket is
+-- a string of 6-byte entries: the fingerprint without that block. Two fingerprints within
+-- distance 3 share a block, so they meet in one bucket.
+-- Rule 2, sentences (only when rule 1 finds nothing, and when ARGV[5] > 0): a kept document
+-- holding at least ARGV[5] of the document's sentence keys, within ARGV[6] bits and within
+-- ARGV[7] length codes. A sentence key is 3 bytes: the first two name its bucket, a string
+-- of 10-byte entries: the key's third byte, the kept simhash, its length code (one byte).
+-- Entries of a forgotten document stay: they name no kept simhash (the ids hash says so)
+-- and are skipped.
 -- Lua numbers are doubles and `bit` is 32-bit, so bytes are compared one at a time.
 --
 -- KEYS[1]  ids hash:   8-byte simhash -> doc id (kept documents)
 -- KEYS[2]  docs hash:  doc id -> 8-byte simhash (kept documents)
--- KEYS[3]  drops hash: doc id -> JSON {simhash (16 hex digits), duplicate_of, distance, time}
--- KEYS[4]  stats hash: kept, dropped, drops:<YYYY-MM-DD>
+-- KEYS[3]  drops hash: doc id -> JSON {simhash (16 hex digits), duplicate_of, distance, time, rule}
+-- KEYS[4]  stats hash: kept, dropped, dropped:sentences, drops:<YYYY-MM-DD>
 -- ARGV[1]  max distance (0..3)
 -- ARGV[2]  time, ISO 8601; ARGV[3] its day, YYYY-MM-DD
--- ARGV[4]  bucket key prefix: bucket keys are <prefix><table><block as 4 hex digits>, e.g.
---          news:0ab12. They are built here rather than passed as KEYS to keep a batch's
---          arguments small (a standalone server or a single-slot cluster is assumed).
--- ARGV[5..] per document: 8-byte simhash, doc id
--- Returns per document four values: status (0 kept, 1 duplicate, 2 kept before,
--- 3 dropped before), the id it duplicates or '', the distance or -1, and for a replay
--- (status 2 or 3) the simhash stored at the first decision: 8 bytes (kept) or 16 hex
--- digits (dropped); '' otherwise.
+-- ARGV[4]  key prefix: table buckets are <prefix><table><block as 4 hex digits>, sentence
+--          buckets <prefix>s<4 hex digits>, e.g. news:0ab12 and news:s0ab1. They are built
+--          here rather than passed as KEYS to keep a batch's arguments small (a standalone
+--          server or a single-slot cluster is assumed).
+-- ARGV[5]  sentences to share (0: the sentence rule is off); ARGV[6] its max distance
+--          (0..64); ARGV[7] its largest difference of length codes
+-- ARGV[8..] per document: 8-byte simhash, doc id, its sentence keys (3 bytes each), its
+--          length code
+-- Returns per document five values: status (0 kept, 1 duplicate, 2 kept before, 3 dropped
+-- before), the id it duplicates or '', the distance or -1, for a replay (status 2 or 3) the
+-- simhash stored at the first decision: 8 bytes (kept) or 16 hex digits (dropped), '' otherwise;
+-- and the rule that dropped it ('simhash' or 'sentences'), '' when kept.
 
 local bxor = bit.bxor
 local byte = string.byte
@@ -40,15 +51,70 @@ local POP = { [0] =
 
 local max_distance = tonumber(ARGV[1])
 local now, day, prefix = ARGV[2], ARGV[3], ARGV[4]
+local s_match, s_distance, s_slack = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local format = string.format
+local find = string.find
 local ids_key, docs_key, drops_key, stats_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local ENTRY = 10  -- bytes of a sentence entry
+
+local function distance(a, b)
+  local x, y = { byte(a, 1, 8) }, { byte(b, 1, 8) }
+  local d = 0
+  for i = 1, 8 do d = d + POP[bxor(x[i], y[i])] end
+  return d
+end
+
+-- The sentence rule: the kept simhash sharing the most keys (then the nearest, then the first
+-- found), or nil; and the buckets read, for the keep that follows when there is no match.
+local function sentence_match(fp, sig, len)
+  local n = #sig / 3
+  local keys = {}
+  for i = 1, n do
+    keys[i] = format('%ss%02x%02x', prefix, byte(sig, 3 * i - 2, 3 * i - 1))
+  end
+  local buckets = redis.call('MGET', unpack(keys))
+  local shared, order = {}, {}
+  for i = 1, n do
+    local bucket = buckets[i] or ''
+    buckets[i] = bucket
+    local needle, seen, pos = sub(sig, 3 * i, 3 * i), {}, 1
+    while true do
+      local p = find(bucket, needle, pos, true)
+      if not p then break end
+      if (p - 1) % ENTRY == 0 then
+        local other, len2 = sub(bucket, p + 1, p + 8), byte(bucket, p + 9)
+        if len2 - len <= s_slack and len - len2 <= s_slack and not seen[other] then
+          seen[other] = true
+          local c = shared[other]
+          if not c then order[#order + 1] = other; c = 0 end
+          shared[other] = c + 1
+        end
+        pos = p + ENTRY
+      else
+        pos = p + 1
+      end
+    end
+  end
+  local best, best_n, best_d, best_id = nil, 0, 0, nil
+  for _, other in ipairs(order) do
+    local c = shared[other]
+    if c >= s_match then
+      local d = distance(fp, other)
+      if d <= s_distance and (not best or c > best_n or (c == best_n and d < best_d)) then
+        local other_id = redis.call('HGET', ids_key, other)
+        if other_id then best, best_n, best_d, best_id = other, c, d, other_id end
+      end
+    end
+  end
+  return best_id, best_d, keys, buckets
+end
 
 local out = {}
-local n_kept, n_dropped = 0, 0
-local n_docs = (#ARGV - 4) / 2
+local n_kept, n_dropped, n_by_sentences = 0, 0, 0
+local n_docs = (#ARGV - 7) / 4
 for j = 0, n_docs - 1 do
-  local fp, id = ARGV[5 + 2 * j], ARGV[6 + 2 * j]
-  local status, dup, dist, stored = 0, '', -1, ''
+  local fp, id, sig, len = ARGV[8 + 4 * j], ARGV[9 + 4 * j], ARGV[10 + 4 * j], tonumber(ARGV[11 + 4 * j])
+  local status, dup, dist, stored, rule = 0, '', -1, '', ''
 
   local known = redis.call('HGET', docs_key, id)
   local dropped = (not known) and redis.call('HGET', drops_key, id)
@@ -56,7 +122,7 @@ for j = 0, n_docs - 1 do
     status, stored = 2, known
   elseif dropped then
     local rec = cjson.decode(dropped)
-    status, dup, dist, stored = 3, rec.duplicate_of, rec.distance, rec.simhash
+    status, dup, dist, stored, rule = 3, rec.duplicate_of, rec.distance, rec.simhash, rec.rule or 'simhash'
   else
     local best, best_entry, best_table = max_distance + 1, nil, nil
     local f = { byte(fp, 1, 8) }
@@ -90,20 +156,45 @@ for j = 0, n_docs - 1 do
       end
       if best == 0 then break end
     end
+    local s_keys, s_buckets
     if best_entry then
       local t = best_table
       local other = sub(best_entry, 1, 2 * t) .. sub(fp, 2 * t + 1, 2 * t + 2) .. sub(best_entry, 2 * t + 1)
-      status, dup, dist = 1, redis.call('HGET', ids_key, other) or '', best
+      status, dup, dist, rule = 1, redis.call('HGET', ids_key, other) or '', best, 'simhash'
+    elseif s_match > 0 and #sig >= 3 * s_match then
+      local s_id, s_dist
+      s_id, s_dist, s_keys, s_buckets = sentence_match(fp, sig, len)
+      if s_id then
+        status, dup, dist, rule = 1, s_id, s_dist, 'sentences'
+        n_by_sentences = n_by_sentences + 1
+      end
+    end
+    if status == 1 then
       redis.call('HSET', drops_key, id, cjson.encode({
-        simhash = string.format('%02x%02x%02x%02x%02x%02x%02x%02x', byte(fp, 1, 8)), duplicate_of = dup, distance = dist, time = now }))
+        simhash = string.format('%02x%02x%02x%02x%02x%02x%02x%02x', byte(fp, 1, 8)), duplicate_of = dup,
+        distance = dist, time = now, rule = rule }))
       n_dropped = n_dropped + 1
     else
-      -- The whole bucket is written again, not APPENDed to: APPEND over-allocates.
-      redis.call('MSET',
+      -- Whole buckets are written again, not APPENDed to: APPEND over-allocates.
+      local mset = {
         keys[1], buckets[1] .. sub(fp, 3),
         keys[2], buckets[2] .. sub(fp, 1, 2) .. sub(fp, 5),
         keys[3], buckets[3] .. sub(fp, 1, 4) .. sub(fp, 7),
-        keys[4], buckets[4] .. sub(fp, 1, 6))
+        keys[4], buckets[4] .. sub(fp, 1, 6) }
+      if s_keys then
+        -- Two keys of one document may share a bucket: the second appends to the first's result.
+        local value, order = {}, {}
+        for i = 1, #s_keys do
+          local k = s_keys[i]
+          if not value[k] then order[#order + 1] = k end
+          value[k] = (value[k] or s_buckets[i]) .. sub(sig, 3 * i, 3 * i) .. fp .. string.char(len)
+        end
+        for _, k in ipairs(order) do
+          mset[#mset + 1] = k
+          mset[#mset + 1] = value[k]
+        end
+      end
+      redis.call('MSET', unpack(mset))
       redis.call('HSET', ids_key, fp, id)
       redis.call('HSET', docs_key, id, fp)
       n_kept = n_kept + 1
@@ -113,10 +204,12 @@ for j = 0, n_docs - 1 do
   out[#out + 1] = dup
   out[#out + 1] = dist
   out[#out + 1] = stored
+  out[#out + 1] = rule
 end
 if n_kept > 0 then redis.call('HINCRBY', stats_key, 'kept', n_kept) end
 if n_dropped > 0 then
   redis.call('HINCRBY', stats_key, 'dropped', n_dropped)
   redis.call('HINCRBY', stats_key, 'drops:' .. day, n_dropped)
 end
+if n_by_sentences > 0 then redis.call('HINCRBY', stats_key, 'dropped:sentences', n_by_sentences) end
 return out

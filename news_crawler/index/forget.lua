@@ -3,16 +3,18 @@
 -- KEYS[1] ids hash, KEYS[2] docs hash, KEYS[3] drops hash, KEYS[4] stats hash
 -- ARGV[1] doc id; ARGV[2] bucket key prefix (as in decide.lua)
 -- Returns 'kept' (its fingerprint left the four tables), 'dropped' (its drop record was
--- removed) or '' (never decided).
+-- removed) or '' (never decided). A kept document's sentence entries stay: they name a
+-- simhash the ids hash no longer holds, and decide.lua skips them.
 
 local id, prefix = ARGV[1], ARGV[2]
 local fp = redis.call('HGET', KEYS[2], id)
 if not fp then
-  if redis.call('HDEL', KEYS[3], id) == 1 then
-    redis.call('HINCRBY', KEYS[4], 'dropped', -1)
-    return 'dropped'
-  end
-  return ''
+  local rec = redis.call('HGET', KEYS[3], id)
+  if not rec then return '' end
+  redis.call('HDEL', KEYS[3], id)
+  redis.call('HINCRBY', KEYS[4], 'dropped', -1)
+  if cjson.decode(rec).rule == 'sentences' then redis.call('HINCRBY', KEYS[4], 'dropped:sentences', -1) end
+  return 'dropped'
 end
 for t = 0, 3 do
   local block = string.sub(fp, 2 * t + 1, 2 * t + 2)

@@ -7,13 +7,29 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from news_crawler.fingerprint.simhash64 import BLOCKS, blocks, distance
-from news_crawler.index.base import Decision, DropRecord, FingerprintStore, Match, now_iso
+from news_crawler.index.base import (
+    SENTENCES,
+    SIMHASH,
+    Decision,
+    Document,
+    DropRecord,
+    FingerprintStore,
+    Item,
+    Match,
+    SentenceRule,
+    as_documents,
+    now_iso,
+)
 
 
 class MemoryStore(FingerprintStore):
-    def __init__(self, max_distance: int = 3) -> None:
-        super().__init__(max_distance)
+    def __init__(self, max_distance: int = 3, sentences: SentenceRule | None = None) -> None:
+        super().__init__(max_distance, sentences)
         self._tables: list[dict[int, list[int]]] = [defaultdict(list) for _ in range(BLOCKS)]
+        # Sentence key -> (kept simhash, its length code), in the order they were kept.
+        # Forgetting a document leaves its entries here; they name no kept document and are
+        # skipped, as in Redis.
+        self._sentences: dict[int, list[tuple[int, int]]] = defaultdict(list)
         self._ids: dict[int, str] = {}
         self._docs: dict[str, int] = {}
         self._drops: dict[str, DropRecord] = {}
@@ -24,30 +40,39 @@ class MemoryStore(FingerprintStore):
         """(kept simhash, table) for every kept fingerprint sharing a block with ``fp``."""
         return [(other, t) for t, b in enumerate(blocks(fp)) for other in self._tables[t].get(b, ())]
 
-    def decide_many(self, items: Sequence[tuple[str, int]]) -> list[Decision]:
+    def decide_many(self, items: Sequence[Item]) -> list[Decision]:
         out = []
         with self._lock:
-            for doc_id, fp in items:
-                earlier = self._lookup(doc_id)
-                if earlier is not None:
-                    out.append(earlier)
-                    continue
-                best = self._nearest_within(fp)
-                if best is not None:
-                    d, other = best
-                    time = now_iso()
-                    self._drops[doc_id] = DropRecord(doc_id, fp, self._ids[other], d, time)
-                    self._counts["dropped"] += 1
-                    self._counts["drops:" + time[:10]] += 1
-                    out.append(Decision(doc_id, fp, self._ids[other], d))
-                    continue
-                for t, b in enumerate(blocks(fp)):
-                    self._tables[t][b].append(fp)
-                self._ids[fp] = doc_id
-                self._docs[doc_id] = fp
-                self._counts["kept"] += 1
-                out.append(Decision(doc_id, fp))
+            for doc in as_documents(items):
+                out.append(self._decide(doc))
         return out
+
+    def _decide(self, doc: Document) -> Decision:
+        earlier = self._lookup(doc.id)
+        if earlier is not None:
+            return earlier
+        fp = doc.simhash
+        best, rule = self._nearest_within(fp), SIMHASH
+        if best is None:
+            best, rule = self._sentence_match(doc), SENTENCES
+        if best is not None:
+            d, other = best
+            time = now_iso()
+            self._drops[doc.id] = DropRecord(doc.id, fp, self._ids[other], d, time, rule)
+            self._counts["dropped"] += 1
+            self._counts["drops:" + time[:10]] += 1
+            if rule == SENTENCES:
+                self._counts["dropped:sentences"] += 1
+            return Decision(doc.id, fp, self._ids[other], d, rule=rule)
+        for t, b in enumerate(blocks(fp)):
+            self._tables[t][b].append(fp)
+        if self.sentence_rule and len(doc.sentences) >= self.sentence_rule.match:
+            for key in doc.sentences:
+                self._sentences[key].append((fp, doc.length))
+        self._ids[fp] = doc.id
+        self._docs[doc.id] = fp
+        self._counts["kept"] += 1
+        return Decision(doc.id, fp)
 
     def _nearest_within(self, fp: int) -> tuple[int, int] | None:
         """Nearest kept fingerprint within max distance; ties go to the first found, table
@@ -59,12 +84,44 @@ class MemoryStore(FingerprintStore):
                 best = (d, other)
         return best
 
+    def _sentence_match(self, doc: Document) -> tuple[int, int] | None:
+        """(distance, simhash) of the kept document sharing the most of ``doc``'s sentences
+        (at least the rule's ``match``), within its distance and length ratio; ties go to the
+        nearer, then to the first found (sentence by sentence, in the order kept), exactly as
+        ``decide.lua`` breaks them."""
+        rule = self.sentence_rule
+        if rule is None or len(doc.sentences) < rule.match:
+            return None
+        slack = rule.length_slack
+        shared: dict[int, int] = {}  # insertion order is the order found
+        for key in doc.sentences:
+            seen = set()
+            for other, length in self._sentences.get(key, ()):
+                if abs(length - doc.length) <= slack and other not in seen:
+                    seen.add(other)
+                    shared[other] = shared.get(other, 0) + 1
+        best: tuple[int, int, int] | None = None  # (shared, distance, simhash)
+        for other, n in shared.items():
+            if n < rule.match:
+                continue
+            d = distance(doc.simhash, other)
+            if d <= rule.max_distance and other in self._ids and (best is None or (n, -d) > (best[0], -best[1])):
+                best = (n, d, other)
+        return None if best is None else (best[1], best[2])
+
+    def sentence_holders(self, sentences: Sequence[int], length: int) -> list[list[tuple[str, int]]]:
+        slack = (self.sentence_rule or SentenceRule()).length_slack
+        with self._lock:
+            return [list(dict.fromkeys((self._ids[fp], fp) for fp, n in self._sentences.get(key, ())
+                                       if fp in self._ids and abs(n - length) <= slack))
+                    for key in sentences]
+
     def _lookup(self, doc_id: str) -> Decision | None:
         if doc_id in self._docs:
             return Decision(doc_id, self._docs[doc_id], replayed=True)
         drop = self._drops.get(doc_id)
         if drop is not None:
-            return Decision(doc_id, drop.simhash, drop.duplicate_of, drop.distance, replayed=True)
+            return Decision(doc_id, drop.simhash, drop.duplicate_of, drop.distance, replayed=True, rule=drop.rule)
         return None
 
     def lookup(self, doc_id: str) -> Decision | None:
@@ -80,8 +137,11 @@ class MemoryStore(FingerprintStore):
                 del self._ids[fp]
                 self._counts["kept"] -= 1
                 return "kept"
-            if self._drops.pop(doc_id, None) is not None:
+            drop = self._drops.pop(doc_id, None)
+            if drop is not None:
                 self._counts["dropped"] -= 1
+                if drop.rule == SENTENCES:
+                    self._counts["dropped:sentences"] -= 1
                 return "dropped"
             return ""
 

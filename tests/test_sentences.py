@@ -1,0 +1,156 @@
+"""The second signal: the longest sentences' keys, and the rule over them, in both stores."""
+
+import random
+
+import pytest
+
+from news_crawler.fingerprint import distance
+from news_crawler.fingerprint.sentences import length_code, length_slack, longest_sentences, signature
+from news_crawler.fingerprint.text import normalize
+from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
+
+RULE = SentenceRule(match=3, max_distance=24, length_ratio=0.8)
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_store(request):
+    def make(rule=RULE, namespace="sent"):
+        if request.param == "memory":
+            return MemoryStore(3, rule)
+        return RedisStore(request.getfixturevalue("redis_client"), namespace, 3, batch_size=16, sentences=rule)
+
+    return make
+
+
+def flip(fp, bits):
+    for b in bits:
+        fp ^= 1 << b
+    return fp
+
+
+BASE = 0x0123_4567_89AB_CDEF
+FAR = flip(BASE, range(0, 40, 4))  # distance 10: beyond the simhash rule, within the sentence rule's 24
+
+
+def test_keys_ignore_punctuation_and_spacing_and_take_the_longest():
+    text = normalize("今天上午，市政府召开新闻发布会介绍情况。短句。\n会议由副市长主持并回答记者提问，持续两个小时！")
+    edited = normalize("今天上午 市政府召开新闻发布会 介绍情况……短句。\n会议由副市长主持并回答记者提问、持续两个小时。")
+    assert signature(text, 5, 8) == signature(edited, 5, 8)
+    assert longest_sentences(text, 5, 8) == ["会议由副市长主持并回答记者提问持续两个小时", "今天上午市政府召开新闻发布会介绍情况"]
+    assert longest_sentences(text, 1, 8) == ["会议由副市长主持并回答记者提问持续两个小时"]
+    assert all(0 <= k < 1 << 24 for k in signature(text, 5, 8))
+
+
+def test_script_and_link_lines_are_not_sentences():
+    text = normalize("adscriptsrc=//d1.sina.com.cn/litong/zhitou/sinaads/demo/wenjing8.js。\n"
+                     "thumburl: n.sinaimg.cn/sports/transform/320/w640h480 视频播放。\n"
+                     "这是一个足够长的中文句子用来测试。")
+    assert longest_sentences(text, 5, 8) == ["这是一个足够长的中文句子用来测试"]
+
+
+def test_length_code_and_slack():
+    assert length_code("") == 0 and length_code("字" * 100) == 94 and length_code("字" * 200_000) == 250
+    assert length_code("字" * 10**7) == 255  # capped to a byte
+    assert length_slack(0.8) == 4 and length_slack(1.0) == 0
+    with pytest.raises(ValueError):
+        length_slack(0)
+
+
+def test_sharing_enough_sentences_drops_beyond_the_simhash_distance(make_store):
+    store = make_store()
+    kept = store.decide("a", BASE, (1, 2, 3, 4, 5), 100)
+    copy = store.decide("b", FAR, (9, 3, 1, 8, 5), 102)
+    assert kept.kept and (copy.duplicate_of, copy.distance, copy.rule) == ("a", 10, "sentences")
+    assert store.lookup("b").rule == "sentences" and store.decide("b", 0).rule == "sentences"  # a replay
+    assert [(d.id, d.rule, d.distance) for d in store.drops()] == [("b", "sentences", 10)]
+    assert store.counts()["dropped:sentences"] == 1
+    near = store.decide("c", flip(BASE, [1]), (1, 2, 3, 4, 5), 100)
+    assert (near.duplicate_of, near.rule) == ("a", "simhash")  # the simhash rule comes first
+
+
+@pytest.mark.parametrize("simhash, sentences, length, why", [
+    (FAR, (1, 2, 9, 8, 7), 100, "two shared sentences"),
+    (flip(BASE, range(0, 50, 2)), (1, 2, 3, 4, 5), 100, "25 bits apart"),
+    (FAR, (1, 2, 3, 4, 5), 105, "over a fifth longer"),
+    (FAR, (1, 2), 100, "fewer sentences than the rule needs"),
+])
+def test_what_the_sentence_rule_does_not_drop(make_store, simhash, sentences, length, why):
+    store = make_store()
+    store.decide("a", BASE, (1, 2, 3, 4, 5), 100)
+    assert store.decide("b", simhash, sentences, length).kept, why
+
+
+def test_rule_off_neither_drops_nor_stores(make_store):
+    store = make_store(rule=None, namespace="off")
+    store.decide("a", BASE, (1, 2, 3, 4, 5), 100)
+    assert store.decide("b", FAR, (1, 2, 3, 4, 5), 100).kept
+    if isinstance(store, RedisStore):
+        assert not store.client.keys("off:s[0-9a-f][0-9a-f][0-9a-f][0-9a-f]")
+
+
+def test_most_shared_then_nearest_wins(make_store):
+    store = make_store()
+    kept = store.decide_many([Document("three", flip(BASE, range(5)), (1, 2, 3, 20, 21), 100),
+                              Document("four", flip(BASE, range(10, 26)), (4, 5, 6, 7, 22), 100),
+                              Document("four-nearer", flip(BASE, range(40, 52)), (4, 5, 6, 7, 23), 100)])
+    assert all(d.kept for d in kept)  # "four" and "four-nearer" are 28 bits apart
+    d = store.decide("q", BASE, (1, 2, 3, 4, 5, 6, 7), 100)
+    assert (d.duplicate_of, d.distance, d.rule) == ("four-nearer", 12, "sentences")
+
+
+def test_keys_in_one_bucket_and_forgotten_documents(make_store):
+    store = make_store()
+    same_bucket = (0xABCD01, 0xABCD02, 0xABCD03, 0x123456, 0x654321)  # three keys share bucket abcd
+    store.decide("a", BASE, same_bucket, 100)
+    assert store.decide("b", FAR, (0xABCD03, 0xABCD01, 0xABCD02), 100).duplicate_of == "a"
+    assert [len(h) for h in store.sentence_holders(same_bucket, 100)] == [1] * 5
+    assert store.forget("a") == "kept"
+    assert store.decide("c", FAR ^ 1, same_bucket, 100).kept  # a forgotten document's sentences count no more
+    assert store.sentence_holders(same_bucket, 100)[0] == [("c", FAR ^ 1)]
+
+
+def test_both_stores_decide_alike_on_random_documents(redis_client):
+    rng = random.Random(11)
+    docs: list[Document] = []
+    for i in range(3000):
+        if docs and rng.random() < 0.5:
+            src = rng.choice(docs)
+            keys = tuple(k if rng.random() < 0.7 else rng.randrange(1 << 12) for k in src.sentences)
+            docs.append(Document(f"d{i}", flip(src.simhash, rng.sample(range(64), rng.randint(0, 30))),
+                                 keys, max(0, src.length + rng.randint(-6, 6))))
+        else:  # keys from a small range: many shared buckets and false sentence hits
+            docs.append(Document(f"d{i}", rng.getrandbits(64), tuple(rng.sample(range(1 << 12), rng.randint(0, 6))),
+                                 rng.randint(80, 120)))
+    memory = MemoryStore(3, RULE).decide_many(docs)
+    redis = RedisStore(redis_client, "same", 3, batch_size=37, sentences=RULE).decide_many(docs)
+    assert memory == redis
+    rules = [d.rule for d in memory]
+    assert rules.count("sentences") > 100 and rules.count("simhash") > 100 and rules.count(None) > 100
+
+
+def test_reprints_of_real_articles_further_than_distance_3_are_caught(redis_client, sina_articles, fingerprinter):
+    """A real article with another story's lines on top and its last tenth cut is often
+    beyond the simhash rule; the sentence rule drops it. Distinct real articles are not
+    dropped by it."""
+    articles = [a for a in sina_articles[:300] if len(a["body"]) > 600]
+    store = RedisStore(redis_client, "real", sentences=RULE)
+    originals = []
+    for a in articles:
+        f = fingerprinter.fingerprint(a["body"])
+        originals.append(Document(a["id"], f.value, f.sentences, f.length))
+    kept = store.decide_many(originals)
+    wrongly = [d for d in kept if not d.kept and d.rule == "sentences"]
+    assert not wrongly, [(d.id, d.duplicate_of) for d in wrongly]
+    copies, beyond = [], 0
+    for n, a in enumerate(articles):
+        other = articles[(n + 7) % len(articles)]["body"].split("\n")[0][:60]
+        f = fingerprinter.fingerprint(other + "\n" + a["body"][: len(a["body"]) * 9 // 10])
+        copies.append(Document(a["id"] + "~copy", f.value, f.sentences, f.length))
+        beyond += distance(f.value, originals[n].simhash) > 3
+    decisions = store.decide_many(copies)
+    by_rule = [d.rule for d in decisions]
+    assert beyond > len(articles) // 5  # the edit is a real test of the second rule
+    assert by_rule.count("sentences") >= 0.9 * beyond
+    assert by_rule.count(None) <= 0.05 * len(articles)
+    for d, a, first in zip(decisions, articles, kept):
+        assert d.kept or d.duplicate_of in (a["id"], first.duplicate_of)  # the original, or what it copies
