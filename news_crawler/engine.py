@@ -8,7 +8,7 @@ import redis
 
 from news_crawler.config import as_list
 from news_crawler.fingerprint import Fingerprinter
-from news_crawler.index import RedisStore
+from news_crawler.index import RedisStore, SentenceRule
 
 
 def fingerprinter_from_settings(settings: Any) -> Fingerprinter:
@@ -27,14 +27,26 @@ def fingerprinter_from_settings(settings: Any) -> Fingerprinter:
         max_word_share=settings.getfloat("DEDUP_MAX_WORD_SHARE"),
         user_dict=settings.get("DEDUP_USER_DICT") or None,
         segmenter=settings.get("DEDUP_SEGMENTER") or "auto",
+        sentence_count=settings.getint("DEDUP_SENTENCE_COUNT") if settings.getbool("DEDUP_SENTENCES") else 0,
+        sentence_min_chars=settings.getint("DEDUP_SENTENCE_MIN_CHARS"),
     )
 
 
+def sentence_rule_from_settings(settings: Any) -> SentenceRule | None:
+    """The second signal's rule, or None when ``DEDUP_SENTENCES`` is off."""
+    if not settings.getbool("DEDUP_SENTENCES"):
+        return None
+    return SentenceRule(settings.getint("DEDUP_SENTENCE_MATCH"), settings.getint("DEDUP_SENTENCE_MAX_DISTANCE"),
+                        settings.getfloat("DEDUP_SENTENCE_LENGTH_RATIO"))
+
+
 def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:
-    """The Redis index of ``DEDUP_NAMESPACE``, deciding within ``DEDUP_MAX_DISTANCE``."""
+    """The Redis index of ``DEDUP_NAMESPACE``, deciding within ``DEDUP_MAX_DISTANCE`` and by
+    the sentence rule unless ``DEDUP_SENTENCES`` is off."""
     return RedisStore(
         client,
         namespace=settings.get("DEDUP_NAMESPACE"),
         max_distance=settings.getint("DEDUP_MAX_DISTANCE"),
         batch_size=settings.getint("DEDUP_BATCH_SIZE"),
+        sentences=sentence_rule_from_settings(settings),
     )

@@ -25,8 +25,9 @@ from typing import Any
 from news_crawler.config import PlainSettings
 from news_crawler.engine import fingerprinter_from_settings
 from news_crawler.fingerprint import Fingerprinter, UnusableText
+from news_crawler.fingerprint.fingerprinter import Fingerprint
 
-FingerprintFn = Callable[[str, str], tuple[int | None, str | None]]
+FingerprintFn = Callable[[str, str], tuple[Fingerprint | None, str | None]]
 _PR_SET_PDEATHSIG = 1
 
 _worker_fingerprinter: Fingerprinter | None = None
@@ -50,15 +51,15 @@ def _init_worker(config: dict[str, Any], parent: int) -> None:
     _worker_fingerprinter = fingerprinter_from_settings(PlainSettings(config))
 
 
-def fingerprint_with(fingerprinter: Fingerprinter, body: str, title: str) -> tuple[int | None, str | None]:
-    """``(simhash, None)``, or ``(None, reason)`` for a text that cannot be fingerprinted."""
+def fingerprint_with(fingerprinter: Fingerprinter, body: str, title: str) -> tuple[Fingerprint | None, str | None]:
+    """``(fingerprint, None)``, or ``(None, reason)`` for a text that cannot be fingerprinted."""
     try:
-        return fingerprinter.fingerprint(body, title).value, None
+        return fingerprinter.fingerprint(body, title), None
     except UnusableText as e:
         return None, str(e)
 
 
-def _fingerprint_in_worker(body: str, title: str) -> tuple[int | None, str | None]:
+def _fingerprint_in_worker(body: str, title: str) -> tuple[Fingerprint | None, str | None]:
     assert _worker_fingerprinter is not None, "the pool's initializer did not run"
     return fingerprint_with(_worker_fingerprinter, body, title)
 

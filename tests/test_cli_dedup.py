@@ -1,11 +1,13 @@
 import json
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
 from news_crawler.embedded import stop_server
+from news_crawler.fingerprint.text import normalize
 
 
 def run(args, stdin="", env=None):
@@ -82,12 +84,29 @@ def edited_copy(fingerprinter, body):
 def test_check_with_max_distance_zero_keeps_edited_copy(redis_server, redis_client, sina_articles, fingerprinter):
     body = sina_articles[5]["body"]
     lines = [json.dumps({"id": "a", "body": body}), json.dumps({"id": "b", "body": edited_copy(fingerprinter, body)})]
-    strict = run(["check", "--redis-url", redis_server.url, "--namespace", "k0", "--max-distance", "0", "-"],
-                 "\n".join(lines))
+    strict = run(["check", "--redis-url", redis_server.url, "--namespace", "k0", "--max-distance", "0",
+                  "--no-sentences", "-"], "\n".join(lines))
     rows = [json.loads(x) for x in strict.stdout.splitlines()]
     assert rows[0]["simhash"] != rows[1]["simhash"] and rows[1]["duplicate_of"] is None
     loose = run(["check", "--redis-url", redis_server.url, "--namespace", "k3", "-"], "\n".join(lines))
-    assert [json.loads(x)["duplicate_of"] for x in loose.stdout.splitlines()] == [None, "a"]
+    rows = [json.loads(x) for x in loose.stdout.splitlines()]
+    assert [r["duplicate_of"] for r in rows] == [None, "a"] and rows[1]["rule"] == "simhash"
+    assert "rule" not in rows[0]
+    # The second rule, on by default, still finds the copy that distance 0 lets through.
+    by_sentences = run(["check", "--redis-url", redis_server.url, "--namespace", "s0", "--max-distance", "0", "-"],
+                       "\n".join(lines))
+    rows = [json.loads(x) for x in by_sentences.stdout.splitlines()]
+    assert rows[1]["duplicate_of"] == "a" and rows[1]["rule"] == "sentences" and 1 <= rows[1]["distance"] <= 3
+    common = ["--redis-url", redis_server.url, "--namespace", "s0", "--json"]
+    by_id = json.loads(run(["explain", *common, "--id", "b"]).stdout)
+    assert (by_id["kept"], by_id["duplicate_of"], by_id["rule"]) == (False, "a", "sentences")
+    by_text = json.loads(run(["explain", *common, "--text", json.loads(lines[1])["body"]]).stdout)
+    held = [s for s in by_text["sentences"] if s["held_by"]]
+    assert len(held) >= 3 and all(s["held_by"][0]["id"] == "a" for s in held)
+    letters = re.sub(r"[^\u4e00-\u9fffa-z0-9]", "", normalize(body))  # sentences are shown as they are hashed
+    assert all(len(s["sentence"]) >= 8 and s["sentence"] in letters for s in held)
+    drops = [json.loads(x) for x in run(["drops", "--redis-url", redis_server.url, "--namespace", "s0"]).stdout.splitlines()]
+    assert [(d["id"], d["rule"]) for d in drops] == [("b", "sentences")]
 
 
 def test_max_distance_beyond_the_index_is_refused():

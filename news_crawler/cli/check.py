@@ -13,7 +13,7 @@ from typing import IO, Any
 
 from news_crawler.cli.check_workers import chunks, parse_in_workers
 from news_crawler.fingerprint import Fingerprinter, UnusableText, to_hex
-from news_crawler.index import FingerprintStore
+from news_crawler.index import Document, FingerprintStore
 
 CHECK_CHUNK = 256
 READ_BLOCK = 1 << 20
@@ -60,8 +60,8 @@ def _decode(line: bytes | str, lineno: int) -> tuple[Any, str]:
         return None, f"line {lineno}: not JSON ({e.msg})"
 
 
-def parse_line(line: bytes | str, lineno: int, fingerprinter: Fingerprinter) -> tuple[str, int] | dict[str, Any]:
-    """``(id, simhash)`` for a usable line, else the error record to print for it."""
+def parse_line(line: bytes | str, lineno: int, fingerprinter: Fingerprinter) -> Document | dict[str, Any]:
+    """The ``Document`` of a usable line, else the error record to print for it."""
     doc, error = _decode(line, lineno)
     if error:
         return {"id": None, "error": error}
@@ -83,9 +83,10 @@ def parse_line(line: bytes | str, lineno: int, fingerprinter: Fingerprinter) -> 
     body = _text(body) or body.encode("utf-8", "replace").decode("utf-8")
     title = _text(doc.get("title")) or ""
     try:
-        return raw_id, fingerprinter.fingerprint(body, title).value
+        fp = fingerprinter.fingerprint(body, title)
     except UnusableText as e:
         return {"id": raw_id, "error": str(e)}
+    return Document(raw_id, fp.value, fp.sentences, fp.length)
 
 
 def check(lines: Iterable[bytes | str], fingerprinter: Fingerprinter, store: FingerprintStore,
@@ -104,14 +105,16 @@ def check(lines: Iterable[bytes | str], fingerprinter: Fingerprinter, store: Fin
         yield from _decide(batch, store)
 
 
-def _decide(batch: list[dict | tuple[str, int]], store: FingerprintStore) -> Iterator[dict]:
-    decisions = iter(store.decide_many([p for p in batch if isinstance(p, tuple)]))
+def _decide(batch: list[dict | Document], store: FingerprintStore) -> Iterator[dict]:
+    decisions = iter(store.decide_many([p for p in batch if isinstance(p, Document)]))
     for p in batch:
         if isinstance(p, dict):
             yield p
             continue
         d = next(decisions)
         out = {"id": d.id, "simhash": to_hex(d.simhash), "duplicate_of": d.duplicate_of, "distance": d.distance}
+        if not d.kept:
+            out["rule"] = d.rule
         if d.replayed:
             out["replay"] = True
         yield out

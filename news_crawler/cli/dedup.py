@@ -1,6 +1,6 @@
 """``news-dedup``: fingerprint and deduplicate a JSON Lines corpus, and look inside the index.
 
-    news-dedup check [--redis-url URL] [--namespace NS] [--max-distance K] [--workers N] FILE|-
+    news-dedup check [--redis-url URL] [--namespace NS] [--max-distance K] [--no-sentences] [--workers N] FILE|-
     news-dedup stats [--json]
     news-dedup explain (--id ID | --text TEXT | --file FILE)
     news-dedup drops [--limit N]
@@ -23,13 +23,14 @@ from news_crawler.cli.check_workers import default_workers
 from news_crawler.cli.progress import Progress
 from news_crawler.config import PlainSettings, plain_settings
 from news_crawler.engine import fingerprinter_from_settings, store_from_settings
-from news_crawler.fingerprint import UnusableText, blocks, from_hex, similarity, to_hex
+from news_crawler.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
+from news_crawler.fingerprint.sentences import longest_sentences
 from news_crawler.index import RedisStore, check_max_distance
 
 
 def _settings(args: argparse.Namespace) -> PlainSettings:
     given = {"REDIS_URL": args.redis_url, "EMBEDDED_REDIS_DIR": args.data_dir, "DEDUP_NAMESPACE": args.namespace,
-             "DEDUP_MAX_DISTANCE": getattr(args, "max_distance", None)}
+             "DEDUP_MAX_DISTANCE": getattr(args, "max_distance", None), "DEDUP_SENTENCES": args.sentences}
     return plain_settings({k: v for k, v in given.items() if v is not None and v != ""})
 
 
@@ -89,6 +90,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     settings = _settings(args)
     store = _store(settings)
     report: dict[str, Any] = {}
+    sentences: list[str] = []
     if args.id:
         decision = store.lookup(args.id)
         if decision is None:
@@ -98,15 +100,23 @@ def cmd_explain(args: argparse.Namespace) -> int:
         fp = decision.simhash
         report.update(id=args.id, kept=decision.kept, duplicate_of=decision.duplicate_of,
                       distance=decision.distance)
+        if not decision.kept:
+            report["rule"] = decision.rule
     elif args.simhash:
         fp = from_hex(args.simhash)
     else:
         text = args.text if args.text is not None else _open(args.file).read()
+        fingerprinter = fingerprinter_from_settings(settings)
         try:
-            fp = fingerprinter_from_settings(settings).fingerprint(text).value
+            fingerprint = fingerprinter.fingerprint(text)
         except UnusableText as e:
             print(f"news-dedup: cannot fingerprint that text: {e}", file=sys.stderr)
             return 1
+        fp = fingerprint.value
+        if fingerprint.sentences:
+            sentences = longest_sentences(fingerprinter.prepare(text)[0], fingerprinter.sentence_count,
+                                          fingerprinter.sentence_min_chars)
+            holders = store.sentence_holders(fingerprint.sentences, fingerprint.length)
     report["simhash"] = to_hex(fp)
     report["blocks"] = [f"{b:04x}" for b in blocks(fp)]
     report["nearest"] = [
@@ -116,6 +126,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
         for m in store.nearest(fp, args.limit)
         if m.id != args.id
     ]
+    if sentences:
+        # The text's longest sentences (letters and digits only, as they are hashed), and the
+        # kept articles of about its size that hold each one: what the sentence rule counts.
+        report["sentences"] = [
+            {"sentence": s, "held_by": [{"id": i, "distance": distance(fp, other)} for i, other in held[: args.limit]]}
+            for s, held in zip(sentences, holders)
+        ]
     print(json.dumps(report, ensure_ascii=False, indent=None if args.json else 2))
     return 0
 
@@ -124,7 +141,7 @@ def cmd_drops(args: argparse.Namespace) -> int:
     store = _store(_settings(args))
     for d in store.drops(args.limit):
         print(json.dumps({"id": d.id, "simhash": to_hex(d.simhash), "duplicate_of": d.duplicate_of,
-                          "distance": d.distance, "time": d.time}, ensure_ascii=False))
+                          "distance": d.distance, "rule": d.rule, "time": d.time}, ensure_ascii=False))
     return 0
 
 
@@ -158,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--redis-url", help="Redis to use (default: $REDIS_URL, else the embedded server)")
     common.add_argument("--data-dir", help="data directory of the embedded server (default: $EMBEDDED_REDIS_DIR)")
     common.add_argument("--namespace", help="index namespace (default: $DEDUP_NAMESPACE or 'news')")
+    common.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
+                        help="the second rule, shared longest sentences (default: DEDUP_SENTENCES, on)")
     parser = argparse.ArgumentParser(prog="news-dedup", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -172,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("explain", parents=[common], help="nearest kept articles of an id or a text")
+    p = sub.add_parser("explain", parents=[common], help="nearest kept articles of an id or a text, and the kept articles sharing its sentences")
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--id", help="a decided document id (a URL for crawled articles)")
     what.add_argument("--text", help="an article body")

@@ -52,7 +52,7 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"{name:<12}{row['queued']:>9}{row['seen_urls']:>11}{row['seeds']:>7}")
     d = report["dedup"]
     print(f"near-duplicate index '{d['namespace']}': {d['fingerprints']} fingerprints, {d['kept']} kept, "
-          f"{d['dropped']} dropped ({d['dropped_today']} today)")
+          f"{d['dropped']} dropped ({d['dropped_today']} today, {d.get('dropped_by_sentences', 0)} by the sentence rule)")
     if "last_daily_run" in report:
         r = report["last_daily_run"]
         print(f"last daily run: {r['started']}, {r['seconds']}s, failed: {', '.join(r['failed']) or 'none'}")

@@ -16,6 +16,7 @@ from news_crawler.config import with_defaults
 from news_crawler.drops import InvalidArticle, NearDuplicate, SeenBefore, Unsettled
 from news_crawler.engine import store_from_settings
 from news_crawler.fingerprint import to_hex
+from news_crawler.fingerprint.fingerprinter import Fingerprint
 from news_crawler.index import FingerprintStore
 from news_crawler.index.batching import DecisionBatcher
 from news_crawler.items import ArticleItem
@@ -51,14 +52,14 @@ class NearDuplicatePipeline:
     async def process_item(self, item: ArticleItem) -> ArticleItem:
         site, url = item.get("site"), item["url"]
         title = (item.get("title") or "") if self.use_title else ""
-        value, error = await self._fingerprint(item["body"], title)
-        if value is None:
+        fingerprint, error = await self._fingerprint(item["body"], title)
+        if fingerprint is None:
             self.stats.inc_value(f"articles/invalid/{site}")
             self.stats.inc_value("articles/invalid_reason/unfingerprintable")
             raise InvalidArticle(f"invalid article {url}: {error}", log_level="INFO")
-        item["simhash"] = to_hex(value)
+        item["simhash"] = to_hex(fingerprint.value)
         try:
-            decision = await self.batcher.decide(url, value)
+            decision = await self.batcher.decide(url, fingerprint.value, fingerprint.sentences, fingerprint.length)
             written_before = decision.replayed and decision.kept and await self._written_before(url)
         except RedisUnavailable as e:
             raise Unsettled(f"not decided, the next run fetches it again: {url} ({e})", log_level="WARNING") from None
@@ -71,12 +72,13 @@ class NearDuplicatePipeline:
             self.stats.inc_value(f"dedup/recovered/{site}")
         elif not decision.kept:
             self.stats.inc_value(f"dedup/dropped/{site}")
-            raise NearDuplicate(f"near-duplicate of {decision.duplicate_of} (distance {decision.distance}): {url}",
-                                log_level="INFO")
+            self.stats.inc_value(f"dedup/dropped_by/{decision.rule}")
+            raise NearDuplicate(f"near-duplicate of {decision.duplicate_of} (distance {decision.distance}, "
+                                f"rule {decision.rule}): {url}", log_level="INFO")
         self.stats.inc_value(f"dedup/kept/{site}")
         return item
 
-    async def _fingerprint(self, body: str, title: str) -> tuple[int | None, str | None]:
+    async def _fingerprint(self, body: str, title: str) -> tuple[Fingerprint | None, str | None]:
         """Fingerprint in the pool (replaced once if it broke)."""
         return await self.pool.run(None, body, title)
 
