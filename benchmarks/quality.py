@@ -6,7 +6,14 @@ MinHash LSH (20 bands of 4, which finds a pair of J = 0.8 with probability 0.999
 every pair any method puts within distance 6 is measured exactly, so both recall and
 precision rest on exact Jaccard values.
 
-    python benchmarks/quality.py [--reprints 2000] [--limit N] [--flatten] [--only-chosen]
+The chosen fingerprint is measured alone (the simhash rule, "distance <= k") and with the
+second signal (a pair also counts when it shares DEDUP_SENTENCE_MATCH of its longest
+sentences within the sentence rule's distance and length ratio), natural pairs and pairs
+involving a reprint apart; then the whole corpus goes through the index in order, as
+``news-dedup check`` decides it, and every drop is judged by the Jaccard of the article and
+the one it was dropped for.
+
+    python benchmarks/quality.py [--reprints 2000] [--limit N] [--flatten] [--only-chosen] [--plot FILE.png]
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from corpus import load_articles, with_reprints  # noqa: E402
 from news_crawler.fingerprint import Fingerprinter, UnusableText, fingerprint  # noqa: E402
 from news_crawler.fingerprint.text import normalize  # noqa: E402
 from news_crawler.fingerprint.weights import TfidfWeigher  # noqa: E402
+from news_crawler.fingerprint.sentences import longest_sentences, sentence_key, signature  # noqa: E402
+from news_crawler.index import Document, MemoryStore, SentenceRule  # noqa: E402
 
 K_MAX = 6
 _NOT_TEXT = re.compile(r"\s+")
@@ -83,6 +92,113 @@ def close_pairs(fps: np.ndarray, k: int = K_MAX) -> dict[tuple[int, int], int]:
     return out
 
 
+def sentence_pairs(docs: list[Document], rule: SentenceRule) -> set[tuple[int, int]]:
+    """Pairs the sentence rule calls duplicates (shared keys, distance, length), ignoring order."""
+    holders: dict[int, list[int]] = defaultdict(list)
+    for i, d in enumerate(docs):
+        if len(d.sentences) >= rule.match:
+            for key in d.sentences:
+                holders[key].append(i)
+    shared: dict[tuple[int, int], int] = defaultdict(int)
+    for members in holders.values():
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                shared[(members[x], members[y])] += 1
+    slack = rule.length_slack
+    return {(a, b) for (a, b), n in shared.items()
+            if n >= rule.match and bin(docs[a].simhash ^ docs[b].simhash).count("1") <= rule.max_distance
+            and abs(docs[a].length - docs[b].length) <= slack}
+
+
+def precision_recall(found: set, positives: set, j: dict) -> tuple[float, float]:
+    tp = len(found & positives)
+    fp = sum(1 for p in found if j[p] < 0.5)
+    return (tp / (tp + fp) if tp + fp else 1.0), tp / len(positives)
+
+
+def in_order(docs: list[Document], rule: SentenceRule | None, k: int, sets: list[np.ndarray],
+             positives: set, j: dict) -> dict[str, float]:
+    """Decide every document in corpus order in the index, as ``check`` does, and judge the
+    drops: precision (drops whose article has J >= 0.8 with the one it was dropped for, of
+    those with J >= 0.8 or < 0.5), recall (positive pairs whose later article was dropped),
+    false drops (J < 0.5), per rule."""
+    store = MemoryStore(k, rule)
+    index = {d.id: i for i, d in enumerate(docs)}
+    decisions = store.decide_many(docs)
+    dropped = {i for i, d in enumerate(decisions) if not d.kept}
+    good = bad = 0
+    by_rule: dict[str, int] = defaultdict(int)
+    for i, d in enumerate(decisions):
+        if d.kept:
+            continue
+        other = index[d.duplicate_of]
+        pair = (min(i, other), max(i, other))
+        jv = j.get(pair)
+        if jv is None:
+            jv = j[pair] = jaccard(sets[pair[0]], sets[pair[1]])
+        good += jv >= 0.8
+        bad += jv < 0.5
+        by_rule[d.rule] += 1
+        by_rule[d.rule + " false"] += jv < 0.5
+    caught = sum(1 for a, b in positives if b in dropped)
+    return {"precision": good / max(1, good + bad), "recall": caught / len(positives), "false drops": bad,
+            "drops": len(dropped), **by_rule}
+
+
+def sentence_grid(chosen: Fingerprinter, prepared: list[str], docs: list[Document], pairs: dict, positives: set,
+                  natural: set, j: dict, sets: list[np.ndarray]) -> None:
+    """Pairwise precision / recall at k = 3 of simhash + the sentence rule under other
+    settings: sentences kept per article (n), shared to match (m), simhash distance (D),
+    size ratio (r, 0: none); and the n sentences with the smallest hashes instead of the
+    longest (a min-hash sample of the sentence set)."""
+    at3 = {p for p, d in pairs.items() if d <= 3}
+    print("\nsentence rule settings, pairwise at k = 3 (P / R / natural R / false pairs):")
+    for mode in ("longest", "smallest hash"):
+        for n in (3, 4, 5, 6):
+            if mode == "longest":
+                keys = [signature(t, n, chosen.sentence_min_chars) for t in prepared]
+            else:
+                keys = [tuple(sorted({sentence_key(x) for x in longest_sentences(t, 10**6, chosen.sentence_min_chars)})[:n])
+                        for t in prepared]
+            for m in (2, 3, 4):
+                if m > n:
+                    continue
+                for dist, ratio in ((64, 0), (24, 0), (16, 0.8), (24, 0.8), (64, 0.8)):
+                    rule = SentenceRule(m, dist, ratio or 1e-9)
+                    found = at3 | sentence_pairs([d._replace(sentences=k) for d, k in zip(docs, keys)], rule)
+                    for p in found - j.keys():
+                        j[p] = jaccard(sets[p[0]], sets[p[1]])
+                    precision, recall = precision_recall(found, positives, j)
+                    print(f"  {mode:<13} n={n} m={m} D={dist:<2} r={ratio:<3}  {precision:.3f} / {recall:.3f} / "
+                          f"{len(found & natural) / len(natural):.3f} / {sum(1 for p in found if j[p] < 0.5)}",
+                          flush=True)
+
+
+def plot(path: str, curves: dict[str, list[tuple[float, float]]], title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for name, points in curves.items():
+        ks = range(len(points))
+        left.plot(ks, [p for p, _ in points], marker="o", label=name)
+        right.plot(ks, [r for _, r in points], marker="o", label=name)
+    for ax, what in ((left, "precision"), (right, "recall")):
+        ax.set_xlabel("k (simhash distance)")
+        ax.set_ylabel(what)
+        ax.grid(alpha=0.3)
+        ax.set_xticks(range(K_MAX + 1))
+    left.axhline(0.98, color="grey", linestyle=":", linewidth=1)
+    right.axhline(0.93, color="grey", linestyle=":", linewidth=1)
+    right.legend(loc="lower right", fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"plot written to {path}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reprints", type=int, default=2000)
@@ -90,6 +206,9 @@ def main() -> None:
     ap.add_argument("--flatten", action="store_true",
                     help="every body (reprints included) flattened to one line, as many corpora deliver text")
     ap.add_argument("--only-chosen", action="store_true", help="measure the naive recipe and the chosen one only")
+    ap.add_argument("--plot", help="write precision and recall against k, each rule, to this PNG (matplotlib)")
+    ap.add_argument("--sentence-grid", action="store_true",
+                    help="also measure other settings of the sentence rule, and sentences chosen by hash")
     args = ap.parse_args()
     logging.getLogger("jieba").setLevel(logging.WARNING)
     t0 = time.time()
@@ -146,9 +265,15 @@ def main() -> None:
     fps = {name: np.array([f(i) for i in range(len(docs))], dtype=np.uint64) for name, f in variants.items()}
     print(f"fingerprinted {len(variants)} variants in {time.time() - t0:.0f}s")
 
+    rule = SentenceRule()
+    chosen_docs = []
+    for n, d in enumerate(docs):
+        f = chosen.fingerprint(d["body"])
+        chosen_docs.append(Document(d["id"], f.value, f.sentences, f.length))
+    by_sentences = sentence_pairs(chosen_docs, rule)
     sets = [shingles(d["body"]) for d in docs]
     near = {name: close_pairs(v) for name, v in fps.items()}
-    candidates = lsh_candidates(sets) | {p for pairs in near.values() for p in pairs}
+    candidates = lsh_candidates(sets) | {p for pairs in near.values() for p in pairs} | by_sentences
     j = {p: jaccard(sets[p[0]], sets[p[1]]) for p in candidates}
     positives = {p for p, v in j.items() if v >= 0.8}
     synthetic = {p for p in positives if docs[p[1]]["id"].endswith("~r") or docs[p[0]]["id"].endswith("~r")}
@@ -180,6 +305,32 @@ def main() -> None:
         print(f"every (article, its reprint) pair counted as a near-duplicate whatever its J: recall of those at k={k} "
               f"{len(found & own_all) / len(own_all):.3f}; precision at k={k} with them as positives "
               f"{len((found & positives) | (found & own_all)) / max(1, len((found & positives) | (found & own_all)) + len({p for p in found if j[p] < 0.5} - own_all)):.3f}")
+
+    # The chosen fingerprint alone and with the second signal, natural and reprint pairs apart.
+    print(f"\nsimhash alone and with the sentence rule (share {rule.match} of {chosen.sentence_count} longest "
+          f"sentences, distance <= {rule.max_distance}, sizes within {rule.length_ratio}):")
+    print(f"{'rule':<28}" + "".join(f"   k={k} P / R  " for k in range(K_MAX + 1)) + "   natural R  reprint R (k=3)")
+    curves = {}
+    for name, extra in (("simhash alone", set()), ("simhash + sentences", by_sentences)):
+        points = []
+        for k in range(K_MAX + 1):
+            found = {p for p, d in chosen_pairs.items() if d <= k} | extra
+            points.append(precision_recall(found, positives, j))
+        at3 = {p for p, d in chosen_pairs.items() if d <= 3} | extra
+        curves[name] = points
+        print(f"{name:<28}" + "".join(f" {p:6.3f} / {r:5.3f} " for p, r in points)
+              + f"   {len(natural & at3) / len(natural):9.3f}  {len(synthetic & at3) / len(synthetic):9.3f}")
+    print("\nin order through the index, as `news-dedup check` decides (k = 3):")
+    for name, r in (("simhash alone", None), ("simhash + sentences", rule)):
+        m = in_order(chosen_docs, r, 3, sets, positives, j)
+        print(f"  {name:<22} precision {m['precision']:.3f}  recall {m['recall']:.3f}  drops {m['drops']}  "
+              f"false drops {m['false drops']} (1 per {len(docs) / max(1, m['false drops']):.0f} articles)  "
+              + "  ".join(f"{key} {v}" for key, v in m.items() if key.startswith(("simhash", "sentences"))))
+    if args.sentence_grid:
+        sentence_grid(chosen, prepared, chosen_docs, chosen_pairs, positives, natural, j, sets)
+    if args.plot:
+        plot(args.plot, curves, f"{len(docs)} articles ({len(docs) - len(real)} reprints)"
+             + (", bodies flattened" if args.flatten else "") + f"; {len(positives)} near-duplicate pairs")
     print(f"total {time.time() - t0:.0f}s")
 
 

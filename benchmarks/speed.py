@@ -1,6 +1,6 @@
 """Speed and memory of the engine on real articles.
 
-    python benchmarks/speed.py [--articles 2000] [--stored 1000000]
+    python benchmarks/speed.py [--articles 2000] [--stored 1000000] [--no-sentences] [--skip-fingerprints]
 
 1. Fingerprints per second against bare ``jieba.lcut`` of the same texts and against the
    naive approach (``extract_tags(topK=20)`` fed to ``simhash.Simhash``); best of 3 rounds.
@@ -9,7 +9,13 @@
    ``--stored`` fingerprints: three rounds, best and median, and the time the server
    itself spends per decision; p50/p99 latency of single decisions, three rounds.
 3. The same workload through ``simhash.SimhashIndex(k=3)`` in process.
-4. Redis memory per stored fingerprint: the four block tables, and the id records apart.
+4. Redis memory per stored fingerprint: the four block tables, the sentence table (the
+   second signal, on unless ``--no-sentences``) and the id records apart.
+
+Stored documents get five random sentence keys and a length code of an article of 300 to
+5,000 characters;
+the real articles and reprints carry their own, and each round shifts them with a random
+mask as it does the simhashes: new documents, the same relations between them.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from bench_redis import bench_server  # noqa: E402
 from corpus import load_articles, with_reprints  # noqa: E402
 
 from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
-from news_crawler.index import RedisStore  # noqa: E402
+from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
 
 
 ROUNDS = 3
@@ -86,15 +92,21 @@ def fingerprint_speed(bodies: list[str]) -> None:
           f"naive costs {v / b:.2f}x bare jieba.lcut")
 
 
-def decision_speed(fps: list[tuple[str, int]], stored: int) -> None:
+def masked(doc: Document, mask: int, key_mask: int, suffix: str) -> Document:
+    return Document(doc.id + suffix, doc.simhash ^ mask, tuple(k ^ key_mask for k in doc.sentences), doc.length)
+
+
+def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None) -> None:
     with bench_server() as url:
         client = redis.Redis.from_url(url)
         base_memory = int(client.info("memory")["used_memory"])
-        store = RedisStore(client, "bench", batch_size=500)
+        store = RedisStore(client, "bench", batch_size=500, sentences=rule)
+        print(f"sentence rule: {rule or 'off'}")
         rng = random.Random(1)
         t = time.perf_counter()
         for start in range(0, stored, 10_000):
-            store.decide_many([(f"https://example.com/s/{i}.html", rng.getrandbits(64))
+            store.decide_many([Document(f"https://example.com/s/{i}.html", rng.getrandbits(64),
+                                        tuple(rng.getrandbits(24) for _ in range(5)), rng.randint(117, 175))
                                for i in range(start, min(stored, start + 10_000))])
         load = time.perf_counter() - t
         kept = store.counts()["kept"]
@@ -103,8 +115,18 @@ def decision_speed(fps: list[tuple[str, int]], stored: int) -> None:
 
         used = int(client.info("memory")["used_memory"]) - base_memory
         ids_bytes = sum(int(client.memory_usage(k, samples=0) or 0) for k in (store.ids_key, store.docs_key))
-        tables = used - ids_bytes
+        pipe = client.pipeline(transaction=False)
+        sentence_keys = [store.sentence_bucket_key(b << 8) for b in range(1 << 16)]
+        for key in sentence_keys:
+            pipe.memory_usage(key, samples=0)
+        # MEMORY USAGE counts a key's value and its dict entry; the main dict's own slots
+        # (8 bytes a key, in a table of the next power of two) are the rest of its share.
+        usage = pipe.execute()
+        sentence_bytes = sum(int(n or 0) for n in usage)
+        sentence_count = sum(n is not None for n in usage)
+        tables = used - ids_bytes - sentence_bytes
         print(f"memory at {kept:,} fingerprints: {tables / kept:.1f} bytes each for the four tables, "
+              f"{sentence_bytes / kept:.1f} bytes each for the sentence table ({sentence_count:,} buckets), "
               f"{ids_bytes / kept:.1f} bytes each for the id records (ids + docs hashes), "
               f"{used / kept:.1f} in all (valkey {client.info('server')['valkey_version'] if 'valkey_version' in client.info('server') else client.info('server')['redis_version']}, libc malloc)")
 
@@ -114,8 +136,11 @@ def decision_speed(fps: list[tuple[str, int]], stored: int) -> None:
             store.batch_size = batch
             rates, server = [], []
             for rnd in range(ROUNDS):
-                masks = [random.Random(f"{batch}/{rnd}/{k}").getrandbits(64) for k in range(4)]
-                items = [(f"{i}@{batch}/{rnd}/{k}", fp ^ m) for k, m in enumerate(masks) for i, fp in fps]
+                items = []
+                for k in range(4):
+                    m = random.Random(f"{batch}/{rnd}/{k}")
+                    mask, key_mask = m.getrandbits(64), m.getrandbits(24)
+                    items += [masked(doc, mask, key_mask, f"@{batch}/{rnd}/{k}") for doc in fps]
                 client.config_resetstat()
                 t = time.perf_counter()
                 decisions = store.decide_many(items)
@@ -123,18 +148,21 @@ def decision_speed(fps: list[tuple[str, int]], stored: int) -> None:
                 rates.append(len(items) / took)
                 server.append(client.info("commandstats")["cmdstat_evalsha"]["usec"] / len(items))
                 dropped = sum(not d.kept for d in decisions)
+                by_sentences = sum(d.rule == "sentences" for d in decisions)
             print(f"batched decisions (batch {batch}, {len(items):,} real articles and reprints a round, "
-                  f"{dropped:,} dropped): best {max(rates):,.0f}/s, median {statistics.median(rates):,.0f}/s, "
+                  f"{dropped:,} dropped, {by_sentences:,} of them by sentences): best {max(rates):,.0f}/s, median {statistics.median(rates):,.0f}/s, "
                   f"rounds {', '.join(f'{r:,.0f}' for r in rates)}; inside the server "
                   f"{statistics.median(server):.1f} us a decision (median)")
 
         p50s, p99s, means = [], [], []
         for rnd in range(ROUNDS):
             lat = []
-            mask = random.Random(f"single/{rnd}").getrandbits(64)
-            for i, fp in fps:
+            m = random.Random(f"single/{rnd}")
+            mask, key_mask = m.getrandbits(64), m.getrandbits(24)
+            for doc in fps:
+                doc = masked(doc, mask, key_mask, f"single:{rnd}")
                 t = time.perf_counter()
-                store.decide(f"single:{rnd}:{i}", fp ^ mask)
+                store.decide(doc.id, doc.simhash, doc.sentences, doc.length)
                 lat.append(time.perf_counter() - t)
             lat.sort()
             p50s.append(lat[len(lat) // 2] * 1e3)
@@ -151,10 +179,10 @@ def decision_speed(fps: list[tuple[str, int]], stored: int) -> None:
         index.add(f"https://example.com/s/{i}.html", simhash.Simhash(rng.getrandbits(64)))
     load_py = time.perf_counter() - t
     t = time.perf_counter()
-    for i, fp in fps:
-        h = simhash.Simhash(fp)
+    for doc in fps:
+        h = simhash.Simhash(doc.simhash)
         if not index.get_near_dups(h):
-            index.add(i, h)
+            index.add(doc.id, h)
     took_py = time.perf_counter() - t
     print(f"simhash.SimhashIndex(k=3) in process: loaded {stored:,} in {load_py:.1f}s, then "
           f"{len(fps) / took_py:,.0f} decisions/s on the same articles")
@@ -164,21 +192,28 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--articles", type=int, default=2000)
     ap.add_argument("--stored", type=int, default=1_000_000)
+    ap.add_argument("--no-sentences", action="store_true", help="the simhash rule alone")
+    ap.add_argument("--skip-fingerprints", action="store_true", help="decisions and memory only")
     args = ap.parse_args()
     logging.getLogger("jieba").setLevel(logging.WARNING)
     real = load_articles(args.articles)
     bodies = [a["body"] for a in real]
     print(f"{len(bodies)} real sina articles, {sum(map(len, bodies)) / len(bodies):.0f} characters on average")
-    fingerprint_speed(bodies)
+    if not args.skip_fingerprints:
+        fingerprint_speed(bodies)
 
     fp = Fingerprinter()
     fps = []
     for d in with_reprints(real, len(real) // 2):
         try:
-            fps.append((d["id"], fp.fingerprint(d["body"]).value))
+            f = fp.fingerprint(d["body"])
         except UnusableText:
-            pass
-    decision_speed(fps, args.stored)
+            continue
+        fps.append(Document(d["id"], f.value, f.sentences, f.length))
+    lengths = sorted(d.length for d in fps)
+    print(f"length codes of the real articles: median {lengths[len(lengths) // 2]}, "
+          f"sentence keys per article: {sum(len(d.sentences) for d in fps) / len(fps):.2f}")
+    decision_speed(fps, args.stored, None if args.no_sentences else SentenceRule())
 
 
 if __name__ == "__main__":
