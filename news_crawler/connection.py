@@ -6,6 +6,13 @@ started on first use. ``REDIS_PARAMS`` (client keyword arguments) is merged over
 defaults; as in scrapy-redis, ``REDIS_PARAMS["redis_cls"]`` (a class or its dotted path)
 picks the client class. A process asks once per server and shares that client (and its
 connection pool) between all its components.
+
+Redis Cluster: when the server named answers ``INFO cluster`` with ``cluster_enabled:1``
+(``REDIS_CLUSTER = "auto"``, the default; ``"yes"`` and ``"no"`` skip the question), the
+client is redis-py's ``RedisCluster``, started from that node: it finds the others. Keys
+that one script or transaction uses together then need one hash slot: ``spider_key``
+puts the spider's name in braces (``{news}:requests``) and the index namespace is tagged
+the same way (``index/redis_store.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from typing import Any
 
 import redis
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from news_crawler import defaults
@@ -65,24 +73,61 @@ def _client_class(params: dict[str, Any]) -> Any:
     return cls
 
 
+def is_cluster(client: Any) -> bool:
+    return isinstance(client, RedisCluster)
+
+
+def cluster_enabled(url: str, params: dict[str, Any]) -> bool:
+    """Whether the server at ``url`` is a node of a Redis Cluster (``INFO cluster``)."""
+    probe = redis.Redis.from_url(url, **{k: v for k, v in params.items() if k != "redis_cls"})
+    try:
+        return bool(probe.info("cluster").get("cluster_enabled"))
+    finally:
+        probe.close()
+
+
+def _wants_cluster(settings: Any, url: str, params: dict[str, Any]) -> bool:
+    mode = str(settings.get("REDIS_CLUSTER", defaults.REDIS_CLUSTER) or "auto").lower()
+    if mode not in ("auto", "yes", "no"):
+        raise ValueError(f"REDIS_CLUSTER must be auto, yes or no, got {mode!r}")
+    if mode != "auto" or "redis_cls" in params:  # a client class named by the user is used as it is
+        return mode == "yes"
+    return cluster_enabled(url, params)
+
+
 def from_settings(settings: Any) -> redis.Redis:
-    """The process's client for the Redis that ``settings`` name."""
+    """The process's client for the Redis that ``settings`` name: a ``RedisCluster`` when
+    that server is a cluster node."""
     url, params = url_from_settings(settings), params_from_settings(settings)
     key = (url, repr(sorted(params.items(), key=lambda kv: kv[0])))
     with _lock:
         if key not in _clients:
-            cls = _client_class(params)
-            _clients[key] = cls.from_url(url, **{"retry": _retry(), **params})
+            if _wants_cluster(settings, url, params):
+                params.pop("redis_cls", None)
+                _clients[key] = RedisCluster.from_url(url, **{"retry": _retry(), **params})
+            else:
+                cls = _client_class(params)
+                _clients[key] = cls.from_url(url, **{"retry": _retry(), **params})
         return _clients[key]
+
+
+def spider_key(template: str, spider: str, client: Any, **names: Any) -> str:
+    """``template % {"spider": spider, ...}``; on a cluster the spider's name is a hash tag
+    (``{news}:requests``), so all of one spider's keys share a slot, as the scripts that
+    move a request between them need."""
+    return template % {"spider": f"{{{spider}}}" if is_cluster(client) else spider, **names}
 
 
 get_redis_from_settings = from_settings  # scrapy-redis' name for it
 
 
 def probe_client(settings: Any) -> redis.Redis:
-    """A client for the same server that answers within a second or fails: for probing
-    an outage from the reactor thread."""
+    """A client for the same server (the node named, on a cluster) that answers within a
+    second or fails: for probing an outage from the reactor thread."""
     params = {**params_from_settings(settings), "socket_timeout": 1, "socket_connect_timeout": 1}
+    if is_cluster(from_settings(settings)):
+        params.pop("redis_cls", None)
+        return redis.Redis.from_url(url_from_settings(settings), retry=Retry(NoBackoff(), 0), **params)
     return _client_class(params).from_url(url_from_settings(settings), retry=Retry(NoBackoff(), 0), **params)
 
 

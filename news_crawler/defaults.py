@@ -8,6 +8,8 @@ REDIS_HOST = ""
 REDIS_PORT = 0
 # Client keyword arguments; REDIS_PARAMS in the settings is merged over these.
 REDIS_PARAMS = {"socket_timeout": 5, "socket_connect_timeout": 3, "health_check_interval": 30}
+# "auto": a Redis Cluster client when the server named says it is a cluster node; "yes"; "no".
+REDIS_CLUSTER = "auto"
 # A crawl waits this long for an unreachable Redis (paused, items held), then stops.
 REDIS_OUTAGE_LIMIT = 300.0
 EMBEDDED_REDIS_DIR = "~/.local/share/news-crawler/redis"

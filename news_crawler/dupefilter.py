@@ -45,13 +45,17 @@ class RedisDupeFilter(RFPDupeFilter):
         """Standalone, under any scheduler: the set ``DUPEFILTER_KEY`` names, else the spider's."""
         settings = with_defaults(crawler.settings)
         template = settings.get("DUPEFILTER_KEY") or settings.get("SCHEDULER_DUPEFILTER_KEY")
-        return cls._build(crawler, template % {"spider": spider_name(crawler), "timestamp": int(time.time())})
+        client = connection.from_settings(settings)
+        return cls._build(crawler, connection.spider_key(template, spider_name(crawler), client,
+                                                         timestamp=int(time.time())))
 
     @classmethod
     def from_spider(cls, spider: Spider) -> RedisDupeFilter:
         """Under the scheduler: the spider's ``SCHEDULER_DUPEFILTER_KEY`` set."""
         settings = with_defaults(spider.crawler.settings)
-        return cls._build(spider.crawler, settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": spider.name})
+        client = connection.from_settings(settings)
+        return cls._build(spider.crawler, connection.spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), spider.name,
+                                                                client))
 
     @classmethod
     def _build(cls, crawler: Crawler, key: str) -> RedisDupeFilter:

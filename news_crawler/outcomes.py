@@ -15,6 +15,7 @@ from typing import Any
 
 from scrapy.spidermiddlewares.httperror import HttpError
 
+from news_crawler import connection
 from news_crawler.index.base import now_iso
 
 GONE_STATUSES = (404, 410)
@@ -30,8 +31,8 @@ class OutcomeStore:
 
     @classmethod
     def for_spider(cls, client: Any, settings: Any, spider_name: str) -> OutcomeStore:
-        names = {"spider": spider_name}
-        return cls(client, settings.get("OUTCOMES_KEY") % names, settings.get("OUTCOMES_ATTEMPTS_KEY") % names)
+        return cls(client, connection.spider_key(settings.get("OUTCOMES_KEY"), spider_name, client),
+                   connection.spider_key(settings.get("OUTCOMES_ATTEMPTS_KEY"), spider_name, client))
 
     def record(self, url: str, outcome: str, reason: str = "") -> None:
         value = json.dumps({"outcome": outcome, "reason": reason, "time": now_iso()}, ensure_ascii=False)

@@ -84,7 +84,7 @@ class RedisScheduler(Scheduler):
     def open(self, spider: Spider) -> None:
         self.spider = spider
         queue_cls = load_object(self.queue_cls)
-        self.queue = queue_cls(server=self.server, spider=spider, key=self.queue_key % {"spider": spider.name},
+        self.queue = queue_cls(server=self.server, spider=spider, key=connection.spider_key(self.queue_key, spider.name, self.server),
                                serializer=self.serializer)
         self.df = self._build_dupefilter(spider)
         if self.flush_on_start:

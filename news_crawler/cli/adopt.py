@@ -32,10 +32,11 @@ def register(sub: Any) -> None:
 def adopt_spider(client: Any, settings: Any, name: str, unpickle: bool) -> tuple[list[str], bool]:
     """What was found for spider ``name`` (lines to print), and whether it is all taken over."""
     from news_crawler.adopt import convert_queue
+    from news_crawler.connection import spider_key
 
-    seen_key = settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": name}
+    seen_key = spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), name, client)
     seen = client.scard(seen_key) if client.type(seen_key) in (b"set", "set") else 0
-    queue = convert_queue(client, settings.get("SCHEDULER_QUEUE_KEY") % {"spider": name}, unpickle)
+    queue = convert_queue(client, spider_key(settings.get("SCHEDULER_QUEUE_KEY"), name, client), unpickle)
     lines, ok = [], True
     if seen:
         mode_ok = settings.get("DUPEFILTER_FINGERPRINT") == "scrapy-redis"

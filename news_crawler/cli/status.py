@@ -12,14 +12,16 @@ from news_crawler.cli import options
 
 def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dict[str, int]]:
     """Queued requests, seen URLs and pending seeds of every spider that has any."""
+    from news_crawler.connection import spider_key
+
     out = {}
     for name in names:
-        queue_key = settings.get("SCHEDULER_QUEUE_KEY") % {"spider": name}
+        queue_key = spider_key(settings.get("SCHEDULER_QUEUE_KEY"), name, client)
         kind = client.type(queue_key)
         kind = kind.decode() if isinstance(kind, bytes) else kind
         queued = {"zset": client.zcard, "list": client.llen}.get(kind, lambda k: 0)(queue_key)
-        seen = client.scard(settings.get("SCHEDULER_DUPEFILTER_KEY") % {"spider": name})
-        seeds = client.llen(settings.get("SEED_KEY") % {"spider": name})
+        seen = client.scard(spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), name, client))
+        seeds = client.llen(spider_key(settings.get("SEED_KEY"), name, client))
         if queued or seen or seeds:
             out[name] = {"queued": queued, "seen_urls": seen, "seeds": seeds}
     return out

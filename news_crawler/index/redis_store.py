@@ -9,6 +9,7 @@ from pathlib import Path
 import redis
 
 from news_crawler import defaults
+from news_crawler.connection import is_cluster
 from news_crawler.fingerprint.simhash64 import blocks, distance, from_hex
 from news_crawler.index.base import (
     SIMHASH,
@@ -56,12 +57,14 @@ class RedisStore(FingerprintStore):
         self.client = client
         self.namespace = namespace
         self.batch_size = batch_size
-        ns = {"namespace": namespace}
+        # On a cluster every key of the index carries the namespace as its hash tag: one slot,
+        # so one Lua call still decides atomically (the buckets are built inside the script).
+        ns = {"namespace": f"{{{namespace}}}" if is_cluster(client) else namespace}
         self.ids_key = KEY_IDS % ns
         self.docs_key = KEY_DOCS % ns
         self.drops_key = KEY_DROPS % ns
         self.stats_key = KEY_STATS % ns
-        self.bucket_prefix = f"{namespace}:"
+        self.bucket_prefix = f"{ns['namespace']}:"
         self._decide = client.register_script(_DECIDE_LUA)
         self._forget = client.register_script(_FORGET_LUA)
 
@@ -171,7 +174,10 @@ class RedisStore(FingerprintStore):
         return {"kept": 0, "dropped": 0, **{k.decode(): int(v) for k, v in raw.items()}}
 
     def memory_used(self) -> int:
-        """Bytes the whole server uses (``INFO memory``)."""
+        """Bytes the whole server uses (``INFO memory``), every node's on a cluster."""
+        if is_cluster(self.client):
+            per_node = self.client.info("memory", target_nodes=self.client.ALL_NODES)
+            return sum(int(info["used_memory"]) for info in per_node.values())
         return int(self.client.info("memory")["used_memory"])
 
     def report(self) -> dict[str, object]:

@@ -61,7 +61,7 @@ class RedisListPipeline:
 
     def item_key(self, item: Any, spider: Spider) -> str:
         """The list ``item`` goes to (scrapy-redis' hook: override to route items)."""
-        return self.key % {"spider": spider.name}
+        return connection.spider_key(self.key, spider.name, self.client)
 
     async def process_item(self, item: Any) -> Any:
         data = self.serialize(item)

@@ -40,7 +40,8 @@ class RedisSeeds:
     @classmethod
     def from_crawler(cls, crawler: Crawler, spider: Spider) -> RedisSeeds:
         settings = with_defaults(crawler.settings)
-        seeds = cls(connection.from_settings(settings), settings.get("SEED_KEY") % {"spider": spider.name},
+        client = connection.from_settings(settings)
+        seeds = cls(client, connection.spider_key(settings.get("SEED_KEY"), spider.name, client),
                     settings.getfloat("WORKER_IDLE_SECONDS"),
                     lambda: crawler.stats.get_value("response_received_count", 0),
                     lambda request: crawler.engine.crawl(request))
@@ -85,6 +86,6 @@ def seed(client: Any, spiders: list[Any], key_template: str) -> dict[str, int]:
     were pushed per spider, 0 for a spider skipped."""
     pushed = {}
     for spider in spiders:
-        key = key_template % {"spider": spider.name}
+        key = connection.spider_key(key_template, spider.name, client)
         pushed[spider.name] = int(client.eval(_PUSH_IF_EMPTY, 1, key, *spider.start_urls))
     return pushed

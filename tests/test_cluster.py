@@ -1,0 +1,157 @@
+"""On a real three-master Redis Cluster (valkey-server, cluster mode): the client is found
+from any node, a crawl and its re-crawl work, check decides as on one server, and
+concurrent writers keep no two near-duplicates."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import random
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from news_crawler import connection
+from news_crawler.config import plain_settings
+from news_crawler.fingerprint import UnusableText, distance
+from news_crawler.index import Document, RedisStore, SentenceRule
+from news_mirror.catalog import build_catalog
+from news_mirror.server import Mirror, serve
+from tests.conftest import DATA
+from tests.crawl_helpers import crawl
+from tests.redis_cluster import TestCluster
+from tests.test_concurrency import sentence_duplicates
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = TestCluster(tmp_path_factory.mktemp("cluster"))
+    yield c
+    c.stop()
+
+
+@pytest.fixture
+def cluster_client(cluster):
+    cluster.flushall()
+    connection._clients.clear()  # one client per process and server: start each test afresh
+    client = connection.from_settings(plain_settings({"REDIS_URL": cluster.url}))
+    yield client
+    connection._clients.clear()
+    client.close()
+
+
+def test_any_node_gives_a_cluster_client_and_spider_keys_share_a_slot(cluster, cluster_client):
+    from redis.cluster import RedisCluster
+
+    assert isinstance(cluster_client, RedisCluster)
+    assert connection.spider_key("%(spider)s:requests", "sina", cluster_client) == "{sina}:requests"
+    slots = {cluster_client.keyslot(connection.spider_key(t, "sina", cluster_client))
+             for t in ("%(spider)s:requests", "%(spider)s:dupefilter", "%(spider)s:outcomes", "%(spider)s:start_urls")}
+    assert len(slots) == 1
+    settings = plain_settings({"REDIS_URL": cluster.url, "REDIS_CLUSTER": "no"})
+    connection._clients.clear()
+    assert not connection.is_cluster(connection.from_settings(settings))  # the operator's word wins
+
+
+def _check(url, namespace, lines):
+    out = subprocess.run([sys.executable, "-m", "news_crawler.cli.dedup", "check", "--redis-url", url,
+                          "--namespace", namespace, "-"], input="\n".join(lines), capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    return [json.loads(x) for x in out.stdout.splitlines()]
+
+
+def test_check_decides_on_the_cluster_as_on_one_server(cluster, cluster_client, redis_server, redis_client,
+                                                       sina_articles):
+    rng = random.Random(4)
+    lines = []
+    for a in sina_articles[:600]:
+        lines.append(json.dumps({"id": a["id"], "body": a["body"]}, ensure_ascii=False))
+        if rng.random() < 0.3:  # a reprint: credits, the tail cut
+            body = "来源：新华网\n" + a["body"][: len(a["body"]) * 9 // 10]
+            lines.append(json.dumps({"id": a["id"] + "~r", "body": body}, ensure_ascii=False))
+    on_cluster = _check(cluster.url, "news", lines)
+    alone = _check(redis_server.url, "news", lines)
+    assert on_cluster == alone
+    rules = Counter(r.get("rule") for r in on_cluster)
+    assert rules["simhash"] and rules["sentences"] and rules[None] > 500
+    assert _check(cluster.url, "news", lines[:50]) == [{**r, "replay": True} for r in on_cluster[:50]]
+
+
+def _writer(url, docs, start, seed):
+    from news_crawler import connection
+    from news_crawler.config import plain_settings
+
+    store = RedisStore(connection.from_settings(plain_settings({"REDIS_URL": url})), "race",
+                       batch_size=64, sentences=SentenceRule())
+    rng = random.Random(seed)
+    start.wait(30)
+    i = 0
+    while i < len(docs):
+        n = rng.randint(1, 8)
+        store.decide_many(docs[i : i + n])
+        i += n
+
+
+def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, cluster_client, sina_articles,
+                                                                      fingerprinter):
+    docs = {}
+    for n, a in enumerate(sina_articles[:300]):
+        for suffix, body in (("", a["body"]), ("~r", "来源：澎湃新闻\n" + a["body"].replace("，", ",", 3)),
+                             ("~e", a["body"][: len(a["body"]) * 9 // 10])):
+            try:
+                f = fingerprinter.fingerprint(body)
+            except UnusableText:
+                continue
+            docs[a["id"] + suffix] = Document(a["id"] + suffix, f.value, f.sentences, f.length)
+    ids = sorted(docs)
+    streams = [[docs[i] for i in random.Random(w).sample(ids, k=int(len(ids) * 0.7))] for w in range(4)]
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Event()
+    procs = [ctx.Process(target=_writer, args=(cluster.url, s, start, w)) for w, s in enumerate(streams)]
+    for p in procs:
+        p.start()
+    start.set()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+
+    rule = SentenceRule()
+    store = RedisStore(cluster_client, "race", sentences=rule)
+    kept = {k.decode() for k in cluster_client.hkeys(store.docs_key)}
+    kept_docs = [docs[i] for i in sorted(kept)]
+    for n, a in enumerate(kept_docs):
+        for b in kept_docs[n + 1 :]:
+            assert distance(a.simhash, b.simhash) > 3 and not sentence_duplicates(a, b, rule), (a.id, b.id)
+    drops = store.drops(limit=10**6)
+    assert drops and len(kept) + len(drops) == len({d.id for s in streams for d in s})
+    assert all(d.duplicate_of in kept for d in drops)
+
+
+def test_a_crawl_and_its_recrawl_on_the_cluster(tmp_path, cluster, cluster_client):
+    if not (DATA / "pages").is_dir():
+        pytest.skip("saved pages not found")
+    catalog = build_catalog(DATA)
+    mirror = Mirror(catalog, day=1)
+    server = serve(mirror)
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        spiders = ["sina", "163", "huanqiu"]
+        summary, items = crawl(tmp_path, cluster.url, url, spiders=spiders, name="day1")
+        assert summary["failed"] == [] and items
+        fetched = Counter(mirror.article_requests(0))
+        wanted = {u.split("://")[1] for u, p in catalog.pages.items() if p.day == 1 and p.site in spiders}
+        assert set(fetched) == wanted and max(fetched.values()) == 1
+        # Every spider's keys sit in its own hash slot; together they use more than one master.
+        owners = {name: cluster_client.keyslot(f"{{{name}}}") for name in spiders}
+        assert all(cluster_client.exists(f"{{{name}}}:dupefilter") for name in spiders)
+        assert len({cluster_client.get_node_from_key(f"{{{n}}}").name for n in owners}) >= 2
+
+        before = len(mirror.requests)
+        summary2, items2 = crawl(tmp_path, cluster.url, url, spiders=spiders, name="again")
+        assert not Counter(mirror.article_requests(before))  # nothing fetched twice
+        assert items2 == []
+    finally:
+        server.shutdown()
