@@ -107,5 +107,9 @@ DEDUP_SENTENCE_MATCH = 3
 DEDUP_SENTENCE_MIN_CHARS = 8
 DEDUP_SENTENCE_MAX_DISTANCE = 24
 DEDUP_SENTENCE_LENGTH_RATIO = 0.8
+# Retention: fingerprints are kept DEDUP_RETENTION_DAYS (0: for ever), in generations of
+# DEDUP_GENERATION_DAYS; an expired generation is deleted whole.
+DEDUP_RETENTION_DAYS = 0.0
+DEDUP_GENERATION_DAYS = 7.0
 # Worker processes for page extraction and fingerprints; 0: one thread; below 0: one per core.
 DEDUP_PROCESSES = -1

@@ -49,4 +49,6 @@ def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:
         max_distance=settings.getint("DEDUP_MAX_DISTANCE"),
         batch_size=settings.getint("DEDUP_BATCH_SIZE"),
         sentences=sentence_rule_from_settings(settings),
+        retention_days=settings.getfloat("DEDUP_RETENTION_DAYS"),
+        generation_days=settings.getfloat("DEDUP_GENERATION_DAYS"),
     )

@@ -5,6 +5,7 @@
     news-dedup explain (--id ID | --text TEXT | --file FILE)
     news-dedup drops [--limit N]
     news-dedup forget ID [ID ...]
+    news-dedup expire
 """
 
 from __future__ import annotations
@@ -157,6 +158,17 @@ def cmd_forget(args: argparse.Namespace) -> int:
     return 1 if unknown else 0
 
 
+def cmd_expire(args: argparse.Namespace) -> int:
+    """Delete the generations older than ``DEDUP_RETENTION_DAYS`` now (a decision does it too,
+    the first time a new generation starts); one line of JSON."""
+    store = _store(_settings(args))
+    expired = store.expire()
+    print(json.dumps({"retention_days": store.retention_days, "expired_generations": expired,
+                      "live_generations": [p.rstrip(":").rsplit(":", 1)[-1] for p in store.live_prefixes()]
+                      if store.retention_days else []}))
+    return 0
+
+
 def _max_distance(text: str) -> int:
     try:
         return check_max_distance(int(text))
@@ -204,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("forget", parents=[common], help="remove articles from the index (their fingerprint or drop record)")
     p.add_argument("ids", nargs="+", metavar="ID", help="a decided document id (a URL for crawled articles)")
     p.set_defaults(func=cmd_forget)
+
+    p = sub.add_parser("expire", parents=[common], help="delete fingerprint generations older than the retention")
+    p.set_defaults(func=cmd_expire)
 
     p = sub.add_parser("drops", parents=[common], help="recorded near-duplicates and what they duplicate")
     p.add_argument("--limit", type=int, default=100)

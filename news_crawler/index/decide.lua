@@ -26,8 +26,13 @@
 --          server or a single-slot cluster is assumed).
 -- ARGV[5]  sentences to share (0: the sentence rule is off); ARGV[6] its max distance
 --          (0..64); ARGV[7] its largest difference of length codes
--- ARGV[8..] per document: 8-byte simhash, doc id, its sentence keys (3 bytes each), its
---          length code
+-- ARGV[8]  how many older generations are live (retention, see redis_store.py), then their
+--          key prefixes, newest first. A generation is a whole index under its own prefix
+--          (buckets, and the ids, docs and drops hashes: <prefix>ids ...); a document is
+--          decided against every live generation and kept into the newest, ARGV[4], whose
+--          hashes KEYS[1..3] are. Without retention there is one generation and no older one.
+-- ARGV[9+older..] per document: 8-byte simhash, doc id, its sentence keys (3 bytes each),
+--          its length code
 -- Returns per document five values: status (0 kept, 1 duplicate, 2 kept before, 3 dropped
 -- before), the id it duplicates or '', the distance or -1, for a replay (status 2 or 3) the
 -- simhash stored at the first decision: 8 bytes (kept) or 16 hex digits (dropped), '' otherwise;
@@ -57,6 +62,18 @@ local find = string.find
 local ids_key, docs_key, drops_key, stats_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local ENTRY = 10  -- bytes of a sentence entry
 
+-- Live generations, newest first: prefixes, and their ids / docs / drops hashes.
+local n_old = tonumber(ARGV[8])
+local gens = { prefix }
+for g = 1, n_old do gens[g + 1] = ARGV[8 + g] end
+local G = #gens
+local function hash_key(g, name)
+  if g == 1 then
+    if name == 'ids' then return ids_key elseif name == 'docs' then return docs_key else return drops_key end
+  end
+  return gens[g] .. name
+end
+
 local function distance(a, b)
   local x, y = { byte(a, 1, 8) }, { byte(b, 1, 8) }
   local d = 0
@@ -65,33 +82,38 @@ local function distance(a, b)
 end
 
 -- The sentence rule: the kept simhash sharing the most keys (then the nearest, then the first
--- found), or nil; and the buckets read, for the keep that follows when there is no match.
+-- found), or nil; and the newest generation's buckets, for the keep that follows.
 local function sentence_match(fp, sig, len)
   local n = #sig / 3
   local keys = {}
-  for i = 1, n do
-    keys[i] = format('%ss%02x%02x', prefix, byte(sig, 3 * i - 2, 3 * i - 1))
+  for g = 1, G do
+    for i = 1, n do
+      keys[(g - 1) * n + i] = format('%ss%02x%02x', gens[g], byte(sig, 3 * i - 2, 3 * i - 1))
+    end
   end
   local buckets = redis.call('MGET', unpack(keys))
-  local shared, order = {}, {}
-  for i = 1, n do
-    local bucket = buckets[i] or ''
-    buckets[i] = bucket
-    local needle, seen, pos = sub(sig, 3 * i, 3 * i), {}, 1
-    while true do
-      local p = find(bucket, needle, pos, true)
-      if not p then break end
-      if (p - 1) % ENTRY == 0 then
-        local other, len2 = sub(bucket, p + 1, p + 8), byte(bucket, p + 9)
-        if len2 - len <= s_slack and len - len2 <= s_slack and not seen[other] then
-          seen[other] = true
-          local c = shared[other]
-          if not c then order[#order + 1] = other; c = 0 end
-          shared[other] = c + 1
+  local shared, order, home = {}, {}, {}
+  for g = 1, G do
+    for i = 1, n do
+      local at = (g - 1) * n + i
+      local bucket = buckets[at] or ''
+      buckets[at] = bucket
+      local needle, seen, pos = sub(sig, 3 * i, 3 * i), {}, 1
+      while true do
+        local p = find(bucket, needle, pos, true)
+        if not p then break end
+        if (p - 1) % ENTRY == 0 then
+          local other, len2 = sub(bucket, p + 1, p + 8), byte(bucket, p + 9)
+          if len2 - len <= s_slack and len - len2 <= s_slack and not seen[other] then
+            seen[other] = true
+            local c = shared[other]
+            if not c then order[#order + 1] = other; home[other] = g; c = 0 end
+            shared[other] = c + 1
+          end
+          pos = p + ENTRY
+        else
+          pos = p + 1
         end
-        pos = p + ENTRY
-      else
-        pos = p + 1
       end
     end
   end
@@ -101,7 +123,7 @@ local function sentence_match(fp, sig, len)
     if c >= s_match then
       local d = distance(fp, other)
       if d <= s_distance and (not best or c > best_n or (c == best_n and d < best_d)) then
-        local other_id = redis.call('HGET', ids_key, other)
+        local other_id = redis.call('HGET', hash_key(home[other], 'ids'), other)
         if other_id then best, best_n, best_d, best_id = other, c, d, other_id end
       end
     end
@@ -111,48 +133,61 @@ end
 
 local out = {}
 local n_kept, n_dropped, n_by_sentences = 0, 0, 0
-local n_docs = (#ARGV - 7) / 4
+local first = 9 + n_old
+local n_docs = (#ARGV - first + 1) / 4
 for j = 0, n_docs - 1 do
-  local fp, id, sig, len = ARGV[8 + 4 * j], ARGV[9 + 4 * j], ARGV[10 + 4 * j], tonumber(ARGV[11 + 4 * j])
+  local fp, id, sig, len = ARGV[first + 4 * j], ARGV[first + 1 + 4 * j], ARGV[first + 2 + 4 * j],
+    tonumber(ARGV[first + 3 + 4 * j])
   local status, dup, dist, stored, rule = 0, '', -1, '', ''
 
-  local known = redis.call('HGET', docs_key, id)
-  local dropped = (not known) and redis.call('HGET', drops_key, id)
+  local known, dropped
+  for g = 1, G do
+    known = redis.call('HGET', hash_key(g, 'docs'), id)
+    if known then break end
+    dropped = redis.call('HGET', hash_key(g, 'drops'), id)
+    if dropped then break end
+  end
   if known then
     status, stored = 2, known
   elseif dropped then
     local rec = cjson.decode(dropped)
     status, dup, dist, stored, rule = 3, rec.duplicate_of, rec.distance, rec.simhash, rec.rule or 'simhash'
   else
-    local best, best_entry, best_table = max_distance + 1, nil, nil
+    local best, best_entry, best_table, best_gen = max_distance + 1, nil, nil, nil
     local f = { byte(fp, 1, 8) }
     local keys = {}
-    for t = 0, 3 do
-      keys[t + 1] = format('%s%d%02x%02x', prefix, t, f[2 * t + 1], f[2 * t + 2])
+    for g = 1, G do
+      for t = 0, 3 do
+        keys[4 * (g - 1) + t + 1] = format('%s%d%02x%02x', gens[g], t, f[2 * t + 1], f[2 * t + 2])
+      end
     end
     -- One MGET and, to keep, one MSET: redis.call is the expensive part of this script.
-    local buckets = redis.call('MGET', keys[1], keys[2], keys[3], keys[4])
-    for t = 0, 3 do
-      -- The query without block t, as the six bytes stored in table t's bucket.
-      local q1, q2, q3, q4, q5, q6
-      if t == 0 then q1, q2, q3, q4, q5, q6 = f[3], f[4], f[5], f[6], f[7], f[8]
-      elseif t == 1 then q1, q2, q3, q4, q5, q6 = f[1], f[2], f[5], f[6], f[7], f[8]
-      elseif t == 2 then q1, q2, q3, q4, q5, q6 = f[1], f[2], f[3], f[4], f[7], f[8]
-      else q1, q2, q3, q4, q5, q6 = f[1], f[2], f[3], f[4], f[5], f[6] end
-      local bucket = buckets[t + 1] or ''
-      buckets[t + 1] = bucket
-      for p = 1, #bucket, 6 do
-        -- Most entries differ in far more than 3 bits: two bytes usually tell.
-        local a1, a2 = byte(bucket, p, p + 1)
-        local d = POP[bxor(a1, q1)] + POP[bxor(a2, q2)]
-        if d < best then
-          local a3, a4, a5, a6 = byte(bucket, p + 2, p + 5)
-          d = d + POP[bxor(a3, q3)] + POP[bxor(a4, q4)] + POP[bxor(a5, q5)] + POP[bxor(a6, q6)]
+    local buckets = redis.call('MGET', unpack(keys))
+    for g = 1, G do
+      for t = 0, 3 do
+        -- The query without block t, as the six bytes stored in table t's bucket.
+        local q1, q2, q3, q4, q5, q6
+        if t == 0 then q1, q2, q3, q4, q5, q6 = f[3], f[4], f[5], f[6], f[7], f[8]
+        elseif t == 1 then q1, q2, q3, q4, q5, q6 = f[1], f[2], f[5], f[6], f[7], f[8]
+        elseif t == 2 then q1, q2, q3, q4, q5, q6 = f[1], f[2], f[3], f[4], f[7], f[8]
+        else q1, q2, q3, q4, q5, q6 = f[1], f[2], f[3], f[4], f[5], f[6] end
+        local at = 4 * (g - 1) + t + 1
+        local bucket = buckets[at] or ''
+        buckets[at] = bucket
+        for p = 1, #bucket, 6 do
+          -- Most entries differ in far more than 3 bits: two bytes usually tell.
+          local a1, a2 = byte(bucket, p, p + 1)
+          local d = POP[bxor(a1, q1)] + POP[bxor(a2, q2)]
           if d < best then
-            best, best_entry, best_table = d, sub(bucket, p, p + 5), t
-            if d == 0 then break end
+            local a3, a4, a5, a6 = byte(bucket, p + 2, p + 5)
+            d = d + POP[bxor(a3, q3)] + POP[bxor(a4, q4)] + POP[bxor(a5, q5)] + POP[bxor(a6, q6)]
+            if d < best then
+              best, best_entry, best_table, best_gen = d, sub(bucket, p, p + 5), t, g
+              if d == 0 then break end
+            end
           end
         end
+        if best == 0 then break end
       end
       if best == 0 then break end
     end
@@ -160,7 +195,7 @@ for j = 0, n_docs - 1 do
     if best_entry then
       local t = best_table
       local other = sub(best_entry, 1, 2 * t) .. sub(fp, 2 * t + 1, 2 * t + 2) .. sub(best_entry, 2 * t + 1)
-      status, dup, dist, rule = 1, redis.call('HGET', ids_key, other) or '', best, 'simhash'
+      status, dup, dist, rule = 1, redis.call('HGET', hash_key(best_gen, 'ids'), other) or '', best, 'simhash'
     elseif s_match > 0 and #sig >= 3 * s_match then
       local s_id, s_dist
       s_id, s_dist, s_keys, s_buckets = sentence_match(fp, sig, len)
@@ -175,7 +210,8 @@ for j = 0, n_docs - 1 do
         distance = dist, time = now, rule = rule }))
       n_dropped = n_dropped + 1
     else
-      -- Whole buckets are written again, not APPENDed to: APPEND over-allocates.
+      -- Whole buckets are written again, not APPENDed to: APPEND over-allocates. Only the
+      -- newest generation is written (its buckets come first in keys and buckets).
       local mset = {
         keys[1], buckets[1] .. sub(fp, 3),
         keys[2], buckets[2] .. sub(fp, 1, 2) .. sub(fp, 5),
@@ -184,7 +220,7 @@ for j = 0, n_docs - 1 do
       if s_keys then
         -- Two keys of one document may share a bucket: the second appends to the first's result.
         local value, order = {}, {}
-        for i = 1, #s_keys do
+        for i = 1, #sig / 3 do
           local k = s_keys[i]
           if not value[k] then order[#order + 1] = k end
           value[k] = (value[k] or s_buckets[i]) .. sub(sig, 3 * i, 3 * i) .. fp .. string.char(len)

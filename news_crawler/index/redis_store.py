@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import redis
@@ -11,33 +12,23 @@ import redis
 from news_crawler import defaults
 from news_crawler.connection import is_cluster
 from news_crawler.fingerprint.simhash64 import blocks, distance, from_hex
-from news_crawler.index.base import (
-    SIMHASH,
-    Decision,
-    Document,
-    DropRecord,
-    FingerprintStore,
-    Item,
-    Match,
-    SentenceRule,
-    as_documents,
-    now_iso,
-)
+from news_crawler.index.base import (SIMHASH, Decision, Document, DropRecord, FingerprintStore, Item, Match,
+                                     SentenceRule, as_documents, now_iso)
+from news_crawler.index.generations import Generations
 
 _DECIDE_LUA = (Path(__file__).with_name("decide.lua")).read_text(encoding="utf-8")
 _FORGET_LUA = (Path(__file__).with_name("forget.lua")).read_text(encoding="utf-8")
 _KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
-# Keys under the namespace besides the buckets (which decide.lua builds: ``<ns>:<t><hex>``).
-KEY_IDS = "%(namespace)s:ids"
-KEY_DOCS = "%(namespace)s:docs"
-KEY_DROPS = "%(namespace)s:drops"
-KEY_STATS = "%(namespace)s:stats"
 
 
 class RedisStore(FingerprintStore):
-    """Keys, under ``namespace``: ``<table><block hex>`` buckets of 6-byte entries,
-    ``s<hex>`` sentence buckets of 10-byte entries, and the ``ids``, ``docs``, ``drops`` and
-    ``stats`` hashes (see ``decide.lua``)."""
+    """Keys, under a generation's prefix (``<namespace>:``, or ``<namespace>:g<n>:`` with
+    retention): ``<table><block hex>`` buckets of 6-byte entries, ``s<hex>`` sentence buckets
+    of 10-byte entries, and the ``ids``, ``docs`` and ``drops`` hashes; ``<namespace>:stats``
+    and, with retention, ``<namespace>:generations`` (see ``decide.lua``).
+
+    Retention (``retention_days`` > 0, ``generations.py``): a document is decided against
+    every live generation and kept into the current one."""
 
     def __init__(
         self,
@@ -46,6 +37,9 @@ class RedisStore(FingerprintStore):
         max_distance: int = defaults.DEDUP_MAX_DISTANCE,
         batch_size: int = defaults.DEDUP_BATCH_SIZE,
         sentences: SentenceRule | None = None,
+        retention_days: float = defaults.DEDUP_RETENTION_DAYS,
+        generation_days: float = defaults.DEDUP_GENERATION_DAYS,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         super().__init__(max_distance, sentences)
         if not namespace or any(c.isspace() for c in namespace):
@@ -57,27 +51,56 @@ class RedisStore(FingerprintStore):
         self.client = client
         self.namespace = namespace
         self.batch_size = batch_size
+        self.retention_days = retention_days
         # On a cluster every key of the index carries the namespace as its hash tag: one slot,
         # so one Lua call still decides atomically (the buckets are built inside the script).
-        ns = {"namespace": f"{{{namespace}}}" if is_cluster(client) else namespace}
-        self.ids_key = KEY_IDS % ns
-        self.docs_key = KEY_DOCS % ns
-        self.drops_key = KEY_DROPS % ns
-        self.stats_key = KEY_STATS % ns
-        self.bucket_prefix = f"{ns['namespace']}:"
+        self.base = f"{{{namespace}}}" if is_cluster(client) else namespace
+        self.stats_key = f"{self.base}:stats"
+        self.generations = Generations(client, self.base, retention_days, generation_days, clock)
         self._decide = client.register_script(_DECIDE_LUA)
         self._forget = client.register_script(_FORGET_LUA)
 
-    def bucket_key(self, table: int, block: int) -> str:
-        """``<namespace>:<table><block hex>``, as ``decide.lua`` builds it."""
-        return f"{self.bucket_prefix}{table}{block:04x}"
+    # Generations (generations.py) and the current one's keys ------------------------------
 
-    def bucket_keys(self, fp: int) -> list[str]:
-        return [self.bucket_key(t, b) for t, b in enumerate(blocks(fp))]
+    def prefix(self, generation: int | None = None) -> str:
+        return self.generations.prefix(generation)
 
-    def sentence_bucket_key(self, key: int) -> str:
-        """``<namespace>:s<first 16 bits of the sentence key as hex>``, as ``decide.lua`` builds it."""
-        return f"{self.bucket_prefix}s{key >> 8:04x}"
+    def live_prefixes(self) -> list[str]:
+        return self.generations.live_prefixes()
+
+    def expire(self) -> list[int]:
+        return self.generations.expire()
+
+    @property
+    def bucket_prefix(self) -> str:
+        return self.prefix()
+
+    @property
+    def ids_key(self) -> str:
+        return self.prefix() + "ids"
+
+    @property
+    def docs_key(self) -> str:
+        return self.prefix() + "docs"
+
+    @property
+    def drops_key(self) -> str:
+        return self.prefix() + "drops"
+
+    # Keys --------------------------------------------------------------------------------
+
+    def bucket_key(self, table: int, block: int, prefix: str | None = None) -> str:
+        """``<prefix><table><block hex>``, as ``decide.lua`` builds it."""
+        return f"{prefix or self.bucket_prefix}{table}{block:04x}"
+
+    def bucket_keys(self, fp: int, prefix: str | None = None) -> list[str]:
+        return [self.bucket_key(t, b, prefix) for t, b in enumerate(blocks(fp))]
+
+    def sentence_bucket_key(self, key: int, prefix: str | None = None) -> str:
+        """``<prefix>s<first 16 bits of the sentence key as hex>``, as ``decide.lua`` builds it."""
+        return f"{prefix or self.bucket_prefix}s{key >> 8:04x}"
+
+    # Deciding ----------------------------------------------------------------------------
 
     def decide_many(self, items: Sequence[Item]) -> list[Decision]:
         docs = as_documents(items)
@@ -87,12 +110,14 @@ class RedisStore(FingerprintStore):
         return out
 
     def _decide_batch(self, docs: Sequence[Document]) -> list[Decision]:
-        time = now_iso()
-        keys = [self.ids_key, self.docs_key, self.drops_key, self.stats_key]
+        self.generations.register()
+        time_ = now_iso()
+        newest, *older = self.live_prefixes()
+        keys = [newest + "ids", newest + "docs", newest + "drops", self.stats_key]
         rule = self.sentence_rule
-        args: list[object] = [self.max_distance, time, time[:10], self.bucket_prefix,
+        args: list[object] = [self.max_distance, time_, time_[:10], newest,
                               rule.match if rule else 0, rule.max_distance if rule else 0,
-                              rule.length_slack if rule else 0]
+                              rule.length_slack if rule else 0, len(older), *older]
         for doc in docs:
             if not 0 <= doc.length <= 255 or any(not 0 <= k < 1 << 24 for k in doc.sentences):
                 raise ValueError(f"{doc.id}: sentence keys must be 24-bit and the length code a byte")
@@ -115,42 +140,64 @@ class RedisStore(FingerprintStore):
                                     rule=dropped_by.decode()))
         return out
 
+    # Looking inside ----------------------------------------------------------------------
+
     def sentence_holders(self, sentences: Sequence[int], length: int) -> list[list[tuple[str, int]]]:
         slack = (self.sentence_rule or SentenceRule()).length_slack
-        buckets = self.client.mget([self.sentence_bucket_key(k) for k in sentences]) if sentences else []
-        found: list[list[int]] = []
-        for key, bucket in zip(sentences, buckets):
-            bucket = bucket or b""
-            entries = (bucket[p : p + 10] for p in range(0, len(bucket), 10))
-            found.append(list(dict.fromkeys(int.from_bytes(e[1:9], "big") for e in entries
-                                            if e[0] == key & 0xFF and abs(e[9] - length) <= slack)))
-        fps = list({fp for fps in found for fp in fps})
-        ids = dict(zip(fps, self.client.hmget(self.ids_key, [fp.to_bytes(8, "big") for fp in fps]))) if fps else {}
-        return [[(ids[fp].decode(), fp) for fp in fps if ids[fp] is not None] for fps in found]
+        found: list[dict[int, str]] = [{} for _ in sentences]  # per key: kept simhash -> its prefix
+        for prefix in self.live_prefixes():
+            buckets = self.client.mget([self.sentence_bucket_key(k, prefix) for k in sentences]) if sentences else []
+            for held, key, bucket in zip(found, sentences, buckets):
+                bucket = bucket or b""
+                for p in range(0, len(bucket), 10):
+                    e = bucket[p : p + 10]
+                    if e[0] == key & 0xFF and abs(e[9] - length) <= slack:
+                        held.setdefault(int.from_bytes(e[1:9], "big"), prefix)
+        ids = self._ids_of({fp: prefix for held in found for fp, prefix in held.items()})
+        return [[(ids[fp], fp) for fp in held if ids.get(fp) is not None] for held in found]
+
+    def _ids_of(self, fps: dict[int, str]) -> dict[int, str | None]:
+        """The ids of kept simhashes, each looked up in its generation's ids hash."""
+        out: dict[int, str | None] = {}
+        by_prefix: dict[str, list[int]] = {}
+        for fp, prefix in fps.items():
+            by_prefix.setdefault(prefix, []).append(fp)
+        for prefix, group in by_prefix.items():
+            for fp, i in zip(group, self.client.hmget(prefix + "ids", [fp.to_bytes(8, "big") for fp in group])):
+                out[fp] = None if i is None else i.decode()
+        return out
 
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
-        buckets = self.client.mget(self.bucket_keys(simhash))
-        found: dict[int, int] = {}
-        for t, (block, bucket) in enumerate(zip(blocks(simhash), buckets)):
-            for p in range(0, len(bucket or b""), 6):
-                rem = bucket[p : p + 6]
-                other = int.from_bytes(rem[: 2 * t] + block.to_bytes(2, "big") + rem[2 * t :], "big")
-                found.setdefault(other, t)
+        found: dict[int, tuple[int, str]] = {}
+        for prefix in self.live_prefixes():
+            buckets = self.client.mget(self.bucket_keys(simhash, prefix))
+            for t, (block, bucket) in enumerate(zip(blocks(simhash), buckets)):
+                for p in range(0, len(bucket or b""), 6):
+                    rem = bucket[p : p + 6]
+                    other = int.from_bytes(rem[: 2 * t] + block.to_bytes(2, "big") + rem[2 * t :], "big")
+                    found.setdefault(other, (t, prefix))
         if not found:
             return []
-        ids = self.client.hmget(self.ids_key, [fp.to_bytes(8, "big") for fp in found])
-        matches = [
-            Match((i or b"?").decode(), fp, distance(simhash, fp), t) for (fp, t), i in zip(found.items(), ids)
-        ]
+        ids = self._ids_of({fp: prefix for fp, (_, prefix) in found.items()})
+        matches = [Match(ids[fp] or "?", fp, distance(simhash, fp), t) for fp, (t, _) in found.items()]
         return sorted(matches, key=lambda m: (m.distance, m.table, m.id))[:limit]
 
+    def _home(self, doc_id: str) -> tuple[str, bytes | None, bytes | None]:
+        """The live generation that decided ``doc_id`` (its prefix, kept simhash, drop record)."""
+        for prefix in self.live_prefixes():
+            kept, dropped = self.client.hget(prefix + "docs", doc_id), self.client.hget(prefix + "drops", doc_id)
+            if kept is not None or dropped is not None:
+                return prefix, kept, dropped
+        return self.prefix(), None, None
+
     def forget(self, doc_id: str) -> str:
-        keys = [self.ids_key, self.docs_key, self.drops_key, self.stats_key]
-        result = self._forget(keys=keys, args=[doc_id, self.bucket_prefix])
+        prefix = self._home(doc_id)[0]
+        keys = [prefix + "ids", prefix + "docs", prefix + "drops", self.stats_key]
+        result = self._forget(keys=keys, args=[doc_id, prefix])
         return result.decode() if isinstance(result, bytes) else (result or "")
 
     def lookup(self, doc_id: str) -> Decision | None:
-        kept, dropped = self.client.hget(self.docs_key, doc_id), self.client.hget(self.drops_key, doc_id)
+        _, kept, dropped = self._home(doc_id)
         if kept is not None:
             return Decision(doc_id, int.from_bytes(kept, "big"), replayed=True)
         if dropped is not None:
@@ -161,12 +208,13 @@ class RedisStore(FingerprintStore):
 
     def drops(self, limit: int = 100) -> list[DropRecord]:
         out = []
-        for doc_id, raw in self.client.hscan_iter(self.drops_key, count=min(limit, 1000)):
-            rec = json.loads(raw)
-            out.append(DropRecord(doc_id.decode(), from_hex(rec["simhash"]), rec["duplicate_of"],
-                                  rec["distance"], rec["time"], rec.get("rule", SIMHASH)))
-            if len(out) >= limit:
-                break
+        for prefix in self.live_prefixes():
+            for doc_id, raw in self.client.hscan_iter(prefix + "drops", count=min(limit, 1000)):
+                if len(out) >= limit:
+                    return out
+                rec = json.loads(raw)
+                out.append(DropRecord(doc_id.decode(), from_hex(rec["simhash"]), rec["duplicate_of"],
+                                      rec["distance"], rec["time"], rec.get("rule", SIMHASH)))
         return out
 
     def counts(self) -> dict[str, int]:
@@ -185,7 +233,7 @@ class RedisStore(FingerprintStore):
         counts = self.counts()
         return {
             "namespace": self.namespace,
-            "fingerprints": self.client.hlen(self.ids_key),
+            "fingerprints": sum(self.client.hlen(prefix + "ids") for prefix in self.live_prefixes()),
             "kept": counts["kept"],
             "dropped": counts["dropped"],
             "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
