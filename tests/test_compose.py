@@ -20,8 +20,9 @@ def validate(path: Path) -> subprocess.CompletedProcess:
     return subprocess.run([CHECK, "--builtin-schema", "vendor.compose-spec", str(path)], capture_output=True, text=True)
 
 
-def test_compose_file_matches_the_compose_specification():
-    result = validate(ROOT / "docker-compose.yml")
+@pytest.mark.parametrize("name", ["docker-compose.yml", "docker-compose.cluster.yml"])
+def test_compose_files_match_the_compose_specification(name):
+    result = validate(ROOT / name)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -64,3 +65,28 @@ def test_seeder_waits_until_the_next_seeding_time(now, at, hours):
 def test_seeder_time_is_validated():
     with pytest.raises(SystemExit):
         build_parser().parse_args(["seed", "--at", "25:00"])
+
+
+def test_cluster_topology():
+    compose = yaml.safe_load((ROOT / "docker-compose.cluster.yml").read_text())
+    services = compose["services"]
+    nodes = [f"node-{n}" for n in range(1, 7)]
+    assert set(services) == {*nodes, "cluster-init", "worker", "seeder"}
+    for name in nodes:
+        node = services[name]
+        command = " ".join(node["command"])
+        for flag in ("--cluster-enabled yes", "--appendonly yes", "--requirepass", "--masterauth"):
+            assert flag in command, (name, flag)
+        assert "ports" not in node and node["volumes"] == [f"{name}:/data"] and name in compose["volumes"]
+    init = services["cluster-init"]
+    script = " ".join(init["command"])
+    assert "--cluster create" in script and "--cluster-replicas 1" in script and "--cluster-yes" in script
+    # compose would read a lone "$(" as a broken variable: every shell "$" is written "$$".
+    assert "$(" not in script.replace("$$(", "")
+    assert all(services["cluster-init"]["depends_on"][n]["condition"] == "service_healthy" for n in nodes)
+    for name in ("worker", "seeder"):
+        env = services[name]["environment"]
+        assert env["REDIS_URL"].startswith("redis://:${REDIS_PASSWORD") and "@node-1:6379" in env["REDIS_URL"]
+        assert services[name]["depends_on"]["cluster-init"]["condition"] == "service_completed_successfully"
+    parser = build_parser()
+    parser.parse_args(services["worker"]["command"][1:])
