@@ -1,6 +1,7 @@
 """Speed and memory of the engine on real articles.
 
     python benchmarks/speed.py [--articles 2000] [--stored 1000000] [--no-sentences] [--skip-fingerprints]
+                               [--retention-days R]
 
 1. Fingerprints per second against bare ``jieba.lcut`` of the same texts and against the
    naive approach (``extract_tags(topK=20)`` fed to ``simhash.Simhash``); best of 3 rounds.
@@ -15,7 +16,9 @@
 Stored documents get five random sentence keys and a length code of an article of 300 to
 5,000 characters;
 the real articles and reprints carry their own, and each round shifts them with a random
-mask as it does the simhashes: new documents, the same relations between them.
+mask as it does the simhashes: new documents, the same relations between them. With
+``--retention-days`` the stored documents are spread evenly over the live generations (a
+clock moved during the load) and every decision reads all of them.
 """
 
 from __future__ import annotations
@@ -96,15 +99,20 @@ def masked(doc: Document, mask: int, key_mask: int, suffix: str) -> Document:
     return Document(doc.id + suffix, doc.simhash ^ mask, tuple(k ^ key_mask for k in doc.sentences), doc.length)
 
 
-def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None) -> None:
+def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, retention_days: float = 0) -> None:
     with bench_server() as url:
         client = redis.Redis.from_url(url)
         base_memory = int(client.info("memory")["used_memory"])
-        store = RedisStore(client, "bench", batch_size=500, sentences=rule)
-        print(f"sentence rule: {rule or 'off'}")
+        clock = [time.time()]
+        store = RedisStore(client, "bench", batch_size=500, sentences=rule, retention_days=retention_days,
+                           clock=lambda: clock[0])
+        live = store.generations.live_count()
+        print(f"sentence rule: {rule or 'off'}; retention: {retention_days or 'none'} ({live} live generations)")
         rng = random.Random(1)
         t = time.perf_counter()
         for start in range(0, stored, 10_000):
+            if retention_days and start and start % (-(-stored // live // 10_000) * 10_000 or 10_000) == 0:
+                clock[0] += store.generations.seconds  # the next generation
             store.decide_many([Document(f"https://example.com/s/{i}.html", rng.getrandbits(64),
                                         tuple(rng.getrandbits(24) for _ in range(5)), rng.randint(117, 175))
                                for i in range(start, min(stored, start + 10_000))])
@@ -113,10 +121,13 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None) 
         print(f"preloaded {stored:,} random fingerprints ({kept:,} kept) in {load:.1f}s "
               f"= {stored / load:,.0f} decisions/s at batch 500")
 
+        if retention_days:
+            print(f"stored per generation: {[client.hlen(p + 'ids') for p in store.live_prefixes()]}")
         used = int(client.info("memory")["used_memory"]) - base_memory
-        ids_bytes = sum(int(client.memory_usage(k, samples=0) or 0) for k in (store.ids_key, store.docs_key))
+        ids_bytes = sum(int(client.memory_usage(p + k, samples=0) or 0)
+                        for p in store.live_prefixes() for k in ("ids", "docs"))
         pipe = client.pipeline(transaction=False)
-        sentence_keys = [store.sentence_bucket_key(b << 8) for b in range(1 << 16)]
+        sentence_keys = [store.sentence_bucket_key(b << 8, p) for p in store.live_prefixes() for b in range(1 << 16)]
         for key in sentence_keys:
             pipe.memory_usage(key, samples=0)
         # MEMORY USAGE counts a key's value and its dict entry; the main dict's own slots
@@ -194,6 +205,7 @@ def main() -> None:
     ap.add_argument("--stored", type=int, default=1_000_000)
     ap.add_argument("--no-sentences", action="store_true", help="the simhash rule alone")
     ap.add_argument("--skip-fingerprints", action="store_true", help="decisions and memory only")
+    ap.add_argument("--retention-days", type=float, default=0, help="generations of 7 days, all read")
     args = ap.parse_args()
     logging.getLogger("jieba").setLevel(logging.WARNING)
     real = load_articles(args.articles)
@@ -213,7 +225,7 @@ def main() -> None:
     lengths = sorted(d.length for d in fps)
     print(f"length codes of the real articles: median {lengths[len(lengths) // 2]}, "
           f"sentence keys per article: {sum(len(d.sentences) for d in fps) / len(fps):.2f}")
-    decision_speed(fps, args.stored, None if args.no_sentences else SentenceRule())
+    decision_speed(fps, args.stored, None if args.no_sentences else SentenceRule(), args.retention_days)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,94 @@
+"""Redis memory of the near-duplicate index by structure, and what a retention costs.
+
+    python benchmarks/capacity.py [--kept 1000000] [--drop-share 0.2]
+
+Keeps ``--kept`` documents with URL ids (``https://news.example.com.cn/c/2019-10-23/
+doc-<15 characters>.shtml``, 62 characters, the length of a sina article URL), five sentence
+keys each, both rules on, then drops ``kept x drop-share`` copies (a bit flipped, a new
+URL), on a throwaway valkey-server; measures each structure with ``MEMORY USAGE`` (bucket
+strings, the ids / docs / drops hashes) and prints bytes per kept article, then a table
+of memory for articles a day x retention, from those measured bytes: with retention a
+generation's worth more is held (the one being filled), so a window of R days holds
+R + generation days of articles at most.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import string
+import sys
+import time
+from pathlib import Path
+
+import redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_redis import bench_server  # noqa: E402
+
+from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
+
+GENERATION_DAYS = 7
+
+
+def url(rng: random.Random) -> str:
+    tail = "".join(rng.choices(string.ascii_lowercase + string.digits, k=15))
+    return f"https://news.example.com.cn/c/2019-10-23/doc-{tail}.shtml"
+
+
+def usage(client: redis.Redis, keys: list[str]) -> int:
+    pipe = client.pipeline(transaction=False)
+    for key in keys:
+        pipe.memory_usage(key, samples=0)
+    return sum(int(n or 0) for n in pipe.execute())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kept", type=int, default=1_000_000)
+    ap.add_argument("--drop-share", type=float, default=0.2, help="drops per kept article")
+    args = ap.parse_args()
+    rng = random.Random(7)
+    with bench_server() as address:
+        client = redis.Redis.from_url(address)
+        store = RedisStore(client, "cap", batch_size=500, sentences=SentenceRule())
+        kept: list[Document] = []
+        t = time.perf_counter()
+        for start in range(0, args.kept, 10_000):
+            batch = [Document(url(rng), rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(5)),
+                              rng.randint(117, 175)) for _ in range(start, min(args.kept, start + 10_000))]
+            store.decide_many(batch)
+            kept.extend(batch[:: max(1, int(1 / max(args.drop_share, 1e-9)))] if args.drop_share else [])
+        copies = [Document(url(rng), d.simhash ^ 1, d.sentences, d.length) for d in kept[: int(args.kept * args.drop_share)]]
+        decisions = store.decide_many(copies)
+        n_kept = store.counts()["kept"]
+        n_dropped = sum(not d.kept for d in decisions)
+        print(f"{n_kept:,} kept, {n_dropped:,} dropped, loaded in {time.perf_counter() - t:.0f}s")
+
+        tables = usage(client, [store.bucket_key(t, b) for t in range(4) for b in range(1 << 16)])
+        sentences = usage(client, [store.sentence_bucket_key(b << 8) for b in range(1 << 16)])
+        ids, docs, drops = (usage(client, [k]) for k in (store.ids_key, store.docs_key, store.drops_key))
+        per_kept = (tables + sentences + ids + docs) / n_kept
+        per_drop = drops / max(1, n_dropped)
+        rows = [("four block tables", tables / n_kept), ("sentence table", sentences / n_kept),
+                ("ids hash (simhash -> URL)", ids / n_kept), ("docs hash (URL -> simhash)", docs / n_kept)]
+        for name, value in rows:
+            print(f"  {name:<30} {value:7.1f} bytes a kept article")
+        print(f"  {'all of a kept article':<30} {per_kept:7.1f}")
+        print(f"  {'drop record':<30} {per_drop:7.1f} bytes a dropped article")
+
+        print(f"\nmemory for N kept articles a day ({args.drop_share:.0%} as many drops), retention R days "
+              f"(R + {GENERATION_DAYS} days held at most):")
+        retentions = (30, 90, 365)
+        print(f"{'kept a day':>12}" + "".join(f"{f'R = {r}':>14}" for r in retentions))
+        for per_day in (10_000, 100_000, 1_000_000):
+            cells = []
+            for r in retentions:
+                days = r + GENERATION_DAYS
+                total = per_day * days * (per_kept + args.drop_share * per_drop)
+                cells.append(f"{total / 2**30:11.2f} GiB" if total >= 2**30 else f"{total / 2**20:11.0f} MiB")
+            print(f"{per_day:>12,}" + "".join(f"{c:>14}" for c in cells))
+
+
+if __name__ == "__main__":
+    main()
