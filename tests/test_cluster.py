@@ -153,5 +153,11 @@ def test_a_crawl_and_its_recrawl_on_the_cluster(tmp_path, cluster, cluster_clien
         summary2, items2 = crawl(tmp_path, cluster.url, url, spiders=spiders, name="again")
         assert not Counter(mirror.article_requests(before))  # nothing fetched twice
         assert items2 == []
+
+        status = subprocess.run([sys.executable, "-m", "news_crawler.cli.crawler", "status", "--json",
+                                 "-s", f"REDIS_URL={cluster.url}"], capture_output=True, text=True, timeout=120)
+        report = json.loads(status.stdout)
+        assert report["redis_masters"] == 3 and report["dedup"]["kept"] == len(items)
+        assert all(report["spiders"][name]["seen_urls"] >= 1 for name in spiders)
     finally:
         server.shutdown()

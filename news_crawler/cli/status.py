@@ -37,6 +37,7 @@ def build_report(settings: Any) -> dict[str, Any]:
     index = store_from_settings(settings, client).report()
     report: dict[str, Any] = {
         "redis": connection.url_from_settings(settings).split("@")[-1],
+        "redis_masters": len(client.get_primaries()) if connection.is_cluster(client) else 1,
         "spiders": spider_status(client, settings, all_spider_names() + ["news"]),
         "dedup": {k: v for k, v in index.items() if k != "redis_memory_bytes"},
         "redis_memory_bytes": index["redis_memory_bytes"],
@@ -48,13 +49,16 @@ def build_report(settings: Any) -> dict[str, Any]:
 
 
 def print_report(report: dict[str, Any]) -> None:
-    print(f"Redis {report['redis']}, {report['redis_memory_bytes'] / 2**20:.1f} MiB used")
+    masters = report.get("redis_masters", 1)
+    print(f"Redis {report['redis']}{f' (a cluster of {masters} masters)' if masters > 1 else ''}, "
+          f"{report['redis_memory_bytes'] / 2**20:.1f} MiB used")
     print(f"{'spider':<12}{'queued':>9}{'seen URLs':>11}{'seeds':>7}")
     for name, row in report["spiders"].items():
         print(f"{name:<12}{row['queued']:>9}{row['seen_urls']:>11}{row['seeds']:>7}")
     d = report["dedup"]
     print(f"near-duplicate index '{d['namespace']}': {d['fingerprints']} fingerprints, {d['kept']} kept, "
-          f"{d['dropped']} dropped ({d['dropped_today']} today, {d.get('dropped_by_sentences', 0)} by the sentence rule)")
+          f"{d['dropped']} dropped ({d['dropped_today']} today, {d.get('dropped_by_sentences', 0)} by the sentence rule)"
+          + (f", kept {d['retention_days']:g} days" if d.get("retention_days") else ""))
     if "last_daily_run" in report:
         r = report["last_daily_run"]
         print(f"last daily run: {r['started']}, {r['seconds']}s, failed: {', '.join(r['failed']) or 'none'}")

@@ -238,5 +238,6 @@ class RedisStore(FingerprintStore):
             "dropped": counts["dropped"],
             "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
             "dropped_by_sentences": counts.get("dropped:sentences", 0),
+            "retention_days": self.retention_days,
             "redis_memory_bytes": self.memory_used(),
         }
