@@ -48,7 +48,7 @@ def main(pairs: int = 60) -> int:
     print(f"{len(results)} real sina articles: {len(results) - len(dropped) - len(errors)} kept, "
           f"{len(dropped)} dropped as near-duplicates, {len(errors)} unusable\n")
     for r in dropped:
-        print(f"  dropped  {titles[r['id']][:34]:<34}  distance {r['distance']}  reprint of  "
+        print(f"  dropped  {titles[r['id']][:34]:<34}  {r['rule']:<9} distance {r['distance']:>2}  reprint of  "
               f"{titles[r['duplicate_of']][:34]}")
     for r in errors:
         print(f"  unusable {r['id']}: {r['error']}")

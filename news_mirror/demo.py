@@ -68,7 +68,7 @@ def main() -> int:
     drops = store.drops(limit=10_000)
     print(f"{len(drops)} near-duplicates dropped, each with the URL it copies:")
     for d in drops:
-        print(f"  {d.id}\n    = {d.duplicate_of}  (distance {d.distance})")
+        print(f"  {d.id}\n    = {d.duplicate_of}  ({d.rule}, distance {d.distance})")
     print(f"\nKept articles: {out}/day1/ and {out}/day2/ (JSON Lines)")
     print("Day 2 fetched only the articles that appeared since day 1: the Redis dupefilter remembers the rest.")
     server.shutdown()
