@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from news_crawler import defaults
-from news_crawler.fingerprint.sentences import length_code, signature
+from news_crawler.fingerprint.sentences import signature_and_length
 from news_crawler.fingerprint.text import normalize, strip_boilerplate
 from news_crawler.fingerprint.weights import TfidfWeigher
 
@@ -98,5 +98,5 @@ class Fingerprinter:
             raise UnusableText("body has no words to fingerprint (only punctuation, digits or stop words)")
         if not self.sentence_count:
             return Fingerprint(value, words, truncated)
-        keys = signature(text, self.sentence_count, self.sentence_min_chars)
-        return Fingerprint(value, words, truncated, keys, length_code(text))
+        keys, length = signature_and_length(text, self.sentence_count, self.sentence_min_chars)
+        return Fingerprint(value, words, truncated, keys, length)

@@ -19,8 +19,12 @@ import math
 import re
 from hashlib import blake2b
 
-# Input is NFKC-normalised: "！？；" are "!?;" and "…" is "...".
-_SPLIT = re.compile(r"(?:[。！？!?；;…\n]|\.{2,})+")
+# Input is NFKC-normalised: "！？；" are "!?;" and "…" is "...". Sentences are reduced to
+# their letters and digits in one pass over the text: an ellipsis becomes a line end, then
+# everything but words and sentence ends goes, then the text is split at the ends.
+_ELLIPSIS = re.compile(r"\.{2,}|…")
+_NOT_WORD_OR_END = re.compile(r"[^\u4e00-\u9fffa-z0-9。！？!?；;\n]+")
+_ENDS = re.compile(r"[。！？!?；;\n]+")
 _NOT_WORD = re.compile(r"[^\u4e00-\u9fffa-z0-9]+")
 _NOT_HAN = re.compile(r"[^\u4e00-\u9fff]+")
 MIN_HAN_SHARE = 0.6
@@ -33,18 +37,32 @@ def sentence_key(sentence: str) -> int:
     return int.from_bytes(blake2b(sentence.encode("utf-8"), digest_size=KEY_BITS // 8).digest(), "big")
 
 
-def longest_sentences(prepared: str, count: int, min_chars: int) -> list[str]:
+def _reduced(prepared: str) -> str:
+    """The text's letters, digits and sentence ends; an ellipsis is a sentence end."""
+    if ".." in prepared or "…" in prepared:
+        prepared = _ELLIPSIS.sub("\n", prepared)
+    return _NOT_WORD_OR_END.sub("", prepared)
+
+
+def longest_sentences(prepared: str, count: int, min_chars: int, reduced: str | None = None) -> list[str]:
     """Up to ``count`` distinct reduced sentences, longest first (ties by their text),
     each with at least ``min_chars`` Chinese characters making up most of it."""
-    reduced = {_NOT_WORD.sub("", s) for s in _SPLIT.split(prepared)}
     out: list[str] = []
-    for s in sorted((s for s in reduced if len(s) >= min_chars), key=lambda s: (-len(s), s)):
+    parts = set(_ENDS.split(_reduced(prepared) if reduced is None else reduced))
+    for s in sorted((s for s in parts if len(s) >= min_chars), key=lambda s: (-len(s), s)):
         han = len(_NOT_HAN.sub("", s))
         if han >= min_chars and han >= MIN_HAN_SHARE * len(s):
             out.append(s)
             if len(out) == count:
                 break
     return out
+
+
+def signature_and_length(prepared: str, count: int, min_chars: int) -> tuple[tuple[int, ...], int]:
+    """``signature`` and ``length_code`` of a text, sharing one pass over it."""
+    reduced = _reduced(prepared)
+    keys = tuple(dict.fromkeys(sentence_key(s) for s in longest_sentences(prepared, count, min_chars, reduced)))
+    return keys, _code(len(reduced) - sum(map(reduced.count, "。！？!?；;\n")))
 
 
 def signature(prepared: str, count: int, min_chars: int) -> tuple[int, ...]:
@@ -54,7 +72,10 @@ def signature(prepared: str, count: int, min_chars: int) -> tuple[int, ...]:
 
 def length_code(prepared: str) -> int:
     """The number of letters and digits in the text, as ``round(log_1.05(n))``, 0..255."""
-    n = len(_NOT_WORD.sub("", prepared))
+    return _code(len(_NOT_WORD.sub("", prepared)))
+
+
+def _code(n: int) -> int:
     return min(255, round(math.log(n) / _LENGTH_BASE)) if n > 1 else 0
 
 
