@@ -8,7 +8,9 @@ import redis
 
 from news_crawler.config import as_list
 from news_crawler.fingerprint import Fingerprinter
+from news_crawler.connection import is_cluster
 from news_crawler.index import RedisStore, SentenceRule
+from news_crawler.index.spread_store import SpreadStore
 
 
 def fingerprinter_from_settings(settings: Any) -> Fingerprinter:
@@ -42,8 +44,13 @@ def sentence_rule_from_settings(settings: Any) -> SentenceRule | None:
 
 def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:
     """The Redis index of ``DEDUP_NAMESPACE``, deciding within ``DEDUP_MAX_DISTANCE`` and by
-    the sentence rule unless ``DEDUP_SENTENCES`` is off."""
-    return RedisStore(
+    the sentence rule unless ``DEDUP_SENTENCES`` is off; on a cluster, spread over its masters
+    or in one slot (``DEDUP_CLUSTER_INDEX``)."""
+    layout = str(settings.get("DEDUP_CLUSTER_INDEX") or "one-slot")
+    if layout not in ("spread", "one-slot"):
+        raise ValueError(f"DEDUP_CLUSTER_INDEX must be spread or one-slot, got {layout!r}")
+    cls = SpreadStore if layout == "spread" and is_cluster(client) else RedisStore
+    return cls(
         client,
         namespace=settings.get("DEDUP_NAMESPACE"),
         max_distance=settings.getint("DEDUP_MAX_DISTANCE"),

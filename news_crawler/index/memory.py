@@ -36,6 +36,19 @@ class MemoryStore(FingerprintStore):
         self._counts: Counter[str] = Counter()
         self._lock = threading.Lock()
 
+    def preload(self, tables: dict[tuple[int, int], list[int]], sentences: dict[int, list[tuple[int, int]]],
+                names: dict[int, str]) -> None:
+        """Start from documents kept elsewhere: per (table, block) their simhashes and per
+        sentence key their (simhash, length code), each in the order they were kept; ``names``
+        the ids of the simhashes that are kept (a simhash without one is skipped, as in Redis).
+        The spread index on a cluster decides a batch this way on what it read."""
+        with self._lock:
+            for (t, block), fps in tables.items():
+                self._tables[t][block].extend(fps)
+            for key, entries in sentences.items():
+                self._sentences[key].extend(entries)
+            self._ids.update(names)
+
     def _candidates(self, fp: int) -> list[tuple[int, int]]:
         """(kept simhash, table) for every kept fingerprint sharing a block with ``fp``."""
         return [(other, t) for t, b in enumerate(blocks(fp)) for other in self._tables[t].get(b, ())]

@@ -170,7 +170,8 @@ class RedisStore(FingerprintStore):
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
         found: dict[int, tuple[int, str]] = {}
         for prefix in self.live_prefixes():
-            buckets = self.client.mget(self.bucket_keys(simhash, prefix))
+            keys = self.bucket_keys(simhash, prefix)
+            buckets = self.client.mget_nonatomic(keys) if is_cluster(self.client) else self.client.mget(keys)
             for t, (block, bucket) in enumerate(zip(blocks(simhash), buckets)):
                 for p in range(0, len(bucket or b""), 6):
                     rem = bucket[p : p + 6]

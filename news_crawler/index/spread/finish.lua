@@ -1,0 +1,50 @@
+-- Spread index, last step, in the slot of the id hashes: record what a batch decided.
+--
+-- KEYS[1] ids hash, KEYS[2] docs hash, KEYS[3] drops hash, KEYS[4] stats hash (as decide.lua)
+-- ARGV[1] time, ARGV[2] its day; ARGV[3..] per document six values: 'K' kept, 'D' dropped
+-- when decided, 'L' lost a claim to another worker; doc id; 8-byte simhash; the simhash it
+-- duplicates ('' when kept); distance; rule.
+-- The names of the documents duplicated are read first, then the records written, so a
+-- drop can name a document of this batch that then lost its own claim.
+-- Counts 'claims_lost' in the stats hash: drops found only at the claim (a race with
+-- another worker).
+-- Returns per document: the id it duplicates ('' when kept), and 1 when the id was kept by
+-- another worker meanwhile under the same simhash (the caller answers it as a replay).
+
+local out, names = {}, {}
+for j = 3, #ARGV, 6 do
+  local dup = ARGV[j + 3]
+  names[#names + 1] = dup ~= '' and (redis.call('HGET', KEYS[1], dup) or '') or ''
+end
+local kept, dropped, by_sentences, lost, n = 0, 0, 0, 0, 0
+for j = 3, #ARGV, 6 do
+  n = n + 1
+  local code, id, fp, dist, rule = ARGV[j], ARGV[j + 1], ARGV[j + 2], tonumber(ARGV[j + 4]), ARGV[j + 5]
+  local name, replay = names[n], 0
+  if code == 'K' then
+    redis.call('HSET', KEYS[2], id, fp)
+    kept = kept + 1
+  elseif name == id then
+    replay = 1  -- the same id, kept meanwhile by another worker: not a drop
+  else
+    if code == 'L' then
+      lost = lost + 1
+      if redis.call('HGET', KEYS[1], fp) == id then redis.call('HDEL', KEYS[1], fp) end
+    end
+    redis.call('HSET', KEYS[3], id, cjson.encode({
+      simhash = string.format('%02x%02x%02x%02x%02x%02x%02x%02x', string.byte(fp, 1, 8)),
+      duplicate_of = name, distance = dist, time = ARGV[1], rule = rule }))
+    dropped = dropped + 1
+    if rule == 'sentences' then by_sentences = by_sentences + 1 end
+  end
+  out[#out + 1] = name
+  out[#out + 1] = replay
+end
+if kept > 0 then redis.call('HINCRBY', KEYS[4], 'kept', kept) end
+if dropped > 0 then
+  redis.call('HINCRBY', KEYS[4], 'dropped', dropped)
+  redis.call('HINCRBY', KEYS[4], 'drops:' .. ARGV[2], dropped)
+end
+if by_sentences > 0 then redis.call('HINCRBY', KEYS[4], 'dropped:sentences', by_sentences) end
+if lost > 0 then redis.call('HINCRBY', KEYS[4], 'claims_lost', lost) end
+return out

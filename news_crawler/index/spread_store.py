@@ -1,0 +1,222 @@
+"""The index spread over a Redis Cluster's masters, without a cross-slot transaction.
+
+Each block table, the sentence table and the id hashes live in hash slots of their own,
+chosen to fall in different sixths of the slot range (so an evenly split cluster of three
+masters holds two of them each). A batch is decided in four steps:
+
+1. Read: every bucket the batch's documents fall in, and the records of ids decided before.
+2. Decide: on what was read, exactly as one Lua call on one server would (``MemoryStore``
+   preloaded with it), so a lone writer gets the standalone server's answers.
+3. Claim: the documents to keep register their id, then claim the tables in one fixed
+   order, table 0 to 3, then the sentence table: one atomic Lua call per table for the
+   batch, which finds what other workers kept since step 1 and inserts otherwise. Two
+   near-duplicates share a block in some table (or sentences in the sentence table): in the
+   first they share, the later claim finds the earlier, and loses. A loser's entries in the
+   tables it had claimed are taken out again.
+4. Record: kept documents, drops (named by the id of what they duplicate), counts.
+
+A document can lose to one that itself loses a later claim to a third worker: it is then
+dropped as a copy of a dropped document (only when three near-duplicates are decided at
+the same moment). Retention generations are not supported here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
+
+from news_crawler.fingerprint.simhash64 import blocks, from_hex
+from news_crawler.index.base import Decision, Document, now_iso
+from news_crawler.index.memory import MemoryStore
+from news_crawler.index.redis_store import RedisStore
+from news_crawler.index.spread_read import read_view
+
+_LUA = Path(__file__).with_name("spread")
+_REGISTER = "for i = 1, #ARGV, 2 do redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) end return 0"
+ROLES = ("t0", "t1", "t2", "t3", "s", "ids")
+_SIXTH = {"t0": 0, "t3": 1, "t1": 2, "s": 3, "t2": 4, "ids": 5}  # three masters: two tables each, or a table and ids
+
+
+def role_tag(namespace: str, role: str) -> str:
+    """A hash tag for ``role`` whose slot falls in the sixth of the slot range given by ``_SIXTH``."""
+    for n in range(100_000):
+        tag = f"{namespace}.{role}{n or ''}"
+        if key_slot(tag.encode()) * 6 // REDIS_CLUSTER_HASH_SLOTS == _SIXTH[role]:
+            return tag
+    raise RuntimeError(f"no hash tag found for {namespace} {role}")  # not reached: about 1 in 6 fits
+
+
+class SpreadStore(RedisStore):
+    def __init__(self, client: Any, namespace: str, *args: Any, **kwargs: Any) -> None:
+        if kwargs.get("retention_days"):
+            raise ValueError("DEDUP_RETENTION_DAYS is not supported by the spread index (DEDUP_CLUSTER_INDEX=spread)")
+        super().__init__(client, namespace, *args, **kwargs)
+        self.tags = {role: role_tag(namespace, role) for role in ROLES}
+        self.id_prefix = "{%s}:" % self.tags["ids"]
+        self.stats_key = self.id_prefix + "stats"
+        self._claim_table = client.register_script((_LUA / "claim_table.lua").read_text(encoding="utf-8"))
+        self._claim_sentences = client.register_script((_LUA / "claim_sentences.lua").read_text(encoding="utf-8"))
+        self._remove = client.register_script((_LUA / "remove.lua").read_text(encoding="utf-8"))
+        self._finish = client.register_script((_LUA / "finish.lua").read_text(encoding="utf-8"))
+        self.read_script = client.register_script((_LUA / "read.lua").read_text(encoding="utf-8"))
+
+    # Where keys are -----------------------------------------------------------------------
+
+    def prefix(self, generation: int | None = None) -> str:
+        return self.id_prefix
+
+    def live_prefixes(self) -> list[str]:
+        return [self.id_prefix]
+
+    def table_prefix(self, table: int) -> str:
+        return "{%s}:" % self.tags[f"t{table}"]
+
+    def bucket_key(self, table: int, block: int, prefix: str | None = None) -> str:
+        return f"{self.table_prefix(table)}{table}{block:04x}"
+
+    def sentence_bucket_key(self, key: int, prefix: str | None = None) -> str:
+        return "{%s}:s%04x" % (self.tags["s"], key >> 8)
+
+    # Deciding -----------------------------------------------------------------------------
+
+    def _decide_batch(self, docs: Sequence[Document]) -> list[Decision]:
+        earlier = self._read_decided([d.id for d in docs])
+        first: dict[str, Document] = {}
+        for d in docs:
+            if d.id not in earlier:
+                first.setdefault(d.id, d)
+        fresh = list(first.values())
+        view, names, dead = self._read_view(fresh)
+        local = view.decide_many(fresh)
+        lost = self._claim([d for d, dec in zip(fresh, local) if dec.kept], dead)
+        rows = []
+        for doc, dec in zip(fresh, local):
+            if doc.id in lost:
+                rows.append(("L", doc, *lost[doc.id]))
+            elif dec.kept:
+                rows.append(("K", doc, None, 0, ""))
+            else:  # a placeholder name (read from the tables) or an id of this batch
+                dup = names[dec.duplicate_of] if dec.duplicate_of in names else first[dec.duplicate_of].simhash
+                rows.append(("D", doc, dup, dec.distance, dec.rule))
+        decided = {}
+        for (code, doc, _, dist, rule), (name, replay) in zip(rows, self._record(rows)):
+            if code == "K" or replay:
+                decided[doc.id] = Decision(doc.id, doc.simhash, replayed=bool(replay))
+            else:
+                decided[doc.id] = Decision(doc.id, doc.simhash, name, dist, rule=rule)
+        out = []
+        for doc in docs:
+            if doc.id in earlier:
+                out.append(earlier[doc.id])
+            elif doc is first[doc.id]:
+                out.append(decided[doc.id])
+                first[doc.id] = None  # a later occurrence of the id is a replay of this one
+            else:
+                out.append(self._as_replay(decided[doc.id]))
+        return out
+
+    @staticmethod
+    def _as_replay(d: Decision) -> Decision:
+        return Decision(d.id, d.simhash, d.duplicate_of, d.distance, replayed=True, rule=d.rule)
+
+    def _read_decided(self, ids: list[str]) -> dict[str, Decision]:
+        """The earlier decisions of ``ids`` that have one (two HMGETs)."""
+        ids = list(dict.fromkeys(ids))
+        kept = self.client.hmget(self.id_prefix + "docs", ids)
+        dropped = self.client.hmget(self.id_prefix + "drops", ids)
+        out = {}
+        for doc_id, k, d in zip(ids, kept, dropped):
+            if k is not None:
+                out[doc_id] = Decision(doc_id, int.from_bytes(k, "big"), replayed=True)
+            elif d is not None:
+                rec = json.loads(d)
+                out[doc_id] = Decision(doc_id, from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"],
+                                       replayed=True, rule=rec.get("rule", "simhash"))
+        return out
+
+    def _read_view(self, docs: Sequence[Document]) -> tuple[MemoryStore, dict[str, int], dict[int, list[int]]]:
+        return read_view(self, docs)
+
+    def _claim(self, keep: list[Document], dead: dict[int, list[int]]) -> dict[str, tuple[int, int, str]]:
+        """Claim every table for ``keep`` in order; the documents that lost, with the simhash,
+        distance and rule they lost by."""
+        if not keep:
+            return {}
+        # Register the ids first: a worker that loses a claim to one of these names it by them.
+        self.client.eval(_REGISTER, 1, self.id_prefix + "ids", *[x for d in keep for x in (d.simhash.to_bytes(8, "big"), d.id)])
+        lost: dict[str, tuple[int, int, str]] = {}
+        claimed: dict[str, list[int]] = {}  # tables each document holds an entry in
+        for t in range(4):
+            alive = [d for d in keep if d.id not in lost]
+            if not alive:
+                break
+            answers = self._claim_table(keys=[self.bucket_key(t, 0)], args=[
+                self.table_prefix(t), t, self.max_distance, *[d.simhash.to_bytes(8, "big") for d in alive]])
+            for d, other in zip(alive, answers):
+                if other:
+                    fp = int.from_bytes(other, "big")
+                    lost[d.id] = (fp, bin(fp ^ d.simhash).count("1"), "simhash")
+                else:
+                    claimed.setdefault(d.id, []).append(t)
+        rule = self.sentence_rule
+        alive = [d for d in keep if d.id not in lost and rule and len(d.sentences) >= rule.match]
+        if alive:
+            args: list[Any] = ["{%s}:" % self.tags["s"], rule.match, rule.max_distance, rule.length_slack]
+            for d in alive:
+                skip = {fp for k in d.sentences for fp in dead.get(k, ())}
+                args += [d.simhash.to_bytes(8, "big"), b"".join(k.to_bytes(3, "big") for k in d.sentences), d.length,
+                         b"".join(fp.to_bytes(8, "big") for fp in skip)]
+            for d, other in zip(alive, self._claim_sentences(keys=[self.sentence_bucket_key(0)], args=args)):
+                if other:
+                    fp = int.from_bytes(other, "big")
+                    lost[d.id] = (fp, bin(fp ^ d.simhash).count("1"), "sentences")
+        self._take_back([d for d in keep if d.id in lost], claimed)
+        return lost
+
+    def _take_back(self, losers: list[Document], claimed: dict[str, list[int]]) -> None:
+        """Take the losers' entries out of the tables they had claimed."""
+        for t in range(4):
+            pairs: list[Any] = []
+            for d in losers:
+                if t in claimed.get(d.id, ()):
+                    block = blocks(d.simhash)[t]
+                    raw = d.simhash.to_bytes(8, "big")
+                    pairs += [self.bucket_key(t, block), raw[: 2 * t] + raw[2 * t + 2 :]]
+            if pairs:
+                self._remove(keys=[self.bucket_key(t, 0)], args=[6, *pairs])
+
+    def _record(self, rows: list[tuple[str, Document, int | None, int, str]]) -> list[tuple[str, int]]:
+        if not rows:
+            return []
+        time_ = now_iso()
+        args: list[Any] = [time_, time_[:10]]
+        for code, doc, dup_fp, dist, rule in rows:
+            args += [code, doc.id, doc.simhash.to_bytes(8, "big"),
+                     dup_fp.to_bytes(8, "big") if dup_fp is not None else b"", dist, rule or ""]
+        raw = self._finish(keys=[self.id_prefix + "ids", self.id_prefix + "docs", self.id_prefix + "drops",
+                                 self.stats_key], args=args)
+        return [(raw[i].decode(), int(raw[i + 1])) for i in range(0, len(raw), 2)]
+
+    def forget(self, doc_id: str) -> str:
+        ids, docs, drops = (self.id_prefix + h for h in ("ids", "docs", "drops"))
+        fp = self.client.hget(docs, doc_id)
+        pipe = self.client.pipeline(transaction=True)
+        if fp is None:
+            raw = self.client.hget(drops, doc_id)
+            if raw is None:
+                return ""
+            pipe.hdel(drops, doc_id).hincrby(self.stats_key, "dropped", -1)
+            if json.loads(raw).get("rule") == "sentences":
+                pipe.hincrby(self.stats_key, "dropped:sentences", -1)
+            pipe.execute()
+            return "dropped"
+        for t, block in enumerate(blocks(int.from_bytes(fp, "big"))):
+            key = self.bucket_key(t, block)
+            self._remove(keys=[key], args=[6, key, fp[: 2 * t] + fp[2 * t + 2 :]])
+        pipe.hdel(ids, fp).hdel(docs, doc_id).hincrby(self.stats_key, "kept", -1)
+        pipe.execute()
+        return "kept"
