@@ -6,6 +6,7 @@ Both are valkey-server processes on loopback TCP (the cluster started as the tes
 it: ``tests/redis_cluster.py``). Each first holds ``--stored`` random documents (simhash,
 five sentence keys, a size code), then decides the real articles and their reprints four
 times over under fresh random masks, batches of 256, ``--rounds`` rounds; best and median.
+Both layouts of the index on the cluster (``DEDUP_CLUSTER_INDEX``): one slot, and spread.
 Also: where the keys went (per master), and the index memory per kept document.
 """
 
@@ -28,15 +29,17 @@ from corpus import load_articles, with_reprints  # noqa: E402
 from news_crawler import connection  # noqa: E402
 from news_crawler.config import plain_settings  # noqa: E402
 from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
-from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
+from news_crawler.engine import store_from_settings  # noqa: E402
+from news_crawler.index import Document  # noqa: E402
 from tests.redis_cluster import TestCluster  # noqa: E402
 from tests.redis_server import TestServer  # noqa: E402
 
 
-def measure(name: str, url: str, docs: list[Document], stored: int, rounds: int) -> float:
+def measure(name: str, url: str, docs: list[Document], stored: int, rounds: int, layout: str = "one-slot") -> float:
     connection._clients.clear()
     client = connection.from_settings(plain_settings({"REDIS_URL": url}))
-    store = RedisStore(client, "bench", batch_size=500, sentences=SentenceRule())
+    store = store_from_settings(plain_settings({"DEDUP_NAMESPACE": "bench", "DEDUP_BATCH_SIZE": 500,
+                                                "DEDUP_CLUSTER_INDEX": layout}), client)
     rng = random.Random(1)
     for start in range(0, stored, 10_000):
         store.decide_many([Document(f"https://example.com/s/{i}.html", rng.getrandbits(64),
@@ -82,9 +85,12 @@ def main() -> None:
         cluster = TestCluster(Path(tmp) / "cluster")
         try:
             alone = measure("one server", server.url, docs, args.stored, args.rounds)
-            spread = measure("three-master cluster", cluster.url, docs, args.stored, args.rounds)
-            print(f"cluster / one server: {spread / alone:.2f}x (median rounds)")
-            print(f"index keys per master: {cluster.keys_per_node('{bench}*')}")
+            one_slot = measure("cluster, index in one slot", cluster.url, docs, args.stored, args.rounds)
+            print(f"  index keys per master: {cluster.keys_per_node('{bench}*')}")
+            cluster.flushall()
+            spread = measure("cluster, index spread", cluster.url, docs, args.stored, args.rounds, "spread")
+            print(f"  index keys per master: {cluster.keys_per_node('{bench.*')}")
+            print(f"cluster / one server: one slot {one_slot / alone:.2f}x, spread {spread / alone:.2f}x (median rounds)")
         finally:
             server.stop()
             cluster.stop()
