@@ -5,7 +5,6 @@ concurrent writers keep no two near-duplicates."""
 from __future__ import annotations
 
 import json
-import multiprocessing
 import random
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import pytest
 
 from news_crawler import connection
 from news_crawler.config import plain_settings
-from news_crawler.fingerprint import UnusableText, distance
+from news_crawler.fingerprint import UnusableText
 from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
 from news_crawler.index.spread_store import SpreadStore
 from news_mirror.catalog import build_catalog
@@ -23,7 +22,7 @@ from news_mirror.server import Mirror, serve
 from tests.conftest import DATA
 from tests.crawl_helpers import crawl
 from tests.redis_cluster import TestCluster
-from tests.test_concurrency import sentence_duplicates
+from tests.test_concurrency import assert_no_two_duplicates, race
 
 
 @pytest.fixture(scope="module")
@@ -81,22 +80,6 @@ def test_check_decides_on_the_cluster_as_on_one_server(cluster, cluster_client, 
     assert _check(cluster.url, "news", lines[:50]) == [{**r, "replay": True} for r in on_cluster[:50]]
 
 
-def _writer(url, docs, start, seed, layout="one-slot"):
-    from news_crawler import connection
-    from news_crawler.config import plain_settings
-    from news_crawler.engine import store_from_settings
-
-    settings = plain_settings({"REDIS_URL": url, "DEDUP_NAMESPACE": "race", "DEDUP_CLUSTER_INDEX": layout})
-    store = store_from_settings(settings, connection.from_settings(settings))
-    rng = random.Random(seed)
-    start.wait(30)
-    i = 0
-    while i < len(docs):
-        n = rng.randint(1, 8)
-        store.decide_many(docs[i : i + n])
-        i += n
-
-
 @pytest.mark.parametrize("layout", ["one-slot", "spread"])
 def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, cluster_client, sina_articles,
                                                                       fingerprinter, layout):
@@ -111,23 +94,13 @@ def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, 
             docs[a["id"] + suffix] = Document(a["id"] + suffix, f.value, f.sentences, f.length)
     ids = sorted(docs)
     streams = [[docs[i] for i in random.Random(w).sample(ids, k=int(len(ids) * 0.7))] for w in range(4)]
-    ctx = multiprocessing.get_context("spawn")
-    start = ctx.Event()
-    procs = [ctx.Process(target=_writer, args=(cluster.url, s, start, w, layout)) for w, s in enumerate(streams)]
-    for p in procs:
-        p.start()
-    start.set()
-    for p in procs:
-        p.join(120)
-        assert p.exitcode == 0
+    race(cluster.url, streams, layout)
 
     rule = SentenceRule()
     store = (SpreadStore if layout == "spread" else RedisStore)(cluster_client, "race", sentences=rule)
     kept = {k.decode() for k in cluster_client.hkeys(store.docs_key)}
     kept_docs = [docs[i] for i in sorted(kept)]
-    for n, a in enumerate(kept_docs):
-        for b in kept_docs[n + 1 :]:
-            assert distance(a.simhash, b.simhash) > 3 and not sentence_duplicates(a, b, rule), (a.id, b.id)
+    assert_no_two_duplicates(kept_docs, rule)
     drops = store.drops(limit=10**6)
     assert drops and len(kept) + len(drops) == len({d.id for s in streams for d in s})
     # One-slot: every drop names a kept article. Spread: a drop may name an article that

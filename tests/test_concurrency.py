@@ -10,10 +10,13 @@ from news_crawler.index import Document, RedisStore, SentenceRule
 WORKERS = 4
 
 
-def _worker(url, items, start, seed):
-    import redis
+def _worker(url, items, start, seed, layout):
+    from news_crawler import connection
+    from news_crawler.config import plain_settings
+    from news_crawler.engine import store_from_settings
 
-    store = RedisStore(redis.Redis.from_url(url), "race", batch_size=64, sentences=SentenceRule())
+    settings = plain_settings({"REDIS_URL": url, "DEDUP_NAMESPACE": "race", "DEDUP_CLUSTER_INDEX": layout})
+    store = store_from_settings(settings, connection.from_settings(settings))
     rng = random.Random(seed)
     start.wait(30)
     i = 0
@@ -21,6 +24,25 @@ def _worker(url, items, start, seed):
         n = rng.randint(1, 8)
         store.decide_many(items[i : i + n])
         i += n
+
+
+def race(url: str, streams: list[list[Document]], layout: str = "one-slot") -> None:
+    """Each stream decided by a process of its own, all let go at once (namespace "race")."""
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Event()
+    procs = [ctx.Process(target=_worker, args=(url, s, start, w, layout)) for w, s in enumerate(streams)]
+    for p in procs:
+        p.start()
+    start.set()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+
+
+def assert_no_two_duplicates(kept_docs: list[Document], rule: SentenceRule) -> None:
+    for i, a in enumerate(kept_docs):
+        for b in kept_docs[i + 1 :]:
+            assert distance(a.simhash, b.simhash) > 3 and not sentence_duplicates(a, b, rule), (a.id, b.id)
 
 
 def sentence_duplicates(a: Document, b: Document, rule: SentenceRule) -> bool:
@@ -55,24 +77,13 @@ def test_concurrent_workers_never_keep_two_near_duplicates(redis_client, redis_s
         # The same story also arrives under a worker-specific id, as a copy on another site.
         streams.append([fps[i]._replace(id=f"w{w}:{i}") if rng.random() < 0.3 else fps[i] for i in chosen])
 
-    ctx = multiprocessing.get_context("spawn")
-    start = ctx.Event()
-    procs = [ctx.Process(target=_worker, args=(redis_server.url, s, start, w)) for w, s in enumerate(streams)]
-    for p in procs:
-        p.start()
-    start.set()
-    for p in procs:
-        p.join(120)
-        assert p.exitcode == 0
+    race(redis_server.url, streams)
 
     rule = SentenceRule()
     store = RedisStore(redis_client, "race", sentences=rule)
     by_id = {doc.id: doc for s in streams for doc in s}
     kept = {k.decode(): int.from_bytes(v, "big") for k, v in redis_client.hgetall(store.docs_key).items()}
-    kept_docs = [by_id[i] for i in sorted(kept)]
-    for i, a in enumerate(kept_docs):
-        for b in kept_docs[i + 1 :]:
-            assert distance(a.simhash, b.simhash) > 3 and not sentence_duplicates(a, b, rule), (a.id, b.id)
+    assert_no_two_duplicates([by_id[i] for i in sorted(kept)], rule)
     drops = store.drops(limit=10**6)
     assert drops and len(kept) + len(drops) == len(by_id)
     for d in drops:

@@ -38,29 +38,12 @@
 -- simhash stored at the first decision: 8 bytes (kept) or 16 hex digits (dropped), '' otherwise;
 -- and the rule that dropped it ('simhash' or 'sentences'), '' when kept.
 
-local bxor = bit.bxor
-local byte = string.byte
-local sub = string.sub
-
--- Bits set in each byte value, POP[v] for v = 0..255 (a literal: built once per call, cheaply).
-local POP = { [0] =
-  0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5,
-  1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6,
-  1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6,
-  2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7,
-  1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6,
-  2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7,
-  2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7,
-  3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7, 4, 5, 5, 6, 5, 6, 6, 7, 5, 6, 6, 7, 6, 7, 7, 8,
-}
+-- (common.lua, prepended, gives POP, distance, sentence_entries and sentence_mset.)
 
 local max_distance = tonumber(ARGV[1])
 local now, day, prefix = ARGV[2], ARGV[3], ARGV[4]
 local s_match, s_distance, s_slack = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local format = string.format
-local find = string.find
 local ids_key, docs_key, drops_key, stats_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local ENTRY = 10  -- bytes of a sentence entry
 
 -- Live generations, newest first: prefixes, and their ids / docs / drops hashes.
 local n_old = tonumber(ARGV[8])
@@ -72,13 +55,6 @@ local function hash_key(g, name)
     if name == 'ids' then return ids_key elseif name == 'docs' then return docs_key else return drops_key end
   end
   return gens[g] .. name
-end
-
-local function distance(a, b)
-  local x, y = { byte(a, 1, 8) }, { byte(b, 1, 8) }
-  local d = 0
-  for i = 1, 8 do d = d + POP[bxor(x[i], y[i])] end
-  return d
 end
 
 -- The sentence rule: the kept simhash sharing the most keys (then the nearest, then the first
@@ -98,23 +74,11 @@ local function sentence_match(fp, sig, len)
       local at = (g - 1) * n + i
       local bucket = buckets[at] or ''
       buckets[at] = bucket
-      local needle, seen, pos = sub(sig, 3 * i, 3 * i), {}, 1
-      while true do
-        local p = find(bucket, needle, pos, true)
-        if not p then break end
-        if (p - 1) % ENTRY == 0 then
-          local other, len2 = sub(bucket, p + 1, p + 8), byte(bucket, p + 9)
-          if len2 - len <= s_slack and len - len2 <= s_slack and not seen[other] then
-            seen[other] = true
-            local c = shared[other]
-            if not c then order[#order + 1] = other; home[other] = g; c = 0 end
-            shared[other] = c + 1
-          end
-          pos = p + ENTRY
-        else
-          pos = p + 1
-        end
-      end
+      sentence_entries(bucket, sub(sig, 3 * i, 3 * i), len, s_slack, function(other)
+        local c = shared[other]
+        if not c then order[#order + 1] = other; home[other] = g; c = 0 end
+        shared[other] = c + 1
+      end)
     end
   end
   local best, best_n, best_d, best_id = nil, 0, 0, nil
@@ -206,7 +170,7 @@ for j = 0, n_docs - 1 do
     end
     if status == 1 then
       redis.call('HSET', drops_key, id, cjson.encode({
-        simhash = string.format('%02x%02x%02x%02x%02x%02x%02x%02x', byte(fp, 1, 8)), duplicate_of = dup,
+        simhash = format('%02x%02x%02x%02x%02x%02x%02x%02x', byte(fp, 1, 8)), duplicate_of = dup,
         distance = dist, time = now, rule = rule }))
       n_dropped = n_dropped + 1
     else
@@ -217,19 +181,7 @@ for j = 0, n_docs - 1 do
         keys[2], buckets[2] .. sub(fp, 1, 2) .. sub(fp, 5),
         keys[3], buckets[3] .. sub(fp, 1, 4) .. sub(fp, 7),
         keys[4], buckets[4] .. sub(fp, 1, 6) }
-      if s_keys then
-        -- Two keys of one document may share a bucket: the second appends to the first's result.
-        local value, order = {}, {}
-        for i = 1, #sig / 3 do
-          local k = s_keys[i]
-          if not value[k] then order[#order + 1] = k end
-          value[k] = (value[k] or s_buckets[i]) .. sub(sig, 3 * i, 3 * i) .. fp .. string.char(len)
-        end
-        for _, k in ipairs(order) do
-          mset[#mset + 1] = k
-          mset[#mset + 1] = value[k]
-        end
-      end
+      if s_keys then sentence_mset(mset, s_keys, s_buckets, sig, fp, len) end
       redis.call('MSET', unpack(mset))
       redis.call('HSET', ids_key, fp, id)
       redis.call('HSET', docs_key, id, fp)

@@ -15,8 +15,9 @@ from news_crawler.fingerprint.simhash64 import blocks, distance, from_hex
 from news_crawler.index.base import (SIMHASH, Decision, Document, DropRecord, FingerprintStore, Item, Match,
                                      SentenceRule, as_documents, now_iso)
 from news_crawler.index.generations import Generations
+from news_crawler.index.scripts import lua
 
-_DECIDE_LUA = (Path(__file__).with_name("decide.lua")).read_text(encoding="utf-8")
+_DECIDE_LUA = lua("decide.lua")
 _FORGET_LUA = (Path(__file__).with_name("forget.lua")).read_text(encoding="utf-8")
 _KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
 

@@ -33,6 +33,7 @@ from news_crawler.fingerprint.simhash64 import blocks, from_hex
 from news_crawler.index.base import Decision, Document, now_iso
 from news_crawler.index.memory import MemoryStore
 from news_crawler.index.redis_store import RedisStore
+from news_crawler.index.scripts import lua
 from news_crawler.index.spread_read import read_view
 
 _LUA = Path(__file__).with_name("spread")
@@ -58,8 +59,8 @@ class SpreadStore(RedisStore):
         self.tags = {role: role_tag(namespace, role) for role in ROLES}
         self.id_prefix = "{%s}:" % self.tags["ids"]
         self.stats_key = self.id_prefix + "stats"
-        self._claim_table = client.register_script((_LUA / "claim_table.lua").read_text(encoding="utf-8"))
-        self._claim_sentences = client.register_script((_LUA / "claim_sentences.lua").read_text(encoding="utf-8"))
+        self._claim_table = client.register_script(lua("spread/claim_table.lua"))
+        self._claim_sentences = client.register_script(lua("spread/claim_sentences.lua"))
         self._remove = client.register_script((_LUA / "remove.lua").read_text(encoding="utf-8"))
         self._finish = client.register_script((_LUA / "finish.lua").read_text(encoding="utf-8"))
         self.read_script = client.register_script((_LUA / "read.lua").read_text(encoding="utf-8"))

@@ -9,23 +9,9 @@
 -- ARGV[5..] per document: 8-byte simhash, sentence keys (3 bytes each), length code,
 --          simhashes (8 bytes each) to ignore (documents no longer kept)
 -- Returns per document the 8-byte simhash it lost to, or ''.
+-- (common.lua is prepended.)
 
-local byte, sub, format, find = string.byte, string.sub, string.format, string.find
-local bxor = bit.bxor
 local prefix, s_match, s_distance, s_slack = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local ENTRY = 10
-local POP = {}
-for v = 0, 255 do
-  local n, x = 0, v
-  while x > 0 do n = n + x % 2; x = math.floor(x / 2) end
-  POP[v] = n
-end
-local function distance(a, b)
-  local x, y = { byte(a, 1, 8) }, { byte(b, 1, 8) }
-  local d = 0
-  for i = 1, 8 do d = d + POP[bxor(x[i], y[i])] end
-  return d
-end
 
 local out = {}
 for j = 5, #ARGV, 4 do
@@ -40,33 +26,13 @@ for j = 5, #ARGV, 4 do
   for i = 1, n do
     local bucket = buckets[i] or ''
     buckets[i] = bucket
-    local needle, seen, pos = sub(sig, 3 * i, 3 * i), {}, 1
-    while true do
-      local p = find(bucket, needle, pos, true)
-      if not p then break end
-      if (p - 1) % ENTRY == 0 then
-        local other, len2 = sub(bucket, p + 1, p + 8), byte(bucket, p + 9)
-        if len2 - len <= s_slack and len - len2 <= s_slack and not seen[other] and not ignore[other] then
-          seen[other] = true
-          shared[other] = (shared[other] or 0) + 1
-          if shared[other] >= s_match and lost == '' and distance(fp, other) <= s_distance then lost = other end
-        end
-        pos = p + ENTRY
-      else
-        pos = p + 1
-      end
-    end
+    sentence_entries(bucket, sub(sig, 3 * i, 3 * i), len, s_slack, function(other)
+      if ignore[other] then return end
+      shared[other] = (shared[other] or 0) + 1
+      if shared[other] >= s_match and lost == '' and distance(fp, other) <= s_distance then lost = other end
+    end)
   end
-  if lost == '' and n > 0 then
-    local value, order, mset = {}, {}, {}
-    for i = 1, n do
-      local k = keys[i]
-      if not value[k] then order[#order + 1] = k end
-      value[k] = (value[k] or buckets[i]) .. sub(sig, 3 * i, 3 * i) .. fp .. string.char(len)
-    end
-    for _, k in ipairs(order) do mset[#mset + 1] = k; mset[#mset + 1] = value[k] end
-    redis.call('MSET', unpack(mset))
-  end
+  if lost == '' and n > 0 then redis.call('MSET', unpack(sentence_mset({}, keys, buckets, sig, fp, len))) end
   out[#out + 1] = lost
 end
 return out

@@ -10,15 +10,9 @@
 -- ARGV[4..] 8-byte simhashes
 -- Returns per document the 8-byte simhash it lost to, or '' (inserted).
 
-local byte, sub, format = string.byte, string.sub, string.format
-local bxor = bit.bxor
+-- (common.lua is prepended.)
+
 local prefix, t, k = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local POP = {}
-for v = 0, 255 do
-  local n, x = 0, v
-  while x > 0 do n = n + x % 2; x = math.floor(x / 2) end
-  POP[v] = n
-end
 local out = {}
 for j = 4, #ARGV do
   local fp = ARGV[j]
