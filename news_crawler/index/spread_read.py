@@ -1,5 +1,6 @@
-"""Spread index, phase R: what the buckets of a batch hold, as a ``MemoryStore`` that then
-decides the batch exactly as one Lua call on one server would (``spread_store.py``)."""
+"""Spread index (``spread_store.py``): where its tables live, and phase R: what the buckets
+of a batch hold, as a ``MemoryStore`` that then decides the batch exactly as one Lua call
+on one server would."""
 
 from __future__ import annotations
 
@@ -7,9 +8,23 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
+
 from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Document
 from news_crawler.index.memory import MemoryStore
+
+ROLES = ("t0", "t1", "t2", "t3", "s", "ids")
+_SIXTH = {"t0": 0, "t3": 1, "t1": 2, "s": 3, "t2": 4, "ids": 5}  # three masters: two tables each, or a table and ids
+
+
+def role_tag(namespace: str, role: str) -> str:
+    """A hash tag for ``role`` whose slot falls in the sixth of the slot range given by ``_SIXTH``."""
+    for n in range(100_000):
+        tag = f"{namespace}.{role}{n or ''}"
+        if key_slot(tag.encode()) * 6 // REDIS_CLUSTER_HASH_SLOTS == _SIXTH[role]:
+            return tag
+    raise RuntimeError(f"no hash tag found for {namespace} {role}")  # not reached: about 1 in 6 fits
 
 
 def read_view(store: Any, docs: Sequence[Document]) -> tuple[MemoryStore, dict[str, int], dict[int, list[int]]]:

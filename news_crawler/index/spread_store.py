@@ -7,50 +7,38 @@ masters holds two of them each). A batch is decided in four steps:
 1. Read: every bucket the batch's documents fall in, and the records of ids decided before.
 2. Decide: on what was read, exactly as one Lua call on one server would (``MemoryStore``
    preloaded with it), so a lone writer gets the standalone server's answers.
-3. Claim: the documents to keep register their id, then claim the tables in one fixed
-   order, table 0 to 3, then the sentence table: one atomic Lua call per table for the
-   batch, which finds what other workers kept since step 1 and inserts otherwise. Two
-   near-duplicates share a block in some table (or sentences in the sentence table): in the
-   first they share, the later claim finds the earlier, and loses. A loser's entries in the
-   tables it had claimed are taken out again.
+3. Claim: the documents to keep register their id (one already registered under the same
+   simhash is another worker's to decide: its record is waited for), then claim the tables
+   in one order, 0 to 3 and the sentence table, one atomic call a table, which finds what
+   other workers kept since step 1 or inserts. Near-duplicates share some table; in the
+   first they share the later claim finds the earlier and loses, and its entries go again.
 4. Record: kept documents, drops (named by the id of what they duplicate), counts.
 
-A document can lose to one that itself loses a later claim to a third worker: it is then
-dropped as a copy of a dropped document (only when three near-duplicates are decided at
-the same moment). Retention generations are not supported here.
+Three near-duplicates decided at one moment can leave one dropped as a copy of one that
+lost its own claim. Retention generations are not supported here.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
 from news_crawler.fingerprint.simhash64 import blocks, from_hex
 from news_crawler.index.base import Decision, Document, now_iso
 from news_crawler.index.memory import MemoryStore
 from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.scripts import lua
-from news_crawler.index.spread_read import read_view
+from news_crawler.index.spread_read import ROLES, read_view, role_tag
 
 _LUA = Path(__file__).with_name("spread")
-_REGISTER = "for i = 1, #ARGV, 2 do redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) end return 0"
-ROLES = ("t0", "t1", "t2", "t3", "s", "ids")
-_SIXTH = {"t0": 0, "t3": 1, "t1": 2, "s": 3, "t2": 4, "ids": 5}  # three masters: two tables each, or a table and ids
-
-
-def role_tag(namespace: str, role: str) -> str:
-    """A hash tag for ``role`` whose slot falls in the sixth of the slot range given by ``_SIXTH``."""
-    for n in range(100_000):
-        tag = f"{namespace}.{role}{n or ''}"
-        if key_slot(tag.encode()) * 6 // REDIS_CLUSTER_HASH_SLOTS == _SIXTH[role]:
-            return tag
-    raise RuntimeError(f"no hash tag found for {namespace} {role}")  # not reached: about 1 in 6 fits
-
-
+# Register ids before claiming; per document the id already registered under its simhash, or ''.
+_REGISTER = ("local out = {} for i = 1, #ARGV, 2 do local had = redis.call('HGET', KEYS[1], ARGV[i]) "
+             "if not had then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end out[#out + 1] = had or '' end "
+             "return out")
+WAIT_SECONDS = 10.0  # for another worker deciding the same id (see _settled)
 class SpreadStore(RedisStore):
     def __init__(self, client: Any, namespace: str, *args: Any, **kwargs: Any) -> None:
         if kwargs.get("retention_days"):
@@ -93,10 +81,12 @@ class SpreadStore(RedisStore):
         fresh = list(first.values())
         view, names, dead = self._read_view(fresh)
         local = view.decide_many(fresh)
-        lost = self._claim([d for d, dec in zip(fresh, local) if dec.kept], dead)
+        lost, elsewhere = self._claim([d for d, dec in zip(fresh, local) if dec.kept], dead)
         rows = []
         for doc, dec in zip(fresh, local):
-            if doc.id in lost:
+            if doc.id in elsewhere:  # another worker is deciding this id: it records the decision
+                rows.append(("W", doc, None, 0, ""))
+            elif doc.id in lost:
                 rows.append(("L", doc, *lost[doc.id]))
             elif dec.kept:
                 rows.append(("K", doc, None, 0, ""))
@@ -104,11 +94,15 @@ class SpreadStore(RedisStore):
                 dup = names[dec.duplicate_of] if dec.duplicate_of in names else first[dec.duplicate_of].simhash
                 rows.append(("D", doc, dup, dec.distance, dec.rule))
         decided = {}
+        waiting = []
         for (code, doc, _, dist, rule), (name, replay) in zip(rows, self._record(rows)):
-            if code == "K" or replay:
-                decided[doc.id] = Decision(doc.id, doc.simhash, replayed=bool(replay))
+            if replay:
+                waiting.append(doc.id)
+            elif code == "K":
+                decided[doc.id] = Decision(doc.id, doc.simhash)
             else:
                 decided[doc.id] = Decision(doc.id, doc.simhash, name, dist, rule=rule)
+        decided.update(self._settled(waiting))
         out = []
         for doc in docs:
             if doc.id in earlier:
@@ -118,6 +112,21 @@ class SpreadStore(RedisStore):
                 first[doc.id] = None  # a later occurrence of the id is a replay of this one
             else:
                 out.append(self._as_replay(decided[doc.id]))
+        return out
+
+    def _settled(self, ids: list[str]) -> dict[str, Decision]:
+        """The decisions another worker records for ``ids`` (the same ids, decided at the same
+        moment with the same simhash): waited for, as replays."""
+        out: dict[str, Decision] = {}
+        deadline = time.monotonic() + WAIT_SECONDS
+        while ids:
+            found = self._read_decided(ids)
+            out.update(found)
+            ids = [i for i in ids if i not in found]
+            if ids and time.monotonic() > deadline:
+                raise RuntimeError(f"no decision recorded for {ids[:3]} by the worker deciding them; decide again")
+            if ids:
+                time.sleep(0.01)  # the other worker is between its claims and its record: milliseconds
         return out
 
     @staticmethod
@@ -142,13 +151,18 @@ class SpreadStore(RedisStore):
     def _read_view(self, docs: Sequence[Document]) -> tuple[MemoryStore, dict[str, int], dict[int, list[int]]]:
         return read_view(self, docs)
 
-    def _claim(self, keep: list[Document], dead: dict[int, list[int]]) -> dict[str, tuple[int, int, str]]:
+    def _claim(self, keep: list[Document], dead: dict[int, list[int]]
+               ) -> tuple[dict[str, tuple[int, int, str]], set[str]]:
         """Claim every table for ``keep`` in order; the documents that lost, with the simhash,
         distance and rule they lost by."""
         if not keep:
-            return {}
+            return {}, set()
         # Register the ids first: a worker that loses a claim to one of these names it by them.
-        self.client.eval(_REGISTER, 1, self.id_prefix + "ids", *[x for d in keep for x in (d.simhash.to_bytes(8, "big"), d.id)])
+        # An id registered already under the same simhash is being decided by another worker.
+        had = self.client.eval(_REGISTER, 1, self.id_prefix + "ids",
+                               *[x for d in keep for x in (d.simhash.to_bytes(8, "big"), d.id)])
+        elsewhere = {d.id for d, h in zip(keep, had) if h and h.decode() == d.id}
+        keep = [d for d in keep if d.id not in elsewhere]
         lost: dict[str, tuple[int, int, str]] = {}
         claimed: dict[str, list[int]] = {}  # tables each document holds an entry in
         for t in range(4):
@@ -176,7 +190,7 @@ class SpreadStore(RedisStore):
                     fp = int.from_bytes(other, "big")
                     lost[d.id] = (fp, bin(fp ^ d.simhash).count("1"), "sentences")
         self._take_back([d for d in keep if d.id in lost], claimed)
-        return lost
+        return lost, elsewhere
 
     def _take_back(self, losers: list[Document], claimed: dict[str, list[int]]) -> None:
         """Take the losers' entries out of the tables they had claimed."""

@@ -2,7 +2,8 @@
 --
 -- KEYS[1] ids hash, KEYS[2] docs hash, KEYS[3] drops hash, KEYS[4] stats hash (as decide.lua)
 -- ARGV[1] time, ARGV[2] its day; ARGV[3..] per document six values: 'K' kept, 'D' dropped
--- when decided, 'L' lost a claim to another worker; doc id; 8-byte simhash; the simhash it
+-- when decided, 'L' lost a claim to another worker, 'W' the same id being decided by another
+-- worker (nothing written: that worker records it); doc id; 8-byte simhash; the simhash it
 -- duplicates ('' when kept); distance; rule.
 -- The names of the documents duplicated are read first, then the records written, so a
 -- drop can name a document of this batch that then lost its own claim.
@@ -21,7 +22,9 @@ for j = 3, #ARGV, 6 do
   n = n + 1
   local code, id, fp, dist, rule = ARGV[j], ARGV[j + 1], ARGV[j + 2], tonumber(ARGV[j + 4]), ARGV[j + 5]
   local name, replay = names[n], 0
-  if code == 'K' then
+  if code == 'W' then
+    replay = 1
+  elseif code == 'K' then
     redis.call('HSET', KEYS[2], id, fp)
     kept = kept + 1
   elseif name == id then
