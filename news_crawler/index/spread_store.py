@@ -158,12 +158,15 @@ class SpreadStore(RedisStore):
         if not keep:
             return {}, set()
         # Register the ids first: a worker that loses a claim to one of these names it by them.
-        # An id registered already under the same simhash is being decided by another worker.
+        # A simhash registered already is another document's: under the same id, another
+        # worker is deciding it (its record is waited for); under another id, this one is its
+        # copy at distance 0 and claims nothing.
         had = self.client.eval(_REGISTER, 1, self.id_prefix + "ids",
                                *[x for d in keep for x in (d.simhash.to_bytes(8, "big"), d.id)])
         elsewhere = {d.id for d, h in zip(keep, had) if h and h.decode() == d.id}
-        keep = [d for d in keep if d.id not in elsewhere]
-        lost: dict[str, tuple[int, int, str]] = {}
+        copies = {d.id: (d.simhash, 0, "simhash") for d, h in zip(keep, had) if h and h.decode() != d.id}
+        keep = [d for d in keep if d.id not in elsewhere and d.id not in copies]
+        lost: dict[str, tuple[int, int, str]] = dict(copies)
         claimed: dict[str, list[int]] = {}  # tables each document holds an entry in
         for t in range(4):
             alive = [d for d in keep if d.id not in lost]
