@@ -103,13 +103,13 @@ class SpreadStore(RedisStore):
             else:
                 decided[doc.id] = Decision(doc.id, doc.simhash, name, dist, rule=rule)
         decided.update(self._settled(waiting))
-        out = []
+        out, answered = [], set()
         for doc in docs:
             if doc.id in earlier:
                 out.append(earlier[doc.id])
-            elif doc is first[doc.id]:
+            elif doc.id not in answered:
                 out.append(decided[doc.id])
-                first[doc.id] = None  # a later occurrence of the id is a replay of this one
+                answered.add(doc.id)  # a later occurrence of the id is a replay of this one
             else:
                 out.append(self._as_replay(decided[doc.id]))
         return out
