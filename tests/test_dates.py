@@ -1,6 +1,6 @@
 import pytest
 
-from news_crawler.extraction.dates import parse_datetime
+from news_crawler.extraction.dates import parse_datetime, year_month
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -14,6 +14,11 @@ from news_crawler.extraction.dates import parse_datetime
     ("2022-02-06T12:48:06+00:00", "2022-02-06T12:48:06+00:00"),
     ("2022-02-06T12:48:06Z", "2022-02-06T12:48:06+00:00"),
     ("2022-02-06T12:48:06", "2022-02-06T12:48:06+08:00"),
+    ("发布日期：9/17/2004 5:54:13 AM", "2004-09-17T05:54:13+08:00"),
+    ("7/5/2005 9:23:57 PM", "2005-07-05T21:23:57+08:00"),
+    ("12/1/2005 12:05 am", "2005-12-01T00:05:00+08:00"),
+    ("17/9/2004 5:54 AM", ""),
+    ("9/17/2004", ""),
     ("2月30日", ""),
     ("2022-02-30 10:00", ""),
     ("no date here", ""),
@@ -21,3 +26,13 @@ from news_crawler.extraction.dates import parse_datetime
 ])
 def test_chinese_and_iso_dates(text, expected):
     assert parse_datetime(text) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("——《北京之春》1998年3月号", "1998-03"),
+    ("课题组\n2003年5月\n为了", "2003-05"),
+    ("2003年5月12日", ""),
+    ("3月", ""),
+])
+def test_year_and_month(text, expected):
+    assert year_month(text) == expected

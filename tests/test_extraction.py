@@ -100,3 +100,76 @@ def test_editor_and_source_are_fields_of_their_own(sina_articles):
     article = extract_article(page)
     assert (article.editor, article.source, article.author) == ("李明", "人民日报客户端", "王小明")
     assert "责任编辑" not in article.body and "来源" not in article.body
+
+
+@needs_pages
+def test_goals_on_every_labelled_page():
+    labels = json.loads((CWCED / "labels.json").read_text())
+    pages = [(x, extract_article(decode_html((CWCED / x["html"]).read_bytes())[0])) for x in labels]
+    f1 = [char_f1(a.body, x["content"]) for x, a in pages]
+    timed = [(x, a) for x, a in pages if any(c.isdigit() for c in x["date"] or "")]
+    authored = [(x, a) for x, a in pages if x["author"] not in ("UNKNOWN", "", None)]
+    assert len(pages) == 69
+    assert sum(f1) / len(f1) >= 0.93
+    assert sum(time_right(a.published_at, x["date"]) for x, a in timed) / len(timed) >= 0.90
+    assert sum(author_right(a.author, x["author"]) for x, a in authored) / len(authored) >= 0.80
+
+
+def page_of_posts(posts: list[tuple[str, str, str]]) -> str:
+    """A blog's front page: each post a table of the same shape with its title, date and text."""
+    tables = "".join(
+        f"<a name='p{i}'></a><table class='post' width='100%'><tr><td class='post-title'>{title}</td>"
+        f"<td class='post-title'>{date}</td></tr><tr id='p{i}'><td class='post-body'>{'<br>'.join(text.split('。'))}"
+        f"</td></tr></table>" for i, (title, date, text) in enumerate(posts))
+    return (f"<html><head><title>某某的博客</title></head><body><div class='side'><a href='/'>首页</a></div>"
+            f"<div class='main'>{tables}</div></body></html>")
+
+
+def test_a_page_of_posts_gives_its_first_post(sina_articles):
+    short, longest, other = (a["body"] for a in (sina_articles[10], sina_articles[11], sina_articles[12]))
+    longest = longest * 3  # readability alone picks the longest post
+    page = page_of_posts([("第一篇", "2019-03-03 10:00:00", short), ("第二篇", "2019-03-02 09:00:00", longest),
+                          ("第三篇", "2019-03-01 08:00:00", other)])
+    body = extract_article(page).body
+    assert char_f1(body, short) >= 0.95
+    assert longest.split("。")[0] not in body and other.split("。")[0] not in body
+
+
+def test_paragraphs_of_one_story_are_not_posts(sina_articles):
+    text = sina_articles[13]["body"]
+    paragraphs = "".join(f"<p>2019-03-0{i % 9 + 1} {s}。</p>" for i, s in enumerate(text.split("。")) if s.strip())
+    page = f"<html><head><title>标题_某网</title></head><body><h1>标题</h1><div class='text'>{paragraphs}</div></body></html>"
+    assert char_f1(extract_article(page).body, paragraphs) >= 0.95
+
+
+@pytest.fixture(scope="module")
+def plain_stories(sina_articles):
+    """Real stories that name no one and give no date of their own, to put bylines above."""
+    plain = [a["body"] for a in sina_articles
+             if not extract_article(old_cms_page("", a["body"])).author and not re.search(r"(19|20)\d\d", a["body"])]
+    assert len(plain) >= 20
+    return plain
+
+
+@pytest.mark.parametrize("byline,author", [
+    ("由张建国张贴 @ 2019-03-01 10:00:00", "张建国"),
+    ("zhangjg 发表于 2019-03-01 10:00", "zhangjg"),
+    ("本帖由张建国于2019年3月1日10:00发表", "张建国"),
+    ("〓 发布时间 2019/03/01 10:00:00 by zhangjg 〓", "zhangjg"),
+    ("本报记者张建国发自北京", "张建国"),
+    ("执笔人：张建国 李明", "张建国 李明"),
+    ("作者:zhangjg 阅读(1660) 评论(5)", "zhangjg"),
+    ("作者：<br>size=\"20\"<br>文/张建国", "张建国"),
+])
+def test_posters_reporters_and_handles_are_authors(byline, author, plain_stories):
+    page = old_cms_page(byline, plain_stories[0])
+    assert extract_article(page).author == author
+
+
+def test_a_notice_gives_its_issuing_office_and_a_date_above_the_headline(plain_stories):
+    text = plain_stories[1]
+    table = "<table><tr><td>发文机关：</td><td>某某县人民政府</td></tr></table>"
+    page = (f"<html><head><title>关于秋粮收购的通告</title></head><body>{table}<div>2019年03月01日</div>"
+            f"<h1>关于秋粮收购的通告</h1><div>{'<br>'.join(text.split('。'))}</div></body></html>")
+    article = extract_article(page)
+    assert (article.author, article.published_at) == ("某某县人民政府", "2019-03-01")

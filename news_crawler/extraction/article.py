@@ -18,6 +18,7 @@ from readability import Document
 
 from news_crawler.extraction.chrome import strip_chrome
 from news_crawler.extraction.metadata import find_author, find_editor, find_published_at, find_source, find_title
+from news_crawler.extraction.posts import first_post, fragment
 
 _BLOCK = ("p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "section", "article", "blockquote", "pre")
 _DROP = ("script", "style", "noscript", "template", "iframe", "svg")
@@ -89,11 +90,15 @@ def extract_article(html: str, url: str = "") -> Article:
     page = root.find("body")
     text = block_text(page if page is not None else root)
     body = extract_body(html)
+    post = first_post(root, body)
+    if post is not None:
+        body = extract_body(fragment(post)) or body
+    clean = strip_chrome(body, title)
     return Article(
         title=title,
-        author=find_author(root, text, title, body),
+        author=find_author(root, text, title, clean),
         published_at=find_published_at(root, text, title),
-        body=strip_chrome(body, title),
-        editor=find_editor(text, title, body),
-        source=find_source(text, title, body),
+        body=clean,
+        editor=find_editor(text, title, clean),
+        source=find_source(text, title, clean),
     )

@@ -15,13 +15,16 @@ _NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上�
 _TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返回|顶部|大|中|小|字号)\s*[】\]]?\s*)+$")
 _COMMENTS = re.compile(r"^(?:网友评论|发表评论|我要评论|相关评论|评论区|已有\d+条评论|网友留言)\s*[:：]?\s*$")
 _TRAILING_EDITOR = re.compile(r"\s*[（(\[【]\s*(?:责任编辑|责编|编辑)\s*[:：][^）)\]】\n]{1,30}[）)\]】]\s*$")
+# "2005-04-05 06:40更新 来源：新闻晨报", "2019-03-01 10:00:00": a byline that starts with its date.
+_DATED_BYLINE = re.compile(r"^[\d\s:./年月日-]{8,}(?:更新|发布|发表)?\s*(?:$|(?:来源|作者|编辑|责任编辑|点击|浏览|阅读)\s*[:：])")
 CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
 
 
 def is_chrome(line: str, title: str = "") -> bool:
     if len(line) > CHROME_MAX_CHARS:
         return False
-    return bool((title and line == title) or _BYLINE.match(line) or _NAV.match(line) or _TOOLS.match(line))
+    return bool((title and line == title) or _BYLINE.match(line) or _DATED_BYLINE.match(line) or _NAV.match(line)
+                or _TOOLS.match(line))
 
 
 def strip_chrome(body: str, title: str = "") -> str:

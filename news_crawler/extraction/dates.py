@@ -14,6 +14,14 @@ DATETIME = re.compile(
     r"(?:\s*(?:T|星期.|周.)?\s*(?P<H>[01]?\d|2[0-3])\s*(?::|时)\s*(?P<M>[0-5]\d)(?!\d)"
     r"(?:\s*(?::|分)\s*(?P<S>[0-5]\d)(?!\d))?)?"
 )
+# 9/17/2004 5:54:13 AM: month first, as old ASP sites print it; only with AM/PM, which
+# tells it from a day-first date.
+US_DATETIME = re.compile(
+    r"(?<![\d/])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])/(?P<y>(?:19|20)\d\d)\s+"
+    r"(?P<H>1[0-2]|0?\d):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?\s*(?P<half>[AaPp][Mm])\b"
+)
+# 1998年3月 (a monthly's issue, a report's date), not followed by a day.
+YEAR_MONTH = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)\s*年\s*(?P<m>1[0-2]|0?[1-9])\s*月(?!\s*\d)")
 _ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?$")
 
 
@@ -22,7 +30,31 @@ def iso_from_match(m: re.Match) -> str:
     y, mo, d = int(m["y"]), int(m["m"]), int(m["d"])
     if m["H"] is None:
         return datetime(y, mo, d).date().isoformat()
-    return datetime(y, mo, d, int(m["H"]), int(m["M"]), int(m["S"] or 0), tzinfo=SHANGHAI).isoformat()
+    hour = int(m["H"])
+    half = (m.groupdict().get("half") or "").upper()
+    if half:
+        hour = hour % 12 + (12 if half == "PM" else 0)
+    return datetime(y, mo, d, hour, int(m["M"]), int(m["S"] or 0), tzinfo=SHANGHAI).isoformat()
+
+
+def dates_in(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, str, bool]]:
+    """Every date written in ``text[start:end]``, in order: (position, ISO 8601, has a time
+    of day). Impossible dates (2月30日) are skipped."""
+    end = len(text) if end is None else end
+    found = []
+    for pattern in (DATETIME, US_DATETIME):
+        for m in pattern.finditer(text, start, end):
+            try:
+                found.append((m.start(), iso_from_match(m), m["H"] is not None))
+            except ValueError:
+                continue
+    return sorted(found)
+
+
+def year_month(text: str) -> str:
+    """``1998-03`` for the first 1998年3月 in ``text``, else ``""``."""
+    m = YEAR_MONTH.search(text)
+    return f"{int(m['y']):04d}-{int(m['m']):02d}" if m else ""
 
 
 def parse_datetime(text: str) -> str:
@@ -36,10 +68,5 @@ def parse_datetime(text: str) -> str:
             value = None
         if value is not None:
             return (value if value.tzinfo else value.replace(tzinfo=SHANGHAI)).isoformat()
-    m = DATETIME.search(text)
-    if m is None:
-        return ""
-    try:
-        return iso_from_match(m)
-    except ValueError:  # 2月30日
-        return ""
+    found = dates_in(text)
+    return found[0][1] if found else ""

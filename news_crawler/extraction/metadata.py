@@ -6,7 +6,7 @@ import re
 
 from lxml.html import HtmlElement
 
-from news_crawler.extraction.dates import DATETIME, iso_from_match, parse_datetime
+from news_crawler.extraction.dates import DATETIME, dates_in, parse_datetime, year_month
 
 _TIME_META = (
     "article:published_time", "og:article:published_time", "og:release_date", "pubdate", "publishdate",
@@ -18,19 +18,30 @@ _NAME = r"[\u4e00-\u9fa5·]{2,4}"
 _SEP = r"[ \u3000\u2002\u2003、，,]+"
 _NAMES = rf"{_NAME}(?:{_SEP}{_NAME}){{0,4}}"
 _COLON = r"\s*[:：丨|/]\s*"
+_ISSUER = re.compile(r"(?:发文机关|发布机关|发文单位)\s*[:：]\s*([\u4e00-\u9fa5]{2,20})")  # government notices
+_HANDLE = r"[A-Za-z][A-Za-z0-9_.\-]{2,24}"  # a blogger's or a forum member's handle
+_DATE_AHEAD = r"(?=\s*(?:19|20)\d\d\s*[-/.年])"
 # Byline conventions in the order they are trusted: an explicit author, a reporter, 文/撰文,
-# a name in brackets closing the story "（袁源）" or "（姚峰 上海报道）", then an editor.
+# a post's poster, a name in brackets closing the story "（袁源）" or "（姚峰 上海报道）", the
+# office issuing a government notice, then an editor.
 _AUTHOR_LABELS = [
-    re.compile(rf"(?:作者|原作者|撰稿人?)(?:{_COLON}|\s+)({_NAMES})"),
+    re.compile(rf"(?:作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|\s+)({_NAMES}|{_HANDLE})"),
     re.compile(rf"记者(?:{_COLON}|\s+)({_NAMES})(?=\s*(?:/|／|[）)\]】]|报道|摄|\n|{_SEP}))"),
-    re.compile(rf"记者({_NAMES})(?=\s*(?:/|／|报道|摄))"),
+    re.compile(rf"记者({_NAMES})(?=\s*(?:/|／|报道|摄|发自))"),
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
+    # Blog and forum posts: "张三 发表于 2005-9-15", "本帖由张三于2005年...", "由张三张贴 @ 2005-...",
+    # "... 22:36:13 by zhang".
+    re.compile(rf"(?:^|\s)({_NAMES}|{_HANDLE})\s*发表于\s*[:：]?{_DATE_AHEAD}"),
+    re.compile(rf"由\s*({_NAME}|{_HANDLE})\s*(?:于{_DATE_AHEAD}|(?:张贴|发表|发布)\s*(?:于|@)?{_DATE_AHEAD})"),
+    re.compile(rf"\d:\d\d(?::\d\d)?\s+by\s+({_HANDLE}|{_NAMES})(?![\w.])"),
     re.compile(rf"\d:\d\d(?::\d\d)?\s*[\[【]\s*({_NAMES})\s*[\]】]"),
     re.compile(rf"[(（]\s*({_NAMES})\s*(?:[）)]\s*(?:\n|$)|{_SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
+    _ISSUER,
     re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|\s+)({_NAMES})"),
 ]
 _NOT_NAMES = {"记者", "编辑", "来源", "作者", "本报", "新华社", "中新网", "发布", "时间", "日期", "原标题", "通讯员",
-              "图片", "视频", "责任编辑", "摄影", "报道", "综合", "整理", "新闻", "图文", "组图", "全文"}
+              "图片", "视频", "责任编辑", "摄影", "报道", "综合", "整理", "新闻", "图文", "组图", "全文",
+              "原创", "转载", "专题", "英文", "中文", "简体", "繁体", "简体中文", "繁体中文", "匿名", "佚名", "网友", "游客"}
 _PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)$")
 # Words a byline runs into on older CMS pages ("作者：张三　点击数：" "阅读 字号 打印 关闭"):
 # the name ends there.
@@ -72,29 +83,25 @@ def find_published_at(root: HtmlElement, text: str, title: str) -> str:
     """ISO 8601 time from meta tags; else the byline's: the first date right after the
     headline (a bare date when it gives no time: comments and sidebars further down carry
     other times); else the first date with a time of day after the headline, else the
-    first date after it."""
+    first date after it; else the nearest date above the headline (e-paper layouts); else
+    a year and month (1998年3月 -> 1998-03)."""
     meta = parse_datetime(_meta(root, _TIME_META))
     if meta and "T" in meta:
         return meta
     found = text.find(title[:12]) if title else -1
     start = max(found, 0)
     if found >= 0:
-        for m in DATETIME.finditer(text, start, start + len(title) + BYLINE_REACH):
-            try:
-                return iso_from_match(m)
-            except ValueError:
-                continue
-    region = text[start:]
-    first_date = ""
-    for m in DATETIME.finditer(region):
-        try:
-            value = iso_from_match(m)
-        except ValueError:
-            continue
-        if m["H"] is not None:
-            return value
-        first_date = first_date or value
-    return meta or first_date
+        byline = dates_in(text, start, start + len(title) + BYLINE_REACH)
+        if byline:
+            return byline[0][1]
+    after = dates_in(text, start)
+    timed = [iso for _, iso, has_time in after if has_time]
+    if timed:
+        return timed[0]
+    if meta or after:
+        return meta or after[0][1]
+    above = dates_in(text, max(found - BYLINE_REACH, 0), found) if found > 0 else []
+    return above[-1][1] if above else year_month(text[start:]) or year_month(text)
 
 
 def clean_author(raw: str) -> str:
@@ -111,12 +118,21 @@ def clean_author(raw: str) -> str:
     return " ".join(names) if names and not _PLACE_OR_OUTLET.match(names[0]) else ""
 
 
+def _headline_at(text: str, title: str, end: int) -> int:
+    """Where the headline stands above the story: its last appearance before ``end`` that is
+    not a "原标题：" note (a menu or a breadcrumb may hold it further up)."""
+    at = text.rfind(title[:12], 0, end) if title else -1
+    while at > 0 and text[max(at - 4, 0):at].rstrip().endswith(("原标题：", "原标题:", "原题：", "原题:")):
+        at = text.rfind(title[:12], 0, at)
+    return at
+
+
 def _regions(text: str, title: str, body: str) -> list[str]:
     """Where bylines stand: from the headline to the body's first lines, and around the
     body's end."""
     lines = body.splitlines()
-    title_at = text.find(title[:12]) if title else -1
     first_at = text.find(lines[0][:20]) if lines else -1
+    title_at = _headline_at(text, title, first_at if first_at >= 0 else len(text))
     last_at = text.find(lines[-1][-20:]) if lines else -1
     head_start = title_at if title_at >= 0 else max(first_at, 0)
     head_end = max(first_at, head_start) + (len(lines[0]) if lines else 0) + 120
@@ -135,9 +151,14 @@ def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
     for pattern in _AUTHOR_LABELS:
         for region in regions:
             for m in pattern.finditer(region):
+                if region[m.end(1):m.end(1) + 1] in ("=", '"', "'", "<"):
+                    continue  # markup that leaked into the text: "作者：size="20""
                 name = clean_author(m.group(1))
                 if name:
                     return name
+    issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
+    if issuer:
+        return issuer.group(1)
     meta = _meta(root, _AUTHOR_META)
     return meta if meta and len(meta) <= 40 and "://" not in meta and "," not in meta else ""
 
@@ -157,6 +178,9 @@ def find_editor(text: str, title: str, body: str) -> str:
     return ""
 
 
+_NOT_OUTLETS = ("转载", "原创", "本站", "网络", "互联网")  # "来源：转载文章" names no outlet
+
+
 def find_source(text: str, title: str, body: str) -> str:
     """The outlet the story comes from (来源：...), from the byline, else from around the
     body's end; without a date, a label or a counter glued after it."""
@@ -165,6 +189,6 @@ def find_source(text: str, title: str, body: str) -> str:
             if region[m.end(1):m.end(1) + 1] in ("=", '"', "'", "<"):
                 continue  # markup that leaked into the text, not an outlet
             source = _SOURCE_END.sub("", DATETIME.sub("", m.group(1))).strip(" :：,，")
-            if len(source) >= 2 and source not in _NOT_NAMES:
+            if len(source) >= 2 and source not in _NOT_NAMES and not source.startswith(_NOT_OUTLETS):
                 return source
     return ""
