@@ -45,6 +45,22 @@ def test_gbk_page_without_any_charset_decodes():
     assert encoding == "gb18030" and "\ufffd" not in text and "搜狐" in text
 
 
+GNE = DATA / "pages" / "gne"
+
+
+@pytest.mark.skipif(not GNE.is_dir(), reason=f"pages not found at {GNE}")
+def test_a_declared_charset_the_bytes_contradict_loses():
+    utf8_under_gb2312 = (GNE / "tests" / "163" / "9.html").read_bytes()  # saved as UTF-8, <meta> still gb2312
+    assert b"charset=gb2312" in utf8_under_gb2312[:2000]
+    text, encoding = decode_html(utf8_under_gb2312)
+    assert encoding == "utf-8" and "京沪高速" in text
+    gbk = next(CWCED.glob("7c6d2080*.html")).read_bytes()  # a GBK sohu page of 2004, declared UTF-8 here
+    text, encoding = decode_html(re.sub(rb"charset=[\w-]+", b"charset=utf-8", gbk))
+    assert encoding == "gb18030" and "\ufffd" not in text and "搜狐" in text
+    text, encoding = decode_html("<meta charset='gbk'><p>plain ASCII</p>".encode())
+    assert encoding == "gb18030" and "plain ASCII" in text
+
+
 def test_odd_input_gives_empty_fields_not_errors():
     for html in ["", "   ", "<html></html>", "\x00\x01binary", "<p>" * 10000]:
         article = extract_article(html)

@@ -1,8 +1,14 @@
-"""Bytes of a page -> text, right for GBK/GB18030/GB2312 pages with or without a charset."""
+"""Bytes of a page -> text, right for GBK/GB18030/GB2312 pages with or without a charset,
+and for pages whose declared charset is wrong."""
 
 from __future__ import annotations
 
+import codecs
+
 from w3lib.encoding import html_to_unicode
+
+_GB = {"gb18030", "gbk", "gb2312", "cp936", "hz"}
+MISDECODED = 3  # replacement characters that show a declared UTF-8 page is not UTF-8
 
 
 def _guess(body: bytes) -> str:
@@ -15,8 +21,26 @@ def _guess(body: bytes) -> str:
         return "gb18030"
 
 
+def _family(encoding: str) -> str:
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        return encoding.lower()
+
+
 def decode_html(body: bytes, content_type: str | None = None) -> tuple[str, str]:
     """``(text, encoding)``: BOM, then the Content-Type header, then ``<meta charset>``,
-    then UTF-8 if the bytes are valid UTF-8, else GB18030. Undecodable bytes become U+FFFD."""
+    then UTF-8 if the bytes are valid UTF-8, else GB18030. Undecodable bytes become U+FFFD.
+
+    A declared charset that the bytes contradict loses: a page declared GBK whose bytes are
+    valid UTF-8 with Chinese in them (a page re-saved as UTF-8 under its old ``<meta>``) is
+    UTF-8; a page declared UTF-8 that is not, and reads as GB18030, is GB18030."""
     encoding, text = html_to_unicode(content_type, body, default_encoding="utf-8", auto_detect_fun=_guess)
+    family = _family(encoding)
+    if family in _GB and not body.isascii() and _guess(body) == "utf-8":
+        return body.decode("utf-8"), "utf-8"
+    if family == "utf-8" and text.count("\ufffd") >= MISDECODED:
+        gb = body.decode("gb18030", errors="replace")
+        if gb.count("\ufffd") < text.count("\ufffd"):
+            return gb, "gb18030"
     return text, encoding
