@@ -1,4 +1,5 @@
-"""Article extraction libraries on real pages with human labels (cwced).
+"""Article extraction libraries on labelled real pages: cwced's 69 (human labels) and the
+gne pages we labelled (``labels/gne.json``).
 
 Body: character-level F1 (multiset of non-whitespace characters) against the labelled
 content. Time: right to the minute against the labelled date, on pages whose label has a
@@ -7,7 +8,7 @@ in the extracted one or equal to it. "News pages" are the article pages of news 
 and portal news channels; blogs, forums, wiki, papers, notices and book chapters are left
 out (the list is below, by id).
 
-    python benchmarks/extraction.py [--all-pages]
+    python benchmarks/extraction.py [--all-pages] [--pages cwced|gne] [--by-layout]
 """
 
 from __future__ import annotations
@@ -20,9 +21,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: news_mirror lives there
-from news_crawler.extraction.decode import decode_html  # noqa: E402
-from news_mirror.data import CWCED_PAGES as CWCED  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from labelled_pages import cwced_pages, gne_pages  # noqa: E402
 NEWS_PAGES = {
     "0d931936", "0ef8393b", "274a65d9", "2bac7fb2", "33a95b71", "36efbc69", "3832838a", "3e1af229",
     "47f387e6", "4fa9dfe4", "500b350d", "5acac71b", "7c6d2080", "8baa71e3", "8cb7b39d", "91bdf33e",
@@ -90,42 +90,56 @@ def with_readability(html: str) -> dict:
 EXTRACTORS = {"ours": with_ours, "trafilatura": with_trafilatura, "gne": with_gne, "readability-lxml": with_readability}
 
 
+def score(name: str, pages: list[tuple[dict, str]], show: bool) -> str:
+    fn = EXTRACTORS[name]
+    f1s, t_ok, t_n, a_ok, a_n, spent = [], 0, 0, 0, 0, 0.0
+    for label, html in pages:
+        start = time.perf_counter()
+        try:
+            out = fn(html)
+        except Exception as e:  # noqa: BLE001 - a library failing on a page scores zero there
+            out = {"body": "", "time": "", "author": "", "error": repr(e)[:80]}
+        spent += time.perf_counter() - start
+        f1 = char_f1(out["body"], label["content"])
+        f1s.append(f1)
+        has_time = label["date"] not in ("UNKNOWN", "UNKNWON", "") and bool(_NUM.search(label["date"] or ""))
+        if has_time:
+            t_n += 1
+            t_ok += time_right(out["time"], label["date"])
+        if label["author"] not in ("UNKNOWN", "", None):
+            a_n += 1
+            a_ok += author_right(out["author"], label["author"])
+        if show:
+            print(f"  {name:<12} {label['id'][:24]:<24} F1 {f1:.3f} time {out['time']!s:<22} want {label['date']!s:<22}"
+                  f" author {out['author']!s:<14} want {label['author']}")
+    f1s.sort()
+    return (f"{sum(f1s) / len(f1s):12.3f} {f1s[len(f1s) // 2]:7.3f} {sum(f >= 0.95 for f in f1s):4d}/{len(f1s):<2}"
+            f" {t_ok:4d}/{t_n:<2} {t_ok / max(t_n, 1):4.0%} {a_ok:3d}/{a_n:<2} {a_ok / max(a_n, 1):4.0%} "
+            f"{spent / len(pages) * 1e3:8.1f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--all-pages", action="store_true", help="every labelled page, not only news pages")
+    ap.add_argument("--pages", choices=["cwced", "gne"], default="cwced",
+                    help="cwced's human-labelled pages, or the gne pages we labelled (labels/gne.json)")
+    ap.add_argument("--all-pages", action="store_true", help="cwced: every labelled page, not only news pages")
+    ap.add_argument("--by-layout", action="store_true", help="gne: a row per layout as well")
     ap.add_argument("--only", nargs="*", default=list(EXTRACTORS))
     ap.add_argument("--show", action="store_true", help="print per-page results of each extractor")
     args = ap.parse_args()
-    labels = [x for x in json.loads((CWCED / "labels.json").read_text()) if args.all_pages or x["id"][:8] in NEWS_PAGES]
-    pages = [(x, decode_html((CWCED / x["html"]).read_bytes())[0]) for x in labels]
-    print(f"{len(pages)} labelled pages ({'all' if args.all_pages else 'news pages'}) of cwced")
+    if args.pages == "gne":
+        pages = gne_pages()
+        print(f"{len(pages)} gne pages with our labels")
+    else:
+        pages = [(x, html) for x, html in cwced_pages() if args.all_pages or x["id"][:8] in NEWS_PAGES]
+        print(f"{len(pages)} labelled pages ({'all' if args.all_pages else 'news pages'}) of cwced")
     print(f"{'extractor':<18} {'body F1 mean':>12} {'median':>7} {'>=0.95':>7} {'time ok':>10} {'author ok':>10} {'ms/page':>8}")
     for name in args.only:
-        fn = EXTRACTORS[name]
-        f1s, t_ok, t_n, a_ok, a_n, spent = [], 0, 0, 0, 0, 0.0
-        for label, html in pages:
-            start = time.perf_counter()
-            try:
-                out = fn(html)
-            except Exception as e:  # noqa: BLE001 - a library failing on a page scores zero there
-                out = {"body": "", "time": "", "author": "", "error": repr(e)[:80]}
-            spent += time.perf_counter() - start
-            f1 = char_f1(out["body"], label["content"])
-            f1s.append(f1)
-            has_time = label["date"] not in ("UNKNOWN", "UNKNWON", "") and bool(_NUM.search(label["date"] or ""))
-            if has_time:
-                t_n += 1
-                t_ok += time_right(out["time"], label["date"])
-            if label["author"] not in ("UNKNOWN", "", None):
-                a_n += 1
-                a_ok += author_right(out["author"], label["author"])
-            if args.show:
-                print(f"  {name:<12} {label['id'][:8]} F1 {f1:.3f} time {out['time']!s:<22} want {label['date']!s:<22}"
-                      f" author {out['author']!s:<14} want {label['author']}")
-        f1s.sort()
-        print(f"{name:<18} {sum(f1s) / len(f1s):12.3f} {f1s[len(f1s) // 2]:7.3f} {sum(f >= 0.95 for f in f1s):4d}/{len(f1s):<2}"
-              f" {t_ok:4d}/{t_n:<2} {t_ok / max(t_n, 1):4.0%} {a_ok:3d}/{a_n:<2} {a_ok / max(a_n, 1):4.0%} "
-              f"{spent / len(pages) * 1e3:8.1f}")
+        print(f"{name:<18} {score(name, pages, args.show)}")
+        if args.by_layout and args.pages == "gne":
+            for layout in sorted({x["layout"] for x, _ in pages}):
+                subset = [(x, html) for x, html in pages if x["layout"] == layout]
+                print(f"  {layout + f' ({len(subset)})':<16} {score(name, subset, False)}")
     sys.stdout.flush()
 
 

@@ -69,13 +69,37 @@ def _parse(html: str) -> lxml.html.HtmlElement | None:
     return root
 
 
-def extract_body(html: str) -> str:
+def _readability(html: str) -> str:
     try:
         summary = Document(html).summary(html_partial=True)
     except Exception:  # noqa: BLE001 - readability raises bare Exceptions on odd pages
         return ""
     root = _parse(summary) if summary.strip() else None
     return block_text(root) if root is not None else ""
+
+
+def _sections_as_divs(html: str) -> str:
+    root = _parse(html)
+    if root is None:
+        return ""
+    for el in root.iter("section"):
+        el.tag = "div"
+    return lxml.html.tostring(root, encoding="unicode")
+
+
+SHORT_BODY = 200  # characters: below this readability may have missed the article
+
+
+def extract_body(html: str) -> str:
+    """readability's body. Pages that build the article of ``<section>`` elements (WeChat
+    and other editors) give readability no paragraphs to score: when the body comes out
+    short, it reads them again as ``<div>``s."""
+    body = _readability(html)
+    if len(body) < SHORT_BODY and "<section" in html:
+        again = _readability(_sections_as_divs(html))
+        if len(again) > len(body):
+            return again
+    return body
 
 
 def extract_article(html: str, url: str = "") -> Article:

@@ -25,9 +25,10 @@ _DATE_AHEAD = r"(?=\s*(?:19|20)\d\d\s*[-/.年])"
 # a post's poster, a name in brackets closing the story "（袁源）" or "（姚峰 上海报道）", the
 # office issuing a government notice, then an editor.
 _AUTHOR_LABELS = [
-    re.compile(rf"(?:作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|\s+)({_NAMES}|{_HANDLE})"),
+    re.compile(rf"(?:作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[ \t\u3000]+)({_NAMES}|{_HANDLE})"),
+    re.compile(rf"(?:^|\n)[ \t]*作者({_NAME})(?=[ \t]*(?:\n|$))"),  # a line that is only "作者魏星"
     re.compile(rf"记者(?:{_COLON}|\s+)({_NAMES})(?=\s*(?:/|／|[）)\]】]|报道|摄|\n|{_SEP}))"),
-    re.compile(rf"记者({_NAMES})(?=\s*(?:/|／|报道|摄|发自))"),
+    re.compile(rf"记者({_NAMES})(?=\s*(?:/|／|[）)]|报道|摄|发自))"),
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
     # Blog and forum posts: "张三 发表于 2005-9-15", "本帖由张三于2005年...", "由张三张贴 @ 2005-...",
     # "... 22:36:13 by zhang".
@@ -37,9 +38,14 @@ _AUTHOR_LABELS = [
     re.compile(rf"\d:\d\d(?::\d\d)?\s*[\[【]\s*({_NAMES})\s*[\]】]"),
     re.compile(rf"[(（]\s*({_NAMES})\s*(?:[）)]\s*(?:\n|$)|{_SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
     _ISSUER,
-    re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|\s+)({_NAMES})"),
 ]
+_EDITOR_AS_AUTHOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|\s+)({_NAMES})")
+# The line under a headline that is only a name, an account or "name/outlet": "石佳/中国青年报",
+# a self-media account "加拿大必读", "华夏人文 2020-03-09 18:14:21".
+_ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
+_UNDER_HEADLINE = re.compile(rf"({_ACCOUNT})(?:\s*[/／]\s*[^\s/／]{{2,12}}|\s+{DATETIME.pattern})?")
 _NOT_NAMES = {"记者", "编辑", "来源", "作者", "本报", "新华社", "中新网", "发布", "时间", "日期", "原标题", "通讯员",
+              "实习生", "整合", "编译", "首页", "正文", "返回", "登录", "注册", "搜索", "导航", "文章", "最新文章",
               "图片", "视频", "责任编辑", "摄影", "报道", "综合", "整理", "新闻", "图文", "组图", "全文",
               "原创", "转载", "专题", "英文", "中文", "简体", "繁体", "简体中文", "繁体中文", "匿名", "佚名", "网友", "游客"}
 _PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)$")
@@ -144,23 +150,50 @@ def _regions(text: str, title: str, body: str) -> list[str]:
     return regions
 
 
+def _first_name(pattern: re.Pattern, regions: list[str]) -> str:
+    for region in regions:
+        for m in pattern.finditer(region):
+            if region[m.end(1):m.end(1) + 1] in ("=", '"', "'", "<"):
+                continue  # markup that leaked into the text: "作者：size="20""
+            name = clean_author(m.group(1))
+            if name:
+                return name
+    return ""
+
+
+def _under_headline(text: str, title: str, body: str) -> str:
+    """A name standing alone on the first line under the headline (tags such as 原创 skipped)."""
+    lines = body.splitlines()
+    first_at = text.find(lines[0][:20]) if lines else len(text)
+    at = _headline_at(text, title, first_at if first_at >= 0 else len(text))
+    if at < 0:
+        return ""
+    for line in text[at:first_at].splitlines()[1:4]:
+        line = line.strip()
+        if line == title or line in _NOT_NAMES:
+            continue
+        m = _UNDER_HEADLINE.fullmatch(line)
+        name = m.group(1) if m else ""
+        if name and name not in _NOT_NAMES and not _PLACE_OR_OUTLET.match(name) and not name.isdigit():
+            return name
+        return ""
+    return ""
+
+
 def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
     """The byline without its label (作者：/记者/编辑), from the text between the headline
     and the body's start, or around the body's end; else the author meta tag."""
     regions = _regions(text, title, body)
     for pattern in _AUTHOR_LABELS:
-        for region in regions:
-            for m in pattern.finditer(region):
-                if region[m.end(1):m.end(1) + 1] in ("=", '"', "'", "<"):
-                    continue  # markup that leaked into the text: "作者：size="20""
-                name = clean_author(m.group(1))
-                if name:
-                    return name
-    issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
-    if issuer:
-        return issuer.group(1)
+        name = _first_name(pattern, regions)
+        if name:
+            return name
     meta = _meta(root, _AUTHOR_META)
-    return meta if meta and len(meta) <= 40 and "://" not in meta and "," not in meta else ""
+    if meta and len(meta) <= 40 and "://" not in meta and "," not in meta:
+        return meta
+    issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
+    return (_under_headline(text, title, body) or (issuer.group(1) if issuer else "")
+            or _first_name(_EDITOR_AS_AUTHOR, regions))
 
 
 _EDITOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON})({_NAMES})")
