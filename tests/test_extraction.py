@@ -226,3 +226,16 @@ def test_a_notice_gives_its_issuing_office_and_a_date_above_the_headline(plain_s
             f"<h1>关于秋粮收购的通告</h1><div>{'<br>'.join(text.split('。'))}</div></body></html>")
     article = extract_article(page)
     assert (article.author, article.published_at) == ("某某县人民政府", "2019-03-01")
+
+
+def test_menu_lines_above_the_headline_in_the_article_cell_stay_out(plain_stories):
+    text = plain_stories[3]
+    cell = "<br>".join(["<b>县里召开秋粮收购工作会议</b>", "发布时间：2019年3月1日\u3000作者：张建国\u3000点击数：",
+                        *[s + "。" for s in text.split("。") if s.strip()]])
+    page = ("<html><head><title>县里召开秋粮收购工作会议_某县政府网</title></head><body><table><tr>"
+            "<td valign=top><a href='/1'>通知公告</a><br><a href='/2'>工作动态</a></td>"
+            f"<td valign=top>{cell}</td></tr></table></body></html>")
+    article = extract_article(page)
+    assert char_f1(article.body, text) >= 0.95
+    assert not {"通知公告", "工作动态", "县里召开秋粮收购工作会议"} & set(article.body.splitlines())
+    assert (article.author, article.published_at) == ("张建国", "2019-03-01")

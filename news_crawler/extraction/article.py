@@ -20,7 +20,8 @@ from news_crawler.extraction.chrome import strip_chrome
 from news_crawler.extraction.metadata import find_author, find_editor, find_published_at, find_source, find_title
 from news_crawler.extraction.posts import first_post, fragment
 
-_BLOCK = ("p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "section", "article", "blockquote", "pre")
+_BLOCK = ("p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "td", "th", "section", "article", "blockquote",
+          "pre")
 _DROP = ("script", "style", "noscript", "template", "iframe", "svg")
 _BLANKS = re.compile(r"[ \t\u3000\xa0]+")
 

@@ -17,7 +17,8 @@ _COMMENTS = re.compile(r"^(?:网友评论|发表评论|我要评论|相关评论
 _TRAILING_EDITOR = re.compile(r"\s*[（(\[【]\s*(?:责任编辑|责编|编辑)\s*[:：][^）)\]】\n]{1,30}[）)\]】]\s*$")
 # "2005-04-05 06:40更新 来源：新闻晨报", "2019-03-01 10:00:00": a byline that starts with its date.
 _DATED_BYLINE = re.compile(r"^[\d\s:./年月日-]{8,}(?:更新|发布|发表)?\s*(?:$|(?:来源|作者|编辑|责任编辑|点击|浏览|阅读)\s*[:：])")
-CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
+CHROME_MAX_CHARS = 80
+HEADLINE_WITHIN = 6  # lines: a headline this near the top of a body starts the story  # a longer line is text, whatever it starts with
 
 
 def is_chrome(line: str, title: str = "") -> bool:
@@ -28,9 +29,12 @@ def is_chrome(line: str, title: str = "") -> bool:
 
 
 def strip_chrome(body: str, title: str = "") -> str:
-    """``body`` without chrome lines and trailing （责任编辑：...） notes, cut at a comment box
-    in its last half."""
+    """``body`` without chrome lines and trailing （责任编辑：...） notes, from after the headline
+    when it stands in the first lines, cut at a comment box in its last half."""
     lines = body.split("\n")
+    if title:  # menu or breadcrumb lines above the headline are not the story's
+        head = next((i for i, line in enumerate(lines[:HEADLINE_WITHIN]) if line.strip() == title), -1)
+        lines = lines[head + 1:]
     for i, line in enumerate(lines):
         if i >= len(lines) // 2 and _COMMENTS.match(line):
             lines = lines[:i]
