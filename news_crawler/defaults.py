@@ -49,7 +49,10 @@ SCHEDULER_ALLOW_PICKLE = False
 SCHEDULER_LEASE_SECONDS = 120.0
 # Every URL taken from the queue gets a recorded outcome (see outcomes.py); a transient
 # failure or an error is tried again on the next runs, up to OUTCOME_RETRY_RUNS runs.
+# Outcomes are kept in a hash per day, each deleted by the server OUTCOMES_KEEP_DAYS days
+# later (0: one hash, kept forever).
 OUTCOMES_KEY = "%(spider)s:outcomes"
+OUTCOMES_KEEP_DAYS = 30
 OUTCOMES_ATTEMPTS_KEY = "%(spider)s:attempts"
 OUTCOME_RETRY_RUNS = 3
 # Scrapy's retries within a run wait BASE * 2**(n-1) seconds before the n-th, at most MAX.

@@ -1,49 +1,89 @@
 """An outcome for every URL a crawl takes from its queue, recorded in Redis.
 
-``<spider>:outcomes`` maps a URL to ``{"outcome", "reason", "time"}``: kept, duplicate,
-invalid, gone (404/410: not retried), robots (refused by robots.txt: not retried),
-failed (transient: Scrapy's retries within the run are spent; the request waits for the
-next run), given_up (failed on ``OUTCOME_RETRY_RUNS`` runs), error (an exception in a
-callback or pipeline: the request waits for the next run). Only once a URL's outcome is
-recorded does its lease end (see ``leasing``), so a crawl that dies loses nothing.
+``<spider>:outcomes:<YYYY-MM-DD>`` (the UTC day it was recorded) maps a URL to
+``{"outcome", "reason", "time"}``: kept, duplicate, invalid, gone (404/410: not retried),
+robots (refused by robots.txt: not retried), failed (transient: Scrapy's retries within the
+run are spent; the request waits for the next run), given_up (failed on
+``OUTCOME_RETRY_RUNS`` runs), error (an exception in a callback or pipeline: the request
+waits for the next run). Only once a URL's outcome is recorded does its lease end (see
+``leasing``), so a crawl that dies loses nothing.
+
+A day's hash expires ``OUTCOMES_KEEP_DAYS`` days after that day (the server deletes it; no
+scan), so outcomes take memory for the URLs of that many days, not of every day ever
+crawled; a lookup reads the live days, newest first, then ``<spider>:outcomes`` (where
+outcomes were kept before, and still are with ``OUTCOMES_KEEP_DAYS = 0``). What outcomes
+are needed for is recent: a failed URL's attempts (their own hash, emptied as URLs
+succeed or are given up) and whether a URL replayed after a crash was written before.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from news_crawler import connection
-from news_crawler.index.base import now_iso
 
 GONE_STATUSES = (404, 410)
+DAY = 86_400
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 class OutcomeStore:
     """The outcome and attempt count of each URL of one spider."""
 
-    def __init__(self, client: Any, outcomes_key: str, attempts_key: str) -> None:
+    def __init__(self, client: Any, outcomes_key: str, attempts_key: str, keep_days: int = 30,
+                 clock: Callable[[], datetime] = _utc_now) -> None:
         self.client = client
         self.outcomes_key = outcomes_key
         self.attempts_key = attempts_key
+        self.keep_days = keep_days
+        self.clock = clock
 
     @classmethod
     def for_spider(cls, client: Any, settings: Any, spider_name: str) -> OutcomeStore:
         return cls(client, connection.spider_key(settings.get("OUTCOMES_KEY"), spider_name, client),
-                   connection.spider_key(settings.get("OUTCOMES_ATTEMPTS_KEY"), spider_name, client))
+                   connection.spider_key(settings.get("OUTCOMES_ATTEMPTS_KEY"), spider_name, client),
+                   settings.getint("OUTCOMES_KEEP_DAYS", 30))
+
+    def _day_key(self, day: date) -> str:
+        return f"{self.outcomes_key}:{day.isoformat()}"
+
+    def keys(self) -> list[str]:
+        """The hashes a lookup reads, newest first: the live days, then the undated one."""
+        if self.keep_days <= 0:
+            return [self.outcomes_key]
+        today = self.clock().date()
+        return [self._day_key(today - timedelta(days=n)) for n in range(self.keep_days)] + [self.outcomes_key]
 
     def record(self, url: str, outcome: str, reason: str = "") -> None:
-        value = json.dumps({"outcome": outcome, "reason": reason, "time": now_iso()}, ensure_ascii=False)
+        now = self.clock()
+        value = json.dumps({"outcome": outcome, "reason": reason, "time": now.isoformat(timespec="seconds")},
+                           ensure_ascii=False)
         pipe = self.client.pipeline(transaction=False)
-        pipe.hset(self.outcomes_key, url, value)
+        if self.keep_days > 0:
+            key = self._day_key(now.date())
+            pipe.hset(key, url, value)
+            day_start = datetime.combine(now.date(), time(), timezone.utc).timestamp()
+            pipe.expireat(key, int(day_start) + self.keep_days * DAY)
+        else:
+            pipe.hset(self.outcomes_key, url, value)
         if outcome not in ("failed", "error"):
             pipe.hdel(self.attempts_key, url)
         pipe.execute()
 
     def get(self, url: str) -> dict[str, str] | None:
-        raw = self.client.hget(self.outcomes_key, url)
+        """The latest outcome recorded for ``url`` in the live days, or None."""
+        pipe = self.client.pipeline(transaction=False)
+        for key in self.keys():
+            pipe.hget(key, url)
+        raw = next((r for r in pipe.execute() if r), None)
         return json.loads(raw) if raw else None
 
     def count_attempt(self, url: str) -> int:
@@ -51,7 +91,14 @@ class OutcomeStore:
         return int(self.client.hincrby(self.attempts_key, url, 1))
 
     def all(self) -> dict[str, dict[str, str]]:
-        return {k.decode(): json.loads(v) for k, v in self.client.hgetall(self.outcomes_key).items()}
+        """Every URL's latest outcome in the live days."""
+        pipe = self.client.pipeline(transaction=False)
+        for key in reversed(self.keys()):
+            pipe.hgetall(key)
+        out: dict[str, dict[str, str]] = {}
+        for found in pipe.execute():  # oldest first: a later day's outcome wins
+            out.update({k.decode(): json.loads(v) for k, v in found.items()})
+        return out
 
 
 def classify_failure(failure: Any) -> tuple[str, str]:

@@ -1,0 +1,71 @@
+"""Outcomes are bounded: a hash per day, deleted by the server after OUTCOMES_KEEP_DAYS."""
+
+from datetime import datetime, timedelta, timezone
+
+from news_crawler.outcomes import DAY, OutcomeStore
+
+URL = "https://news.sina.com.cn/c/2019-11-25/doc-iihnzahi3275702.shtml"
+
+
+class Clock:
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def store(client, clock, keep_days=30):
+    return OutcomeStore(client, "sina:outcomes", "sina:attempts", keep_days=keep_days, clock=clock)
+
+
+def test_an_outcome_is_read_while_its_day_is_kept(redis_client):
+    clock = Clock(datetime.now(timezone.utc))
+    outcomes = store(redis_client, clock)
+    outcomes.record(URL, "kept")
+    key = f"sina:outcomes:{clock.now.date().isoformat()}"
+    assert (29 * DAY) < redis_client.ttl(key) <= 30 * DAY  # the server deletes it; nothing scans
+    clock.now += timedelta(days=29)
+    assert outcomes.get(URL)["outcome"] == "kept"
+    outcomes.record(URL, "failed", "HTTP 503")  # a later day's outcome wins
+    assert outcomes.get(URL)["outcome"] == "failed" and outcomes.all()[URL]["outcome"] == "failed"
+    clock.now += timedelta(days=30)
+    assert outcomes.get(URL) is None and outcomes.all() == {}
+
+
+def test_a_month_of_daily_crawls_keeps_only_the_live_days(redis_client):
+    """Sixty days of outcomes recorded with their day's clock: the server itself drops the
+    days past the window (their expiry time has passed), so at most 30 day hashes remain."""
+    today = datetime.now(timezone.utc)
+    clock = Clock(today - timedelta(days=59))
+    outcomes = store(redis_client, clock)
+    for day in range(60):
+        clock.now = today - timedelta(days=59 - day)
+        for n in range(20):
+            outcomes.record(f"{URL}?day={day}&n={n}", "kept")
+    days = [k for k in redis_client.keys("sina:outcomes:*")]
+    assert len(days) == 30
+    assert len(outcomes.all()) == 30 * 20
+    assert outcomes.get(f"{URL}?day=59&n=0") and outcomes.get(f"{URL}?day=29&n=0") is None
+
+
+def test_outcomes_recorded_before_day_hashes_are_still_read(redis_client):
+    redis_client.hset("sina:outcomes", URL, '{"outcome": "kept", "reason": "", "time": "2026-01-01T00:00:00+00:00"}')
+    outcomes = store(redis_client, Clock(datetime.now(timezone.utc)))
+    assert outcomes.get(URL)["outcome"] == "kept" and URL in outcomes.all()
+
+
+def test_keep_days_zero_keeps_one_hash_forever(redis_client):
+    outcomes = store(redis_client, Clock(datetime.now(timezone.utc)), keep_days=0)
+    outcomes.record(URL, "gone", "HTTP 404")
+    assert redis_client.hget("sina:outcomes", URL) and redis_client.ttl("sina:outcomes") == -1
+    assert outcomes.get(URL)["reason"] == "HTTP 404"
+
+
+def test_attempts_are_cleared_when_a_url_succeeds_or_is_given_up(redis_client):
+    outcomes = store(redis_client, Clock(datetime.now(timezone.utc)))
+    assert outcomes.count_attempt(URL) == 1 and outcomes.count_attempt(URL) == 2
+    outcomes.record(URL, "failed", "HTTP 503")
+    assert redis_client.hget("sina:attempts", URL) == b"2"
+    outcomes.record(URL, "kept")
+    assert redis_client.hget("sina:attempts", URL) is None
