@@ -9,7 +9,9 @@ URL), on a throwaway valkey-server; measures each structure with ``MEMORY USAGE`
 strings, the ids / docs / drops hashes) and prints bytes per kept article, then a table
 of memory for articles a day x retention, from those measured bytes: with retention a
 generation's worth more is held (the one being filled), so a window of R days holds
-R + generation days of articles at most.
+R + generation days of articles at most. Then the crawl's own per-URL record: ``--outcomes``
+URL outcomes in one day's hash, as the tracker writes them, and what
+``OUTCOMES_KEEP_DAYS`` days of them hold.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_redis import bench_server  # noqa: E402
 
 from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
+from news_crawler.outcomes import OutcomeStore  # noqa: E402
 
 GENERATION_DAYS = 7
 
@@ -47,6 +50,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--kept", type=int, default=1_000_000)
     ap.add_argument("--drop-share", type=float, default=0.2, help="drops per kept article")
+    ap.add_argument("--outcomes", type=int, default=200_000, help="URL outcomes to record (0: skip)")
     args = ap.parse_args()
     rng = random.Random(7)
     with bench_server() as address:
@@ -88,6 +92,20 @@ def main() -> None:
                 total = per_day * days * (per_kept + args.drop_share * per_drop)
                 cells.append(f"{total / 2**30:11.2f} GiB" if total >= 2**30 else f"{total / 2**20:11.0f} MiB")
             print(f"{per_day:>12,}" + "".join(f"{c:>14}" for c in cells))
+        if args.outcomes:
+            outcomes_table(client, rng, args.outcomes)
+
+
+def outcomes_table(client: redis.Redis, rng: random.Random, n: int, keep_days: int = 30) -> None:
+    outcomes = OutcomeStore(client, "cap:outcomes", "cap:attempts", keep_days=keep_days)
+    for _ in range(n):
+        outcomes.record(url(rng), rng.choice(("kept", "kept", "kept", "duplicate", "invalid")))
+    per_url = usage(client, outcomes.keys()) / n
+    print(f"\nURL outcomes: {per_url:.1f} bytes a URL (62-character URLs); {keep_days} days kept:")
+    for per_day in (10_000, 100_000, 1_000_000):
+        total = per_day * keep_days * per_url
+        print(f"{per_day:>12,} URLs a day {total / 2**30:9.2f} GiB" if total >= 2**30
+              else f"{per_day:>12,} URLs a day {total / 2**20:9.0f} MiB")
 
 
 if __name__ == "__main__":
