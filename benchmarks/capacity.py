@@ -75,7 +75,7 @@ def main() -> None:
         per_kept = (tables + sentences + ids + docs) / n_kept
         per_drop = drops / max(1, n_dropped)
         rows = [("four block tables", tables / n_kept), ("sentence table", sentences / n_kept),
-                ("ids hash (simhash -> URL)", ids / n_kept), ("docs hash (URL -> simhash)", docs / n_kept)]
+                ("ids hash (simhash -> URL)", ids / n_kept), ("docids hash (id key -> simhash)", docs / n_kept)]
         for name, value in rows:
             print(f"  {name:<30} {value:7.1f} bytes a kept article")
         print(f"  {'all of a kept article':<30} {per_kept:7.1f}")

@@ -98,7 +98,7 @@ def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, 
 
     rule = SentenceRule()
     store = (SpreadStore if layout == "spread" else RedisStore)(cluster_client, "race", sentences=rule)
-    kept = {k.decode() for k in cluster_client.hkeys(store.docs_key)}
+    kept = {v.decode() for v in cluster_client.hvals(store.ids_key)}
     kept_docs = [docs[i] for i in sorted(kept)]
     assert_no_two_duplicates(kept_docs, rule)
     drops = store.drops(limit=10**6)
@@ -176,3 +176,17 @@ def test_the_spread_index_decides_as_one_server_and_spreads_its_keys(cluster, cl
     assert store.decide("again", docs[0].simhash).kept  # gone from the four tables
     with pytest.raises(ValueError):
         SpreadStore(cluster_client, "news", retention_days=7)
+
+
+def test_a_spread_index_written_before_docids_still_answers_replays(cluster, cluster_client):
+    from tests.test_index import as_earlier_versions_wrote_it
+
+    store = SpreadStore(cluster_client, "news")
+    store.decide_many([("a", 0x0F0F_0F0F_0F0F_0F0F), ("b", 0x0F0F_0F0F_0F0F_0F0E), ("c", 1 << 40)])
+    as_earlier_versions_wrote_it(cluster_client, store)
+    store = SpreadStore(cluster_client, "news")  # a worker started after the upgrade
+    again = store.decide_many([("a", 5), ("b", 6), ("c", 7)])
+    assert [(d.replayed, d.kept, d.simhash) for d in again] == [
+        (True, True, 0x0F0F_0F0F_0F0F_0F0F), (True, False, 0x0F0F_0F0F_0F0F_0F0E), (True, True, 1 << 40)]
+    assert store.forget("a") == "kept" and store.lookup("a") is None and store.lookup("c").simhash == 1 << 40
+    assert store.decide("d", 0x0F0F_0F0F_0F0F_0F0F).kept

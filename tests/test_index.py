@@ -6,6 +6,7 @@ import pytest
 
 from news_crawler.fingerprint import distance
 from news_crawler.index import MemoryStore, RedisStore
+from news_crawler.index.base import id_key
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -143,3 +144,38 @@ def test_forget_removes_a_kept_article_so_its_copy_is_kept_next(make_store):
     assert store.forget("b") == "dropped" and store.forget("b") == "" and store.forget("never") == ""
     assert store.decide("b", copy).kept  # decided afresh: nothing kept is near it now
     assert store.counts()["kept"] == 2 and store.counts()["dropped"] == 0
+
+
+def as_earlier_versions_wrote_it(client, store):
+    """Move every docids entry (8-byte id key -> simhash) back to the docs hash an earlier
+    version kept (doc id -> simhash), as an index written before docids would be."""
+    for fp, doc_id in client.hgetall(store.ids_key).items():
+        client.hdel(store.docs_key, id_key(doc_id.decode()))
+        client.hset(store.prefix() + "docs", doc_id, fp)
+
+
+def test_kept_ids_are_filed_by_an_8_byte_key_and_confirmed_by_the_ids_hash(redis_client):
+    store = RedisStore(redis_client, "test", batch_size=50)
+    url = "https://news.example.com.cn/c/2019-10-23/doc-iicezuev4202091.shtml"
+    store.decide_many([(url, 1000), ("b", 1 << 40)])
+    assert {len(k) for k in redis_client.hkeys(store.docs_key)} == {8}
+    assert redis_client.hget(store.docs_key, id_key(url)) == (1000).to_bytes(8, "big")
+    # Another id whose key collides with url's (forced here) is not taken for url's replay.
+    redis_client.hset(store.docs_key, id_key("c"), (1000).to_bytes(8, "big"))
+    decided = store.decide("c", 0xFFFF_0000_FFFF_0000)
+    assert decided.kept and not decided.replayed
+    assert store.lookup(url).simhash == 1000 and store.decide(url, 5).replayed
+
+
+def test_an_index_written_before_docids_still_answers_replays_and_forgets(redis_client):
+    store = RedisStore(redis_client, "test", batch_size=50)
+    store.decide_many([("a", 0x0F0F_0F0F_0F0F_0F0F), ("b", 0x0F0F_0F0F_0F0F_0F0E), ("c", 1 << 40)])
+    as_earlier_versions_wrote_it(redis_client, store)
+    assert redis_client.hlen(store.docs_key) == 0 and redis_client.hlen(store.prefix() + "docs") == 2
+    again = store.decide_many([("a", 5), ("b", 6), ("c", 7)])  # replays, answered from the old hash
+    assert [(d.replayed, d.kept, d.simhash) for d in again] == [
+        (True, True, 0x0F0F_0F0F_0F0F_0F0F), (True, False, 0x0F0F_0F0F_0F0F_0F0E), (True, True, 1 << 40)]
+    assert store.lookup("c").simhash == 1 << 40
+    assert store.forget("a") == "kept" and redis_client.hlen(store.prefix() + "docs") == 1
+    assert store.lookup("a") is None and store.decide("d", 0x0F0F_0F0F_0F0F_0F0F).kept
+    assert store.counts()["kept"] == 2  # a and c; a forgotten; d

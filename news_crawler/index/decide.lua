@@ -15,7 +15,10 @@
 -- Lua numbers are doubles and `bit` is 32-bit, so bytes are compared one at a time.
 --
 -- KEYS[1]  ids hash:   8-byte simhash -> doc id (kept documents)
--- KEYS[2]  docs hash:  doc id -> 8-byte simhash (kept documents)
+-- KEYS[2]  docids hash: 8-byte hash of the doc id (BLAKE2b, the caller computes it) ->
+--          8-byte simhash (kept documents); a hit counts only when the ids hash names the same
+--          id for that simhash. <prefix>docs (doc id -> simhash), written by earlier
+--          versions, is read too where it exists.
 -- KEYS[3]  drops hash: doc id -> JSON {simhash (16 hex digits), duplicate_of, distance, time, rule}
 -- KEYS[4]  stats hash: kept, dropped, dropped:sentences, drops:<YYYY-MM-DD>
 -- ARGV[1]  max distance (0..3)
@@ -28,11 +31,11 @@
 --          (0..64); ARGV[7] its largest difference of length codes
 -- ARGV[8]  how many older generations are live (retention, see redis_store.py), then their
 --          key prefixes, newest first. A generation is a whole index under its own prefix
---          (buckets, and the ids, docs and drops hashes: <prefix>ids ...); a document is
+--          (buckets, and the ids, docids and drops hashes: <prefix>ids ...); a document is
 --          decided against every live generation and kept into the newest, ARGV[4], whose
 --          hashes KEYS[1..3] are. Without retention there is one generation and no older one.
--- ARGV[9+older..] per document: 8-byte simhash, doc id, its sentence keys (3 bytes each),
---          its length code
+-- ARGV[9+older..] per document: 8-byte simhash, doc id, its 8-byte id key, its sentence
+--          keys (3 bytes each), its length code
 -- Returns per document five values: status (0 kept, 1 duplicate, 2 kept before, 3 dropped
 -- before), the id it duplicates or '', the distance or -1, for a replay (status 2 or 3) the
 -- simhash stored at the first decision: 8 bytes (kept) or 16 hex digits (dropped), '' otherwise;
@@ -45,14 +48,14 @@ local now, day, prefix = ARGV[2], ARGV[3], ARGV[4]
 local s_match, s_distance, s_slack = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local ids_key, docs_key, drops_key, stats_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
--- Live generations, newest first: prefixes, and their ids / docs / drops hashes.
+-- Live generations, newest first: prefixes, and their ids / docids / drops hashes.
 local n_old = tonumber(ARGV[8])
 local gens = { prefix }
 for g = 1, n_old do gens[g + 1] = ARGV[8 + g] end
 local G = #gens
 local function hash_key(g, name)
   if g == 1 then
-    if name == 'ids' then return ids_key elseif name == 'docs' then return docs_key else return drops_key end
+    if name == 'ids' then return ids_key elseif name == 'docids' then return docs_key else return drops_key end
   end
   return gens[g] .. name
 end
@@ -98,15 +101,19 @@ end
 local out = {}
 local n_kept, n_dropped, n_by_sentences = 0, 0, 0
 local first = 9 + n_old
-local n_docs = (#ARGV - first + 1) / 4
+local n_docs = (#ARGV - first + 1) / 5
+local legacy = {}  -- generations that still have an id -> simhash docs hash
+for g = 1, G do legacy[g] = redis.call('EXISTS', gens[g] .. 'docs') == 1 end
 for j = 0, n_docs - 1 do
-  local fp, id, sig, len = ARGV[first + 4 * j], ARGV[first + 1 + 4 * j], ARGV[first + 2 + 4 * j],
-    tonumber(ARGV[first + 3 + 4 * j])
+  local at = first + 5 * j
+  local fp, id, id_key, sig, len = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], tonumber(ARGV[at + 4])
   local status, dup, dist, stored, rule = 0, '', -1, '', ''
 
   local known, dropped
   for g = 1, G do
-    known = redis.call('HGET', hash_key(g, 'docs'), id)
+    known = redis.call('HGET', hash_key(g, 'docids'), id_key)
+    if known and redis.call('HGET', hash_key(g, 'ids'), known) ~= id then known = nil end
+    if not known and legacy[g] then known = redis.call('HGET', gens[g] .. 'docs', id) end
     if known then break end
     dropped = redis.call('HGET', hash_key(g, 'drops'), id)
     if dropped then break end
@@ -184,7 +191,7 @@ for j = 0, n_docs - 1 do
       if s_keys then sentence_mset(mset, s_keys, s_buckets, sig, fp, len) end
       redis.call('MSET', unpack(mset))
       redis.call('HSET', ids_key, fp, id)
-      redis.call('HSET', docs_key, id, fp)
+      redis.call('HSET', docs_key, id_key, fp)
       n_kept = n_kept + 1
     end
   end

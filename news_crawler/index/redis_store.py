@@ -13,7 +13,7 @@ from news_crawler import defaults
 from news_crawler.connection import is_cluster
 from news_crawler.fingerprint.simhash64 import blocks, distance, from_hex
 from news_crawler.index.base import (SIMHASH, Decision, Document, DropRecord, FingerprintStore, Item, Match,
-                                     SentenceRule, as_documents, now_iso)
+                                     SentenceRule, as_documents, id_key, now_iso)
 from news_crawler.index.generations import Generations
 from news_crawler.index.scripts import lua
 
@@ -25,7 +25,7 @@ _KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
 class RedisStore(FingerprintStore):
     """Keys, under a generation's prefix (``<namespace>:``, or ``<namespace>:g<n>:`` with
     retention): ``<table><block hex>`` buckets of 6-byte entries, ``s<hex>`` sentence buckets
-    of 10-byte entries, and the ``ids``, ``docs`` and ``drops`` hashes; ``<namespace>:stats``
+    of 10-byte entries, and the ``ids``, ``docids`` and ``drops`` hashes; ``<namespace>:stats``
     and, with retention, ``<namespace>:generations`` (see ``decide.lua``).
 
     Retention (``retention_days`` > 0, ``generations.py``): a document is decided against
@@ -82,7 +82,8 @@ class RedisStore(FingerprintStore):
 
     @property
     def docs_key(self) -> str:
-        return self.prefix() + "docs"
+        """The ``docids`` hash: 8-byte id key (``id_key``) -> simhash of each kept document."""
+        return self.prefix() + "docids"
 
     @property
     def drops_key(self) -> str:
@@ -93,9 +94,6 @@ class RedisStore(FingerprintStore):
     def bucket_key(self, table: int, block: int, prefix: str | None = None) -> str:
         """``<prefix><table><block hex>``, as ``decide.lua`` builds it."""
         return f"{prefix or self.bucket_prefix}{table}{block:04x}"
-
-    def bucket_keys(self, fp: int, prefix: str | None = None) -> list[str]:
-        return [self.bucket_key(t, b, prefix) for t, b in enumerate(blocks(fp))]
 
     def sentence_bucket_key(self, key: int, prefix: str | None = None) -> str:
         """``<prefix>s<first 16 bits of the sentence key as hex>``, as ``decide.lua`` builds it."""
@@ -114,7 +112,7 @@ class RedisStore(FingerprintStore):
         self.generations.register()
         time_ = now_iso()
         newest, *older = self.live_prefixes()
-        keys = [newest + "ids", newest + "docs", newest + "drops", self.stats_key]
+        keys = [newest + "ids", newest + "docids", newest + "drops", self.stats_key]
         rule = self.sentence_rule
         args: list[object] = [self.max_distance, time_, time_[:10], newest,
                               rule.match if rule else 0, rule.max_distance if rule else 0,
@@ -124,6 +122,7 @@ class RedisStore(FingerprintStore):
                 raise ValueError(f"{doc.id}: sentence keys must be 24-bit and the length code a byte")
             args.append(doc.simhash.to_bytes(8, "big"))
             args.append(doc.id)
+            args.append(id_key(doc.id))
             args.append(b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b"")
             args.append(doc.length)
         raw = self._decide(keys=keys, args=args)
@@ -171,7 +170,7 @@ class RedisStore(FingerprintStore):
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
         found: dict[int, tuple[int, str]] = {}
         for prefix in self.live_prefixes():
-            keys = self.bucket_keys(simhash, prefix)
+            keys = [self.bucket_key(t, b, prefix) for t, b in enumerate(blocks(simhash))]
             buckets = self.client.mget_nonatomic(keys) if is_cluster(self.client) else self.client.mget(keys)
             for t, (block, bucket) in enumerate(zip(blocks(simhash), buckets)):
                 for p in range(0, len(bucket or b""), 6):
@@ -184,18 +183,26 @@ class RedisStore(FingerprintStore):
         matches = [Match(ids[fp] or "?", fp, distance(simhash, fp), t) for fp, (t, _) in found.items()]
         return sorted(matches, key=lambda m: (m.distance, m.table, m.id))[:limit]
 
+    def kept_simhash(self, prefix: str, doc_id: str) -> bytes | None:
+        """The simhash ``doc_id`` was kept with under ``prefix``: its ``docids`` entry confirmed
+        by ``ids``, else its entry in the ``docs`` hash (id -> simhash) of earlier versions."""
+        fp = self.client.hget(prefix + "docids", id_key(doc_id))
+        if fp is not None and self.client.hget(prefix + "ids", fp) == doc_id.encode():
+            return fp
+        return self.client.hget(prefix + "docs", doc_id)
+
     def _home(self, doc_id: str) -> tuple[str, bytes | None, bytes | None]:
         """The live generation that decided ``doc_id`` (its prefix, kept simhash, drop record)."""
         for prefix in self.live_prefixes():
-            kept, dropped = self.client.hget(prefix + "docs", doc_id), self.client.hget(prefix + "drops", doc_id)
+            kept, dropped = self.kept_simhash(prefix, doc_id), self.client.hget(prefix + "drops", doc_id)
             if kept is not None or dropped is not None:
                 return prefix, kept, dropped
         return self.prefix(), None, None
 
     def forget(self, doc_id: str) -> str:
         prefix = self._home(doc_id)[0]
-        keys = [prefix + "ids", prefix + "docs", prefix + "drops", self.stats_key]
-        result = self._forget(keys=keys, args=[doc_id, prefix])
+        keys = [prefix + "ids", prefix + "docids", prefix + "drops", self.stats_key]
+        result = self._forget(keys=keys, args=[doc_id, prefix, id_key(doc_id)])
         return result.decode() if isinstance(result, bytes) else (result or "")
 
     def lookup(self, doc_id: str) -> Decision | None:
@@ -233,13 +240,9 @@ class RedisStore(FingerprintStore):
     def report(self) -> dict[str, object]:
         """What ``news-dedup stats`` and ``news-crawler status`` show of the index."""
         counts = self.counts()
-        return {
-            "namespace": self.namespace,
-            "fingerprints": sum(self.client.hlen(prefix + "ids") for prefix in self.live_prefixes()),
-            "kept": counts["kept"],
-            "dropped": counts["dropped"],
-            "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
-            "dropped_by_sentences": counts.get("dropped:sentences", 0),
-            "retention_days": self.retention_days,
-            "redis_memory_bytes": self.memory_used(),
-        }
+        return {"namespace": self.namespace,
+                "fingerprints": sum(self.client.hlen(prefix + "ids") for prefix in self.live_prefixes()),
+                "kept": counts["kept"], "dropped": counts["dropped"],
+                "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
+                "dropped_by_sentences": counts.get("dropped:sentences", 0),
+                "retention_days": self.retention_days, "redis_memory_bytes": self.memory_used()}

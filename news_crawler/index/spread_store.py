@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from news_crawler.fingerprint.simhash64 import blocks, from_hex
-from news_crawler.index.base import Decision, Document, now_iso
+from news_crawler.index.base import Decision, Document, id_key, now_iso
 from news_crawler.index.memory import MemoryStore
 from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.scripts import lua
@@ -52,6 +52,7 @@ class SpreadStore(RedisStore):
         self._remove = client.register_script((_LUA / "remove.lua").read_text(encoding="utf-8"))
         self._finish = client.register_script((_LUA / "finish.lua").read_text(encoding="utf-8"))
         self.read_script = client.register_script((_LUA / "read.lua").read_text(encoding="utf-8"))
+        self._legacy_docs = bool(client.exists(self.id_prefix + "docs"))
 
     # Where keys are -----------------------------------------------------------------------
 
@@ -134,9 +135,14 @@ class SpreadStore(RedisStore):
         return Decision(d.id, d.simhash, d.duplicate_of, d.distance, replayed=True, rule=d.rule)
 
     def _read_decided(self, ids: list[str]) -> dict[str, Decision]:
-        """The earlier decisions of ``ids`` that have one (two HMGETs)."""
+        """The earlier decisions of ``ids`` that have one (HMGETs of the id hashes)."""
         ids = list(dict.fromkeys(ids))
-        kept = self.client.hmget(self.id_prefix + "docs", ids)
+        kept = self.client.hmget(self.id_prefix + "docids", [id_key(i) for i in ids])
+        found = [fp for fp in kept if fp is not None]
+        owners = dict(zip(found, self.client.hmget(self.id_prefix + "ids", found))) if found else {}
+        kept = [fp if fp is not None and owners.get(fp) == i.encode() else None for i, fp in zip(ids, kept)]
+        if self._legacy_docs and None in kept:  # id -> simhash, as earlier versions wrote it
+            kept = [k if k is not None else old for k, old in zip(kept, self.client.hmget(self.id_prefix + "docs", ids))]
         dropped = self.client.hmget(self.id_prefix + "drops", ids)
         out = {}
         for doc_id, k, d in zip(ids, kept, dropped):
@@ -214,14 +220,14 @@ class SpreadStore(RedisStore):
         args: list[Any] = [time_, time_[:10]]
         for code, doc, dup_fp, dist, rule in rows:
             args += [code, doc.id, doc.simhash.to_bytes(8, "big"),
-                     dup_fp.to_bytes(8, "big") if dup_fp is not None else b"", dist, rule or ""]
-        raw = self._finish(keys=[self.id_prefix + "ids", self.id_prefix + "docs", self.id_prefix + "drops",
+                     dup_fp.to_bytes(8, "big") if dup_fp is not None else b"", dist, rule or "", id_key(doc.id)]
+        raw = self._finish(keys=[self.id_prefix + "ids", self.id_prefix + "docids", self.id_prefix + "drops",
                                  self.stats_key], args=args)
         return [(raw[i].decode(), int(raw[i + 1])) for i in range(0, len(raw), 2)]
 
     def forget(self, doc_id: str) -> str:
-        ids, docs, drops = (self.id_prefix + h for h in ("ids", "docs", "drops"))
-        fp = self.client.hget(docs, doc_id)
+        ids, docids, drops = (self.id_prefix + h for h in ("ids", "docids", "drops"))
+        fp = self.kept_simhash(self.id_prefix, doc_id)
         pipe = self.client.pipeline(transaction=True)
         if fp is None:
             raw = self.client.hget(drops, doc_id)
@@ -235,6 +241,7 @@ class SpreadStore(RedisStore):
         for t, block in enumerate(blocks(int.from_bytes(fp, "big"))):
             key = self.bucket_key(t, block)
             self._remove(keys=[key], args=[6, key, fp[: 2 * t] + fp[2 * t + 2 :]])
-        pipe.hdel(ids, fp).hdel(docs, doc_id).hincrby(self.stats_key, "kept", -1)
+        pipe.hdel(ids, fp).hdel(docids, id_key(doc_id)).hdel(self.id_prefix + "docs", doc_id)
+        pipe.hincrby(self.stats_key, "kept", -1)
         pipe.execute()
         return "kept"

@@ -1,10 +1,10 @@
 -- Spread index, last step, in the slot of the id hashes: record what a batch decided.
 --
--- KEYS[1] ids hash, KEYS[2] docs hash, KEYS[3] drops hash, KEYS[4] stats hash (as decide.lua)
--- ARGV[1] time, ARGV[2] its day; ARGV[3..] per document six values: 'K' kept, 'D' dropped
+-- KEYS[1] ids hash, KEYS[2] docids hash, KEYS[3] drops hash, KEYS[4] stats hash (as decide.lua)
+-- ARGV[1] time, ARGV[2] its day; ARGV[3..] per document seven values: 'K' kept, 'D' dropped
 -- when decided, 'L' lost a claim to another worker, 'W' the same id being decided by another
 -- worker (nothing written: that worker records it); doc id; 8-byte simhash; the simhash it
--- duplicates ('' when kept); distance; rule.
+-- duplicates ('' when kept); distance; rule; the id's 8-byte key.
 -- The names of the documents duplicated are read first, then the records written, so a
 -- drop can name a document of this batch that then lost its own claim.
 -- Counts 'claims_lost' in the stats hash: drops found only at the claim (a race with
@@ -13,19 +13,19 @@
 -- another worker meanwhile under the same simhash (the caller answers it as a replay).
 
 local out, names = {}, {}
-for j = 3, #ARGV, 6 do
+for j = 3, #ARGV, 7 do
   local dup = ARGV[j + 3]
   names[#names + 1] = dup ~= '' and (redis.call('HGET', KEYS[1], dup) or '') or ''
 end
 local kept, dropped, by_sentences, lost, n = 0, 0, 0, 0, 0
-for j = 3, #ARGV, 6 do
+for j = 3, #ARGV, 7 do
   n = n + 1
   local code, id, fp, dist, rule = ARGV[j], ARGV[j + 1], ARGV[j + 2], tonumber(ARGV[j + 4]), ARGV[j + 5]
   local name, replay = names[n], 0
   if code == 'W' then
     replay = 1
   elseif code == 'K' then
-    redis.call('HSET', KEYS[2], id, fp)
+    redis.call('HSET', KEYS[2], ARGV[j + 6], fp)
     kept = kept + 1
   elseif name == id then
     replay = 1  -- the same id, kept meanwhile by another worker: not a drop
