@@ -156,7 +156,10 @@ def build_catalog(data_dir: str | Path, reprints: int = 8, seed: int = 7) -> Cat
     candidates = [p for p in originals if len(articles[p.url].body) > 300]
     sites = list(URL_MAKERS)
     for k, original in enumerate(rng.sample(candidates, min(reprints, len(candidates)))):
-        site = rng.choice([s for s in sites if s != original.site])
+        # A portal with no saved pages of its own (chinanews) gets the first reprint, so every
+        # portal has pages whatever the sample.
+        bare = [s for s in sites if s not in per_site and not catalog.visible(s, 1) and not catalog.visible(s, 2)]
+        site = bare[0] if bare else rng.choice([s for s in sites if s != original.site])
         article = articles[original.url]
         url = URL_MAKERS[site](f"reprint-{k}-{original.url}")
         body = _reprint_html(article.title, article.body, site, original.site, rng).encode("utf-8")

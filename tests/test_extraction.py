@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from news_crawler.extraction import extract_article
+from news_crawler.extraction import chrome, extract_article
 from news_crawler.extraction.decode import decode_html
 from tests.conftest import DATA
 
@@ -239,3 +239,36 @@ def test_menu_lines_above_the_headline_in_the_article_cell_stay_out(plain_storie
     assert char_f1(article.body, text) >= 0.95
     assert not {"通知公告", "工作动态", "县里召开秋粮收购工作会议"} & set(article.body.splitlines())
     assert (article.author, article.published_at) == ("张建国", "2019-03-01")
+
+
+@pytest.fixture(scope="module")
+def story_lines(plain_stories):
+    """A real story's sentences as lines, none of them chrome, at least six."""
+    for text in plain_stories:
+        lines = [s + "。" for s in text.split("。") if s.strip()]
+        if len(lines) >= 6 and chrome.strip_chrome("\n".join(lines), "标题").splitlines() == lines:
+            return lines
+    raise AssertionError("no plain story of six sentences")
+
+
+@pytest.mark.parametrize("before,after", [
+    (["（原标题：民警电话遭停机，靠拨打频次识别诈骗“智商感人”）"], ["本文来源：新京报", "责任编辑：史建磊_NBJ11331"]),
+    (["原标题：快讯！陈同佳刑满出狱"], ["此前报道：港媒曝陈同佳出狱前首受访", "点击进入专题：", "聚焦香港局势"]),
+    (["（原标题：“黑五”战役打响 亚马逊海外购登陆拼多多）"], []),
+    ([], ["延伸 · 推荐", "女警一天打100电话被停机 电信:核实非诈骗后恢复", "近日，四川江油一社区女民警在开展辖区“实有人口”核查工作时，"
+          "平均日拨100余个电话。电信技术部门"]),
+    ([], ["【1】【2】【3】【4】", "致敬改革开放四十年，文化大家讲述亲历", "一个时代有一个时代的文艺，一个时代有一个时代的精神。"]),
+    ([], ["图片来自网络，如有侵权，请联系删除。", "特别声明：以上内容(如有图片或视频亦包括在内)为自媒体平台“网易号”用户上传并发布，"
+          "本平台仅提供信息存储服务。", "Notice: The content above (including the pictures and videos if any) is uploaded"]),
+    ([], ["（原题为《是“收割韭菜”还是“回归理性”》）"]),
+])
+def test_notes_related_stories_page_numbers_and_disclaimers_leave_the_body(before, after, story_lines):
+    story = story_lines
+    body = chrome.strip_chrome("\n".join(before + story + after), "标题")
+    assert body.splitlines() == story
+
+
+def test_a_related_block_in_the_first_half_is_not_an_end(story_lines):
+    story = story_lines
+    lines = story[:1] + ["相关阅读"] + story[1:]
+    assert chrome.strip_chrome("\n".join(lines), "标题").splitlines() == story

@@ -1,27 +1,40 @@
 """Page chrome that readability leaves in a body: the headline and byline repeated at the
-top, editor lines, previous/next and related-story links, print/close tools, a comment box.
-Older CMS layouts (the article as ``<br>`` lines in a table cell) carry all of it inside
-the article's own container. Only whole lines go, and only lines that are nothing else.
+top, "原标题" notes, editor and source lines, previous/next and related-story links,
+print/close tools, page numbers, a comment box, a platform's disclaimer. Older CMS layouts
+(the article as ``<br>`` lines in a table cell) carry all of it inside the article's own
+container. Only whole lines go, and only lines that are nothing else; what closes a story
+(a comment box, a related-stories block, page numbers, a disclaimer) ends the body there.
 """
 
 from __future__ import annotations
 
 import re
 
-_BYLINE = re.compile(r"^[【\[(（]?\s*(?:发布时间|发布日期|发表时间|更新时间|时间|日期|来源|信息来源|文章来源|作者|点击数|点击|"
-                     r"浏览次数|浏览|阅读|字号|字体|【字体|编辑|责任编辑|责编|审核|供稿)\s*[:：]")
-_NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上一页|下一页|相关新闻|相关阅读|相关文章|相关链接|推荐阅读|"
-                  r"热点推荐|延伸阅读|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】)")
+_BYLINE = re.compile(r"^[【\[(（]?\s*(?:发布时间|发布日期|发表时间|更新时间|时间|日期|来源|信息来源|文章来源|本文来源|稿件来源|"
+                     r"新闻来源|作者|点击数|点击|浏览次数|浏览|阅读|字号|字体|【字体|编辑|责任编辑|责编|审核|供稿)\s*[:：]")
+_NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上一页|下一页|相关新闻|相关阅读|相关文章|相关链接|相关报道|推荐阅读|"
+                  r"热点推荐|延伸阅读|延伸\s*[·・]\s*推荐|此前报道|点击进入|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】)")
 _TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返回|顶部|大|中|小|字号)\s*[】\]]?\s*)+$")
-_COMMENTS = re.compile(r"^(?:网友评论|发表评论|我要评论|相关评论|评论区|已有\d+条评论|网友留言)\s*[:：]?\s*$")
-_TRAILING_EDITOR = re.compile(r"\s*[（(\[【]\s*(?:责任编辑|责编|编辑)\s*[:：][^）)\]】\n]{1,30}[）)\]】]\s*$")
+# "（原标题：……）", "（原题为《……》）", a short "原标题：……" line: the portal's note of the headline
+# it replaced (a longer unbracketed one may run into the story's first sentence).
+_ORIGINAL_TITLE = re.compile(r"^[（(]\s*原(?:标)?题(?:为)?\s*[:：《].{0,110}[）)]$|^原(?:标)?题\s*[:：].{0,45}$")
 # "2005-04-05 06:40更新 来源：新闻晨报", "2019-03-01 10:00:00": a byline that starts with its date.
 _DATED_BYLINE = re.compile(r"^[\d\s:./年月日-]{8,}(?:更新|发布|发表)?\s*(?:$|(?:来源|作者|编辑|责任编辑|点击|浏览|阅读)\s*[:：])")
-CHROME_MAX_CHARS = 80
-HEADLINE_WITHIN = 6  # lines: a headline this near the top of a body starts the story  # a longer line is text, whatever it starts with
+_TRAILING_EDITOR = re.compile(r"\s*[（(\[【]\s*(?:责任编辑|责编|编辑)\s*[:：][^）)\]】\n]{1,30}[）)\]】]\s*$")
+# Lines after which nothing is the story's, when they stand in the body's second half.
+_ENDS = re.compile(
+    r"^(?:(?:网友评论|发表评论|我要评论|相关评论|评论区|已有\d+条评论|网友留言|延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|"
+    r"热点推荐|猜你喜欢|延伸\s*[·・]\s*推荐|点击进入专题)\s*[:：]?\s*$"  # a comment box, related stories
+    r"|(?:[【\[]\s*\d{1,2}\s*[】\]]\s*){2,}$"  # 【1】【2】【3】: the article's page numbers
+    r"|(?:特别声明|免责声明|版权声明|声明)\s*[:：]|Notice: The content above|图片来自网络)"  # a disclaimer
+)
+CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
+HEADLINE_WITHIN = 6  # lines: a headline this near the top of a body starts the story
 
 
 def is_chrome(line: str, title: str = "") -> bool:
+    if _ORIGINAL_TITLE.match(line):
+        return True
     if len(line) > CHROME_MAX_CHARS:
         return False
     return bool((title and line == title) or _BYLINE.match(line) or _DATED_BYLINE.match(line) or _NAV.match(line)
@@ -30,13 +43,14 @@ def is_chrome(line: str, title: str = "") -> bool:
 
 def strip_chrome(body: str, title: str = "") -> str:
     """``body`` without chrome lines and trailing （责任编辑：...） notes, from after the headline
-    when it stands in the first lines, cut at a comment box in its last half."""
+    when it stands in the first lines, cut where a comment box, related stories, page
+    numbers or a disclaimer begin in its second half."""
     lines = body.split("\n")
     if title:  # menu or breadcrumb lines above the headline are not the story's
         head = next((i for i, line in enumerate(lines[:HEADLINE_WITHIN]) if line.strip() == title), -1)
         lines = lines[head + 1:]
     for i, line in enumerate(lines):
-        if i >= len(lines) // 2 and _COMMENTS.match(line):
+        if i >= len(lines) // 2 and _ENDS.match(line.strip()):
             lines = lines[:i]
             break
     kept = (_TRAILING_EDITOR.sub("", line) for line in lines if not is_chrome(line.strip(), title))
