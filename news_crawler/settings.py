@@ -9,6 +9,7 @@ from news_crawler.defaults import *  # noqa: F401,F403 - one source of defaults
 BOT_NAME = "news_crawler"
 SPIDER_MODULES = ["news_crawler.spiders"]
 NEWSPIDER_MODULE = "news_crawler.spiders"
+COMMANDS_MODULE = "news_crawler.commands"  # scrapy crawl exits 1 when Redis stopped the spider
 
 REDIS_URL = os.environ.get("REDIS_URL", _d.REDIS_URL)
 EMBEDDED_REDIS_DIR = os.environ.get("EMBEDDED_REDIS_DIR", _d.EMBEDDED_REDIS_DIR)

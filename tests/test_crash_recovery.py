@@ -158,3 +158,25 @@ def test_redis_away_past_the_limit_stops_the_crawl_and_the_rerun_completes(tmp_p
     durable_redis.start()
     crawl(tmp_path, durable_redis.url, site.url, SPIDERS, name="rerun")
     site.assert_nothing_lost(recorded_outcomes(durable_redis.client()), tmp_path / "stopped", tmp_path / "rerun")
+
+
+def test_scrapy_crawl_stopped_by_an_absent_redis_exits_1(tmp_path, site, durable_redis):
+    """Scrapy's own crawl command exits 0 whatever the finish reason; a cron job running
+    ``scrapy crawl sina`` must see that Redis stopped it."""
+    import subprocess
+    import sys
+
+    from tests.crawl_helpers import ROOT, mirror_env
+
+    site.mirror.delay = 1.0  # pages slow enough that Redis goes away while sina still has some to fetch
+    log = open(tmp_path / "scrapy.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scrapy", "crawl", "sina", "-s", f"REDIS_URL={durable_redis.url}",
+         "-s", f"FEED_DIR={tmp_path / 'out'}", "-s", "REDIS_OUTAGE_LIMIT=3", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=mirror_env(site.url))
+    wait_for(lambda: site.requested(0.05), 120, "the first article pages to be requested")
+    durable_redis.kill()
+    assert proc.wait(300) == 1
+    text = (tmp_path / "scrapy.log").read_text()
+    assert "sina: stopped, Redis unavailable (finish reason redis_unavailable)" in text
+    durable_redis.start()
