@@ -272,3 +272,11 @@ def test_a_related_block_in_the_first_half_is_not_an_end(story_lines):
     story = story_lines
     lines = story[:1] + ["相关阅读"] + story[1:]
     assert chrome.strip_chrome("\n".join(lines), "标题").splitlines() == story
+
+
+def test_a_site_name_in_the_author_meta_tag_is_no_author(story_lines):
+    paragraphs = "".join(f"<p>{s}</p>" for s in story_lines)
+    page = ("<html><head><title>某某新闻标题_人民网</title><meta name='author' content='人民网'></head><body>"
+            f"<h1>某某新闻标题</h1><div class='article'>{paragraphs}<p>（责任编辑：李明）</p></div></body></html>")
+    assert extract_article(page).author == "李明"
+    assert extract_article(page.replace("content='人民网'", "content='王小红'")).author == "王小红"

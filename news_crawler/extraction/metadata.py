@@ -188,8 +188,9 @@ def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
         name = _first_name(pattern, regions)
         if name:
             return name
-    meta = _meta(root, _AUTHOR_META)
-    if meta and len(meta) <= 40 and "://" not in meta and "," not in meta:
+    meta = _meta(root, _AUTHOR_META)  # not a site's name ("新浪网", "人民日报")
+    if meta and len(meta) <= 40 and "://" not in meta and "," not in meta and not _PLACE_OR_OUTLET.match(meta) \
+            and meta not in _NOT_NAMES:
         return meta
     issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
     return (_under_headline(text, title, body) or (issuer.group(1) if issuer else "")
