@@ -280,3 +280,12 @@ def test_a_site_name_in_the_author_meta_tag_is_no_author(story_lines):
             f"<h1>某某新闻标题</h1><div class='article'>{paragraphs}<p>（责任编辑：李明）</p></div></body></html>")
     assert extract_article(page).author == "李明"
     assert extract_article(page.replace("content='人民网'", "content='王小红'")).author == "王小红"
+
+
+def test_a_related_block_mid_story_and_a_story_that_is_a_statement_stay(story_lines):
+    related = ["相关阅读：", "碧桂园杯将对话人工智能 索菲亚：人类已没必要学棋", "机器人网红为何频频口出狂言"]
+    lines = story_lines[:4] + related + story_lines[4:]  # sina puts such blocks mid-story
+    body = chrome.strip_chrome("\n".join(lines), "标题").splitlines()
+    assert body[:4] == story_lines[:4] and body[-len(story_lines[4:]):] == story_lines[4:] and "相关阅读：" not in body
+    statement = "声明: 新浪娱乐讯 10月30日，某某工作室在微博发布声明，回应粉丝遭后援会拘禁一事。"
+    assert chrome.strip_chrome(statement, "标题") == statement

@@ -21,13 +21,21 @@ _ORIGINAL_TITLE = re.compile(r"^[（(]\s*原(?:标)?题(?:为)?\s*[:：《].{0,1
 # "2005-04-05 06:40更新 来源：新闻晨报", "2019-03-01 10:00:00": a byline that starts with its date.
 _DATED_BYLINE = re.compile(r"^[\d\s:./年月日-]{8,}(?:更新|发布|发表)?\s*(?:$|(?:来源|作者|编辑|责任编辑|点击|浏览|阅读)\s*[:：])")
 _TRAILING_EDITOR = re.compile(r"\s*[（(\[【]\s*(?:责任编辑|责编|编辑)\s*[:：][^）)\]】\n]{1,30}[）)\]】]\s*$")
-# Lines after which nothing is the story's, when they stand in the body's second half.
-_ENDS = re.compile(
-    r"^(?:(?:网友评论|发表评论|我要评论|相关评论|评论区|已有\d+条评论|网友留言|延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|"
-    r"热点推荐|猜你喜欢|延伸\s*[·・]\s*推荐|点击进入专题)\s*[:：]?\s*$"  # a comment box, related stories
-    r"|(?:[【\[]\s*\d{1,2}\s*[】\]]\s*){2,}$"  # 【1】【2】【3】: the article's page numbers
-    r"|(?:特别声明|免责声明|版权声明|声明)\s*[:：]|Notice: The content above|图片来自网络)"  # a disclaimer
+# Lines after which nothing is the story's, when they stand in the body's second half: a
+# comment box, the article's page numbers (【1】【2】【3】), a platform's disclaimer.
+_CLOSERS = re.compile(
+    r"^(?:(?:网友评论|发表评论|我要评论|相关评论|评论区|已有\d+条评论|网友留言)\s*[:：]?\s*$"
+    r"|(?:[【\[]\s*\d{1,2}\s*[】\]]\s*){2,}$"
+    r"|(?:特别声明|免责声明|版权声明)\s*[:：]|Notice: The content above|图片来自网络"
+    r"|声明\s*[:：]\s*\S{0,12}?(?:本文|该文|本站|本网|以上|此文|文章|稿件|转载|力求|不构成))"
 )
+# A related-stories block: the end of the body when no paragraph of the story follows it
+# (sina puts such blocks mid-story too); else only its header line goes (see _NAV).
+_RELATED = re.compile(r"^(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢|延伸\s*[·・]\s*推荐|点击进入专题)"
+                      r"\s*[:：]?\s*$")
+# A line after a related block that ends a sentence is the story going on (related
+# headlines and their cut-off summaries do not end with 。！？).
+_PARAGRAPH = re.compile(r".{20,}[。！？!?][”」』）)]?$")
 CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
 HEADLINE_WITHIN = 6  # lines: a headline this near the top of a body starts the story
 
@@ -50,7 +58,10 @@ def strip_chrome(body: str, title: str = "") -> str:
         head = next((i for i, line in enumerate(lines[:HEADLINE_WITHIN]) if line.strip() == title), -1)
         lines = lines[head + 1:]
     for i, line in enumerate(lines):
-        if i >= len(lines) // 2 and _ENDS.match(line.strip()):
+        if i == 0 or i < len(lines) // 2:
+            continue
+        line = line.strip()
+        if _CLOSERS.match(line) or (_RELATED.match(line) and not any(_PARAGRAPH.match(x.strip()) for x in lines[i + 1:])):
             lines = lines[:i]
             break
     kept = (_TRAILING_EDITOR.sub("", line) for line in lines if not is_chrome(line.strip(), title))
