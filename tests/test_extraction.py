@@ -198,6 +198,10 @@ def plain_stories(sina_articles):
     ("作者：<br>size=\"20\"<br>文/张建国", "张建国"),
     ("长江网10月4日讯（记者张建国 整合）", "张建国"),
     ("作者张建国", "张建国"),
+    ("作者：网络整理 阅读：1644", ""),  # what names no one
+    ("作者：<br>转载请注明出处", ""),
+    ("中新社记者 张建国 摄", ""),  # a photo credit
+    ("（责任编辑：系统管理员）", ""),
 ])
 def test_posters_reporters_and_handles_are_authors(byline, author, plain_stories):
     page = old_cms_page(byline, plain_stories[0])
@@ -280,6 +284,8 @@ def test_a_site_name_in_the_author_meta_tag_is_no_author(story_lines):
             f"<h1>某某新闻标题</h1><div class='article'>{paragraphs}<p>（责任编辑：李明）</p></div></body></html>")
     assert extract_article(page).author == "李明"
     assert extract_article(page.replace("content='人民网'", "content='王小红'")).author == "王小红"
+    brand = page.replace("content='人民网'", "content='网易'").replace("_人民网</title>", "_网易新闻</title>")
+    assert extract_article(brand).author == "李明"  # the site's name in its own title is no author
 
 
 def test_a_related_block_mid_story_and_a_story_that_is_a_statement_stay(story_lines):

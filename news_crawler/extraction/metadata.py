@@ -27,8 +27,8 @@ _DATE_AHEAD = r"(?=\s*(?:19|20)\d\d\s*[-/.年])"
 _AUTHOR_LABELS = [
     re.compile(rf"(?:作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[ \t\u3000]+)({_NAMES}|{_HANDLE})"),
     re.compile(rf"(?:^|\n)[ \t]*作者({_NAME})(?=[ \t]*(?:\n|$))"),  # a line that is only "作者魏星"
-    re.compile(rf"记者(?:{_COLON}|\s+)({_NAMES})(?=\s*(?:/|／|[）)\]】]|报道|摄|\n|{_SEP}))"),
-    re.compile(rf"记者({_NAMES})(?=\s*(?:/|／|[）)]|报道|摄|发自))"),
+    re.compile(rf"记者(?:{_COLON}|\s+)({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)\]】]|报道|\n|{_SEP}))"),
+    re.compile(rf"记者({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
     # Blog and forum posts: "张三 发表于 2005-9-15", "本帖由张三于2005年...", "由张三张贴 @ 2005-...",
     # "... 22:36:13 by zhang".
@@ -45,9 +45,13 @@ _EDITOR_AS_AUTHOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|\s+)
 _ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
 _UNDER_HEADLINE = re.compile(rf"({_ACCOUNT})(?:\s*[/／]\s*[^\s/／]{{2,12}}|\s+{DATETIME.pattern})?")
 _NOT_NAMES = {"记者", "编辑", "来源", "作者", "本报", "新华社", "中新网", "发布", "时间", "日期", "原标题", "通讯员",
-              "实习生", "整合", "编译", "首页", "正文", "返回", "登录", "注册", "搜索", "导航", "文章", "最新文章",
+              "实习生", "整合", "编译", "视觉中国", "东方IC", "图虫创意", "首页", "正文", "返回", "登录", "注册",
+              "搜索", "导航", "文章", "最新文章",
               "图片", "视频", "责任编辑", "摄影", "报道", "综合", "整理", "新闻", "图文", "组图", "全文",
               "原创", "转载", "专题", "英文", "中文", "简体", "繁体", "简体中文", "繁体中文", "匿名", "佚名", "网友", "游客"}
+# "转载请注明", "网络整理", "系统管理员", "刘通摄" (a photo credit), "视频截图", "发布于 2019-...".
+_NOT_NAME_STARTS = ("转载", "版权", "本文", "本站", "原文", "网络", "系统", "管理")
+_NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员")
 _PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)$")
 # Words a byline runs into on older CMS pages ("作者：张三　点击数：" "阅读 字号 打印 关闭"):
 # the name ends there.
@@ -110,13 +114,18 @@ def find_published_at(root: HtmlElement, text: str, title: str) -> str:
     return above[-1][1] if above else year_month(text[start:]) or year_month(text)
 
 
+def _no_name(word: str) -> bool:
+    """Words a byline pattern catches that name no one: tags, notices, credits."""
+    return word in _NOT_NAMES or word.startswith(_NOT_NAME_STARTS) or word.endswith(_NOT_NAME_ENDS)
+
+
 def clean_author(raw: str) -> str:
     raw = _WIDE_GAP.split(raw.strip(), maxsplit=1)[0]  # a wide gap ends the byline
     names: list[str] = []
     for name in re.split(_SEP, raw):
         if name in _BYLINE_END:
             break  # a counter or a tool word: the names came before it
-        if name and name not in _NOT_NAMES:
+        if name and not _no_name(name):
             names.append(name)
     # "彭冲 山东冠县" - a place or an outlet after the names ends the byline.
     while len(names) > 1 and _PLACE_OR_OUTLET.match(names[-1]):
@@ -174,10 +183,18 @@ def _under_headline(text: str, title: str, body: str) -> str:
             continue
         m = _UNDER_HEADLINE.fullmatch(line)
         name = m.group(1) if m else ""
-        if name and name not in _NOT_NAMES and not _PLACE_OR_OUTLET.match(name) and not name.isdigit():
+        if name and not _no_name(name) and not _PLACE_OR_OUTLET.match(name) and not name.isdigit():
             return name
         return ""
     return ""
+
+
+def _meta_author(meta: str, page_title: str, headline: str) -> bool:
+    """Whether an author meta tag names an author: not a URL or a list, not a site's name
+    ("新浪网", or "网易" on a page titled "…_网易新闻"), not a number."""
+    return (bool(meta) and len(meta) <= 40 and "://" not in meta and "," not in meta
+            and any(c.isalpha() for c in meta) and not _no_name(meta) and not _PLACE_OR_OUTLET.match(meta)
+            and not (meta in page_title and meta not in headline))
 
 
 def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
@@ -188,9 +205,8 @@ def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
         name = _first_name(pattern, regions)
         if name:
             return name
-    meta = _meta(root, _AUTHOR_META)  # not a site's name ("新浪网", "人民日报")
-    if meta and len(meta) <= 40 and "://" not in meta and "," not in meta and not _PLACE_OR_OUTLET.match(meta) \
-            and meta not in _NOT_NAMES:
+    meta = _meta(root, _AUTHOR_META)
+    if _meta_author(meta, root.findtext(".//title") or "", title):
         return meta
     issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
     return (_under_headline(text, title, body) or (issuer.group(1) if issuer else "")
