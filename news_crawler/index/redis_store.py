@@ -11,10 +11,11 @@ import redis
 
 from news_crawler import defaults
 from news_crawler.connection import is_cluster
-from news_crawler.fingerprint.simhash64 import blocks, distance, from_hex
-from news_crawler.index.base import (SIMHASH, Decision, Document, DropRecord, FingerprintStore, Item, Match,
-                                     SentenceRule, as_documents, id_key, now_iso)
+from news_crawler.fingerprint.simhash64 import from_hex
+from news_crawler.index.base import (SIMHASH, Decision, Document, FingerprintStore, Item, SentenceRule, as_documents,
+                                     id_key, now_iso)
 from news_crawler.index.generations import Generations
+from news_crawler.index.redis_inspect import Inspection
 from news_crawler.index.scripts import lua
 
 _DECIDE_LUA = lua("decide.lua")
@@ -22,7 +23,7 @@ _FORGET_LUA = (Path(__file__).with_name("forget.lua")).read_text(encoding="utf-8
 _KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
 
 
-class RedisStore(FingerprintStore):
+class RedisStore(Inspection, FingerprintStore):
     """Keys, under a generation's prefix (``<namespace>:``, or ``<namespace>:g<n>:`` with
     retention): ``<table><block hex>`` buckets of 6-byte entries, ``s<hex>`` sentence buckets
     of 10-byte entries, and the ``ids``, ``docids`` and ``drops`` hashes; ``<namespace>:stats``
@@ -140,49 +141,6 @@ class RedisStore(FingerprintStore):
                                     rule=dropped_by.decode()))
         return out
 
-    # Looking inside ----------------------------------------------------------------------
-
-    def sentence_holders(self, sentences: Sequence[int], length: int) -> list[list[tuple[str, int]]]:
-        slack = (self.sentence_rule or SentenceRule()).length_slack
-        found: list[dict[int, str]] = [{} for _ in sentences]  # per key: kept simhash -> its prefix
-        for prefix in self.live_prefixes():
-            buckets = self.client.mget([self.sentence_bucket_key(k, prefix) for k in sentences]) if sentences else []
-            for held, key, bucket in zip(found, sentences, buckets):
-                bucket = bucket or b""
-                for p in range(0, len(bucket), 10):
-                    e = bucket[p : p + 10]
-                    if e[0] == key & 0xFF and abs(e[9] - length) <= slack:
-                        held.setdefault(int.from_bytes(e[1:9], "big"), prefix)
-        ids = self._ids_of({fp: prefix for held in found for fp, prefix in held.items()})
-        return [[(ids[fp], fp) for fp in held if ids.get(fp) is not None] for held in found]
-
-    def _ids_of(self, fps: dict[int, str]) -> dict[int, str | None]:
-        """The ids of kept simhashes, each looked up in its generation's ids hash."""
-        out: dict[int, str | None] = {}
-        by_prefix: dict[str, list[int]] = {}
-        for fp, prefix in fps.items():
-            by_prefix.setdefault(prefix, []).append(fp)
-        for prefix, group in by_prefix.items():
-            for fp, i in zip(group, self.client.hmget(prefix + "ids", [fp.to_bytes(8, "big") for fp in group])):
-                out[fp] = None if i is None else i.decode()
-        return out
-
-    def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
-        found: dict[int, tuple[int, str]] = {}
-        for prefix in self.live_prefixes():
-            keys = [self.bucket_key(t, b, prefix) for t, b in enumerate(blocks(simhash))]
-            buckets = self.client.mget_nonatomic(keys) if is_cluster(self.client) else self.client.mget(keys)
-            for t, (block, bucket) in enumerate(zip(blocks(simhash), buckets)):
-                for p in range(0, len(bucket or b""), 6):
-                    rem = bucket[p : p + 6]
-                    other = int.from_bytes(rem[: 2 * t] + block.to_bytes(2, "big") + rem[2 * t :], "big")
-                    found.setdefault(other, (t, prefix))
-        if not found:
-            return []
-        ids = self._ids_of({fp: prefix for fp, (_, prefix) in found.items()})
-        matches = [Match(ids[fp] or "?", fp, distance(simhash, fp), t) for fp, (t, _) in found.items()]
-        return sorted(matches, key=lambda m: (m.distance, m.table, m.id))[:limit]
-
     def kept_simhash(self, prefix: str, doc_id: str) -> bytes | None:
         """The simhash ``doc_id`` was kept with under ``prefix``: its ``docids`` entry confirmed
         by ``ids``, else its entry in the ``docs`` hash (id -> simhash) of earlier versions."""
@@ -214,35 +172,3 @@ class RedisStore(FingerprintStore):
             return Decision(doc_id, from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"], replayed=True,
                             rule=rec.get("rule", SIMHASH))
         return None
-
-    def drops(self, limit: int = 100) -> list[DropRecord]:
-        out = []
-        for prefix in self.live_prefixes():
-            for doc_id, raw in self.client.hscan_iter(prefix + "drops", count=min(limit, 1000)):
-                if len(out) >= limit:
-                    return out
-                rec = json.loads(raw)
-                out.append(DropRecord(doc_id.decode(), from_hex(rec["simhash"]), rec["duplicate_of"],
-                                      rec["distance"], rec["time"], rec.get("rule", SIMHASH)))
-        return out
-
-    def counts(self) -> dict[str, int]:
-        raw = self.client.hgetall(self.stats_key)
-        return {"kept": 0, "dropped": 0, **{k.decode(): int(v) for k, v in raw.items()}}
-
-    def memory_used(self) -> int:
-        """Bytes the whole server uses (``INFO memory``), every node's on a cluster."""
-        if is_cluster(self.client):
-            per_node = self.client.info("memory", target_nodes=self.client.ALL_NODES)
-            return sum(int(info["used_memory"]) for info in per_node.values())
-        return int(self.client.info("memory")["used_memory"])
-
-    def report(self) -> dict[str, object]:
-        """What ``news-dedup stats`` and ``news-crawler status`` show of the index."""
-        counts = self.counts()
-        return {"namespace": self.namespace,
-                "fingerprints": sum(self.client.hlen(prefix + "ids") for prefix in self.live_prefixes()),
-                "kept": counts["kept"], "dropped": counts["dropped"],
-                "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
-                "dropped_by_sentences": counts.get("dropped:sentences", 0),
-                "retention_days": self.retention_days, "redis_memory_bytes": self.memory_used()}
