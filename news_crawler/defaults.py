@@ -100,6 +100,10 @@ DEDUP_USER_DICT = ""
 DEDUP_POSITION_DECAY = 8.0
 DEDUP_MAX_WORD_SHARE = 0.1
 DEDUP_BATCH_SIZE = 64
+# Drop records (what each dropped article copies) kept at most: past half of it the drops
+# hash becomes <ns>:drops:old and the one before is deleted. 0: no limit. A dropped article
+# decided again after its record went is dropped again, as a new decision.
+DEDUP_DROPS_MAX = 1_000_000
 # The second signal (BENCHMARKS.md): a document that shares DEDUP_SENTENCE_MATCH of its
 # DEDUP_SENTENCE_COUNT longest sentences (each of DEDUP_SENTENCE_MIN_CHARS Chinese characters
 # or more) with a kept one, is within DEDUP_SENTENCE_MAX_DISTANCE bits of it and within

@@ -58,4 +58,5 @@ def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:
         sentences=sentence_rule_from_settings(settings),
         retention_days=settings.getfloat("DEDUP_RETENTION_DAYS"),
         generation_days=settings.getfloat("DEDUP_GENERATION_DAYS"),
+        drops_max=settings.getint("DEDUP_DROPS_MAX"),
     )

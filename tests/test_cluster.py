@@ -190,3 +190,13 @@ def test_a_spread_index_written_before_docids_still_answers_replays(cluster, clu
         (True, True, 0x0F0F_0F0F_0F0F_0F0F), (True, False, 0x0F0F_0F0F_0F0F_0F0E), (True, True, 1 << 40)]
     assert store.forget("a") == "kept" and store.lookup("a") is None and store.lookup("c").simhash == 1 << 40
     assert store.decide("d", 0x0F0F_0F0F_0F0F_0F0F).kept
+
+
+def test_spread_drop_records_are_capped(cluster, cluster_client):
+    store = SpreadStore(cluster_client, "news", drops_max=4)
+    original = 0x0F0F_0F0F_0F0F_0F0F
+    store.decide_many([("orig", original)] + [(f"c{i}", original ^ (1 << (i % 3))) for i in range(9)])
+    drops, old = (cluster_client.hlen(store.id_prefix + k) for k in ("drops", "drops:old"))
+    assert drops + old <= 4 and old == 2
+    in_old = next(k.decode() for k in cluster_client.hkeys(store.id_prefix + "drops:old"))
+    assert store.decide(in_old, 5).replayed and store.forget(in_old) == "dropped"

@@ -179,3 +179,20 @@ def test_an_index_written_before_docids_still_answers_replays_and_forgets(redis_
     assert store.forget("a") == "kept" and redis_client.hlen(store.prefix() + "docs") == 1
     assert store.lookup("a") is None and store.decide("d", 0x0F0F_0F0F_0F0F_0F0F).kept
     assert store.counts()["kept"] == 2  # a and c; a forgotten; d
+
+
+def test_drop_records_are_capped_and_the_oldest_go_first(redis_client):
+    store = RedisStore(redis_client, "test", batch_size=7, drops_max=10)  # a drops hash holds 5, then is the old one
+    original = 0x0F0F_0F0F_0F0F_0F0F
+    copies = [(f"copy{i:02d}", original ^ (1 << (i % 3))) for i in range(23)]
+    assert all(not d.kept for d in store.decide_many([("orig", original), *copies])[1:])
+    drops, old = (redis_client.hlen(store.prefix() + k) for k in ("drops", "drops:old"))
+    assert drops + old <= 10 and old == 5
+    assert len(store.drops(limit=100)) == drops + old  # both hashes are listed
+    newest = store.decide("copy22", 5)  # a recent drop: answered from its record
+    assert newest.replayed and newest.duplicate_of == "orig"
+    oldest = store.decide("copy00", original ^ 1)  # its record went: decided again, the same way
+    assert not oldest.replayed and not oldest.kept and oldest.duplicate_of == "orig"
+    in_old = next(k.decode() for k in redis_client.hkeys(store.prefix() + "drops:old"))
+    assert store.lookup(in_old).duplicate_of == "orig" and store.forget(in_old) == "dropped"
+    assert store.lookup(in_old) is None

@@ -29,12 +29,14 @@
 --          server or a single-slot cluster is assumed).
 -- ARGV[5]  sentences to share (0: the sentence rule is off); ARGV[6] its max distance
 --          (0..64); ARGV[7] its largest difference of length codes
--- ARGV[8]  how many older generations are live (retention, see redis_store.py), then their
+-- ARGV[8]  drop records a drops hash holds before it becomes <prefix>drops:old (the one
+--          before that is deleted), so at most twice that many are kept; 0: no limit
+-- ARGV[9]  how many older generations are live (retention, see redis_store.py), then their
 --          key prefixes, newest first. A generation is a whole index under its own prefix
 --          (buckets, and the ids, docids and drops hashes: <prefix>ids ...); a document is
 --          decided against every live generation and kept into the newest, ARGV[4], whose
 --          hashes KEYS[1..3] are. Without retention there is one generation and no older one.
--- ARGV[9+older..] per document: 8-byte simhash, doc id, its 8-byte id key, its sentence
+-- ARGV[10+older..] per document: 8-byte simhash, doc id, its 8-byte id key, its sentence
 --          keys (3 bytes each), its length code
 -- Returns per document five values: status (0 kept, 1 duplicate, 2 kept before, 3 dropped
 -- before), the id it duplicates or '', the distance or -1, for a replay (status 2 or 3) the
@@ -49,9 +51,10 @@ local s_match, s_distance, s_slack = tonumber(ARGV[5]), tonumber(ARGV[6]), tonum
 local ids_key, docs_key, drops_key, stats_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
 -- Live generations, newest first: prefixes, and their ids / docids / drops hashes.
-local n_old = tonumber(ARGV[8])
+local rotate = tonumber(ARGV[8])
+local n_old = tonumber(ARGV[9])
 local gens = { prefix }
-for g = 1, n_old do gens[g + 1] = ARGV[8 + g] end
+for g = 1, n_old do gens[g + 1] = ARGV[9 + g] end
 local G = #gens
 local function hash_key(g, name)
   if g == 1 then
@@ -100,10 +103,13 @@ end
 
 local out = {}
 local n_kept, n_dropped, n_by_sentences = 0, 0, 0
-local first = 9 + n_old
+local first = 10 + n_old
 local n_docs = (#ARGV - first + 1) / 5
-local legacy = {}  -- generations that still have an id -> simhash docs hash
-for g = 1, G do legacy[g] = redis.call('EXISTS', gens[g] .. 'docs') == 1 end
+local legacy, old_drops = {}, {}  -- generations with an id -> simhash docs hash; with older drops
+for g = 1, G do
+  legacy[g] = redis.call('EXISTS', gens[g] .. 'docs') == 1
+  old_drops[g] = redis.call('EXISTS', gens[g] .. 'drops:old') == 1
+end
 for j = 0, n_docs - 1 do
   local at = first + 5 * j
   local fp, id, id_key, sig, len = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], tonumber(ARGV[at + 4])
@@ -116,6 +122,7 @@ for j = 0, n_docs - 1 do
     if not known and legacy[g] then known = redis.call('HGET', gens[g] .. 'docs', id) end
     if known then break end
     dropped = redis.call('HGET', hash_key(g, 'drops'), id)
+    if not dropped and old_drops[g] then dropped = redis.call('HGET', gens[g] .. 'drops:old', id) end
     if dropped then break end
   end
   if known then
@@ -180,6 +187,11 @@ for j = 0, n_docs - 1 do
         simhash = format('%02x%02x%02x%02x%02x%02x%02x%02x', byte(fp, 1, 8)), duplicate_of = dup,
         distance = dist, time = now, rule = rule }))
       n_dropped = n_dropped + 1
+      if rotate > 0 and redis.call('HLEN', drops_key) >= rotate then
+        redis.call('UNLINK', prefix .. 'drops:old')  -- freed in the background
+        redis.call('RENAME', drops_key, prefix .. 'drops:old')
+        old_drops[1] = true
+      end
     else
       -- Whole buckets are written again, not APPENDed to: APPEND over-allocates. Only the
       -- newest generation is written (its buckets come first in keys and buckets).

@@ -12,9 +12,11 @@ local fp = redis.call('HGET', KEYS[2], id_key)
 if fp and redis.call('HGET', KEYS[1], fp) ~= id then fp = nil end
 if not fp then fp = redis.call('HGET', legacy, id) end
 if not fp then
-  local rec = redis.call('HGET', KEYS[3], id)
+  local where = KEYS[3]
+  local rec = redis.call('HGET', where, id)
+  if not rec then where = prefix .. 'drops:old'; rec = redis.call('HGET', where, id) end
   if not rec then return '' end
-  redis.call('HDEL', KEYS[3], id)
+  redis.call('HDEL', where, id)
   redis.call('HINCRBY', KEYS[4], 'dropped', -1)
   if cjson.decode(rec).rule == 'sentences' then redis.call('HINCRBY', KEYS[4], 'dropped:sentences', -1) end
   return 'dropped'

@@ -65,7 +65,7 @@ class Generations:
     def key_names(self, generation: int) -> list[str]:
         prefix = self.prefix(generation)
         names = [f"{prefix}{t}{b:04x}" for t in range(4) for b in range(BUCKETS)]
-        hashes = [prefix + h for h in ("ids", "docids", "docs", "drops")]  # docs: id -> simhash, as before docids
+        hashes = [prefix + h for h in ("ids", "docids", "docs", "drops", "drops:old")]  # docs: as before docids
         return names + [f"{prefix}s{b:04x}" for b in range(BUCKETS)] + hashes
 
     def expire(self) -> list[int]:

@@ -65,8 +65,8 @@ class Inspection:
 
     def drops(self, limit: int = 100) -> list[DropRecord]:
         out = []
-        for prefix in self.live_prefixes():
-            for doc_id, raw in self.client.hscan_iter(prefix + "drops", count=min(limit, 1000)):
+        for key in (prefix + name for prefix in self.live_prefixes() for name in ("drops", "drops:old")):
+            for doc_id, raw in self.client.hscan_iter(key, count=min(limit, 1000)):
                 if len(out) >= limit:
                     return out
                 rec = json.loads(raw)

@@ -42,6 +42,7 @@ class RedisStore(Inspection, FingerprintStore):
         retention_days: float = defaults.DEDUP_RETENTION_DAYS,
         generation_days: float = defaults.DEDUP_GENERATION_DAYS,
         clock: Callable[[], float] = time.time,
+        drops_max: int = defaults.DEDUP_DROPS_MAX,
     ) -> None:
         super().__init__(max_distance, sentences)
         if not namespace or any(c.isspace() for c in namespace):
@@ -54,6 +55,7 @@ class RedisStore(Inspection, FingerprintStore):
         self.namespace = namespace
         self.batch_size = batch_size
         self.retention_days = retention_days
+        self.drops_rotate = max(1, drops_max // 2) if drops_max > 0 else 0  # see decide.lua, ARGV[8]
         # On a cluster every key of the index carries the namespace as its hash tag: one slot,
         # so one Lua call still decides atomically (the buckets are built inside the script).
         self.base = f"{{{namespace}}}" if is_cluster(client) else namespace
@@ -117,7 +119,7 @@ class RedisStore(Inspection, FingerprintStore):
         rule = self.sentence_rule
         args: list[object] = [self.max_distance, time_, time_[:10], newest,
                               rule.match if rule else 0, rule.max_distance if rule else 0,
-                              rule.length_slack if rule else 0, len(older), *older]
+                              rule.length_slack if rule else 0, self.drops_rotate, len(older), *older]
         for doc in docs:
             if not 0 <= doc.length <= 255 or any(not 0 <= k < 1 << 24 for k in doc.sentences):
                 raise ValueError(f"{doc.id}: sentence keys must be 24-bit and the length code a byte")
@@ -149,10 +151,14 @@ class RedisStore(Inspection, FingerprintStore):
             return fp
         return self.client.hget(prefix + "docs", doc_id)
 
+    def drop_record(self, prefix: str, doc_id: str) -> bytes | None:
+        """``doc_id``'s drop record under ``prefix``, in ``drops`` or the ``drops:old`` before it."""
+        return self.client.hget(prefix + "drops", doc_id) or self.client.hget(prefix + "drops:old", doc_id)
+
     def _home(self, doc_id: str) -> tuple[str, bytes | None, bytes | None]:
         """The live generation that decided ``doc_id`` (its prefix, kept simhash, drop record)."""
         for prefix in self.live_prefixes():
-            kept, dropped = self.kept_simhash(prefix, doc_id), self.client.hget(prefix + "drops", doc_id)
+            kept, dropped = self.kept_simhash(prefix, doc_id), self.drop_record(prefix, doc_id)
             if kept is not None or dropped is not None:
                 return prefix, kept, dropped
         return self.prefix(), None, None

@@ -1,17 +1,18 @@
-"""Spread index (``spread_store.py``): where its tables live, and phase R: what the buckets
+"""Spread index (``spread_store.py``): where its tables live, and its reads: what the buckets
 of a batch hold, as a ``MemoryStore`` that then decides the batch exactly as one Lua call
-on one server would."""
+on one server would, and the decisions recorded before for a batch's ids."""
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
-from news_crawler.fingerprint.simhash64 import blocks
-from news_crawler.index.base import Document
+from news_crawler.fingerprint.simhash64 import blocks, from_hex
+from news_crawler.index.base import Decision, Document, id_key
 from news_crawler.index.memory import MemoryStore
 
 ROLES = ("t0", "t1", "t2", "t3", "s", "ids")
@@ -70,4 +71,28 @@ def read_buckets(store: Any, prefix: str, numbers: list[int]) -> list[bytes]:
         n = int.from_bytes(blob[p : p + 4], "big")
         out.append(blob[p + 4 : p + 4 + n])
         p += 4 + n
+    return out
+
+
+def read_decided(store: Any, ids: list[str]) -> dict[str, Decision]:
+    """The earlier decisions of ``ids`` that have one (HMGETs of the id hashes)."""
+    ids = list(dict.fromkeys(ids))
+    kept = store.client.hmget(store.id_prefix + "docids", [id_key(i) for i in ids])
+    found = [fp for fp in kept if fp is not None]
+    owners = dict(zip(found, store.client.hmget(store.id_prefix + "ids", found))) if found else {}
+    kept = [fp if fp is not None and owners.get(fp) == i.encode() else None for i, fp in zip(ids, kept)]
+    if store.legacy_docs and None in kept:  # id -> simhash, as earlier versions wrote it
+        kept = [k if k is not None else old for k, old in zip(kept, store.client.hmget(store.id_prefix + "docs", ids))]
+    dropped = store.client.hmget(store.id_prefix + "drops", ids)
+    if None in dropped and store.drops_rotate:  # records moved to drops:old (decide.lua, ARGV[8])
+        older = store.client.hmget(store.id_prefix + "drops:old", ids)
+        dropped = [d if d is not None else o for d, o in zip(dropped, older)]
+    out = {}
+    for doc_id, k, d in zip(ids, kept, dropped):
+        if k is not None:
+            out[doc_id] = Decision(doc_id, int.from_bytes(k, "big"), replayed=True)
+        elif d is not None:
+            rec = json.loads(d)
+            out[doc_id] = Decision(doc_id, from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"],
+                                   replayed=True, rule=rec.get("rule", "simhash"))
     return out

@@ -26,12 +26,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from news_crawler.fingerprint.simhash64 import blocks, from_hex
+from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Decision, Document, id_key, now_iso
 from news_crawler.index.memory import MemoryStore
 from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.scripts import lua
-from news_crawler.index.spread_read import ROLES, read_view, role_tag
+from news_crawler.index.spread_read import ROLES, read_decided, read_view, role_tag
 
 _LUA = Path(__file__).with_name("spread")
 # Register ids before claiming; per document the id already registered under its simhash, or ''.
@@ -52,7 +52,7 @@ class SpreadStore(RedisStore):
         self._remove = client.register_script((_LUA / "remove.lua").read_text(encoding="utf-8"))
         self._finish = client.register_script((_LUA / "finish.lua").read_text(encoding="utf-8"))
         self.read_script = client.register_script((_LUA / "read.lua").read_text(encoding="utf-8"))
-        self._legacy_docs = bool(client.exists(self.id_prefix + "docs"))
+        self.legacy_docs = bool(client.exists(self.id_prefix + "docs"))
 
     # Where keys are -----------------------------------------------------------------------
 
@@ -135,24 +135,7 @@ class SpreadStore(RedisStore):
         return Decision(d.id, d.simhash, d.duplicate_of, d.distance, replayed=True, rule=d.rule)
 
     def _read_decided(self, ids: list[str]) -> dict[str, Decision]:
-        """The earlier decisions of ``ids`` that have one (HMGETs of the id hashes)."""
-        ids = list(dict.fromkeys(ids))
-        kept = self.client.hmget(self.id_prefix + "docids", [id_key(i) for i in ids])
-        found = [fp for fp in kept if fp is not None]
-        owners = dict(zip(found, self.client.hmget(self.id_prefix + "ids", found))) if found else {}
-        kept = [fp if fp is not None and owners.get(fp) == i.encode() else None for i, fp in zip(ids, kept)]
-        if self._legacy_docs and None in kept:  # id -> simhash, as earlier versions wrote it
-            kept = [k if k is not None else old for k, old in zip(kept, self.client.hmget(self.id_prefix + "docs", ids))]
-        dropped = self.client.hmget(self.id_prefix + "drops", ids)
-        out = {}
-        for doc_id, k, d in zip(ids, kept, dropped):
-            if k is not None:
-                out[doc_id] = Decision(doc_id, int.from_bytes(k, "big"), replayed=True)
-            elif d is not None:
-                rec = json.loads(d)
-                out[doc_id] = Decision(doc_id, from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"],
-                                       replayed=True, rule=rec.get("rule", "simhash"))
-        return out
+        return read_decided(self, ids)
 
     def _read_view(self, docs: Sequence[Document]) -> tuple[MemoryStore, dict[str, int], dict[int, list[int]]]:
         return read_view(self, docs)
@@ -217,7 +200,7 @@ class SpreadStore(RedisStore):
         if not rows:
             return []
         time_ = now_iso()
-        args: list[Any] = [time_, time_[:10]]
+        args: list[Any] = [time_, time_[:10], self.drops_rotate]
         for code, doc, dup_fp, dist, rule in rows:
             args += [code, doc.id, doc.simhash.to_bytes(8, "big"),
                      dup_fp.to_bytes(8, "big") if dup_fp is not None else b"", dist, rule or "", id_key(doc.id)]
@@ -230,6 +213,8 @@ class SpreadStore(RedisStore):
         fp = self.kept_simhash(self.id_prefix, doc_id)
         pipe = self.client.pipeline(transaction=True)
         if fp is None:
+            if self.client.hget(drops, doc_id) is None:
+                drops += ":old"
             raw = self.client.hget(drops, doc_id)
             if raw is None:
                 return ""

@@ -1,7 +1,8 @@
 -- Spread index, last step, in the slot of the id hashes: record what a batch decided.
 --
 -- KEYS[1] ids hash, KEYS[2] docids hash, KEYS[3] drops hash, KEYS[4] stats hash (as decide.lua)
--- ARGV[1] time, ARGV[2] its day; ARGV[3..] per document seven values: 'K' kept, 'D' dropped
+-- ARGV[1] time, ARGV[2] its day, ARGV[3] drop records before the drops hash becomes
+-- drops:old (decide.lua's ARGV[8]); ARGV[4..] per document seven values: 'K' kept, 'D' dropped
 -- when decided, 'L' lost a claim to another worker, 'W' the same id being decided by another
 -- worker (nothing written: that worker records it); doc id; 8-byte simhash; the simhash it
 -- duplicates ('' when kept); distance; rule; the id's 8-byte key.
@@ -13,12 +14,13 @@
 -- another worker meanwhile under the same simhash (the caller answers it as a replay).
 
 local out, names = {}, {}
-for j = 3, #ARGV, 7 do
+for j = 4, #ARGV, 7 do
   local dup = ARGV[j + 3]
   names[#names + 1] = dup ~= '' and (redis.call('HGET', KEYS[1], dup) or '') or ''
 end
 local kept, dropped, by_sentences, lost, n = 0, 0, 0, 0, 0
-for j = 3, #ARGV, 7 do
+local rotate = tonumber(ARGV[3])
+for j = 4, #ARGV, 7 do
   n = n + 1
   local code, id, fp, dist, rule = ARGV[j], ARGV[j + 1], ARGV[j + 2], tonumber(ARGV[j + 4]), ARGV[j + 5]
   local name, replay = names[n], 0
@@ -38,6 +40,10 @@ for j = 3, #ARGV, 7 do
       simhash = string.format('%02x%02x%02x%02x%02x%02x%02x%02x', string.byte(fp, 1, 8)),
       duplicate_of = name, distance = dist, time = ARGV[1], rule = rule }))
     dropped = dropped + 1
+    if rotate > 0 and redis.call('HLEN', KEYS[3]) >= rotate then
+      redis.call('UNLINK', KEYS[3] .. ':old')
+      redis.call('RENAME', KEYS[3], KEYS[3] .. ':old')
+    end
     if rule == 'sentences' then by_sentences = by_sentences + 1 end
   end
   out[#out + 1] = name
