@@ -295,3 +295,9 @@ def test_a_related_block_mid_story_and_a_story_that_is_a_statement_stay(story_li
     assert body[:4] == story_lines[:4] and body[-len(story_lines[4:]):] == story_lines[4:] and "相关阅读：" not in body
     statement = "声明: 新浪娱乐讯 10月30日，某某工作室在微博发布声明，回应粉丝遭后援会拘禁一事。"
     assert chrome.strip_chrome(statement, "标题") == statement
+
+
+def test_a_credit_glued_before_the_first_sentence_goes_and_the_sentence_stays(story_lines):
+    first = "（来源：现代快报）“爸爸妈妈，我要去北京当练习生了！”最近，宿迁市两名小女孩离家。"
+    body = chrome.strip_chrome("\n".join([first, *story_lines, "（来源：现代快报）"]), "标题").splitlines()
+    assert body == ["“爸爸妈妈，我要去北京当练习生了！”最近，宿迁市两名小女孩离家。", *story_lines]

@@ -20,6 +20,9 @@ _TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返�
 _ORIGINAL_TITLE = re.compile(r"^[（(]\s*原(?:标)?题(?:为)?\s*[:：《].{0,110}[）)]$|^原(?:标)?题\s*[:：].{0,45}$")
 # "2005-04-05 06:40更新 来源：新闻晨报", "2019-03-01 10:00:00": a byline that starts with its date.
 _DATED_BYLINE = re.compile(r"^[\d\s:./年月日-]{8,}(?:更新|发布|发表)?\s*(?:$|(?:来源|作者|编辑|责任编辑|点击|浏览|阅读)\s*[:：])")
+# "（来源：现代快报）“爸爸妈妈……": a credit glued before the story's first sentence; it goes, the
+# sentence stays.
+_LEADING_CREDIT = re.compile(r"^\s*[（(]\s*(?:来源|作者|记者|编辑|图|摄影)\s*[:：][^（）()\n]{1,20}[）)]\s*(?=\S)")
 _TRAILING_EDITOR = re.compile(r"\s*[（(\[【]\s*(?:责任编辑|责编|编辑)\s*[:：][^）)\]】\n]{1,30}[）)\]】]\s*$")
 # Lines after which nothing is the story's, when they stand in the body's second half: a
 # comment box, the article's page numbers (【1】【2】【3】), a platform's disclaimer.
@@ -64,5 +67,6 @@ def strip_chrome(body: str, title: str = "") -> str:
         if _CLOSERS.match(line) or (_RELATED.match(line) and not any(_PARAGRAPH.match(x.strip()) for x in lines[i + 1:])):
             lines = lines[:i]
             break
+    lines = [_LEADING_CREDIT.sub("", line) for line in lines]
     kept = (_TRAILING_EDITOR.sub("", line) for line in lines if not is_chrome(line.strip(), title))
     return "\n".join(line for line in kept if line.strip())
