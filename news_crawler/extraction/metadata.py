@@ -23,7 +23,8 @@ _HANDLE = r"[A-Za-z][A-Za-z0-9_.\-]{2,24}"  # a blogger's or a forum member's ha
 _DATE_AHEAD = r"(?=\s*(?:19|20)\d\d\s*[-/.年])"
 # Byline conventions in the order they are trusted: an explicit author, a reporter, 文/撰文,
 # a post's poster, a name in brackets closing the story "（袁源）" or "（姚峰 上海报道）", the
-# office issuing a government notice, then an editor.
+# office issuing a government notice; then (find_author) the author meta tag, a name alone
+# under the headline, the editor.
 _AUTHOR_LABELS = [
     re.compile(rf"(?:作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[ \t\u3000]+)({_NAMES}|{_HANDLE})"),
     re.compile(rf"(?:^|\n)[ \t]*作者({_NAME})(?=[ \t]*(?:\n|$))"),  # a line that is only "作者魏星"
@@ -45,10 +46,11 @@ _EDITOR_AS_AUTHOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|\s+)
 _ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
 _UNDER_HEADLINE = re.compile(rf"({_ACCOUNT})(?:\s*[/／]\s*[^\s/／]{{2,12}}|\s+{DATETIME.pattern})?")
 _NOT_NAMES = {"记者", "编辑", "来源", "作者", "本报", "新华社", "中新网", "发布", "时间", "日期", "原标题", "通讯员",
-              "实习生", "整合", "编译", "视觉中国", "东方IC", "图虫创意", "首页", "正文", "返回", "登录", "注册",
-              "搜索", "导航", "文章", "最新文章",
-              "图片", "视频", "责任编辑", "摄影", "报道", "综合", "整理", "新闻", "图文", "组图", "全文",
-              "原创", "转载", "专题", "英文", "中文", "简体", "繁体", "简体中文", "繁体中文", "匿名", "佚名", "网友", "游客"}
+              "实习生", "整合", "编译", "图片", "视频", "责任编辑", "摄影", "报道", "综合", "整理", "新闻", "图文", "组图",
+              "全文", "原创", "转载", "专题", "文章", "最新文章", "匿名", "佚名", "网友", "游客",  # tags and labels
+              "英文", "中文", "简体", "繁体", "简体中文", "繁体中文", "首页", "正文", "返回", "登录", "注册", "搜索",
+              "导航",  # menus
+              "视觉中国", "东方IC", "图虫创意"}  # photo agencies
 # "转载请注明", "网络整理", "系统管理员", "刘通摄" (a photo credit), "视频截图", "发布于 2019-...".
 _NOT_NAME_STARTS = ("转载", "版权", "本文", "本站", "原文", "网络", "系统", "管理")
 _NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员")
