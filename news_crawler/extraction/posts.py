@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+import lxml.html
 from lxml.html import HtmlElement
 
 from news_crawler.extraction.dates import DATETIME
@@ -77,6 +78,4 @@ def first_post(root: HtmlElement, body: str) -> HtmlElement | None:
 
 def fragment(el: HtmlElement) -> str:
     """``el`` as HTML a parser reads on its own."""
-    import lxml.html
-
     return _WRAP.get(el.tag, "{}").format(lxml.html.tostring(el, encoding="unicode"))
