@@ -3,10 +3,10 @@
     python benchmarks/capacity.py [--kept 1000000] [--drop-share 0.2]
 
 Keeps ``--kept`` documents with URL ids (``https://news.example.com.cn/c/2019-10-23/
-doc-<15 characters>.shtml``, 62 characters, the length of a sina article URL), five sentence
+doc-<15 characters>.shtml``, 66 characters; a sina article URL has about 63), five sentence
 keys each, both rules on, then drops ``kept x drop-share`` copies (a bit flipped, a new
 URL), on a throwaway valkey-server; measures each structure with ``MEMORY USAGE`` (bucket
-strings, the ids / docs / drops hashes) and prints bytes per kept article, then a table
+strings, the ids / docids / drops hashes) and prints bytes per kept article, then a table
 of memory for articles a day x retention, from those measured bytes: with retention a
 generation's worth more is held (the one being filled), so a window of R days holds
 R + generation days of articles at most. Then the crawl's own per-URL record: ``--outcomes``
@@ -101,7 +101,7 @@ def outcomes_table(client: redis.Redis, rng: random.Random, n: int, keep_days: i
     for _ in range(n):
         outcomes.record(url(rng), rng.choice(("kept", "kept", "kept", "duplicate", "invalid")))
     per_url = usage(client, outcomes.keys()) / n
-    print(f"\nURL outcomes: {per_url:.1f} bytes a URL (62-character URLs); {keep_days} days kept:")
+    print(f"\nURL outcomes: {per_url:.1f} bytes a URL (66-character URLs); {keep_days} days kept:")
     for per_day in (10_000, 100_000, 1_000_000):
         total = per_day * keep_days * per_url
         print(f"{per_day:>12,} URLs a day {total / 2**30:9.2f} GiB" if total >= 2**30
