@@ -108,7 +108,8 @@ def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, 
     # One-slot: every drop names a kept article. Spread: a drop may name an article that
     # itself lost a claim to a third writer at the same moment; never an unknown one.
     named = {d.duplicate_of for d in drops}
-    assert named <= kept if layout == "one-slot" else named <= kept | {d.id for d in drops}
+    assert named <= kept if layout == "one-slot" else named <= kept | {d.id for d in drops}, (
+        named - kept - {d.id for d in drops})
     # The tables hold the kept articles, and no dropped one (a loser's claimed entries were
     # taken back).
     kept_fps = {doc.simhash for doc in kept_docs}
@@ -200,3 +201,25 @@ def test_spread_drop_records_are_capped(cluster, cluster_client):
     assert drops + old <= 4 and old == 2
     in_old = next(k.decode() for k in cluster_client.hkeys(store.id_prefix + "drops:old"))
     assert store.decide(in_old, 5).replayed and store.forget(in_old) == "dropped"
+
+
+def test_a_document_whose_duplicate_lost_its_claim_meanwhile_is_decided_again(cluster, cluster_client):
+    """Between a spread decision's read and its record, the kept document it duplicates can
+    lose its own claim to a third worker and go (its id record with it): the document is
+    then decided again instead of being recorded as the copy of nothing."""
+    store = SpreadStore(cluster_client, "news")
+    original = 0x0F0F_0F0F_0F0F_0F0F
+    assert store.decide("y", original).kept
+    record = store._record
+    calls = []
+
+    def third_worker_takes_y_back(rows):
+        if not calls:
+            store.forget("y")  # as a claim lost to a third worker would: out of the tables and the ids hash
+        calls.append(rows)
+        return record(rows)
+
+    store._record = third_worker_takes_y_back
+    decided = store.decide("x", original ^ 1)
+    assert [row[0] for rows in calls for row in rows] == ["D", "K"]  # dropped as y's copy, then kept
+    assert decided.kept and store.lookup("x").kept and not store.drops()

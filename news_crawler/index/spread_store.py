@@ -39,6 +39,7 @@ _REGISTER = ("local out = {} for i = 1, #ARGV, 2 do local had = redis.call('HGET
              "if not had then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end out[#out + 1] = had or '' end "
              "return out")
 WAIT_SECONDS = 10.0  # for another worker deciding the same id (see _settled)
+RETRIES = 10  # decisions again of a document whose duplicate lost its claim meanwhile
 class SpreadStore(RedisStore):
     def __init__(self, client: Any, namespace: str, *args: Any, **kwargs: Any) -> None:
         if kwargs.get("retention_days"):
@@ -73,7 +74,7 @@ class SpreadStore(RedisStore):
 
     # Deciding -----------------------------------------------------------------------------
 
-    def _decide_batch(self, docs: Sequence[Document]) -> list[Decision]:
+    def _decide_batch(self, docs: Sequence[Document], attempt: int = 0) -> list[Decision]:
         earlier = self._read_decided([d.id for d in docs])
         first: dict[str, Document] = {}
         for d in docs:
@@ -95,15 +96,21 @@ class SpreadStore(RedisStore):
                 dup = names[dec.duplicate_of] if dec.duplicate_of in names else first[dec.duplicate_of].simhash
                 rows.append(("D", doc, dup, dec.distance, dec.rule))
         decided = {}
-        waiting = []
+        waiting, again = [], []
         for (code, doc, _, dist, rule), (name, replay) in zip(rows, self._record(rows)):
-            if replay:
+            if replay == 2:  # what it duplicates lost its own claim meanwhile: decide it again
+                again.append(doc)
+            elif replay:
                 waiting.append(doc.id)
             elif code == "K":
                 decided[doc.id] = Decision(doc.id, doc.simhash)
             else:
                 decided[doc.id] = Decision(doc.id, doc.simhash, name, dist, rule=rule)
         decided.update(self._settled(waiting))
+        if again:
+            if attempt >= RETRIES:
+                raise RuntimeError(f"{len(again)} documents lost their duplicate {RETRIES} times in a row; decide again")
+            decided.update((d.id, dec) for d, dec in zip(again, self._decide_batch(again, attempt + 1)))
         out, answered = [], set()
         for doc in docs:
             if doc.id in earlier:

@@ -11,7 +11,9 @@
 -- Counts 'claims_lost' in the stats hash: drops found only at the claim (a race with
 -- another worker).
 -- Returns per document: the id it duplicates ('' when kept), and 1 when the id was kept by
--- another worker meanwhile under the same simhash (the caller answers it as a replay).
+-- another worker meanwhile under the same simhash (the caller answers it as a replay), 2
+-- when what it duplicates is gone (a third worker's claim took it back): nothing is
+-- recorded and the caller decides it again.
 
 local out, names = {}, {}
 for j = 4, #ARGV, 7 do
@@ -31,6 +33,9 @@ for j = 4, #ARGV, 7 do
     kept = kept + 1
   elseif name == id then
     replay = 1  -- the same id, kept meanwhile by another worker: not a drop
+  elseif name == '' then
+    if redis.call('HGET', KEYS[1], fp) == id then redis.call('HDEL', KEYS[1], fp) end
+    replay = 2
   else
     if code == 'L' then
       lost = lost + 1
