@@ -223,3 +223,29 @@ def test_a_document_whose_duplicate_lost_its_claim_meanwhile_is_decided_again(cl
     decided = store.decide("x", original ^ 1)
     assert [row[0] for rows in calls for row in rows] == ["D", "K"]  # dropped as y's copy, then kept
     assert decided.kept and store.lookup("x").kept and not store.drops()
+
+
+@pytest.mark.parametrize("rule", ["simhash", "sentences"])
+def test_a_claim_after_another_worker_kept_a_copy_finds_it(cluster, cluster_client, rule):
+    """Worker A reads the tables before worker B keeps a near-duplicate; when A claims, the
+    tables' versions have moved, so A's claims look again, find B's document and lose."""
+    sentences = SentenceRule()
+    a, b = (SpreadStore(cluster_client, "news", sentences=sentences) for _ in range(2))
+    original = 0x0F0F_0F0F_0F0F_0F0F
+    mine = Document("a", original, (1, 2, 3, 4), 100)
+    # A copy by the simhash rule (distance 1), or by sentences only (distance 8, three shared).
+    theirs = (Document("b", original ^ 1, (9, 10, 11, 12), 100) if rule == "simhash"
+              else Document("b", original ^ 0xFF, (1, 2, 3, 5), 101))
+    read = a._read_batch
+
+    def b_keeps_theirs_meanwhile(docs):
+        seen = read(docs)
+        assert b.decide_many([theirs])[0].kept
+        return seen
+
+    a._read_batch = b_keeps_theirs_meanwhile
+    decided = a.decide_many([mine])[0]
+    assert (decided.kept, decided.duplicate_of, decided.rule) == (False, "b", rule)
+    assert a.counts()["claims_lost"] == 1
+    assert [m.id for m in a.nearest(original, 5)] == ["b"]  # a's claimed entries were taken back
+    assert b.decide_many([Document("a2", original, (1, 2, 3, 4), 100)])[0].duplicate_of == "b"

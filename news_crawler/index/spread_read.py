@@ -1,15 +1,16 @@
-"""Spread index (``spread_store.py``): where its tables live, and its reads: what the buckets
-of a batch hold, as a ``MemoryStore`` that then decides the batch exactly as one Lua call
-on one server would, and the decisions recorded before for a batch's ids."""
+"""Spread index (``spread_store.py``): where its tables live, and its reads. A batch is read
+in one round: each table's entries near the batch's documents and the decisions recorded
+before for its ids, one script call a slot, every master at once. What is read becomes a
+``MemoryStore`` that then decides the batch exactly as one Lua call on one server would."""
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
+from redis.exceptions import NoScriptError
 
 from news_crawler.fingerprint.simhash64 import blocks, from_hex
 from news_crawler.index.base import Decision, Document, id_key
@@ -28,71 +29,114 @@ def role_tag(namespace: str, role: str) -> str:
     raise RuntimeError(f"no hash tag found for {namespace} {role}")  # not reached: about 1 in 6 fits
 
 
-def read_view(store: Any, docs: Sequence[Document]) -> tuple[MemoryStore, dict[str, int], dict[int, list[int]]]:
-    """A ``MemoryStore`` holding what the buckets of ``docs`` hold; its placeholder names
-    of those documents (``"\\0<hex>"``) -> their simhashes; per sentence key, the
-    simhashes of forgotten documents found there."""
-    table_keys = sorted({(t, b) for d in docs for t, b in enumerate(blocks(d.simhash))})
+class BatchView(NamedTuple):
+    earlier: dict[str, Decision]  # the ids decided before
+    view: MemoryStore  # what could decide the others
+    names: dict[str, int]  # the view's placeholder names of kept documents ("\0<hex>") -> simhash
+    dead: dict[int, list[int]]  # per sentence key, simhashes of forgotten documents found there
+    versions: dict[str, bytes]  # each table's version when it was read
+
+
+def read_batch(store: Any, docs: Sequence[Document]) -> BatchView:
+    """What decides ``docs``: the entries near them (the rest can change no decision) and
+    the decisions recorded before for their ids."""
     rule = store.sentence_rule
-    sentence_keys = sorted({k for d in docs for k in d.sentences}) if rule else []
-    raw: list[bytes] = []
-    for t in range(4):  # one call a table: its buckets share a slot
-        raw += read_buckets(store, store.bucket_key(t, 0)[:-4], [b for u, b in table_keys if u == t])
-    if sentence_keys:
-        raw += read_buckets(store, store.sentence_bucket_key(0)[:-4], [k >> 8 for k in sentence_keys])
+    fps = b"".join(d.simhash.to_bytes(8, "big") for d in docs)
+    calls = [(store.scripts["decided"], decided_keys(store), decided_args(store, [d.id for d in docs]))]
+    calls += [(store.scripts["near"], [store.version_key(f"t{t}")], [store.bucket_key(t, 0)[:-4], t, store.max_distance, fps])
+              for t in range(4)]
+    signed = [d for d in docs if rule and len(d.sentences) >= rule.match]
+    if signed:
+        recs = sorted(k.to_bytes(3, "big") + d.simhash.to_bytes(8, "big") + bytes([d.length])
+                      for d in signed for k in d.sentences)
+        calls.append((store.scripts["near_sentences"], [store.version_key("s")],
+                      [store.sentence_bucket_key(0)[:-5], rule.max_distance, rule.length_slack, b"".join(recs)]))
+    replies = run_scripts(store.client, calls)
+    earlier = parse_decided([d.id for d in docs], replies[0])
+    versions = {f"t{t}": replies[1 + t][0] for t in range(4)}
     tables: dict[tuple[int, int], list[int]] = {}
-    for (t, b), bucket in zip(table_keys, raw):
-        rem = [bucket[p : p + 6] for p in range(0, len(bucket or b""), 6)]
-        tables[(t, b)] = [int.from_bytes(e[: 2 * t] + b.to_bytes(2, "big") + e[2 * t :], "big") for e in rem]
-    sentences: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for k, bucket in zip(sentence_keys, raw[len(table_keys) :]):
-        bucket = bucket or b""
-        for p in range(0, len(bucket), 10):
-            if bucket[p] == k & 0xFF:
-                sentences[k].append((int.from_bytes(bucket[p + 1 : p + 9], "big"), bucket[p + 9]))
-    kept = {fp for fps in tables.values() for fp in fps}
+    split = [blocks(d.simhash) for d in docs]
+    for t in range(4):
+        for b, entries in zip(dict.fromkeys(s[t] for s in split), _counted(replies[1 + t][1], 6)):
+            if entries:
+                tables[(t, b)] = [int.from_bytes(e[: 2 * t] + b.to_bytes(2, "big") + e[2 * t :], "big")
+                                  for e in entries]
+    sentences: dict[int, list[tuple[int, int]]] = {}
+    if signed:
+        versions["s"] = replies[5][0]
+        keys = dict.fromkeys(sorted(k for d in signed for k in d.sentences))
+        for k, entries in zip(keys, _counted(replies[5][1], 9)):
+            if entries:
+                sentences[k] = [(int.from_bytes(e[:8], "big"), e[8]) for e in entries]
+    kept = {fp for fps_ in tables.values() for fp in fps_}
     maybe = list({fp for entries in sentences.values() for fp, _ in entries} - kept)
     if maybe:  # sentence entries of forgotten documents name no kept simhash: skip them
         live = store.client.hmget(store.id_prefix + "ids", [fp.to_bytes(8, "big") for fp in maybe])
         kept |= {fp for fp, i in zip(maybe, live) if i is not None}
     names = {f"\0{fp:016x}": fp for fp in kept}
     view = MemoryStore(store.max_distance, rule)
-    view.preload(tables, dict(sentences), {fp: name for name, fp in names.items()})
-    return view, names, {k: [fp for fp, _ in v if fp not in kept] for k, v in sentences.items()}
+    view.preload(tables, sentences, {fp: name for name, fp in names.items()})
+    dead = {k: [fp for fp, _ in v if fp not in kept] for k, v in sentences.items()}
+    return BatchView(earlier, view, names, dead, versions)
 
 
-def read_buckets(store: Any, prefix: str, numbers: list[int]) -> list[bytes]:
-    """The buckets ``<prefix><number as 4 hex digits>`` in one call and one reply."""
-    if not numbers:
-        return []
-    blob = store.read_script(keys=[prefix + "0000"], args=[prefix, *[n.to_bytes(2, "big") for n in numbers]])
-    out, p = [], 0
-    for _ in numbers:
-        n = int.from_bytes(blob[p : p + 4], "big")
-        out.append(blob[p + 4 : p + 4 + n])
-        p += 4 + n
+def _counted(blob: bytes, size: int) -> list[list[bytes]]:
+    """Groups of ``size``-byte entries, each group a 2-byte count and its entries."""
+    out: list[list[bytes]] = []
+    p, end, none = 0, len(blob), []
+    while p < end:
+        n = (blob[p] << 8) | blob[p + 1]
+        p += 2
+        if n:
+            out.append([blob[q : q + size] for q in range(p, p + n * size, size)])
+            p += n * size
+        else:
+            out.append(none)
+    return out
+
+
+def run_scripts(client: Any, calls: list[tuple[Any, list[str], list[Any]]]) -> list[Any]:
+    """``script(keys=keys, args=args)`` of every call in one pipeline: a cluster client
+    sends each master its calls at once, and they run side by side."""
+    for _ in range(2):
+        pipe = client.pipeline(transaction=False)
+        for script, keys, args in calls:  # the node named: else the client asks a server where the keys are
+            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args,
+                                 target_nodes=client.get_node_from_key(keys[0]))
+        try:
+            return pipe.execute()
+        except NoScriptError:  # a master restarted or its scripts were flushed: load them again
+            for script in {id(s): s for s, _, _ in calls}.values():
+                client.script_load(script.script)
+    raise RuntimeError("the index's scripts could not be loaded on every master")
+
+
+def decided_keys(store: Any) -> list[str]:
+    return [store.id_prefix + k for k in ("docids", "ids", "docs", "drops", "drops:old")]
+
+
+def decided_args(store: Any, ids: list[str]) -> list[Any]:
+    packed = []
+    for doc_id in ids:
+        raw = doc_id.encode()
+        packed += [id_key(doc_id), len(raw).to_bytes(4, "big"), raw]
+    return ["1" if store.legacy_docs else "0", b"".join(packed)]
+
+
+def parse_decided(ids: list[str], answers: list[bytes]) -> dict[str, Decision]:
+    out = {}
+    for doc_id, a in zip(ids, answers):
+        if a[:1] == b"K":
+            out[doc_id] = Decision(doc_id, int.from_bytes(a[1:], "big"), replayed=True)
+        elif a[:1] == b"D":
+            rec = json.loads(a[1:])
+            out[doc_id] = Decision(doc_id, from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"],
+                                   replayed=True, rule=rec.get("rule", "simhash"))
     return out
 
 
 def read_decided(store: Any, ids: list[str]) -> dict[str, Decision]:
-    """The earlier decisions of ``ids`` that have one (HMGETs of the id hashes)."""
+    """The earlier decisions of ``ids`` that have one."""
     ids = list(dict.fromkeys(ids))
-    kept = store.client.hmget(store.id_prefix + "docids", [id_key(i) for i in ids])
-    found = [fp for fp in kept if fp is not None]
-    owners = dict(zip(found, store.client.hmget(store.id_prefix + "ids", found))) if found else {}
-    kept = [fp if fp is not None and owners.get(fp) == i.encode() else None for i, fp in zip(ids, kept)]
-    if store.legacy_docs and None in kept:  # id -> simhash, as earlier versions wrote it
-        kept = [k if k is not None else old for k, old in zip(kept, store.client.hmget(store.id_prefix + "docs", ids))]
-    dropped = store.client.hmget(store.id_prefix + "drops", ids)
-    if None in dropped and store.drops_rotate:  # records moved to drops:old (decide.lua, ARGV[8])
-        older = store.client.hmget(store.id_prefix + "drops:old", ids)
-        dropped = [d if d is not None else o for d, o in zip(dropped, older)]
-    out = {}
-    for doc_id, k, d in zip(ids, kept, dropped):
-        if k is not None:
-            out[doc_id] = Decision(doc_id, int.from_bytes(k, "big"), replayed=True)
-        elif d is not None:
-            rec = json.loads(d)
-            out[doc_id] = Decision(doc_id, from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"],
-                                   replayed=True, rule=rec.get("rule", "simhash"))
-    return out
+    return parse_decided(ids, run_scripts(store.client, [(store.scripts["decided"], decided_keys(store),
+                                                          decided_args(store, ids))])[0])

@@ -4,20 +4,22 @@ Each block table, the sentence table and the id hashes live in hash slots of the
 chosen to fall in different sixths of the slot range (so an evenly split cluster of three
 masters holds two of them each). A batch is decided in four steps:
 
-1. Read: every bucket the batch's documents fall in, and the records of ids decided before.
+1. Read (``spread_read.py``): the entries of each table near the batch's documents, and the
+   records of ids decided before; one call a slot, all masters at once.
 2. Decide: on what was read, exactly as one Lua call on one server would (``MemoryStore``
    preloaded with it), so a lone writer gets the standalone server's answers.
-3. Claim: the documents to keep register their id (one already registered under the same
-   simhash is another worker's to decide: its record is waited for), then claim the tables
-   in one order, 0 to 3 and the sentence table, one atomic call a table, which finds what
-   other workers kept since step 1 or inserts. Near-duplicates share some table; in the
-   first they share the later claim finds the earlier and loses, and its entries go again.
-4. Record: kept documents, drops (named by the id of what they duplicate), counts.
+3. Claim (``spread_claim.py``): the documents to keep register their id (one already
+   registered under the same simhash is another worker's to decide: its record is waited
+   for), then claim the four tables at once and the sentence table after them, one atomic
+   check-and-insert a table, which finds what other workers kept since step 1 or inserts
+   (unscanned when the table's version says nothing was written since). Near-duplicates
+   share some table; there the later claim finds the earlier and loses, and its entries go.
+4. Record: kept documents, drops (named by the id of what they duplicate), counts. A drop
+   whose duplicate lost its own claim meanwhile is decided again.
 
 Three near-duplicates decided at one moment can leave one dropped as a copy of one that
 lost its own claim. Retention generations are not supported here.
 """
-
 from __future__ import annotations
 
 import json
@@ -28,18 +30,17 @@ from typing import Any
 
 from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Decision, Document, id_key, now_iso
-from news_crawler.index.memory import MemoryStore
 from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.scripts import lua
-from news_crawler.index.spread_read import ROLES, read_decided, read_view, role_tag
+from news_crawler.index.spread_claim import claim
+from news_crawler.index.spread_read import ROLES, BatchView, read_batch, read_decided, role_tag
 
-_LUA = Path(__file__).with_name("spread")
-# Register ids before claiming; per document the id already registered under its simhash, or ''.
-_REGISTER = ("local out = {} for i = 1, #ARGV, 2 do local had = redis.call('HGET', KEYS[1], ARGV[i]) "
-             "if not had then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end out[#out + 1] = had or '' end "
-             "return out")
+_WITH_COMMON = ("near", "near_sentences", "claim_table", "claim_sentences")  # they use lua/common.lua
+_ALONE = ("decided", "remove", "finish")
 WAIT_SECONDS = 10.0  # for another worker deciding the same id (see _settled)
 RETRIES = 10  # decisions again of a document whose duplicate lost its claim meanwhile
+
+
 class SpreadStore(RedisStore):
     def __init__(self, client: Any, namespace: str, *args: Any, **kwargs: Any) -> None:
         if kwargs.get("retention_days"):
@@ -48,11 +49,10 @@ class SpreadStore(RedisStore):
         self.tags = {role: role_tag(namespace, role) for role in ROLES}
         self.id_prefix = "{%s}:" % self.tags["ids"]
         self.stats_key = self.id_prefix + "stats"
-        self._claim_table = client.register_script(lua("spread/claim_table.lua"))
-        self._claim_sentences = client.register_script(lua("spread/claim_sentences.lua"))
-        self._remove = client.register_script((_LUA / "remove.lua").read_text(encoding="utf-8"))
-        self._finish = client.register_script((_LUA / "finish.lua").read_text(encoding="utf-8"))
-        self.read_script = client.register_script((_LUA / "read.lua").read_text(encoding="utf-8"))
+        here = Path(__file__).with_name("spread")
+        self.scripts = {name: client.register_script(lua(f"spread/{name}.lua")) for name in _WITH_COMMON}
+        self.scripts.update({name: client.register_script((here / f"{name}.lua").read_text(encoding="utf-8"))
+                             for name in _ALONE})
         self.legacy_docs = bool(client.exists(self.id_prefix + "docs"))
 
     # Where keys are -----------------------------------------------------------------------
@@ -72,18 +72,24 @@ class SpreadStore(RedisStore):
     def sentence_bucket_key(self, key: int, prefix: str | None = None) -> str:
         return "{%s}:s%04x" % (self.tags["s"], key >> 8)
 
+    def version_key(self, role: str) -> str:
+        """Raised by every write to the table of ``role`` ("t0".."t3", "s"): a claim that finds
+        the version it read knows the table is as it read it."""
+        return "{%s}:v" % self.tags[role]
+
     # Deciding -----------------------------------------------------------------------------
 
     def _decide_batch(self, docs: Sequence[Document], attempt: int = 0) -> list[Decision]:
-        earlier = self._read_decided([d.id for d in docs])
+        read = self._read_batch(docs)
+        earlier = read.earlier
         first: dict[str, Document] = {}
         for d in docs:
             if d.id not in earlier:
                 first.setdefault(d.id, d)
         fresh = list(first.values())
-        view, names, dead = self._read_view(fresh)
-        local = view.decide_many(fresh)
-        lost, elsewhere = self._claim([d for d, dec in zip(fresh, local) if dec.kept], dead)
+        local = read.view.decide_many(fresh)
+        names = read.names
+        lost, elsewhere = claim(self, [d for d, dec in zip(fresh, local) if dec.kept], read.dead, read.versions)
         rows = []
         for doc, dec in zip(fresh, local):
             if doc.id in elsewhere:  # another worker is deciding this id: it records the decision
@@ -144,75 +150,21 @@ class SpreadStore(RedisStore):
     def _read_decided(self, ids: list[str]) -> dict[str, Decision]:
         return read_decided(self, ids)
 
-    def _read_view(self, docs: Sequence[Document]) -> tuple[MemoryStore, dict[str, int], dict[int, list[int]]]:
-        return read_view(self, docs)
-
-    def _claim(self, keep: list[Document], dead: dict[int, list[int]]
-               ) -> tuple[dict[str, tuple[int, int, str]], set[str]]:
-        """Claim every table for ``keep`` in order; the documents that lost, with the simhash,
-        distance and rule they lost by."""
-        if not keep:
-            return {}, set()
-        # Register the ids first: a worker that loses a claim to one of these names it by them.
-        # A simhash registered already is another document's: under the same id, another
-        # worker is deciding it (its record is waited for); under another id, this one is its
-        # copy at distance 0 and claims nothing.
-        had = self.client.eval(_REGISTER, 1, self.id_prefix + "ids",
-                               *[x for d in keep for x in (d.simhash.to_bytes(8, "big"), d.id)])
-        elsewhere = {d.id for d, h in zip(keep, had) if h and h.decode() == d.id}
-        copies = {d.id: (d.simhash, 0, "simhash") for d, h in zip(keep, had) if h and h.decode() != d.id}
-        keep = [d for d in keep if d.id not in elsewhere and d.id not in copies]
-        lost: dict[str, tuple[int, int, str]] = dict(copies)
-        claimed: dict[str, list[int]] = {}  # tables each document holds an entry in
-        for t in range(4):
-            alive = [d for d in keep if d.id not in lost]
-            if not alive:
-                break
-            answers = self._claim_table(keys=[self.bucket_key(t, 0)], args=[
-                self.table_prefix(t), t, self.max_distance, *[d.simhash.to_bytes(8, "big") for d in alive]])
-            for d, other in zip(alive, answers):
-                if other:
-                    fp = int.from_bytes(other, "big")
-                    lost[d.id] = (fp, bin(fp ^ d.simhash).count("1"), "simhash")
-                else:
-                    claimed.setdefault(d.id, []).append(t)
-        rule = self.sentence_rule
-        alive = [d for d in keep if d.id not in lost and rule and len(d.sentences) >= rule.match]
-        if alive:
-            args: list[Any] = ["{%s}:" % self.tags["s"], rule.match, rule.max_distance, rule.length_slack]
-            for d in alive:
-                skip = {fp for k in d.sentences for fp in dead.get(k, ())}
-                args += [d.simhash.to_bytes(8, "big"), b"".join(k.to_bytes(3, "big") for k in d.sentences), d.length,
-                         b"".join(fp.to_bytes(8, "big") for fp in skip)]
-            for d, other in zip(alive, self._claim_sentences(keys=[self.sentence_bucket_key(0)], args=args)):
-                if other:
-                    fp = int.from_bytes(other, "big")
-                    lost[d.id] = (fp, bin(fp ^ d.simhash).count("1"), "sentences")
-        self._take_back([d for d in keep if d.id in lost], claimed)
-        return lost, elsewhere
-
-    def _take_back(self, losers: list[Document], claimed: dict[str, list[int]]) -> None:
-        """Take the losers' entries out of the tables they had claimed."""
-        for t in range(4):
-            pairs: list[Any] = []
-            for d in losers:
-                if t in claimed.get(d.id, ()):
-                    block = blocks(d.simhash)[t]
-                    raw = d.simhash.to_bytes(8, "big")
-                    pairs += [self.bucket_key(t, block), raw[: 2 * t] + raw[2 * t + 2 :]]
-            if pairs:
-                self._remove(keys=[self.bucket_key(t, 0)], args=[6, *pairs])
+    def _read_batch(self, docs: Sequence[Document]) -> BatchView:
+        return read_batch(self, docs)
 
     def _record(self, rows: list[tuple[str, Document, int | None, int, str]]) -> list[tuple[str, int]]:
         if not rows:
             return []
         time_ = now_iso()
-        args: list[Any] = [time_, time_[:10], self.drops_rotate]
+        packed = []
         for code, doc, dup_fp, dist, rule in rows:
-            args += [code, doc.id, doc.simhash.to_bytes(8, "big"),
-                     dup_fp.to_bytes(8, "big") if dup_fp is not None else b"", dist, rule or "", id_key(doc.id)]
-        raw = self._finish(keys=[self.id_prefix + "ids", self.id_prefix + "docids", self.id_prefix + "drops",
-                                 self.stats_key], args=args)
+            doc_id, rule_ = doc.id.encode(), (rule or "").encode()
+            packed += [code.encode(), doc.simhash.to_bytes(8, "big"),
+                       b"\0" if dup_fp is None else b"\1" + dup_fp.to_bytes(8, "big"),
+                       bytes([dist, len(rule_)]), rule_, id_key(doc.id), len(doc_id).to_bytes(4, "big"), doc_id]
+        raw = self.scripts["finish"](keys=[self.id_prefix + "ids", self.id_prefix + "docids", self.id_prefix + "drops",
+                                 self.stats_key], args=[time_, time_[:10], self.drops_rotate, b"".join(packed)])
         return [(raw[i].decode(), int(raw[i + 1])) for i in range(0, len(raw), 2)]
 
     def forget(self, doc_id: str) -> str:
@@ -232,8 +184,9 @@ class SpreadStore(RedisStore):
             return "dropped"
         for t, block in enumerate(blocks(int.from_bytes(fp, "big"))):
             key = self.bucket_key(t, block)
-            self._remove(keys=[key], args=[6, key, fp[: 2 * t] + fp[2 * t + 2 :]])
+            self.scripts["remove"](keys=[self.version_key(f"t{t}")], args=[6, key, fp[: 2 * t] + fp[2 * t + 2 :]])
         pipe.hdel(ids, fp).hdel(docids, id_key(doc_id)).hdel(self.id_prefix + "docs", doc_id)
         pipe.hincrby(self.stats_key, "kept", -1)
         pipe.execute()
         return "kept"
+

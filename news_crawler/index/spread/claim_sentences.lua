@@ -2,37 +2,47 @@
 -- the documents a worker decided to keep. A document that now shares the rule's number of
 -- sentence keys with another kept document, within its distance and length slack, loses;
 -- otherwise its entries are appended (layout as in decide.lua). All sentence buckets are in
--- this one slot, so a document is counted against another's whole signature at once.
+-- this one slot, so a document is counted against another's whole signature at once. When
+-- the table's version is still the one the worker read, the entries are appended unscanned.
 --
--- KEYS[1]  any key of the slot (routing only)
+-- KEYS[1]  the sentence table's version key (the buckets, of the same slot, are built here)
 -- ARGV[1]  bucket key prefix; ARGV[2] sentences to share; ARGV[3] max distance; ARGV[4] length slack
--- ARGV[5..] per document: 8-byte simhash, sentence keys (3 bytes each), length code,
+-- ARGV[5]  the version read
+-- ARGV[6..] per document: 8-byte simhash, sentence keys (3 bytes each), length code,
 --          simhashes (8 bytes each) to ignore (documents no longer kept)
--- Returns per document the 8-byte simhash it lost to, or ''.
+-- Returns one string: per document '\0' (inserted), or '\1' and the 8-byte simhash it lost to.
 -- (common.lua is prepended.)
 
 local prefix, s_match, s_distance, s_slack = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local unchanged = (redis.call('GET', KEYS[1]) or '0') == ARGV[5]
 
-local out = {}
-for j = 5, #ARGV, 4 do
+local out, inserted = {}, 0
+for j = 6, #ARGV, 4 do
   local fp, sig, len, dead = ARGV[j], ARGV[j + 1], tonumber(ARGV[j + 2]), ARGV[j + 3]
-  local ignore = {}
-  for p = 1, #dead, 8 do ignore[sub(dead, p, p + 7)] = true end
   local n = #sig / 3
   local keys = {}
   for i = 1, n do keys[i] = format('%ss%02x%02x', prefix, byte(sig, 3 * i - 2, 3 * i - 1)) end
-  local buckets = n > 0 and redis.call('MGET', unpack(keys)) or {}
-  local shared, lost = {}, ''
-  for i = 1, n do
-    local bucket = buckets[i] or ''
-    buckets[i] = bucket
-    sentence_entries(bucket, sub(sig, 3 * i, 3 * i), len, s_slack, function(other)
-      if ignore[other] then return end
-      shared[other] = (shared[other] or 0) + 1
-      if shared[other] >= s_match and lost == '' and distance(fp, other) <= s_distance then lost = other end
-    end)
+  local lost = ''
+  if not unchanged and n > 0 then
+    local ignore = {}
+    for p = 1, #dead, 8 do ignore[sub(dead, p, p + 7)] = true end
+    local buckets = redis.call('MGET', unpack(keys))
+    local shared = {}
+    for i = 1, n do
+      sentence_entries(buckets[i] or '', sub(sig, 3 * i, 3 * i), len, s_slack, function(other)
+        if ignore[other] then return end
+        shared[other] = (shared[other] or 0) + 1
+        if shared[other] >= s_match and lost == '' and distance(fp, other) <= s_distance then lost = other end
+      end)
+    end
   end
-  if lost == '' and n > 0 then redis.call('MSET', unpack(sentence_mset({}, keys, buckets, sig, fp, len))) end
-  out[#out + 1] = lost
+  if lost == '' then
+    for i = 1, n do redis.call('APPEND', keys[i], sub(sig, 3 * i, 3 * i) .. fp .. char(len)) end
+    inserted = inserted + 1
+    out[#out + 1] = '\0'
+  else
+    out[#out + 1] = '\1' .. lost
+  end
 end
-return out
+if inserted > 0 then redis.call('INCR', KEYS[1]) end
+return table.concat(out)

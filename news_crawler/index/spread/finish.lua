@@ -2,10 +2,12 @@
 --
 -- KEYS[1] ids hash, KEYS[2] docids hash, KEYS[3] drops hash, KEYS[4] stats hash (as decide.lua)
 -- ARGV[1] time, ARGV[2] its day, ARGV[3] drop records before the drops hash becomes
--- drops:old (decide.lua's ARGV[8]); ARGV[4..] per document seven values: 'K' kept, 'D' dropped
--- when decided, 'L' lost a claim to another worker, 'W' the same id being decided by another
--- worker (nothing written: that worker records it); doc id; 8-byte simhash; the simhash it
--- duplicates ('' when kept); distance; rule; the id's 8-byte key.
+-- drops:old (decide.lua's ARGV[8]); ARGV[4] the rows, one string, each: a code ('K' kept,
+-- 'D' dropped when decided, 'L' lost a claim to another worker, 'W' the same id being
+-- decided by another worker: nothing written, that worker records it); the 8-byte simhash;
+-- a byte 1 and the 8-byte simhash it duplicates, or a byte 0 when kept; the distance (a
+-- byte); the rule (a byte of length, then its name); the id's 8-byte key; the id (4 bytes
+-- of length, then its bytes).
 -- The names of the documents duplicated are read first, then the records written, so a
 -- drop can name a document of this batch that then lost its own claim.
 -- Counts 'claims_lost' in the stats hash: drops found only at the claim (a race with
@@ -15,21 +17,39 @@
 -- when what it duplicates is gone (a third worker's claim took it back): nothing is
 -- recorded and the caller decides it again.
 
-local out, names = {}, {}
-for j = 4, #ARGV, 7 do
-  local dup = ARGV[j + 3]
-  names[#names + 1] = dup ~= '' and (redis.call('HGET', KEYS[1], dup) or '') or ''
+local byte, sub = string.byte, string.sub
+local rows, blob, p = {}, ARGV[4], 1
+while p <= #blob do
+  local r = { code = sub(blob, p, p), fp = sub(blob, p + 1, p + 8), dup = '' }
+  p = p + 9
+  if byte(blob, p) == 1 then
+    r.dup = sub(blob, p + 1, p + 8)
+    p = p + 8
+  end
+  r.dist = byte(blob, p + 1)
+  local rule_len = byte(blob, p + 2)
+  r.rule = sub(blob, p + 3, p + 2 + rule_len)
+  p = p + 3 + rule_len
+  r.key = sub(blob, p, p + 7)
+  local b1, b2, b3, b4 = byte(blob, p + 8, p + 11)
+  local id_len = ((b1 * 256 + b2) * 256 + b3) * 256 + b4
+  r.id = sub(blob, p + 12, p + 11 + id_len)
+  p = p + 12 + id_len
+  rows[#rows + 1] = r
 end
-local kept, dropped, by_sentences, lost, n = 0, 0, 0, 0, 0
+local out, names = {}, {}
+for n, r in ipairs(rows) do
+  names[n] = r.dup ~= '' and (redis.call('HGET', KEYS[1], r.dup) or '') or ''
+end
+local kept, dropped, by_sentences, lost = 0, 0, 0, 0
 local rotate = tonumber(ARGV[3])
-for j = 4, #ARGV, 7 do
-  n = n + 1
-  local code, id, fp, dist, rule = ARGV[j], ARGV[j + 1], ARGV[j + 2], tonumber(ARGV[j + 4]), ARGV[j + 5]
+for n, r in ipairs(rows) do
+  local code, id, fp, dist, rule = r.code, r.id, r.fp, r.dist, r.rule
   local name, replay = names[n], 0
   if code == 'W' then
     replay = 1
   elseif code == 'K' then
-    redis.call('HSET', KEYS[2], ARGV[j + 6], fp)
+    redis.call('HSET', KEYS[2], r.key, fp)
     kept = kept + 1
   elseif name == id then
     replay = 1  -- the same id, kept meanwhile by another worker: not a drop

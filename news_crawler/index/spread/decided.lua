@@ -1,0 +1,28 @@
+-- Spread index, in the slot of the id hashes: the decisions recorded before for some ids.
+--
+-- KEYS[1] docids hash, KEYS[2] ids hash, KEYS[3] docs hash (written before docids),
+-- KEYS[4] drops hash, KEYS[5] drops:old
+-- ARGV[1] '1' when the docs hash is to be read; ARGV[2] per id: its 8-byte key, 4 bytes of
+-- length, the id
+-- Returns per id: 'K' and its 8-byte simhash when kept (the docids entry confirmed by the
+-- ids hash), 'D' and its drop record when dropped, else ''.
+
+local byte, sub = string.byte, string.sub
+local out, blob, p = {}, ARGV[2], 1
+while p <= #blob do
+  local key = sub(blob, p, p + 7)
+  local b1, b2, b3, b4 = byte(blob, p + 8, p + 11)
+  local n = ((b1 * 256 + b2) * 256 + b3) * 256 + b4
+  local id = sub(blob, p + 12, p + 11 + n)
+  p = p + 12 + n
+  local fp = redis.call('HGET', KEYS[1], key)
+  if fp and redis.call('HGET', KEYS[2], fp) ~= id then fp = false end
+  if not fp and ARGV[1] == '1' then fp = redis.call('HGET', KEYS[3], id) end
+  if fp then
+    out[#out + 1] = 'K' .. fp
+  else
+    local drop = redis.call('HGET', KEYS[4], id) or redis.call('HGET', KEYS[5], id)
+    out[#out + 1] = drop and 'D' .. drop or ''
+  end
+end
+return out
