@@ -120,7 +120,7 @@ DEDUP_RETENTION_DAYS = 0.0
 DEDUP_GENERATION_DAYS = 7.0
 # On a Redis Cluster: "one-slot" (the whole index in one slot, decided by one Lua call, as
 # fast as one server) or "spread" (each table in a slot of its own, over the masters; about
-# a fifth of the speed; no retention). See README "On a Redis Cluster".
+# half the speed on two cores; no retention). See README "On a Redis Cluster".
 DEDUP_CLUSTER_INDEX = "one-slot"
 # Worker processes for page extraction and fingerprints; 0: one thread; below 0: one per core.
 DEDUP_PROCESSES = -1

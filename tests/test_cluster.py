@@ -249,3 +249,20 @@ def test_a_claim_after_another_worker_kept_a_copy_finds_it(cluster, cluster_clie
     assert a.counts()["claims_lost"] == 1
     assert [m.id for m in a.nearest(original, 5)] == ["b"]  # a's claimed entries were taken back
     assert b.decide_many([Document("a2", original, (1, 2, 3, 4), 100)])[0].duplicate_of == "b"
+
+
+def test_spread_buckets_take_no_spare_room(cluster, cluster_client):
+    """A bucket grown one claim at a time takes the memory of the same bytes written at once
+    (APPEND would leave spare room in every bucket)."""
+    rule = SentenceRule()
+    store = SpreadStore(cluster_client, "news", sentences=rule)
+    rng = random.Random(3)
+    for i in range(40):  # one article a batch; all in one block-0 bucket, all sharing a sentence key
+        store.decide_many([Document(f"d{i}", (0xABCD << 48) | rng.getrandbits(48), (7, *rng.sample(range(8, 1 << 20), 3)),
+                                    100)])
+    for key in (store.bucket_key(0, 0xABCD), store.sentence_bucket_key(7)):
+        value = cluster_client.get(key)
+        assert len(value) >= 40 * 6
+        copy = key + ":copy"  # the same slot: the same hash tag
+        cluster_client.set(copy, value)
+        assert cluster_client.memory_usage(key) == cluster_client.memory_usage(copy), key

@@ -23,13 +23,14 @@ for j = 6, #ARGV, 4 do
   local keys = {}
   for i = 1, n do keys[i] = format('%ss%02x%02x', prefix, byte(sig, 3 * i - 2, 3 * i - 1)) end
   local lost = ''
+  local buckets = n > 0 and redis.call('MGET', unpack(keys)) or {}
+  for i = 1, n do buckets[i] = buckets[i] or '' end
   if not unchanged and n > 0 then
     local ignore = {}
     for p = 1, #dead, 8 do ignore[sub(dead, p, p + 7)] = true end
-    local buckets = redis.call('MGET', unpack(keys))
     local shared = {}
     for i = 1, n do
-      sentence_entries(buckets[i] or '', sub(sig, 3 * i, 3 * i), len, s_slack, function(other)
+      sentence_entries(buckets[i], sub(sig, 3 * i, 3 * i), len, s_slack, function(other)
         if ignore[other] then return end
         shared[other] = (shared[other] or 0) + 1
         if shared[other] >= s_match and lost == '' and distance(fp, other) <= s_distance then lost = other end
@@ -37,7 +38,8 @@ for j = 6, #ARGV, 4 do
     end
   end
   if lost == '' then
-    for i = 1, n do redis.call('APPEND', keys[i], sub(sig, 3 * i, 3 * i) .. fp .. char(len)) end
+    -- MSET of whole buckets, not APPEND: a string grown by APPEND keeps spare room.
+    if n > 0 then redis.call('MSET', unpack(sentence_mset({}, keys, buckets, sig, fp, len))) end
     inserted = inserted + 1
     out[#out + 1] = '\0'
   else

@@ -22,8 +22,8 @@ for j = 1, #fps, 8 do
   local entry = sub(fp, 1, 2 * t) .. sub(fp, 2 * t + 3)
   local key = format('%s%02x%02x', prefix, byte(block, 1, 2))
   local lost = ''
+  local bucket = redis.call('GET', key) or ''
   if not unchanged then
-    local bucket = redis.call('GET', key) or ''
     local q = { byte(entry, 1, 6) }
     for p = 1, #bucket, 6 do
       local a = { byte(bucket, p, p + 5) }
@@ -37,7 +37,7 @@ for j = 1, #fps, 8 do
     end
   end
   if lost == '' then
-    redis.call('APPEND', key, entry)
+    redis.call('SET', key, bucket .. entry)  -- not APPEND: a string grown by APPEND keeps spare room
     inserted = inserted + 1
     out[#out + 1] = '\0'
   else
