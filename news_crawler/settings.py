@@ -26,6 +26,7 @@ ITEM_PIPELINES = {
     "news_crawler.pipelines.dedup.NearDuplicatePipeline": 200,
     "news_crawler.pipelines.redis_export.RedisListPipeline": 300,
 }
+LOG_FORMATTER = "news_crawler.logformatter.ArticleLogFormatter"  # an article named in the log, not printed whole
 EXTENSIONS = {"news_crawler.redact.RedactSecrets": 0, "news_crawler.summary.CrawlSummary": 500}
 SPIDER_MIDDLEWARES = {"news_crawler.tracker.OutcomeTracker": 10}
 DOWNLOADER_MIDDLEWARES = {"scrapy.downloadermiddlewares.retry.RetryMiddleware": None,

@@ -58,6 +58,8 @@ def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(tmp_pat
     assert summary["failed"] == []
     log = (tmp_path / "day1.log").read_text()
     assert "DeprecationWarning" not in log and "Traceback" not in log  # scrapy-redis patched for the pinned Scrapy
+    # A drop is one line naming the URL and what it duplicates; no article is printed whole.
+    assert "Dropped: near-duplicate of " in log and "'body':" not in log
     fetched1 = article_fetches(mirror)
     day1 = {u for u, p in pages.items() if p.day == 1}
     assert {f"{u.split('://')[1]}" for u in day1} == set(fetched1)  # every day-1 article, nothing else
