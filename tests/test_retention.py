@@ -128,3 +128,38 @@ def test_expire_from_the_command_line(redis_server, redis_client):
     report = json.loads(out.stdout)
     assert report["retention_days"] == 14 and report["expired_generations"] == [1000 // 7]
     assert not redis_client.exists(old.prefix() + "ids")
+
+
+def test_turning_retention_on_keeps_reading_the_index_kept_without_it(redis_client, clock):
+    a, b = 0x0123_4567_89AB_CDEF, 0x7E57_0000_FFFF_1234
+    plain = RedisStore(redis_client, "keep", sentences=SentenceRule(), clock=clock)
+    assert plain.decide("a", a).kept
+    clock.advance(30)
+    store = RedisStore(redis_client, "keep", sentences=SentenceRule(), retention_days=14, generation_days=7,
+                       clock=clock)
+    assert store.lookup("a").kept  # read before any decision with retention on
+    assert store.decide("copy", flip(a, [1])).duplicate_of == "a"
+    assert store.decide("b", b).kept  # written into the current generation
+    assert redis_client.exists("keep:ids") and redis_client.exists(f"{store.prefix()}ids")
+    # The old index counts as kept the day retention came on: it goes with that generation.
+    clock.advance(14)
+    assert store.decide("copy2", flip(a, [2])).duplicate_of == "a"
+    clock.advance(7)
+    assert store.decide("copy3", flip(a, [3])).kept
+    assert not redis_client.exists("keep:ids", "keep:docids", "keep:0" + f"{a >> 48:04x}")
+    assert redis_client.exists("keep:stats")  # the counts stay
+    assert store.lookup("a") is None
+
+
+def test_turning_retention_off_keeps_reading_the_generations(redis_client, store, clock):
+    a = 0x0123_4567_89AB_CDEF
+    assert store.decide("a", a, (1, 2, 3, 4, 5), 100).kept
+    clock.advance(7)
+    assert store.decide("b", flip(a, range(0, 64, 2))).kept
+    clock.advance(100)  # far past the retention: without it nothing expires
+    plain = RedisStore(redis_client, "keep", sentences=SentenceRule(), clock=clock)
+    assert plain.lookup("a").kept and plain.lookup("b").kept
+    assert plain.decide("copy", flip(a, [5])).duplicate_of == "a"
+    assert plain.decide("sentences", flip(a, range(0, 40, 4)), (5, 4, 3, 9, 8), 101).duplicate_of == "a"
+    assert plain.decide("c", 0x1111_2222_3333_4444).kept and redis_client.exists("keep:ids")
+    assert plain.expire() == [] and plain.lookup("a").kept

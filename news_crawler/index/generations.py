@@ -7,8 +7,13 @@ its key names, which are known (four tables and the sentence table of 65,536 buc
 three hashes), so no entry is scanned. A fingerprint is kept at least ``retention_days``
 and less than ``retention_days + generation_days``. Without retention there is one
 generation, under ``<namespace>:``, as the index always had.
-"""
 
+Switching retention on or off keeps what the index held. Turned on over an index written
+without it, that index (``<namespace>:``) is read as a generation of its own, numbered by
+the day retention was first seen on (``<namespace>:generations:plain``), and goes when that
+generation expires. Turned off, the generations still held are read (newest first, after
+the one written) and kept, as everything is without retention.
+"""
 from __future__ import annotations
 
 import math
@@ -32,7 +37,11 @@ class Generations:
         self.seconds = generation_days * DAY
         self.clock = clock
         self.key = f"{base}:generations"  # the set of generations that hold keys
+        self.plain_key = f"{base}:generations:plain"  # the generation the index without retention counts as
         self._registered: int | None = None  # the generation this process registered last
+        # Read besides the generations of this setting: (generation number, key prefix).
+        self._adopted: list[tuple[int, str]] = []
+        self._discovered: int | None = None  # the generation _adopted was read in
 
     def current(self) -> int:
         """The number of the current generation (0 without retention)."""
@@ -49,34 +58,69 @@ class Generations:
 
     def live_prefixes(self) -> list[str]:
         """Key prefixes of the live generations, newest first."""
+        adopted = self._discover()
+        if not self.retention_days:
+            return [self.prefix(), *(p for _, p in adopted)]
         now = self.current()
-        return [self.prefix(g) for g in range(now, now - self.live_count(), -1) if g >= 0]
+        oldest = now - self.live_count() + 1
+        live = [(g, self.prefix(g)) for g in range(now, oldest - 1, -1) if g >= 0]
+        live += [(g, p) for g, p in adopted if g >= oldest]
+        return [p for _, p in sorted(live, key=lambda gp: -gp[0])]  # stable: a generation before the plain index
+
+    def _discover(self) -> list[tuple[int, str]]:
+        """What the index holds under the other setting, read once a generation (see the
+        module's docstring): (generation number, key prefix)."""
+        now = self.current()
+        if self._discovered != now:
+            if not self.retention_days:
+                held = sorted((int(g) for g in self.client.smembers(self.key)), reverse=True)
+                self._adopted = [(g, f"{self.base}:g{g}:") for g in held]
+            else:
+                plain = self.client.get(self.plain_key)
+                if plain is None and self.client.exists(f"{self.base}:ids", f"{self.base}:docs"):
+                    plain = now  # not written yet: the first decision writes it (register)
+                self._adopted = [(int(plain), f"{self.base}:")] if plain is not None else []
+            self._discovered = now
+        return self._adopted
 
     def register(self) -> None:
-        """Note the current generation, and delete the expired ones the first time it is seen."""
+        """Note the current generation (and the generation of an index kept without
+        retention), and delete the expired ones, the first time the generation is seen."""
         if not self.retention_days:
             return
         now = self.current()
         if self._registered != now:
             self.client.sadd(self.key, now)
+            if self.client.exists(f"{self.base}:ids", f"{self.base}:docs"):
+                self.client.set(self.plain_key, now, nx=True)
+            self._discovered = None
             self.expire()
             self._registered = now
 
-    def key_names(self, generation: int) -> list[str]:
-        prefix = self.prefix(generation)
+    def key_names(self, generation: int | None = None, prefix: str | None = None) -> list[str]:
+        prefix = prefix or self.prefix(generation)
         names = [f"{prefix}{t}{b:04x}" for t in range(4) for b in range(BUCKETS)]
         hashes = [prefix + h for h in ("ids", "docids", "docs", "drops", "drops:old")]  # docs: as before docids
         return names + [f"{prefix}s{b:04x}" for b in range(BUCKETS)] + hashes
 
+    def _unlink(self, names: list[str]) -> None:
+        for start in range(0, len(names), UNLINK_CHUNK):
+            self.client.unlink(*names[start : start + UNLINK_CHUNK])
+
     def expire(self) -> list[int]:
-        """Delete every generation older than the live ones; returns their numbers."""
+        """Delete every generation older than the live ones (the index kept without retention
+        too, once its generation is); returns their numbers."""
         if not self.retention_days:
             return []
         oldest_live = self.current() - self.live_count() + 1
         expired = sorted(int(g) for g in self.client.smembers(self.key) if int(g) < oldest_live)
         for g in expired:
-            names = self.key_names(g)
-            for start in range(0, len(names), UNLINK_CHUNK):
-                self.client.unlink(*names[start : start + UNLINK_CHUNK])
+            self._unlink(self.key_names(g))
             self.client.srem(self.key, g)
+        plain = self.client.get(self.plain_key)
+        if plain is not None and int(plain) < oldest_live:
+            self._unlink(self.key_names(prefix=f"{self.base}:"))
+            self.client.delete(self.plain_key)
+            self._discovered = None
+            expired = sorted({*expired, int(plain)})
         return expired
