@@ -122,12 +122,14 @@ def test_expire_from_the_command_line(redis_server, redis_client):
     env = {**os.environ, "DEDUP_RETENTION_DAYS": "14"}
     old = RedisStore(redis_client, "cli", retention_days=14, clock=lambda: 1_000 * DAY)
     old.decide("a", 5)
+    RedisStore(redis_client, "cli").decide("p", 0xF0F0_F0F0_F0F0_F0F0)  # kept before retention was turned on
     out = subprocess.run([sys.executable, "-m", "news_crawler.cli.dedup", "expire", "--redis-url", redis_server.url,
                           "--namespace", "cli"], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["retention_days"] == 14 and report["expired_generations"] == [1000 // 7]
-    assert not redis_client.exists(old.prefix() + "ids")
+    assert "plain" in report["live_generations"] and len(report["live_generations"]) == 4
+    assert not redis_client.exists(old.prefix() + "ids") and redis_client.exists("cli:ids")
 
 
 def test_turning_retention_on_keeps_reading_the_index_kept_without_it(redis_client, clock):

@@ -158,13 +158,18 @@ def cmd_forget(args: argparse.Namespace) -> int:
     return 1 if unknown else 0
 
 
+def _generation_name(store, prefix: str) -> str:
+    """``g<n>``, or ``plain`` for the index kept before retention was turned on."""
+    return "plain" if prefix == store.base + ":" else prefix.rstrip(":").rsplit(":", 1)[-1]
+
+
 def cmd_expire(args: argparse.Namespace) -> int:
     """Delete the generations older than ``DEDUP_RETENTION_DAYS`` now (a decision does it too,
     the first time a new generation starts); one line of JSON."""
     store = _store(_settings(args))
     expired = store.expire()
     print(json.dumps({"retention_days": store.retention_days, "expired_generations": expired,
-                      "live_generations": [p.rstrip(":").rsplit(":", 1)[-1] for p in store.live_prefixes()]
+                      "live_generations": [_generation_name(store, p) for p in store.live_prefixes()]
                       if store.retention_days else []}))
     return 0
 
