@@ -2,6 +2,7 @@
 (``-a follow``, at most ``LIST_PAGE_LIMIT`` deep), and articles split over pages, joined
 into one item at the first page's URL. A real crawl over HTTP of real article texts."""
 
+import gzip
 import html
 import json
 import subprocess
@@ -65,17 +66,48 @@ def site(sina_articles):
     server.shutdown()
 
 
-def crawl(tmp_path, redis_url, mirror_url, name, **settings):
+def crawl(tmp_path, redis_url, mirror_url, name, start_urls=f"{SITE}/atom.xml,{SITE}/list.xhtml,{SITE}/news/index.html",
+          follow=r"/news/index_\d+\.html", **settings):
     out = tmp_path / f"{name}.jsonl"
-    args = [sys.executable, "-m", "scrapy", "crawl", "news", "-O", str(out),
-            "-a", f"start_urls={SITE}/atom.xml,{SITE}/list.xhtml,{SITE}/news/index.html",
-            "-a", r"allow=/news/20\d\d/", "-a", r"follow=/news/index_\d+\.html",
-            "-s", f"REDIS_URL={redis_url}", "-s", f"DEDUP_NAMESPACE={name}", "-s", f"FEED_DIR={tmp_path / name}"]
+    args = [sys.executable, "-m", "scrapy", "crawl", "news", "-O", str(out), "-a", f"start_urls={start_urls}",
+            "-a", r"allow=/news/20\d\d/", "-a", f"follow={follow}", "-s", f"REDIS_URL={redis_url}", "-s", f"DEDUP_NAMESPACE={name}", "-s", f"FEED_DIR={tmp_path / name}"]
     for key, value in settings.items():
         args += ["-s", f"{key}={value}"]
     result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300, env=mirror_env(mirror_url))
     assert result.returncode == 0, result.stderr[-3000:]
+    crawl.log = result.stderr
     return {i["url"]: i for i in map(json.loads, out.read_text().splitlines())}
+
+
+def urlset(urls: list[str]) -> bytes:
+    entries = "".join(f"<url><loc>{u}</loc><lastmod>2024-05-06</lastmod></url>" for u in urls)
+    return ("<?xml version='1.0' encoding='UTF-8'?><urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>"
+            f"{entries}</urlset>").encode()
+
+
+def test_a_sitemap_index_of_plain_and_gzipped_sitemaps(tmp_path, redis_server, sina_articles):
+    texts = [a for a in sina_articles if len(a["body"]) > 900][10:15]
+    urls = [f"{SITE}/news/2024/m{n}.html" for n in range(5)]
+    mirror = Mirror(Catalog(), day=1)
+    for url, a in zip(urls, texts):
+        mirror.add(url, article_page(a["title"], a["body"].splitlines()))
+    mirror.add(f"{SITE}/sitemap-1.xml", urlset(urls[:2]), "application/xml")
+    mirror.add(f"{SITE}/sitemap-2.xml.gz", gzip.compress(urlset(urls[2:4])), "application/x-gzip")  # a file
+    mirror.add(f"{SITE}/archive/old.xml", urlset(urls[4:]), "application/xml")  # not matching follow
+    children = [f"{SITE}/sitemap-1.xml", f"{SITE}/sitemap-2.xml.gz", f"{SITE}/archive/old.xml"]
+    mirror.add(f"{SITE}/sitemap.xml", ("<?xml version='1.0' encoding='UTF-8'?><sitemapindex>" + "".join(
+        f"<sitemap><loc>{u}</loc></sitemap>" for u in children) + "</sitemapindex>").encode(), "application/xml")
+    mirror.add(f"{SITE}/broken.xml.gz", b"\x1f\x8b\x08\x00" + b"not gzip at all", "application/x-gzip")
+    server = serve(mirror)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        items = crawl(tmp_path, redis_server.url, url, "sitemaps", start_urls=f"{SITE}/sitemap.xml,{SITE}/broken.xml.gz",
+                      follow=r"/sitemap-\d+\.xml")
+    finally:
+        server.shutdown()
+    assert set(items) == set(urls[:4])  # both sitemaps' articles; the unfollowed one's not
+    assert mirror_path(f"{SITE}/archive/old.xml") not in mirror.requests
+    assert "broken.xml.gz is gzip that cannot be unpacked" in crawl.log
 
 
 def test_feeds_xhtml_pagination_and_multi_page_articles(tmp_path, redis_server, redis_client, site):

@@ -1,5 +1,5 @@
-"""What a start page is (an RSS or Atom feed, a sitemap, or an HTML or XHTML list page) and
-the links it holds.
+"""What a start page is (an RSS or Atom feed, a sitemap or sitemap index, gzipped or not, or
+an HTML or XHTML list page) and the links it holds.
 
 A feed is told by its root element, not by an ``<?xml`` prolog: XHTML list pages start
 with one too, and their links are ``<a href>`` like any HTML page's. Feed links are the
@@ -9,7 +9,10 @@ text of ``<link>``, ``<loc>``, ``<guid>`` and ``<id>`` (RSS, sitemaps) or the ``
 
 from __future__ import annotations
 
+import gzip
+import io
 import re
+import zlib
 from collections.abc import Iterator
 
 from scrapy.http import HtmlResponse, Response
@@ -28,6 +31,25 @@ def root_element(body: bytes) -> str:
 
 def is_feed(body: bytes) -> bool:
     return root_element(body) in FEED_ROOTS
+
+
+def is_sitemap_index(body: bytes) -> bool:
+    """A sitemap of sitemaps: its links are more list pages, not articles."""
+    return root_element(body) == "sitemapindex"
+
+
+def unpacked(body: bytes, max_size: int) -> bytes | None:
+    """A gzipped file (``sitemap.xml.gz``, served as a file, so the download is not unpacked
+    on the way) unpacked; any other body as it is; None when it cannot be unpacked within
+    ``max_size`` bytes (0: no limit)."""
+    if body[:2] != b"\x1f\x8b":
+        return body
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(body)) as f:
+            out = f.read(max_size + 1) if max_size > 0 else f.read()
+    except (OSError, EOFError, zlib.error):
+        return None
+    return out if not max_size or len(out) <= max_size else None
 
 
 def feed_links(body: bytes) -> Iterator[str]:

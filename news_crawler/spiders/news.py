@@ -2,11 +2,12 @@
 
     scrapy crawl news -a start_urls=URL[,URL...] -a allow=REGEX [-a deny=REGEX] [-a follow=REGEX] [-a site=NAME]
 
-Start pages (HTML or XHTML list pages, RSS or Atom feeds, sitemaps) are fetched on every
-run, past the dupefilter; links on them whose URL matches ``allow`` are article pages,
-which go through the persistent Redis dupefilter, so a daily run fetches only articles it
-has not seen. Links matching ``follow`` are more list pages (pagination), fetched every
-run too, at most ``LIST_PAGE_LIMIT`` deep from a start page. An article split over pages
+Start pages (HTML or XHTML list pages, RSS or Atom feeds, sitemaps, gzipped or not) are
+fetched on every run, past the dupefilter; links on them whose URL matches ``allow`` are
+article pages, which go through the persistent Redis dupefilter, so a daily run fetches
+only articles it has not seen. Links matching ``follow`` are more list pages (pagination),
+and so are the sitemaps of a sitemap index (those matching ``follow`` when it is given),
+fetched every run too, at most ``LIST_PAGE_LIMIT`` deep from a start page. An article split over pages
 (下一页, ``_2.shtml``, ``?page=2``) becomes one item, at its first page's URL.
 """
 
@@ -29,7 +30,7 @@ from news_crawler.extraction.page import page_fields
 from news_crawler.extraction.pagination import page_of
 from news_crawler.items import ArticleItem
 from news_crawler.pool import WorkerPool
-from news_crawler.spiders.listing import as_html, feed_links, is_feed
+from news_crawler.spiders.listing import as_html, feed_links, is_feed, is_sitemap_index, unpacked
 from news_crawler.spiders.seeds import RedisSeeds
 from news_crawler.tracker import fetch_failed
 
@@ -67,6 +68,7 @@ class NewsSpider(scrapy.Spider):
         self.site = site or self.site or (urlparse(self.start_urls[0]).hostname or self.name)
         self._allow = [re.compile(p) for p in self.allow]
         self._deny = [re.compile(p) for p in self.deny]
+        self._follow = [re.compile(p) for p in self.follow]
         self.links = LinkExtractor(allow=self.allow, deny=self.deny, unique=True)
         self.list_links = LinkExtractor(allow=self.follow, unique=True) if self.follow else None
         self._lists_requested: set[str] = set(self.start_urls)  # this process's, so pagination cannot loop
@@ -78,6 +80,7 @@ class NewsSpider(scrapy.Spider):
         settings = with_defaults(crawler.settings)
         spider.list_page_limit = settings.getint("LIST_PAGE_LIMIT")
         spider.article_max_pages = settings.getint("ARTICLE_MAX_PAGES")
+        spider.max_list_bytes = settings.getint("DOWNLOAD_MAXSIZE")
         if with_defaults(crawler.settings).getbool("SEED_FROM_REDIS"):
             spider.seeds = RedisSeeds.from_crawler(crawler, spider)
         return spider
@@ -115,8 +118,29 @@ class NewsSpider(scrapy.Spider):
                 yield scrapy.Request(link.url, callback=self.parse, dont_filter=True, errback=self.failed,
                                      meta={"list_depth": depth + 1})
 
+    def sitemaps(self, response: Response) -> Iterator[scrapy.Request]:
+        """The sitemaps a sitemap index lists (those matching ``follow``, when it is given)."""
+        depth = response.meta.get("list_depth", 0)
+        if depth >= self.list_page_limit:
+            return
+        for url in feed_links(response.body):
+            if (not self._follow or any(p.search(url) for p in self._follow)) and url not in self._lists_requested:
+                self._lists_requested.add(url)
+                yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed,
+                                     meta={"list_depth": depth + 1})
+
     def parse(self, response: Response, **kwargs: Any) -> Iterator[scrapy.Request]:
         self.crawler.stats.inc_value(f"pages/list/{self.site}")
+        body = unpacked(response.body, getattr(self, "max_list_bytes", 0))
+        if body is None:
+            self.crawler.stats.inc_value(f"pages/list_unreadable/{self.site}")
+            self.logger.warning("list page %s is gzip that cannot be unpacked: no links taken from it", response.url)
+            return
+        if body is not response.body:  # a gzipped sitemap
+            response = Response(response.url, body=body, request=response.request)
+        if is_sitemap_index(body):
+            yield from self.sitemaps(response)
+            return
         seen = set()
         for url in self.article_urls(response):
             if url not in seen:
