@@ -19,6 +19,7 @@ succeed or are given up) and whether a URL replayed after a crash was written be
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
@@ -29,6 +30,21 @@ from news_crawler import connection
 
 GONE_STATUSES = (404, 410)
 DAY = 86_400
+# Runs in which a URL failed, counted once a run however often the count is replayed (a
+# write kept through a Redis outage runs whole again): "<count>:<run>". A bare number, as
+# HINCRBY left it before, counts as runs of no known run.
+_COUNT_ATTEMPT = """
+local v, n, run = redis.call('HGET', KEYS[1], ARGV[1]), 0, ''
+if v then
+  local sep = string.find(v, ':', 1, true)
+  if sep then n, run = tonumber(string.sub(v, 1, sep - 1)), string.sub(v, sep + 1) else n = tonumber(v) end
+end
+if run ~= ARGV[2] then
+  n = n + 1
+  redis.call('HSET', KEYS[1], ARGV[1], n .. ':' .. ARGV[2])
+end
+return n
+"""
 
 
 def _utc_now() -> datetime:
@@ -39,8 +55,9 @@ class OutcomeStore:
     """The outcome and attempt count of each URL of one spider."""
 
     def __init__(self, client: Any, outcomes_key: str, attempts_key: str, keep_days: int = 30,
-                 clock: Callable[[], datetime] = _utc_now) -> None:
+                 clock: Callable[[], datetime] = _utc_now, run: str | None = None) -> None:
         self.client = client
+        self.run = run or uuid.uuid4().hex[:12]  # this crawl's: an attempt counts once a run
         self.outcomes_key = outcomes_key
         self.attempts_key = attempts_key
         self.keep_days = keep_days
@@ -87,8 +104,8 @@ class OutcomeStore:
         return json.loads(raw) if raw else None
 
     def count_attempt(self, url: str) -> int:
-        """One more run in which ``url`` failed; returns how many so far."""
-        return int(self.client.hincrby(self.attempts_key, url, 1))
+        """This run is one in which ``url`` failed; returns in how many it has so far."""
+        return int(self.client.eval(_COUNT_ATTEMPT, 1, self.attempts_key, url, self.run))
 
     def all(self) -> dict[str, dict[str, str]]:
         """Every URL's latest outcome in the live days."""
