@@ -5,7 +5,7 @@ import random
 import pytest
 
 from news_crawler.fingerprint import distance
-from news_crawler.index import MemoryStore, RedisStore
+from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
 from news_crawler.index.base import id_key
 
 
@@ -196,3 +196,12 @@ def test_drop_records_are_capped_and_the_oldest_go_first(redis_client):
     in_old = next(k.decode() for k in redis_client.hkeys(store.prefix() + "drops:old"))
     assert store.lookup(in_old).duplicate_of == "orig" and store.forget(in_old) == "dropped"
     assert store.lookup(in_old) is None
+
+
+@pytest.mark.parametrize("bad", [Document("big", 1 << 64), Document("neg", -1), Document("len", 5, (1, 2, 3), 256),
+                                 Document("key", 5, (1 << 24, 2, 3), 100)])
+def test_a_document_the_index_cannot_hold_is_refused_before_anything_is_decided(redis_client, bad):
+    store = RedisStore(redis_client, "bad", sentences=SentenceRule())
+    with pytest.raises(ValueError, match=bad.id):
+        store.decide_many([Document("fine", 7), bad])
+    assert store.lookup("fine") is None and store.counts()["kept"] == 0

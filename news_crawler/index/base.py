@@ -69,6 +69,14 @@ def as_documents(items: Sequence[Item]) -> list[Document]:
     return [item if isinstance(item, Document) else Document(*item) for item in items]
 
 
+def check_document(doc: Document) -> None:
+    """Raise ``ValueError`` for a document the index cannot hold as given."""
+    if not isinstance(doc.simhash, int) or not 0 <= doc.simhash < 1 << 64:
+        raise ValueError(f"{doc.id}: a simhash is an integer of 64 bits, got {doc.simhash!r}")
+    if not 0 <= doc.length <= 255 or any(not 0 <= k < 1 << 24 for k in doc.sentences):
+        raise ValueError(f"{doc.id}: sentence keys must be 24-bit and the length code a byte")
+
+
 @dataclass(frozen=True)
 class Decision:
     """The verdict on one document. ``duplicate_of`` is None when it was kept; ``rule``

@@ -13,7 +13,7 @@ from news_crawler import defaults
 from news_crawler.connection import is_cluster
 from news_crawler.fingerprint.simhash64 import from_hex
 from news_crawler.index.base import (SIMHASH, Decision, Document, FingerprintStore, Item, SentenceRule, as_documents,
-                                     id_key, now_iso)
+                                     check_document, id_key, now_iso)
 from news_crawler.index.generations import Generations
 from news_crawler.index.redis_inspect import Inspection
 from news_crawler.index.scripts import lua
@@ -106,6 +106,8 @@ class RedisStore(Inspection, FingerprintStore):
 
     def decide_many(self, items: Sequence[Item]) -> list[Decision]:
         docs = as_documents(items)
+        for doc in docs:  # before any batch is decided: all or nothing
+            check_document(doc)
         out: list[Decision] = []
         for start in range(0, len(docs), self.batch_size):
             out.extend(self._decide_batch(docs[start : start + self.batch_size]))
@@ -121,8 +123,6 @@ class RedisStore(Inspection, FingerprintStore):
                               rule.match if rule else 0, rule.max_distance if rule else 0,
                               rule.length_slack if rule else 0, self.drops_rotate, len(older), *older]
         for doc in docs:
-            if not 0 <= doc.length <= 255 or any(not 0 <= k < 1 << 24 for k in doc.sentences):
-                raise ValueError(f"{doc.id}: sentence keys must be 24-bit and the length code a byte")
             args.append(doc.simhash.to_bytes(8, "big"))
             args.append(doc.id)
             args.append(id_key(doc.id))
