@@ -274,3 +274,29 @@ def test_the_spread_index_refuses_a_document_it_cannot_hold(cluster, cluster_cli
     with pytest.raises(ValueError, match="length code"):
         store.decide_many([Document("fine", 7), Document("long", 9, (1, 2, 3), 300)])
     assert store.lookup("fine") is None
+
+
+def test_a_worker_that_died_between_its_claims_and_its_record_leaves_nothing_undecidable(cluster, cluster_client,
+                                                                                         monkeypatch):
+    """A worker registers and claims its articles, then dies before recording them: another
+    worker waits for the record, finds none, and completes the decision itself."""
+    import news_crawler.index.spread_store as spread_store
+
+    monkeypatch.setattr(spread_store, "WAIT_SECONDS", 0.5)
+    rule = SentenceRule()
+    dying = SpreadStore(cluster_client, "news", sentences=rule)
+    original = Document("a", 0x0F0F_0F0F_0F0F_0F0F, (1, 2, 3, 4), 100)
+
+    def die(rows):
+        raise ConnectionError("the worker died here")
+
+    dying._record = die
+    with pytest.raises(ConnectionError):
+        dying.decide_many([original, Document("b", 0x7777_0000_7777_0000, (5, 6, 7, 8), 100)])
+    other = SpreadStore(cluster_client, "news", sentences=rule)
+    decided = other.decide_many([original, Document("b", 0x7777_0000_7777_0000, (5, 6, 7, 8), 100)])
+    assert [d.kept for d in decided] == [True, True]
+    assert other.lookup("a").kept and other.counts()["kept"] == 2
+    copy = other.decide_many([Document("copy", original.simhash ^ 1), Document("s", original.simhash ^ 0xFF, (1, 2, 3, 9), 100)])
+    assert [(d.duplicate_of, d.rule) for d in copy] == [("a", "simhash"), ("a", "sentences")]
+    assert [m.id for m in other.nearest(original.simhash, 5)] == ["a"]  # one entry a table, not two

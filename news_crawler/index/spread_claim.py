@@ -18,6 +18,9 @@ from news_crawler.index.spread_read import run_scripts
 REGISTER = ("local out = {} for i = 1, #ARGV, 2 do local had = redis.call('HGET', KEYS[1], ARGV[i]) "
             "if not had then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end out[#out + 1] = had or '' end "
             "return out")
+# Per document, its simhash's registration removed if it is still this id's.
+UNREGISTER = ("for i = 1, #ARGV, 2 do if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then "
+              "redis.call('HDEL', KEYS[1], ARGV[i]) end end return 0")
 Lost = dict[str, tuple[int, int, str]]  # id -> (the simhash it lost to, distance, rule)
 
 
@@ -79,6 +82,14 @@ def take_back(store: Any, losers: list[Document], claimed: dict[str, list[int]])
         if pairs:
             store.scripts["remove"](keys=[store.version_key(f"t{t}" if t < 4 else "s")],
                                     args=[6 if t < 4 else 10, *pairs])
+
+
+def undo(store: Any, docs: list[Document]) -> None:
+    """What a worker that died between its claims and its record left of ``docs``: their
+    entries in every table and their ids registered under their simhashes, taken out, so
+    that they can be decided afresh."""
+    take_back(store, docs, {d.id: [0, 1, 2, 3, 4] for d in docs})
+    store.client.eval(UNREGISTER, 1, store.id_prefix + "ids", *[x for d in docs for x in (d.simhash.to_bytes(8, "big"), d.id)])
 
 
 def lost_to(answers: bytes) -> list[int | None]:

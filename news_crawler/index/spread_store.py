@@ -10,7 +10,8 @@ masters holds two of them each). A batch is decided in four steps:
    preloaded with it), so a lone writer gets the standalone server's answers.
 3. Claim (``spread_claim.py``): the documents to keep register their id (one already
    registered under the same simhash is another worker's to decide: its record is waited
-   for), then claim the four tables at once and the sentence table after them, one atomic
+   for; if none comes, that worker died, and what it left is taken out and the document
+   decided here), then claim the four tables at once and the sentence table after them, one atomic
    check-and-insert a table, which finds what other workers kept since step 1 or inserts
    (unscanned when the table's version says nothing was written since). Near-duplicates
    share some table; there the later claim finds the earlier and loses, and its entries go.
@@ -23,6 +24,7 @@ lost its own claim. Retention generations are not supported here.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,13 +34,14 @@ from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Decision, Document, id_key, now_iso
 from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.scripts import lua
-from news_crawler.index.spread_claim import claim
+from news_crawler.index.spread_claim import claim, undo
 from news_crawler.index.spread_read import ROLES, BatchView, read_batch, read_decided, role_tag
 
 _WITH_COMMON = ("near", "near_sentences", "claim_table", "claim_sentences")  # they use lua/common.lua
 _ALONE = ("decided", "remove", "finish")
+logger = logging.getLogger(__name__)
 WAIT_SECONDS = 10.0  # for another worker deciding the same id (see _settled)
-RETRIES = 10  # decisions again of a document whose duplicate lost its claim meanwhile
+RETRIES = 10  # decisions again of a document whose duplicate lost its claim meanwhile, or left by a dead worker
 
 
 class SpreadStore(RedisStore):
@@ -112,10 +115,17 @@ class SpreadStore(RedisStore):
                 decided[doc.id] = Decision(doc.id, doc.simhash)
             else:
                 decided[doc.id] = Decision(doc.id, doc.simhash, name, dist, rule=rule)
-        decided.update(self._settled(waiting))
+        settled, orphans = self._settled(waiting)
+        decided.update(settled)
+        if orphans:  # registered under their own id and never recorded: that worker died mid-batch
+            logger.warning("no decision recorded for %d articles %g s after another worker registered them "
+                           "(it stopped between its claims and its record): deciding them here", len(orphans),
+                           WAIT_SECONDS)
+            undo(self, [first[i] for i in orphans])
+            again += [first[i] for i in orphans]
         if again:
             if attempt >= RETRIES:
-                raise RuntimeError(f"{len(again)} documents lost their duplicate {RETRIES} times in a row; decide again")
+                raise RuntimeError(f"{len(again)} documents not decided in {RETRIES} attempts; decide again")
             decided.update((d.id, dec) for d, dec in zip(again, self._decide_batch(again, attempt + 1)))
         out, answered = [], set()
         for doc in docs:
@@ -128,9 +138,10 @@ class SpreadStore(RedisStore):
                 out.append(self._as_replay(decided[doc.id]))
         return out
 
-    def _settled(self, ids: list[str]) -> dict[str, Decision]:
+    def _settled(self, ids: list[str]) -> tuple[dict[str, Decision], list[str]]:
         """The decisions another worker records for ``ids`` (the same ids, decided at the same
-        moment with the same simhash): waited for, as replays."""
+        moment with the same simhash), waited for, as replays; and the ids with none after
+        ``WAIT_SECONDS``."""
         out: dict[str, Decision] = {}
         deadline = time.monotonic() + WAIT_SECONDS
         while ids:
@@ -138,10 +149,10 @@ class SpreadStore(RedisStore):
             out.update(found)
             ids = [i for i in ids if i not in found]
             if ids and time.monotonic() > deadline:
-                raise RuntimeError(f"no decision recorded for {ids[:3]} by the worker deciding them; decide again")
+                return out, ids
             if ids:
                 time.sleep(0.01)  # the other worker is between its claims and its record: milliseconds
-        return out
+        return out, []
 
     @staticmethod
     def _as_replay(d: Decision) -> Decision:
