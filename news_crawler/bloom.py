@@ -105,5 +105,14 @@ class BloomDupeFilter(RedisDupeFilter):
         if self.stats is not None:
             self.stats.inc_value("dupefilter/forget_unsupported")
 
+    def estimated_count(self) -> int:
+        """About how many URLs the live periods hold, from the bits set (``BITCOUNT``):
+        ``-(m / k) ln(1 - X / m)`` a period, m bits, k hashes, X set (Swamidass and Baldi)."""
+        total = 0.0
+        for key in self.filter_keys():
+            ones = min(int(self.server.bitcount(key)), self.bits - 1)
+            total += -self.bits / self.hashes * math.log(1 - ones / self.bits)
+        return round(total)
+
     def clear(self) -> None:
         self.server.unlink(*self.filter_keys())  # older periods expire by themselves

@@ -1,6 +1,10 @@
 """The Bloom dupefilter: bounded memory, the promised false-positive rate, periods that
 expire, and the scheduler's one-step mark-and-queue, against a real Redis."""
 
+import json
+import subprocess
+import sys
+
 import pytest
 from scrapy import Request, Spider
 
@@ -34,6 +38,7 @@ def test_memory_and_false_positives_at_capacity(make_crawler, redis_client):
     (key,) = df.filter_keys()[:1]
     assert redis_client.memory_usage(key) / 10_000 <= 2.0  # bytes a URL
     assert 0 < redis_client.ttl(key) <= 31 * 86_400 * 12
+    assert abs(df.estimated_count() - 10_000) <= 200  # from the bits set: within 2% at capacity
 
 
 def test_a_url_is_remembered_for_the_live_periods_then_forgotten(make_crawler):
@@ -82,5 +87,11 @@ def test_a_crawl_with_the_bloom_dupefilter_fetches_nothing_twice(tmp_path, redis
         since = len(mirror.requests)
         crawl(tmp_path, redis_server.url, url, ["sina"], "day1-again", settings)
         assert mirror.article_requests(since) == []
+        # status counts the URLs seen from the bitmaps' bits (an estimate: exact at this size).
+        status = subprocess.run([sys.executable, "-m", "news_crawler.cli.crawler", "status", "--json",
+                                 "-s", f"REDIS_URL={redis_server.url}", "-s", f"DUPEFILTER_CLASS={settings['DUPEFILTER_CLASS']}"],
+                                capture_output=True, text=True, timeout=120)
+        row = json.loads(status.stdout)["spiders"]["sina"]
+        assert row["seen_urls_estimated"] and row["seen_urls"] == len(first), (row, len(first))
     finally:
         server.shutdown()

@@ -11,19 +11,31 @@ from news_crawler.cli import options
 
 
 def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dict[str, int]]:
-    """Queued requests, seen URLs and pending seeds of every spider that has any."""
+    """Queued requests, seen URLs (estimated from the bitmaps with the Bloom dupefilter) and
+    pending seeds of every spider that has any."""
+    from scrapy.utils.misc import load_object
+
+    from news_crawler.bloom import BloomDupeFilter
+    from news_crawler.config import with_defaults
     from news_crawler.connection import spider_key
 
+    dupefilter = load_object(settings.get("DUPEFILTER_CLASS")) if settings.get("DUPEFILTER_CLASS") else None
+    bloom = dupefilter if isinstance(dupefilter, type) and issubclass(dupefilter, BloomDupeFilter) else None
     out = {}
     for name in names:
         queue_key = spider_key(settings.get("SCHEDULER_QUEUE_KEY"), name, client)
         kind = client.type(queue_key)
         kind = kind.decode() if isinstance(kind, bytes) else kind
         queued = {"zset": client.zcard, "list": client.llen}.get(kind, lambda k: 0)(queue_key)
-        seen = client.scard(spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), name, client))
+        seen_key = spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), name, client)
+        seen, estimated = client.scard(seen_key), False
+        if not seen and bloom is not None:  # the Bloom dupefilter's bitmaps: a count estimated from them
+            seen, estimated = bloom(client, seen_key, **bloom.options(with_defaults(settings))).estimated_count(), True
         seeds = client.llen(spider_key(settings.get("SEED_KEY"), name, client))
         if queued or seen or seeds:
             out[name] = {"queued": queued, "seen_urls": seen, "seeds": seeds}
+            if estimated:
+                out[name]["seen_urls_estimated"] = True
     return out
 
 
@@ -54,7 +66,8 @@ def print_report(report: dict[str, Any]) -> None:
           f"{report['redis_memory_bytes'] / 2**20:.1f} MiB used")
     print(f"{'spider':<12}{'queued':>9}{'seen URLs':>11}{'seeds':>7}")
     for name, row in report["spiders"].items():
-        print(f"{name:<12}{row['queued']:>9}{row['seen_urls']:>11}{row['seeds']:>7}")
+        seen = f"~{row['seen_urls']}" if row.get("seen_urls_estimated") else str(row["seen_urls"])
+        print(f"{name:<12}{row['queued']:>9}{seen:>11}{row['seeds']:>7}")
     d = report["dedup"]
     print(f"near-duplicate index '{d['namespace']}': {d['fingerprints']} fingerprints, {d['kept']} kept, "
           f"{d['dropped']} dropped ({d['dropped_today']} today, {d.get('dropped_by_sentences', 0)} by the sentence rule)"
