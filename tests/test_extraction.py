@@ -301,3 +301,10 @@ def test_a_credit_glued_before_the_first_sentence_goes_and_the_sentence_stays(st
     first = "（来源：现代快报）“爸爸妈妈，我要去北京当练习生了！”最近，宿迁市两名小女孩离家。"
     body = chrome.strip_chrome("\n".join([first, *story_lines, "（来源：现代快报）"]), "标题").splitlines()
     assert body == ["“爸爸妈妈，我要去北京当练习生了！”最近，宿迁市两名小女孩离家。", *story_lines]
+
+
+def test_the_headline_repeated_with_other_spaces_is_still_the_headline(story_lines):
+    title = "习近平 会见 美国总统"
+    for written in ("习近平\u3000会见\u3000美国总统", "习近平\xa0会见 美国总统", "习近平会见美国总统"):
+        lines = ["首页 > 新闻", written, "2024-05-06 10:20 来源：新华社", *story_lines]
+        assert chrome.strip_chrome("\n".join(lines), title).splitlines() == story_lines, written

@@ -39,8 +39,15 @@ _RELATED = re.compile(r"^(?:延伸阅读|相关阅读|相关新闻|相关文章|
 # A line after a related block that ends a sentence is the story going on (related
 # headlines and their cut-off summaries do not end with 。！？).
 _PARAGRAPH = re.compile(r".{20,}[。！？!?][”」』）)]?$")
+_SPACE = re.compile(r"\s+")
 CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
 HEADLINE_WITHIN = 6  # lines: a headline this near the top of a body starts the story
+
+
+def same_headline(line: str, title: str) -> bool:
+    """``line`` is the headline ``title``, however its spaces were written (an ideographic
+    space, a no-break space, none)."""
+    return bool(title) and _SPACE.sub("", line) == _SPACE.sub("", title)
 
 
 def is_chrome(line: str, title: str = "") -> bool:
@@ -48,7 +55,7 @@ def is_chrome(line: str, title: str = "") -> bool:
         return True
     if len(line) > CHROME_MAX_CHARS:
         return False
-    return bool((title and line == title) or _BYLINE.match(line) or _DATED_BYLINE.match(line) or _NAV.match(line)
+    return bool(same_headline(line, title) or _BYLINE.match(line) or _DATED_BYLINE.match(line) or _NAV.match(line)
                 or _TOOLS.match(line))
 
 
@@ -58,7 +65,7 @@ def strip_chrome(body: str, title: str = "") -> str:
     numbers or a disclaimer begin in its second half."""
     lines = body.split("\n")
     if title:  # menu or breadcrumb lines above the headline are not the story's
-        head = next((i for i, line in enumerate(lines[:HEADLINE_WITHIN]) if line.strip() == title), -1)
+        head = next((i for i, line in enumerate(lines[:HEADLINE_WITHIN]) if same_headline(line, title)), -1)
         lines = lines[head + 1:]
     for i, line in enumerate(lines):
         if i == 0 or i < len(lines) // 2:
