@@ -31,25 +31,16 @@ local buckets = #names > 0 and redis.call('MGET', unpack(names)) or {}
 local out = {}
 for i = 1, #names do
   local bucket, near, first = buckets[i] or '', nil, starts[i]
-  local needle, pos = sub(recs, first + 2, first + 2), 1
-  while true do
-    local p = find(bucket, needle, pos, true)
-    if not p then break end
-    if (p - 1) % SENTENCE_ENTRY == 0 then
-      local other, len2 = sub(bucket, p + 1, p + 8), byte(bucket, p + 9)
-      for r = first, ends[i], 12 do
-        local len = byte(recs, r + 11)
-        if len2 - len <= s_slack and len - len2 <= s_slack and distance(sub(recs, r + 3, r + 10), other) <= s_distance then
-          near = near or {}
-          near[#near + 1] = sub(bucket, p + 1, p + 9)
-          break
-        end
+  each_sentence_entry(bucket, sub(recs, first + 2, first + 2), function(other, len2, entry)
+    for r = first, ends[i], 12 do
+      local len = byte(recs, r + 11)
+      if len2 - len <= s_slack and len - len2 <= s_slack and distance(sub(recs, r + 3, r + 10), other) <= s_distance then
+        near = near or {}
+        near[#near + 1] = entry
+        return
       end
-      pos = p + SENTENCE_ENTRY
-    else
-      pos = p + 1
     end
-  end
+  end)
   out[i] = near and char(math.floor(#near / 256), #near % 256) .. table.concat(near) or '\0\0'
 end
 return { redis.call('GET', KEYS[1]) or '0', table.concat(out) }
