@@ -26,7 +26,7 @@ local function distance(a, b)
 end
 
 -- A sentence bucket is a string of 10-byte entries: the key's third byte, a kept 8-byte
--- simhash, its length code. each_sentence_entry calls visit(simhash, length code, entry)
+-- simhash, its length code. each_sentence_entry calls visit(simhash, length code, position)
 -- for every entry that holds the key's third byte (needle), in the bucket's order.
 local SENTENCE_ENTRY = 10
 local function each_sentence_entry(bucket, needle, visit)
@@ -35,7 +35,7 @@ local function each_sentence_entry(bucket, needle, visit)
     local p = find(bucket, needle, pos, true)
     if not p then return end
     if (p - 1) % SENTENCE_ENTRY == 0 then
-      visit(sub(bucket, p + 1, p + 8), byte(bucket, p + 9), sub(bucket, p + 1, p + 9))
+      visit(sub(bucket, p + 1, p + 8), byte(bucket, p + 9), p)
       pos = p + SENTENCE_ENTRY
     else
       pos = p + 1
