@@ -31,12 +31,12 @@ local buckets = #names > 0 and redis.call('MGET', unpack(names)) or {}
 local out = {}
 for i = 1, #names do
   local bucket, near, first = buckets[i] or '', nil, starts[i]
-  each_sentence_entry(bucket, sub(recs, first + 2, first + 2), function(other, len2, p)
+  sentence_entries(bucket, sub(recs, first + 2, first + 2), 0, 255, function(other, len2)
     for r = first, ends[i], 12 do
       local len = byte(recs, r + 11)
       if len2 - len <= s_slack and len - len2 <= s_slack and distance(sub(recs, r + 3, r + 10), other) <= s_distance then
         near = near or {}
-        near[#near + 1] = sub(bucket, p + 1, p + 9)
+        near[#near + 1] = other .. char(len2)
         return
       end
     end
