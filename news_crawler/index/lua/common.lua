@@ -28,18 +28,18 @@ end
 -- A sentence bucket is a string of 10-byte entries: the key's third byte, a kept 8-byte
 -- simhash, its length code. visit(simhash, length code) is called once for each simhash
 -- whose entry holds the key's third byte (needle) and whose length code is within slack
--- of len, in the bucket's order. (A loop, not an iterator of entries: this is decide.lua's
--- hottest path.)
+-- of len, in the bucket's order; with every_entry, for each entry (no table of those seen).
+-- (A loop, not an iterator of entries: this is decide.lua's hottest path.)
 local SENTENCE_ENTRY = 10
-local function sentence_entries(bucket, needle, len, slack, visit)
-  local seen, pos = {}, 1
+local function sentence_entries(bucket, needle, len, slack, visit, every_entry)
+  local seen, pos = not every_entry and {} or nil, 1
   while true do
     local p = find(bucket, needle, pos, true)
     if not p then return end
     if (p - 1) % SENTENCE_ENTRY == 0 then
       local other, len2 = sub(bucket, p + 1, p + 8), byte(bucket, p + 9)
-      if len2 - len <= slack and len - len2 <= slack and not seen[other] then
-        seen[other] = true
+      if len2 - len <= slack and len - len2 <= slack and not (seen and seen[other]) then
+        if seen then seen[other] = true end
         visit(other, len2)
       end
       pos = p + SENTENCE_ENTRY

@@ -28,19 +28,20 @@ for p = 1, #recs, 12 do
   ends[#names] = p
 end
 local buckets = #names > 0 and redis.call('MGET', unpack(names)) or {}
-local out = {}
-for i = 1, #names do
-  local bucket, near, first = buckets[i] or '', nil, starts[i]
-  sentence_entries(bucket, sub(recs, first + 2, first + 2), 0, 255, function(other, len2)
-    for r = first, ends[i], 12 do
-      local len = byte(recs, r + 11)
-      if len2 - len <= s_slack and len - len2 <= s_slack and distance(sub(recs, r + 3, r + 10), other) <= s_distance then
-        near = near or {}
-        near[#near + 1] = other .. char(len2)
-        return
-      end
+local out, first, last, near = {}, 0, 0, nil
+local function visit(other, len2)  -- one closure for every key: the key's records are first..last
+  for r = first, last, 12 do
+    local len = byte(recs, r + 11)
+    if len2 - len <= s_slack and len - len2 <= s_slack and distance(sub(recs, r + 3, r + 10), other) <= s_distance then
+      near = near or {}
+      near[#near + 1] = other .. char(len2)
+      return
     end
-  end)
+  end
+end
+for i = 1, #names do
+  first, last, near = starts[i], ends[i], nil
+  sentence_entries(buckets[i] or '', sub(recs, first + 2, first + 2), 0, 255, visit, true)
   out[i] = near and char(math.floor(#near / 256), #near % 256) .. table.concat(near) or '\0\0'
 end
 return { redis.call('GET', KEYS[1]) or '0', table.concat(out) }
