@@ -65,3 +65,20 @@ local function sentence_mset(mset, keys, buckets, sig, fp, len)
   return mset
 end
 
+
+-- A claim's answer for one document, appended to out: '\0' when it was inserted (lost is
+-- ''), else '\1' and the 8-byte simhash it lost to. Returns 1 when inserted, else 0.
+local function claim_answer(out, lost)
+  if lost == '' then
+    out[#out + 1] = '\0'
+    return 1
+  end
+  out[#out + 1] = '\1' .. lost
+  return 0
+end
+
+-- The claims' reply: the table's version raised once if anything was inserted.
+local function claim_reply(out, inserted, version_key)
+  if inserted > 0 then redis.call('INCR', version_key) end
+  return table.concat(out)
+end

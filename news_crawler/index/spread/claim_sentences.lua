@@ -37,14 +37,10 @@ for j = 6, #ARGV, 4 do
       end)
     end
   end
-  if lost == '' then
+  if lost == '' and n > 0 then
     -- MSET of whole buckets, not APPEND: a string grown by APPEND keeps spare room.
-    if n > 0 then redis.call('MSET', unpack(sentence_mset({}, keys, buckets, sig, fp, len))) end
-    inserted = inserted + 1
-    out[#out + 1] = '\0'
-  else
-    out[#out + 1] = '\1' .. lost
+    redis.call('MSET', unpack(sentence_mset({}, keys, buckets, sig, fp, len)))
   end
+  inserted = inserted + claim_answer(out, lost)
 end
-if inserted > 0 then redis.call('INCR', KEYS[1]) end
-return table.concat(out)
+return claim_reply(out, inserted, KEYS[1])

@@ -38,11 +38,7 @@ for j = 1, #fps, 8 do
   end
   if lost == '' then
     redis.call('SET', key, bucket .. entry)  -- not APPEND: a string grown by APPEND keeps spare room
-    inserted = inserted + 1
-    out[#out + 1] = '\0'
-  else
-    out[#out + 1] = '\1' .. lost
   end
+  inserted = inserted + claim_answer(out, lost)
 end
-if inserted > 0 then redis.call('INCR', KEYS[1]) end
-return table.concat(out)
+return claim_reply(out, inserted, KEYS[1])
