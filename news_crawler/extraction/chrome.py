@@ -3,7 +3,8 @@ top, "原标题" notes, editor and source lines, previous/next and related-story
 print/close tools, page numbers, a comment box, a platform's disclaimer. Older CMS layouts
 (the article as ``<br>`` lines in a table cell) carry all of it inside the article's own
 container. Only whole lines go, and only lines that are nothing else; what closes a story
-(a comment box, a related-stories block, page numbers, a disclaimer) ends the body there.
+(a comment box, a related-stories block, page numbers, a disclaimer, the site's footer)
+ends the body there.
 """
 
 from __future__ import annotations
@@ -32,13 +33,18 @@ _CLOSERS = re.compile(
     r"|(?:特别声明|免责声明|版权声明)\s*[:：]|Notice: The content above|图片来自网络"
     r"|声明\s*[:：]\s*\S{0,12}?(?:本文|该文|本站|本网|以上|此文|文章|稿件|转载|力求|不构成))"
 )
+# A site's footer (copyright, ICP licence, site code): what a whole-table body ends with.
+# A sentence that names a licence number is the story's.
+_FOOTER = re.compile(r"^(?:版权所有|Copyright\b|©\s*\d{4})|(?:ICP[备证]\s*\d|公网安备\s*\d|网站标识码)(?!.*[。！？]$)",
+                     re.IGNORECASE)
 # A related-stories block: the end of the body when no paragraph of the story follows it
 # (sina puts such blocks mid-story too); else only its header line goes (see _NAV).
 _RELATED = re.compile(r"^(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢|延伸\s*[·・]\s*推荐|点击进入专题)"
                       r"\s*[:：]?\s*$")
-# A line after a related block that ends a sentence is the story going on (related
-# headlines and their cut-off summaries do not end with 。！？).
-_PARAGRAPH = re.compile(r".{20,}[。！？!?][”」』）)]?$")
+# A line after a related block that ends a sentence is the story going on. Related
+# headlines and their cut-off summaries do not end with 。, and one that asks (…好看吗？)
+# is short and has no pause inside; a paragraph has a comma or runs longer.
+_PARAGRAPH = re.compile(r"(?=.{20})(?:.*[，,；;。].+|.{40,})[。！？!?][”」』）)]?$")
 _SPACE = re.compile(r"\s+")
 CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
 HEADLINE_WITHIN = 6  # lines: a headline this near the top of a body starts the story
@@ -62,7 +68,7 @@ def is_chrome(line: str, title: str = "") -> bool:
 def strip_chrome(body: str, title: str = "") -> str:
     """``body`` without chrome lines and trailing （责任编辑：...） notes, from after the headline
     when it stands in the first lines, cut where a comment box, related stories, page
-    numbers or a disclaimer begin in its second half."""
+    numbers, a disclaimer or the site's footer begin in its second half."""
     lines = body.split("\n")
     if title:  # menu or breadcrumb lines above the headline are not the story's
         head = next((i for i, line in enumerate(lines[:HEADLINE_WITHIN]) if same_headline(line, title)), -1)
@@ -71,7 +77,8 @@ def strip_chrome(body: str, title: str = "") -> str:
         if i == 0 or i < len(lines) // 2:
             continue
         line = line.strip()
-        if _CLOSERS.match(line) or (_RELATED.match(line) and not any(_PARAGRAPH.match(x.strip()) for x in lines[i + 1:])):
+        if (_CLOSERS.match(line) or (len(line) <= CHROME_MAX_CHARS and _FOOTER.search(line))
+                or (_RELATED.match(line) and not any(_PARAGRAPH.match(x.strip()) for x in lines[i + 1:]))):
             lines = lines[:i]
             break
     lines = [_LEADING_CREDIT.sub("", line) for line in lines]

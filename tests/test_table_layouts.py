@@ -1,0 +1,62 @@
+"""Older sites' pages that are one table: the story's cell must come out whatever the links
+around it weigh."""
+
+from html import escape
+
+import pytest
+
+from news_crawler.extraction import chrome, extract_article
+
+OTHER_HEADLINES = ["4金块拼出嘉禾片头 邹文怀被赞“香港电影教父”", "50美分为给对手难看买下其200张演场会票",
+                   "57岁梅格-瑞恩宣布订婚 未婚夫为美国摇滚歌手", "600岁网红首次做出品方《上新了·故宫》好看吗？",
+                   "A妹前任回应新歌被点名 坦言除了感激别无他想"]
+
+
+def one_table_page(title: str, lines: list[str], related: bool = True) -> str:
+    """Menu row, headline, byline, the story as <br> lines in a cell, tools, previous/next
+    and related links in rows of their own, a footer: all one table, as older CMSs make them."""
+    gap = "&nbsp;" * 4
+    links = "".join(f"<a href=/a/r{n}.html>{escape(t)}</a><br>" for n, t in enumerate(OTHER_HEADLINES[2:]))
+    return (f"<html><head><title>{escape(title)}</title></head><body><table width=980>"
+            "<tr><td><a href=/>网站首页</a> | <a href=/news/>新闻动态</a> | <a href=/gg/>通知公告</a></td></tr>"
+            f"<tr><td align=center><font size=4><b>{escape(title)}</b></font></td></tr>"
+            f"<tr><td align=center>作者:李明{gap}来源:本站{gap}发布时间:2019-3-19 9:16:00{gap}浏览次数:125</td></tr>"
+            "<tr><td class=content>" + "<br><br>".join(gap + escape(x) for x in lines) + "</td></tr>"
+            "<tr><td align=right>【<a href=#>字体:大 中 小</a>】【<a href=#>打印</a>】【<a href=#>关闭</a>】</td></tr>"
+            f"<tr><td>上一条:<a href=/a/1.html>{OTHER_HEADLINES[0]}</a><br>"
+            f"下一条:<a href=/a/2.html>{OTHER_HEADLINES[1]}</a></td></tr>"
+            + (f"<tr><td>相关文章:<br>{links}</td></tr>" if related else "") +
+            "<tr><td align=center>版权所有 某某信息网 备案号：京ICP备12345678号</td></tr></table></body></html>")
+
+
+@pytest.fixture(scope="module")
+def short_stories(sina_articles):
+    """Real stories of 300 to 700 characters, as lines: short next to the links around them."""
+    out = []
+    for a in sina_articles:
+        lines = [x.strip() for x in a["body"].split("\n") if x.strip()]
+        if 300 <= sum(map(len, lines)) <= 700 and chrome.strip_chrome("\n".join(lines), a["title"]).splitlines() == lines:
+            out.append((a["title"], lines))
+    assert len(out) >= 20
+    return out[:20]
+
+
+def test_related_headlines_that_ask_a_question_still_end_the_body(short_stories):
+    _, lines = short_stories[0]
+    story = lines * 3  # the block must stand in the body's second half
+    related = ["相关文章:", OTHER_HEADLINES[3], OTHER_HEADLINES[4]]
+    assert chrome.strip_chrome("\n".join(story + related), "标题").splitlines() == story
+    story_goes_on = ["相关文章:", OTHER_HEADLINES[3], "记者了解到，这一做法已在全市推广，受到群众欢迎。"]
+    kept = chrome.strip_chrome("\n".join(story + story_goes_on), "标题").splitlines()
+    assert kept == story + story_goes_on[1:]
+
+
+def test_a_footer_ends_the_body_and_a_long_line_naming_a_licence_does_not(short_stories):
+    _, lines = short_stories[1]
+    story = lines * 3
+    for footer in (["版权所有 某某信息网 备案号：京ICP备12345678号"], ["Copyright © 2019 某某网 All Rights Reserved", "联系我们"],
+                   ["主办：某市人民政府办公室 网站标识码：3301000001"]):
+        assert chrome.strip_chrome("\n".join(story + footer), "标题").splitlines() == story, footer
+    licence = ("记者查询发现，该网站首页底部标注的“京ICP备12345678号”实为另一家公司的备案，"
+               "涉事平台已被要求限期整改，相关部门表示将继续跟进调查处理情况。")
+    assert chrome.strip_chrome("\n".join(story + [licence] + lines), "标题").splitlines() == story + [licence] + lines
