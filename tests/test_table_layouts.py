@@ -60,3 +60,13 @@ def test_a_footer_ends_the_body_and_a_long_line_naming_a_licence_does_not(short_
     licence = ("记者查询发现，该网站首页底部标注的“京ICP备12345678号”实为另一家公司的备案，"
                "涉事平台已被要求限期整改，相关部门表示将继续跟进调查处理情况。")
     assert chrome.strip_chrome("\n".join(story + [licence] + lines), "标题").splitlines() == story + [licence] + lines
+
+
+def test_a_hyphen_in_a_headline_is_not_a_site_suffix(short_stories):
+    _, lines = short_stories[2]
+    for page_title, headline in (("57岁梅格-瑞恩宣布订婚 未婚夫为美国摇滚歌手", "57岁梅格-瑞恩宣布订婚 未婚夫为美国摇滚歌手"),
+                                 ("57岁梅格-瑞恩宣布订婚_新浪网", "57岁梅格-瑞恩宣布订婚"),
+                                 ("县里召开秋粮收购工作会议-某县人民政府网", "县里召开秋粮收购工作会议")):
+        page = one_table_page(headline, lines).replace(f"<title>{headline}</title>", f"<title>{page_title}</title>")
+        article = extract_article(page)
+        assert article.title == headline and article.body.splitlines() == [" ".join(x.split()) for x in lines]

@@ -17,7 +17,8 @@ import readability.readability
 from readability import Document
 
 from news_crawler.extraction.chrome import strip_chrome
-from news_crawler.extraction.metadata import find_author, find_editor, find_published_at, find_source, find_title
+from news_crawler.extraction.metadata import find_author, find_editor, find_published_at, find_source
+from news_crawler.extraction.title import find_title
 from news_crawler.extraction.posts import first_post, fragment
 
 _BLOCK = ("p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "td", "th", "section", "article", "blockquote",
@@ -111,9 +112,9 @@ def extract_article(html: str, url: str = "") -> Article:
     root = _parse(html)
     if root is None:
         return Article()
-    title = find_title(root)
     page = root.find("body")
     text = block_text(page if page is not None else root)
+    title = find_title(root, text)
     body = extract_body(html)
     post = first_post(root, body)
     if post is not None:

@@ -1,4 +1,5 @@
-"""Title, author and publication time of an article page, from meta tags and page text."""
+"""Author, editor, source and publication time of an article page, from meta tags and page
+text (the headline: ``title.py``)."""
 
 from __future__ import annotations
 
@@ -61,31 +62,16 @@ _BYLINE_END = {"点击", "点击数", "点击量", "阅读", "阅读数", "阅�
                "关闭", "评论", "分享", "收藏", "人次", "次数", "发布", "发布时间", "来源", "责任编辑", "编辑", "审核",
                "时间", "日期", "访问", "访问量", "热度", "人气", "我要", "纠错"}
 _WIDE_GAP = re.compile(r"　|\s{2,}| ")
-_TITLE_SPLIT = re.compile(r"\s*(?:_|\||-{1,2}|–|—|丨)\s*")
 
 
-def _meta(root: HtmlElement, names: tuple[str, ...]) -> str:
+def meta_content(root: HtmlElement, names: tuple[str, ...]) -> str:
+    """The content of the first meta tag named (``name``, ``property`` or ``itemprop``) one of ``names``."""
     wanted = set(names)
     for el in root.iter("meta"):
         key = (el.get("property") or el.get("name") or el.get("itemprop") or "").strip().lower()
         if key in wanted and (el.get("content") or "").strip():
             return el.get("content").strip()
     return ""
-
-
-def find_title(root: HtmlElement) -> str:
-    """The headline: an ``<h1>`` that the ``<title>`` contains, else og:title, else the
-    ``<title>`` without its site suffix (``…_新浪网``)."""
-    page_title = " ".join((root.findtext(".//title") or "").split())
-    for h in root.iter("h1", "h2"):
-        text = " ".join(h.text_content().split())
-        if 4 <= len(text) <= 80 and (not page_title or text[:8] in page_title):
-            return text
-    og = _meta(root, ("og:title",))
-    if og:
-        return og
-    parts = [p for p in _TITLE_SPLIT.split(page_title) if p]
-    return max(parts[:2], key=len) if parts else page_title
 
 
 BYLINE_REACH = 300  # characters after the headline where its byline stands
@@ -97,7 +83,7 @@ def find_published_at(root: HtmlElement, text: str, title: str) -> str:
     other times); else the first date with a time of day after the headline, else the
     first date after it; else the nearest date above the headline (e-paper layouts); else
     a year and month (1998年3月 -> 1998-03)."""
-    meta = parse_datetime(_meta(root, _TIME_META))
+    meta = parse_datetime(meta_content(root, _TIME_META))
     if meta and "T" in meta:
         return meta
     found = text.find(title[:12]) if title else -1
@@ -207,7 +193,7 @@ def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
         name = _first_name(pattern, regions)
         if name:
             return name
-    meta = _meta(root, _AUTHOR_META)
+    meta = meta_content(root, _AUTHOR_META)
     if _meta_author(meta, root.findtext(".//title") or "", title):
         return meta
     issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
