@@ -6,6 +6,7 @@ from html import escape
 import pytest
 
 from news_crawler.extraction import chrome, extract_article
+from news_crawler.extraction.densest import densest_block
 
 OTHER_HEADLINES = ["4金块拼出嘉禾片头 邹文怀被赞“香港电影教父”", "50美分为给对手难看买下其200张演场会票",
                    "57岁梅格-瑞恩宣布订婚 未婚夫为美国摇滚歌手", "600岁网红首次做出品方《上新了·故宫》好看吗？",
@@ -39,6 +40,27 @@ def short_stories(sina_articles):
             out.append((a["title"], lines))
     assert len(out) >= 20
     return out[:20]
+
+
+@pytest.mark.parametrize("related", [True, False])
+def test_the_story_cell_of_a_one_table_page_is_the_body(related, short_stories):
+    for title, lines in short_stories:
+        article = extract_article(one_table_page(title, lines, related))
+        assert article.body.splitlines() == [" ".join(x.split()) for x in lines], title
+        assert (article.author, article.published_at) == ("李明", "2019-03-19T09:16:00+08:00")
+
+
+def test_the_densest_block_is_the_cell_not_a_line_or_the_table(short_stories):
+    import lxml.html
+
+    title, lines = short_stories[0]
+    root = lxml.html.fromstring(one_table_page(title, lines))
+    block = densest_block(root, 200)
+    assert block.tag == "td" and block.get("class") == "content"
+    assert densest_block(root, 10_000) is None  # no block holds that much text of its own
+    root = lxml.html.fromstring("<div><div class=story>" + "".join(f"<p>{x}</p>" for x in lines) + "</div>"
+                                + "<p>" + "<a href=/x>很长的链接文字</a>" * 40 + "</p></div>")
+    assert densest_block(root, 200).get("class") == "story"  # a paragraph stands for its container
 
 
 def test_related_headlines_that_ask_a_question_still_end_the_body(short_stories):

@@ -17,6 +17,7 @@ import readability.readability
 from readability import Document
 
 from news_crawler.extraction.chrome import strip_chrome
+from news_crawler.extraction.densest import densest_block
 from news_crawler.extraction.metadata import find_author, find_editor, find_published_at, find_source
 from news_crawler.extraction.title import find_title
 from news_crawler.extraction.posts import first_post, fragment
@@ -116,6 +117,10 @@ def extract_article(html: str, url: str = "") -> Article:
     text = block_text(page if page is not None else root)
     title = find_title(root, text)
     body = extract_body(html)
+    if len(body) < SHORT_BODY:  # readability may have dropped the article's table
+        block = densest_block(page if page is not None else root, SHORT_BODY)
+        if block is not None:
+            body = max(body, block_text(block), key=len)
     post = first_post(root, body)
     if post is not None:
         body = extract_body(fragment(post)) or body
