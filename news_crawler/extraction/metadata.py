@@ -217,6 +217,7 @@ def find_editor(text: str, title: str, body: str) -> str:
 
 
 _NOT_OUTLETS = ("转载", "原创", "本站", "网络", "互联网")  # "来源：转载文章" names no outlet
+_NOT_SOURCES = _NOT_NAMES - {"新华社", "中新网"}  # agencies: no author's name, but outlets
 
 
 def find_source(text: str, title: str, body: str) -> str:
@@ -227,6 +228,6 @@ def find_source(text: str, title: str, body: str) -> str:
             if region[m.end(1):m.end(1) + 1] in ("=", '"', "'", "<"):
                 continue  # markup that leaked into the text, not an outlet
             source = _SOURCE_END.sub("", DATETIME.sub("", m.group(1))).strip(" :：,，")
-            if len(source) >= 2 and source not in _NOT_NAMES and not source.startswith(_NOT_OUTLETS):
+            if len(source) >= 2 and source not in _NOT_SOURCES and not source.startswith(_NOT_OUTLETS):
                 return source
     return ""
