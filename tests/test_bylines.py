@@ -1,6 +1,9 @@
-"""A byline whose parts are inline elements that touch."""
+"""A byline above the story names its writer, even where the story quotes its own reporter
+and where the byline's parts are inline elements that touch."""
 
 from html import escape
+
+import pytest
 
 from news_crawler.extraction import extract_article
 
@@ -14,6 +17,18 @@ def page(byline: str) -> str:
     return ("<html><head><meta charset='utf-8'><title>金庸逝世 李亚鹏回忆_手机某某网</title></head><body>"
             "<article><h1>金庸逝世 李亚鹏回忆</h1>"
             f"<div class='info'>{byline}</div><section>{paragraphs}</section></article></body></html>")
+
+
+@pytest.mark.parametrize("byline,author", [
+    ("<time>2019-12-21 08:38</time><cite>新华社</cite><span>文/欧阳晓东</span>", "欧阳晓东"),
+    ("<span>2019年10月30日 12:51</span><a href='/s'>澎湃新闻</a><span>澎湃新闻记者 王小红</span>", "王小红"),
+    ("<span>作者：</span><span>孙悦</span>", "孙悦"),
+    ("<time>2019-12-21 08:38</time><cite>新华社</cite>", "刘玮"),  # no credit above: the story's own
+])
+def test_the_writer_credited_above_the_story_is_the_author(byline, author):
+    article = extract_article(page(byline))
+    assert article.author == author
+    assert article.published_at.startswith(("2019-12-21T08:38", "2019-10-30T12:51", "")) and article.body.startswith("新京报讯")
 
 
 def test_touching_inline_elements_read_as_separate_words():

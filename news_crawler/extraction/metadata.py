@@ -41,6 +41,7 @@ _AUTHOR_LABELS = [
     re.compile(rf"[(（]\s*({_NAMES})\s*(?:[）)]\s*(?:\n|$)|{_SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
     _ISSUER,
 ]
+_CREDITS = 5  # the labels above that credit a writer (作者, 记者, 文/): above the story they come first
 _EDITOR_AS_AUTHOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|\s+)({_NAMES})")
 # The line under a headline that is only a name, an account or "name/outlet": "石佳/中国青年报",
 # a self-media account "加拿大必读", "华夏人文 2020-03-09 18:14:21".
@@ -130,14 +131,26 @@ def _headline_at(text: str, title: str, end: int) -> int:
     return at
 
 
+def _head(text: str, title: str, lines: list[str]) -> tuple[int, int]:
+    """Where the headline (else the body) starts in ``text``, and where the body's first
+    line does (-1: not found)."""
+    first_at = text.find(lines[0][:20]) if lines else -1
+    title_at = _headline_at(text, title, first_at if first_at >= 0 else len(text))
+    return (title_at if title_at >= 0 else max(first_at, 0)), first_at
+
+
+def _byline(text: str, title: str, body: str) -> str:
+    """The text between the headline and the body's first line."""
+    head_start, first_at = _head(text, title, body.splitlines())
+    return text[head_start:first_at] if first_at > head_start else ""
+
+
 def _regions(text: str, title: str, body: str) -> list[str]:
     """Where bylines stand: from the headline to the body's first lines, and around the
     body's end."""
     lines = body.splitlines()
-    first_at = text.find(lines[0][:20]) if lines else -1
-    title_at = _headline_at(text, title, first_at if first_at >= 0 else len(text))
+    head_start, first_at = _head(text, title, lines)
     last_at = text.find(lines[-1][-20:]) if lines else -1
-    head_start = title_at if title_at >= 0 else max(first_at, 0)
     head_end = max(first_at, head_start) + (len(lines[0]) if lines else 0) + 120
     regions = [text[head_start:head_end]]
     if last_at >= 0:
@@ -186,9 +199,13 @@ def _meta_author(meta: str, page_title: str, headline: str) -> bool:
 
 
 def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
-    """The byline without its label (作者：/记者/编辑), from the text between the headline
-    and the body's start, or around the body's end; else the author meta tag."""
-    regions = _regions(text, title, body)
+    """The byline without its label (作者：/记者/编辑): a writer's credit above the story before
+    one in its first lines or around its end; else the author meta tag."""
+    byline, regions = _byline(text, title, body), _regions(text, title, body)
+    for pattern in _AUTHOR_LABELS[:_CREDITS]:  # a credit above the story before one inside it
+        name = _first_name(pattern, [byline])
+        if name:
+            return name
     for pattern in _AUTHOR_LABELS:
         name = _first_name(pattern, regions)
         if name:
