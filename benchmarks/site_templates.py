@@ -1,0 +1,136 @@
+"""Five page templates of the kinds a multi-site Chinese news crawl meets, for
+``cross_site.py``: a government portal (TRS-style ``<div>``s, a date-only byline), a
+modern portal (date and outlet in spans, editor line, related list, comments, a ranking
+sidebar, a reporter's byline), an older CMS (a table, ``<br>`` lines, ASCII colons and ``&nbsp;`` separators,
+GBK), a mobile page (``<article>``/``<section>``, a 文/ byline, app prompts) and a local paper (GB2312
+declared, byline with author and editor, previous/next links and comments with times).
+
+Each returns ``(bytes, truth)``: truth has ``author`` ('' where the page names none),
+``time`` (the numbers a right ``published_at`` starts with) and ``text`` (the story's
+lines). The templates are written from how such sites look, not from any page in the
+shared data, and were not tuned against the extractor.
+"""
+
+from __future__ import annotations
+
+import random
+from html import escape
+
+NAMES = ["张建国", "李明", "王小红", "赵培", "陈智勇", "刘芳", "欧阳晓东", "孙悦"]
+OUTLETS = ["新华社", "人民日报", "市政府办公室", "本站", "县融媒体中心", "中国新闻网", "澎湃新闻"]
+
+
+def _when(rng: random.Random) -> tuple[int, int, int, int, int]:
+    return 2019, rng.randint(1, 12), rng.randint(1, 28), rng.randint(7, 22), rng.randint(0, 59)
+
+
+def _links(others: list[str], fmt: str) -> str:
+    return "".join(fmt.format(n=i, t=escape(t)) for i, t in enumerate(others))
+
+
+def government(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    y, m, d, _, _ = _when(rng)
+    paras = "".join(f'<p style="text-indent:2em;">{escape(x)}</p>' for x in lines)
+    html = (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}-某市人民政府门户网站</title></head>'
+        '<body><div class="header"><a href="/">首页</a><a href="/zwgk/">政务公开</a><a href="/hdjl/">互动交流</a>'
+        '<a href="/bsfw/">办事服务</a></div><div class="location">当前位置：<a href="/">首页</a> &gt; '
+        '<a href="/zwdt/">政务动态</a> &gt; 正文</div><div class="article">'
+        f'<h1>{escape(title)}</h1><div class="info"><span>发布日期：{y}-{m:02d}-{d:02d}</span>'
+        f'<span>来源：{rng.choice(OUTLETS)}</span><span>浏览次数：<em id="hits">1024</em></span>'
+        '<span>字号：[<a href="#">大</a> <a href="#">中</a> <a href="#">小</a>]</span></div>'
+        f'<div class="TRS_Editor">{paras}</div>'
+        '<div class="tools">【<a href="#">打印本页</a>】【<a href="#">关闭窗口</a>】</div></div>'
+        '<div class="related"><h3>相关信息</h3><ul>'
+        + _links(others[:4], '<li><a href="/zwdt/{n}.html">{t}</a><span>2019-02-2{n}</span></li>')
+        + '</ul></div><div class="footer">主办：某市人民政府办公室 网站标识码：3301000001 '
+        '浙ICP备05012345号</div></body></html>')
+    return html.encode("utf-8"), {"author": "", "time": [y, m, d], "text": "\n".join(lines)}
+
+
+def portal(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    y, m, d, hh, mm = _when(rng)
+    author = rng.choice(NAMES)
+    paras = "".join(f"<p>\u3000\u3000{escape(x)}</p>" for x in lines)
+    html = (
+        f'<html><head><meta charset="utf-8"><title>{escape(title)}|新闻_某某网</title></head><body>'
+        '<div class="top-nav"><a href="/">首页</a><a href="/news/">新闻</a><a href="/finance/">财经</a>'
+        '<a href="/sports/">体育</a><a href="/login">登录</a></div><div class="main-content">'
+        f'<h1 class="main-title">{escape(title)}</h1><div class="date-source">'
+        f'<span class="date">{y}年{m:02d}月{d:02d}日 {hh:02d}:{mm:02d}</span>'
+        f'<a class="source" href="/s">{rng.choice(OUTLETS)}</a><span class="author">澎湃新闻记者 {author}</span></div>'
+        f'<div class="article" id="article">{paras}'
+        f'<p class="show_author">责任编辑：{rng.choice(NAMES)}</p></div>'
+        '<div class="keywords">文章关键词：<a href="/t/1">民生</a> <a href="/t/2">发展</a></div>'
+        '<div class="share">分享到：<a>微博</a><a>微信</a><a>QQ空间</a></div>'
+        '<div class="related"><h2>相关新闻</h2><ul>'
+        + _links(others[:4], '<li><a href="/news/{n}.shtml">{t}</a></li>')
+        + '</ul></div><div class="comment"><h3>网友评论</h3>'
+        '<div class="cmt"><span class="name">北京网友</span><span class="time">03月02日 10:12</span>'
+        '<p>支持，希望落到实处。</p></div></div></div><div class="sidebar"><h3>热门排行</h3><ol>'
+        + _links(others, '<li><a href="/news/hot{n}.shtml">{t}</a></li>')
+        + '</ol></div><div class="footer">Copyright © 1996-2019 某某网 All Rights Reserved</div></body></html>')
+    return html.encode("utf-8"), {"author": author, "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+
+
+def old_cms(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    y, m, d, hh, mm = _when(rng)
+    author = rng.choice(NAMES)
+    gap = "&nbsp;" * 4
+    body = "<br><br>".join(f"{gap}{escape(x)}" for x in lines)
+    html = (
+        "<html><head><meta http-equiv=Content-Type content='text/html; charset=gbk'>"
+        f"<title>{escape(title)}</title></head><body><table width=980 align=center>"
+        "<tr><td><a href=/>网站首页</a> | <a href=/news/>新闻动态</a> | <a href=/gg/>通知公告</a></td></tr>"
+        f"<tr><td align=center class=title><font size=4><b>{escape(title)}</b></font></td></tr>"
+        f"<tr><td align=center>作者:{author}{gap}来源:{rng.choice(OUTLETS)}{gap}"
+        f"发布时间:{y}-{m}-{d} {hh}:{mm:02d}:00{gap}浏览次数:<font color=red>125</font></td></tr>"
+        f"<tr><td class=content>{body}</td></tr>"
+        "<tr><td align=right>【<a href=#>字体:大 中 小</a>】【<a href=#>打印</a>】【<a href=#>关闭</a>】</td></tr>"
+        f"<tr><td>上一条:<a href=/a/1.html>{escape(others[0])}</a><br>"
+        f"下一条:<a href=/a/2.html>{escape(others[1])}</a></td></tr><tr><td>相关文章:<br>"
+        + _links(others[2:5], "<a href=/a/r{n}.html>{t}</a><br>")
+        + "</td></tr><tr><td align=center>版权所有 某某信息网 备案号：京ICP备12345678号</td></tr></table></body></html>")
+    return html.encode("gbk", "xmlcharrefreplace"), {"author": author, "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+
+
+def mobile(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    y, m, d, hh, mm = _when(rng)
+    author = rng.choice(NAMES)
+    paras = "".join(f'<p class="art_p">{escape(x)}</p>' for x in lines)
+    html = (
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
+        f'<title>{escape(title)}_手机某某网</title></head><body><header class="top">某某新闻 '
+        '<a href="/app">打开APP</a></header><article class="art_box">'
+        f'<h1 class="art_tit_h1">{escape(title)}</h1><div class="art_info">'
+        f'<time class="art_time">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}</time>'
+        f'<cite class="art_cite">{rng.choice(OUTLETS)}</cite><span class="art_author">文/{author}</span></div>'
+        f'<section class="art_content">{paras}</section><div class="look_more">展开全文</div></article>'
+        '<div class="hot"><h2>热门推荐</h2>'
+        + _links(others, '<a href="/n/{n}"><div class="title">{t}</div><span>1.{n}万阅读</span></a>')
+        + '</div><footer>打开APP，阅读更多精彩内容</footer></body></html>')
+    return html.encode("utf-8"), {"author": author, "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+
+
+def local_paper(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    y, m, d, hh, mm = _when(rng)
+    author = rng.choice(NAMES)
+    paras = "".join(f"<p>\u3000\u3000{escape(x)}</p>" for x in lines)
+    html = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312">'
+        f"<title>{escape(title)} - 某某日报</title></head><body>"
+        '<div class="nav"><a href="/">首页</a> <a href="/bd/">本地</a> <a href="/gn/">国内</a> '
+        '<a href="/pl/">评论</a></div><div class="content">'
+        f"<h2>{escape(title)}</h2><div class=\"source\">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}\u3000"
+        f"来源：{rng.choice(OUTLETS)}\u3000作者：{author}\u3000编辑：{rng.choice(NAMES)}</div>"
+        f'<div id="content">{paras}</div><div class="page_nav">'
+        f'上一篇：<a href="/bd/1.html">{escape(others[0])}</a>\u3000'
+        f'下一篇：<a href="/bd/2.html">{escape(others[1])}</a></div>'
+        '<div class="pl"><h4>发表评论</h4><div class="item">网友 2019-12-02 08:00:01</div>'
+        '<div class="item">写得真好，点赞！</div></div></div>'
+        '<div class="foot">某某日报社版权所有 未经授权禁止转载</div></body></html>')
+    return html.encode("gb18030"), {"author": author, "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+
+
+TEMPLATES = {"government": government, "portal": portal, "old_cms": old_cms, "mobile": mobile,
+             "local_paper": local_paper}
