@@ -47,6 +47,28 @@ return n
 """
 
 
+# An outcome written, and the count of each outcome in its hash kept with it: a URL whose
+# outcome changes moves from one count to the other, and a write replayed after an outage
+# (the same outcome again) counts nothing.
+# KEYS[1] outcomes hash, KEYS[2] its counts, KEYS[3] attempts hash; ARGV[1] URL, ARGV[2] the
+# record (JSON), ARGV[3] outcome, ARGV[4] when both hashes expire (0: never), ARGV[5] 1 to
+# clear the URL's attempts.
+_RECORD = """
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local before = old and cjson.decode(old).outcome
+if before ~= ARGV[3] then
+  if before then redis.call('HINCRBY', KEYS[2], before, -1) end
+  redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+end
+if ARGV[4] ~= '0' then
+  redis.call('EXPIREAT', KEYS[1], ARGV[4])
+  redis.call('EXPIREAT', KEYS[2], ARGV[4])
+end
+if ARGV[5] == '1' then redis.call('HDEL', KEYS[3], ARGV[1]) end
+"""
+
+
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -62,6 +84,7 @@ class OutcomeStore:
         self.attempts_key = attempts_key
         self.keep_days = keep_days
         self.clock = clock
+        self._record = client.register_script(_RECORD)
 
     @classmethod
     def for_spider(cls, client: Any, settings: Any, spider_name: str) -> OutcomeStore:
@@ -79,21 +102,29 @@ class OutcomeStore:
         today = self.clock().date()
         return [self._day_key(today - timedelta(days=n)) for n in range(self.keep_days)] + [self.outcomes_key]
 
+    def counts_key(self, day: date | None) -> str:
+        """The hash counting the outcomes of ``day``'s hash (of the undated one for None)."""
+        return f"{self.outcomes_key}:counts" + (f":{day.isoformat()}" if day else "")
+
     def record(self, url: str, outcome: str, reason: str = "") -> None:
         now = self.clock()
         value = json.dumps({"outcome": outcome, "reason": reason, "time": now.isoformat(timespec="seconds")},
                            ensure_ascii=False)
-        pipe = self.client.pipeline(transaction=False)
         if self.keep_days > 0:
-            key = self._day_key(now.date())
-            pipe.hset(key, url, value)
+            keys = [self._day_key(now.date()), self.counts_key(now.date())]
             day_start = datetime.combine(now.date(), time(), timezone.utc).timestamp()
-            pipe.expireat(key, int(day_start) + self.keep_days * DAY)
+            expire = int(day_start) + self.keep_days * DAY
         else:
-            pipe.hset(self.outcomes_key, url, value)
-        if outcome not in ("failed", "error"):
-            pipe.hdel(self.attempts_key, url)
-        pipe.execute()
+            keys, expire = [self.outcomes_key, self.counts_key(None)], 0
+        clear = outcome not in ("failed", "error")
+        self._record(keys=[*keys, self.attempts_key], args=[url, value, outcome, expire, int(clear)])
+
+    def counts(self) -> dict[str, int]:
+        """How many URLs have each outcome today (in the one hash when outcomes are not kept
+        by day); outcomes written before counts were kept are not in them."""
+        day = self.clock().date() if self.keep_days > 0 else None
+        raw = self.client.hgetall(self.counts_key(day))
+        return {k.decode(): int(v) for k, v in sorted(raw.items()) if int(v)}
 
     def get(self, url: str) -> dict[str, str] | None:
         """The latest outcome recorded for ``url`` in the live days, or None."""

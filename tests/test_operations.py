@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -60,11 +61,15 @@ def test_daily_runs_lock_summaries_and_exit_codes(tmp_path, redis_server, redis_
 
     status = cli("status", "--json", *common)
     report = json.loads(status.stdout)
-    assert report["dedup"]["kept"] == sum(r["kept"] for s in (summary1, summary2) for r in s["sites"].values())
+    kept = sum(r["kept"] for s in (summary1, summary2) for r in s["sites"].values())
+    assert report["dedup"]["kept"] == kept
     assert report["spiders"]["sina"]["seen_urls"] >= 1 and report["spiders"]["sina"]["queued"] == 0
     assert report["last_daily_run"]["failed"] == []
+    day1 = datetime.fromisoformat(summary1["started"]).astimezone(timezone.utc).date()
+    if day1 == datetime.now(timezone.utc).date():  # both runs on today's UTC day, as the outcomes are
+        assert sum(row["outcomes_today"].get("kept", 0) for row in report["spiders"].values()) == kept
     human = cli("status", *common)
-    assert "fingerprints" in human.stdout and "sina" in human.stdout
+    assert "fingerprints" in human.stdout and "sina" in human.stdout and " kept" in human.stdout
 
     # Portals unreachable: the run fails, and says which.
     server.shutdown()

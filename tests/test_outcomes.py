@@ -43,8 +43,9 @@ def test_a_month_of_daily_crawls_keeps_only_the_live_days(redis_client):
         clock.now = today - timedelta(days=59 - day)
         for n in range(20):
             outcomes.record(f"{URL}?day={day}&n={n}", "kept")
-    days = [k for k in redis_client.keys("sina:outcomes:*")]
-    assert len(days) == 30
+    assert len(redis_client.keys("sina:outcomes:20*")) == 30
+    assert len(redis_client.keys("sina:outcomes:counts:*")) == 30  # each day's counts go with it
+    assert outcomes.counts() == {"kept": 20}
     assert len(outcomes.all()) == 30 * 20
     assert outcomes.get(f"{URL}?day=59&n=0") and outcomes.get(f"{URL}?day=29&n=0") is None
 
@@ -74,3 +75,19 @@ def test_attempts_count_runs_and_are_cleared_when_a_url_succeeds_or_is_given_up(
     assert redis_client.hget("sina:attempts", URL) is None
     redis_client.hset("sina:attempts", URL, 3)  # as HINCRBY wrote it before
     assert outcomes.count_attempt(URL) == 4 and outcomes.count_attempt(URL) == 4
+
+
+def test_counts_follow_each_urls_latest_outcome_and_a_replay_counts_nothing(redis_client):
+    clock = Clock(datetime.now(timezone.utc))
+    outcomes = store(redis_client, clock)
+    for n in range(5):
+        outcomes.record(f"{URL}?n={n}", "kept")
+    outcomes.record(f"{URL}?n=5", "duplicate")
+    outcomes.record(f"{URL}?n=6", "failed", "HTTP 503")
+    outcomes.record(f"{URL}?n=6", "failed", "HTTP 503")  # replayed after an outage
+    assert outcomes.counts() == {"duplicate": 1, "failed": 1, "kept": 5}
+    outcomes.record(f"{URL}?n=6", "kept")  # fetched on a later try the same day
+    assert outcomes.counts() == {"duplicate": 1, "kept": 6}
+    undated = store(redis_client, clock, keep_days=0)
+    undated.record(URL, "gone", "HTTP 404")
+    assert undated.counts() == {"gone": 1} and redis_client.ttl("sina:outcomes:counts") == -1

@@ -10,14 +10,15 @@ from typing import Any
 from news_crawler.cli import options
 
 
-def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dict[str, int]]:
-    """Queued requests, seen URLs (estimated from the bitmaps with the Bloom dupefilter) and
-    pending seeds of every spider that has any."""
+def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dict[str, Any]]:
+    """Queued requests, seen URLs (estimated from the bitmaps with the Bloom dupefilter),
+    pending seeds and today's outcomes of every spider that has any."""
     from scrapy.utils.misc import load_object
 
     from news_crawler.bloom import BloomDupeFilter
     from news_crawler.config import with_defaults
     from news_crawler.connection import spider_key
+    from news_crawler.outcomes import OutcomeStore
 
     dupefilter = load_object(settings.get("DUPEFILTER_CLASS")) if settings.get("DUPEFILTER_CLASS") else None
     bloom = dupefilter if isinstance(dupefilter, type) and issubclass(dupefilter, BloomDupeFilter) else None
@@ -32,8 +33,9 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
         if not seen and bloom is not None:  # the Bloom dupefilter's bitmaps: a count estimated from them
             seen, estimated = bloom(client, seen_key, **bloom.options(with_defaults(settings))).estimated_count(), True
         seeds = client.llen(spider_key(settings.get("SEED_KEY"), name, client))
-        if queued or seen or seeds:
-            out[name] = {"queued": queued, "seen_urls": seen, "seeds": seeds}
+        today = OutcomeStore.for_spider(client, with_defaults(settings), name).counts()
+        if queued or seen or seeds or today:
+            out[name] = {"queued": queued, "seen_urls": seen, "seeds": seeds, "outcomes_today": today}
             if estimated:
                 out[name]["seen_urls_estimated"] = True
     return out
@@ -64,10 +66,11 @@ def print_report(report: dict[str, Any]) -> None:
     masters = report.get("redis_masters", 1)
     print(f"Redis {report['redis']}{f' (a cluster of {masters} masters)' if masters > 1 else ''}, "
           f"{report['redis_memory_bytes'] / 2**20:.1f} MiB used")
-    print(f"{'spider':<12}{'queued':>9}{'seen URLs':>11}{'seeds':>7}")
+    print(f"{'spider':<12}{'queued':>9}{'seen URLs':>11}{'seeds':>7}  today's outcomes (UTC)")
     for name, row in report["spiders"].items():
         seen = f"~{row['seen_urls']}" if row.get("seen_urls_estimated") else str(row["seen_urls"])
-        print(f"{name:<12}{row['queued']:>9}{seen:>11}{row['seeds']:>7}")
+        today = ", ".join(f"{n} {outcome}" for outcome, n in row["outcomes_today"].items()) or "-"
+        print(f"{name:<12}{row['queued']:>9}{seen:>11}{row['seeds']:>7}  {today}")
     d = report["dedup"]
     print(f"near-duplicate index '{d['namespace']}': {d['fingerprints']} fingerprints, {d['kept']} kept, "
           f"{d['dropped']} dropped ({d['dropped_today']} today, {d.get('dropped_by_sentences', 0)} by the sentence rule)"
