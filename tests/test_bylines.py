@@ -12,8 +12,8 @@ STORY = ["新京报讯 （记者 刘玮）10月30日，据香港媒体报道，�
          "李亚鹏回忆，自己第一次见到金庸是在《笑傲江湖》剧组，当时金庸去探班，两人相谈甚欢。"]
 
 
-def page(byline: str) -> str:
-    paragraphs = "".join(f"<p>{escape(x)}</p>" for x in STORY * 3)
+def page(byline: str, story: list[str] = STORY) -> str:
+    paragraphs = "".join(f"<p>{escape(x)}</p>" for x in story * 3)
     return ("<html><head><meta charset='utf-8'><title>金庸逝世 李亚鹏回忆_手机某某网</title></head><body>"
             "<article><h1>金庸逝世 李亚鹏回忆</h1>"
             f"<div class='info'>{byline}</div><section>{paragraphs}</section></article></body></html>")
@@ -34,3 +34,11 @@ def test_the_writer_credited_above_the_story_is_the_author(byline, author):
 def test_touching_inline_elements_read_as_separate_words():
     article = extract_article(page("<span>2019-03-01</span><span>10:20</span><span>来源：</span><span>新华社</span>"))
     assert article.published_at == "2019-03-01T10:20:00+08:00" and article.source == "新华社"
+
+
+def test_a_padded_two_character_name_and_a_counter_word_that_runs_on():
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    padded = page("<span>2019-03-01</span>", no_credit).replace("<title>", "<meta name='author' content='赵  培'><title>")
+    assert extract_article(padded).author == "赵培"
+    counter = page("<span>作者： 流泉 访问统计： 2005年08月30日</span>")
+    assert extract_article(counter).author == "流泉"

@@ -59,10 +59,10 @@ _NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员")
 _PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)$")
 # Words a byline runs into on older CMS pages ("作者：张三　点击数：" "阅读 字号 打印 关闭"):
 # the name ends there.
-_BYLINE_END = {"点击", "点击数", "点击量", "阅读", "阅读数", "阅读量", "浏览", "浏览数", "浏览次数", "字号", "打印",
-               "关闭", "评论", "分享", "收藏", "人次", "次数", "发布", "发布时间", "来源", "责任编辑", "编辑", "审核",
-               "时间", "日期", "访问", "访问量", "热度", "人气", "我要", "纠错"}
+_BYLINE_END = ("点击", "阅读", "浏览", "字号", "打印", "关闭", "评论", "分享", "收藏", "人次", "次数", "发布", "来源",
+               "责任编辑", "编辑", "审核", "时间", "日期", "访问", "热度", "人气", "我要", "纠错")  # and words they start
 _WIDE_GAP = re.compile(r"　|\s{2,}| ")
+_PADDED = re.compile(r"^([\u4e00-\u9fa5])[\s\u3000]+([\u4e00-\u9fa5])$")  # "赵  培": a two-character name padded
 
 
 def meta_content(root: HtmlElement, names: tuple[str, ...]) -> str:
@@ -112,8 +112,8 @@ def clean_author(raw: str) -> str:
     raw = _WIDE_GAP.split(raw.strip(), maxsplit=1)[0]  # a wide gap ends the byline
     names: list[str] = []
     for name in re.split(_SEP, raw):
-        if name in _BYLINE_END:
-            break  # a counter or a tool word: the names came before it
+        if name.startswith(_BYLINE_END):
+            break  # a counter or a tool word (访问统计): the names came before it
         if name and not _no_name(name):
             names.append(name)
     # "彭冲 山东冠县" - a place or an outlet after the names ends the byline.
@@ -210,7 +210,7 @@ def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
         name = _first_name(pattern, regions)
         if name:
             return name
-    meta = meta_content(root, _AUTHOR_META)
+    meta = _PADDED.sub(r"\1\2", meta_content(root, _AUTHOR_META))
     if _meta_author(meta, root.findtext(".//title") or "", title):
         return meta
     issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
