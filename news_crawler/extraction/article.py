@@ -18,7 +18,8 @@ from readability import Document
 
 from news_crawler.extraction.chrome import strip_chrome
 from news_crawler.extraction.densest import densest_block
-from news_crawler.extraction.metadata import find_author, find_editor, find_published_at, find_source
+from news_crawler.extraction.metadata import find_author, find_editor, find_source
+from news_crawler.extraction.published import find_published_at
 from news_crawler.extraction.title import find_title
 from news_crawler.extraction.posts import first_post, fragment
 

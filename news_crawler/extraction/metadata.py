@@ -1,5 +1,5 @@
-"""Author, editor, source and publication time of an article page, from meta tags and page
-text (the headline: ``title.py``)."""
+"""Author, editor and source of an article page, from meta tags and page text (the
+headline: ``title.py``; the time: ``published.py``)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,8 @@ import re
 
 from lxml.html import HtmlElement
 
-from news_crawler.extraction.dates import DATETIME, dates_in, parse_datetime, year_month
+from news_crawler.extraction.dates import DATETIME
 
-_TIME_META = (
-    "article:published_time", "og:article:published_time", "og:release_date", "pubdate", "publishdate",
-    "publish_date", "publishtime", "publish-time", "pubtime", "datepublished", "dc.date.issued", "dc.date",
-    "weibo:article:create_at", "sailthru.date", "date",
-)
 _AUTHOR_META = ("author", "article:author", "og:article:author", "dc.creator", "byline")
 _NAME = r"[\u4e00-\u9fa5·]{2,4}"
 _SEP = r"[ \u3000\u2002\u2003、，,]+"
@@ -73,34 +68,6 @@ def meta_content(root: HtmlElement, names: tuple[str, ...]) -> str:
         if key in wanted and (el.get("content") or "").strip():
             return el.get("content").strip()
     return ""
-
-
-BYLINE_REACH = 300  # characters after the headline where its byline stands
-
-
-def find_published_at(root: HtmlElement, text: str, title: str) -> str:
-    """ISO 8601 time from meta tags; else the byline's: the first date right after the
-    headline (a bare date when it gives no time: comments and sidebars further down carry
-    other times); else the first date with a time of day after the headline, else the
-    first date after it; else the nearest date above the headline (e-paper layouts); else
-    a year and month (1998年3月 -> 1998-03)."""
-    meta = parse_datetime(meta_content(root, _TIME_META))
-    if meta and "T" in meta:
-        return meta
-    found = text.find(title[:12]) if title else -1
-    start = max(found, 0)
-    if found >= 0:
-        byline = dates_in(text, start, start + len(title) + BYLINE_REACH)
-        if byline:
-            return byline[0][1]
-    after = dates_in(text, start)
-    timed = [iso for _, iso, has_time in after if has_time]
-    if timed:
-        return timed[0]
-    if meta or after:
-        return meta or after[0][1]
-    above = dates_in(text, max(found - BYLINE_REACH, 0), found) if found > 0 else []
-    return above[-1][1] if above else year_month(text[start:]) or year_month(text)
 
 
 def _no_name(word: str) -> bool:
