@@ -42,3 +42,12 @@ def test_a_padded_two_character_name_and_a_counter_word_that_runs_on():
     assert extract_article(padded).author == "赵培"
     counter = page("<span>作者： 流泉 访问统计： 2005年08月30日</span>")
     assert extract_article(counter).author == "流泉"
+
+
+def test_a_self_media_writer_after_its_original_tag_is_the_author():
+    meta = "<span>原创</span><span>孙悦</span><span><a id='js_name'>某某观察</a></span><em>2019-01-25</em>"
+    article = extract_article(page(meta))
+    assert article.author == "孙悦" and article.published_at == "2019-01-25"
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    channel = "<span>金融市场</span> <span>腾讯新闻</span> <span>2019-09-23 07:48</span>"
+    assert extract_article(page(channel, no_credit)).author == ""  # a channel and a site: no writer

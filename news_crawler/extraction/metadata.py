@@ -42,6 +42,8 @@ _EDITOR_AS_AUTHOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|\s+)
 # a self-media account "加拿大必读", "华夏人文 2020-03-09 18:14:21".
 _ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
 _UNDER_HEADLINE = re.compile(rf"({_ACCOUNT})(?:\s*[/／]\s*[^\s/／]{{2,12}}|\s+{DATETIME.pattern})?")
+# ... or "原创 王小红 某某观察 2019-01-25": a tag, the writer, the account, the date.
+_TAGGED = re.compile(rf"(?:原创|转载|独家|首发)\s+({_ACCOUNT})(?:\s+{_ACCOUNT})?(?:\s+{DATETIME.pattern})?")
 _NOT_NAMES = {"记者", "编辑", "来源", "作者", "本报", "新华社", "中新网", "发布", "时间", "日期", "原标题", "通讯员",
               "实习生", "整合", "编译", "图片", "视频", "责任编辑", "摄影", "报道", "综合", "整理", "新闻", "图文", "组图",
               "全文", "原创", "转载", "专题", "文章", "最新文章", "匿名", "佚名", "网友", "游客",  # tags and labels
@@ -149,7 +151,7 @@ def _under_headline(text: str, title: str, body: str) -> str:
         line = line.strip()
         if line == title or line in _NOT_NAMES:
             continue
-        m = _UNDER_HEADLINE.fullmatch(line)
+        m = _UNDER_HEADLINE.fullmatch(line) or _TAGGED.fullmatch(line)
         name = m.group(1) if m else ""
         if name and not _no_name(name) and not _PLACE_OR_OUTLET.match(name) and not name.isdigit():
             return name
@@ -173,6 +175,9 @@ def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
         name = _first_name(pattern, [byline])
         if name:
             return name
+    tagged = [m.group(1) for m in map(_TAGGED.fullmatch, map(str.strip, byline.splitlines())) if m]
+    if tagged and not _no_name(tagged[0]):  # "原创 王小红 …" names the writer as plainly
+        return tagged[0]
     for pattern in _AUTHOR_LABELS:
         name = _first_name(pattern, regions)
         if name:
