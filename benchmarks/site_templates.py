@@ -1,9 +1,12 @@
-"""Five page templates of the kinds a multi-site Chinese news crawl meets, for
+"""Page templates of the kinds a multi-site Chinese news crawl meets, for
 ``cross_site.py``: a government portal (TRS-style ``<div>``s, a date-only byline), a
 modern portal (date and outlet in spans, editor line, related list, comments, a ranking
 sidebar, a reporter's byline), an older CMS (a table, ``<br>`` lines, ASCII colons and ``&nbsp;`` separators,
 GBK), a mobile page (``<article>``/``<section>``, a 文/ byline, app prompts) and a local paper (GB2312
-declared, byline with author and editor, previous/next links and comments with times).
+declared, byline with author and editor, previous/next links and comments with times), a
+party paper (date and source run together, editors in brackets), a self-media article
+(WeChat-like ``<section>``s, the writer as a bare name in the meta line, a date only) and a
+netease-like portal (GBK, 本文来源 and an editor code in the body, related and hot lists).
 
 Each returns ``(bytes, truth)``: truth has ``author`` ('' where the page names none),
 ``time`` (the numbers a right ``published_at`` starts with) and ``text`` (the story's
@@ -132,5 +135,65 @@ def local_paper(title: str, lines: list[str], others: list[str], rng: random.Ran
     return html.encode("gb18030"), {"author": author, "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
 
 
+def party_paper(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    y, m, d, hh, mm = _when(rng)
+    editors = "、".join(rng.sample(NAMES, 2))
+    paras = "".join(f'<p style="text-indent: 2em;">{escape(x)}</p>' for x in lines)
+    html = (
+        f'<html><head><meta charset="utf-8"><title>{escape(title)}--时政--人民某某网</title>'
+        '<meta name="keywords" content="时政"></head><body><div class="nav"><a href="/">首页</a>|<a href="/gn/">国内</a>'
+        f'</div><div class="col-1"><h1>{escape(title)}</h1><div class="box01"><div class="fl">'
+        f'{y}年{m:02d}月{d:02d}日{hh:02d}:{mm:02d}&nbsp;&nbsp;来源：<a href="/">人民某某网－人民日报</a></div>'
+        '<div class="fr"><a>分享到：</a><a class="wx">微信</a><a class="wb">微博</a></div></div>'
+        f'<div class="box_con">{paras}<div class="box_pic"></div>'
+        f'<div class="edit clearfix">(责编：{editors})</div></div>'
+        '<div class="box_tag">相关专题</div><ul class="list">'
+        + _links(others[:3], '<li><a href="/n1/{n}.html">{t}</a></li>')
+        + '</ul></div><div class="footer">人民某某网版权所有，未经书面授权禁止使用</div></body></html>')
+    return html.encode("utf-8"), {"author": "", "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+
+
+def self_media(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    y, m, d, _, _ = _when(rng)
+    author = rng.choice(NAMES)
+    paras = "".join(f'<p><span style="font-size: 15px;">{escape(x)}</span></p>' for x in lines)
+    html = (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        '<meta name="viewport" content="width=device-width"></head><body><div id="js_article" class="rich_media">'
+        f'<h1 class="rich_media_title">{escape(title)}</h1><div class="rich_media_meta_list">'
+        f'<span class="rich_media_meta rich_media_meta_text">原创</span>'
+        f'<span class="rich_media_meta rich_media_meta_text">{author}</span>'
+        '<span class="rich_media_meta_nickname"><a id="js_name">某某观察</a></span>'
+        f'<em id="publish_time" class="rich_media_meta">{y}-{m:02d}-{d:02d}</em></div>'
+        f'<div class="rich_media_content" id="js_content"><section>{paras}</section>'
+        '<section><p>喜欢此内容的人还喜欢</p></section></div>'
+        '<div class="rich_media_tool"><a>阅读原文</a> 阅读 10万+ <a>在看</a></div></div>'
+        '<div class="recommend"><h3>喜欢此内容的人还喜欢</h3>'
+        + _links(others[:3], '<a href="/s/{n}"><span>{t}</span></a>')
+        + '</div></body></html>')
+    return html.encode("utf-8"), {"author": author, "time": [y, m, d], "text": "\n".join(lines)}
+
+
+def netease(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    y, m, d, hh, mm = _when(rng)
+    paras = "".join(f"<p>{escape(x)}</p>" for x in lines)
+    html = (
+        f'<html><head><meta charset="gbk"><title>{escape(title)}_网易新闻</title></head><body>'
+        '<div class="N-nav"><a href="/">网易首页</a><a href="/news/">新闻</a><a href="/app">应用</a></div>'
+        f'<div class="post_content"><h1 class="post_title">{escape(title)}</h1><div class="post_info">'
+        f'{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}:{rng.randint(0, 59):02d}　来源: <a href="/s">{rng.choice(OUTLETS)}</a>'
+        '<a class="post_jubao">举报</a></div>'
+        f'<div class="post_body">{paras}<p>本文来源：{rng.choice(OUTLETS)}</p>'
+        f'<div class="post_btmshare"></div><div class="ep-source cDGray"><span class="left">'
+        f'责任编辑：{rng.choice(NAMES)}_NBJ{rng.randint(1000, 9999)}</span></div></div>'
+        '<div class="post_next"><h3>相关推荐</h3><ul>'
+        + _links(others[:4], '<li><a href="/21/{n}.html">{t}</a><span class="time">2019-02-2{n}</span></li>')
+        + '</ul></div><div class="tie-area">跟贴 <span>1234</span> 参与 <span>5678</span></div></div>'
+        '<div class="post_side"><h3>热点新闻</h3><ul>'
+        + _links(others, '<li><a href="/22/{n}.html">{t}</a></li>')
+        + '</ul></div></body></html>')
+    return html.encode("gbk", "xmlcharrefreplace"), {"author": "", "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+
+
 TEMPLATES = {"government": government, "portal": portal, "old_cms": old_cms, "mobile": mobile,
-             "local_paper": local_paper}
+             "local_paper": local_paper, "party_paper": party_paper, "self_media": self_media, "netease": netease}
