@@ -164,7 +164,12 @@ def test_generic_news_spider_crawls_any_site(tmp_path, redis_server, redis_clien
     assert items and all(i["site"] == "news.sohu.com" and CONTRACT <= i.keys() for i in items)
 
 
-def test_generic_spider_without_arguments_says_what_to_pass(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "news"], cwd=ROOT, capture_output=True,
+@pytest.mark.parametrize("args,says", [
+    ([], "start_urls=URL"),
+    (["-a", "start_urls=news.sohu.com", "-a", "allow=x"], "bad start URL 'news.sohu.com'"),
+    (["-a", "start_urls=https://news.sohu.com/", "-a", "allow=(\\d+"], "bad URL pattern"),
+])
+def test_generic_spider_with_bad_arguments_says_what_to_pass(tmp_path, args, says):
+    result = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "news", *args], cwd=ROOT, capture_output=True,
                             text=True, timeout=120)
-    assert result.returncode != 0 and "start_urls=URL" in result.stderr
+    assert result.returncode == 2 and says in result.stderr and "Traceback" not in result.stderr, result.stderr

@@ -1,6 +1,8 @@
 """``scrapy crawl`` that exits 1 when the spider stopped because Redis stayed away past
 ``REDIS_OUTAGE_LIMIT`` (finish reason ``redis_unavailable``), as ``news-crawler crawl`` does:
-Scrapy's own command exits 0 for every finish reason, and a cron job would not notice."""
+Scrapy's own command exits 0 for every finish reason, and a cron job would not notice.
+Bad arguments of a news spider (``-a start_urls=...``) are a usage error (exit 2, one line)
+before anything starts, not a traceback."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import sys
 from typing import Any
 
 from scrapy.commands.crawl import Command as ScrapyCrawl
+from scrapy.exceptions import UsageError
 
 STOPPED = "redis_unavailable"
 
@@ -19,9 +22,27 @@ class Command(ScrapyCrawl):
         return self.crawler
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if len(args) == 1:
+            _check_arguments(self.crawler_process.spider_loader, args[0], opts.spargs)
         super().run(args, opts)
         crawler = getattr(self, "crawler", None)
-        reason = crawler.stats.get_value("finish_reason") if crawler is not None and crawler.stats else None
+        reason = crawler.stats.get_value("finish_reason") if crawler is not None and crawler.spider else None
         if reason == STOPPED and not self.exitcode:
             print(f"{crawler.spidercls.name}: stopped, Redis unavailable (finish reason {reason})", file=sys.stderr)
             self.exitcode = 1
+
+
+def _check_arguments(loader: Any, name: str, spargs: dict[str, Any]) -> None:
+    """A news spider built from the arguments alone (no crawler, nothing started), so that
+    what it refuses is reported as a usage error."""
+    from news_crawler.spiders.news import NewsSpider
+
+    try:
+        spidercls = loader.load(name)
+    except KeyError:
+        return  # Scrapy says so itself
+    if issubclass(spidercls, NewsSpider):
+        try:
+            spidercls(**spargs)
+        except ValueError as e:
+            raise UsageError(str(e), print_help=False) from None

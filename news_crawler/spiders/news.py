@@ -58,6 +58,9 @@ class NewsSpider(scrapy.Spider):
             self.follow = [follow] if isinstance(follow, str) else list(follow)
         if not self.start_urls:
             raise ValueError(f"spider {self.name!r} needs start pages: -a start_urls=URL[,URL...]")
+        for url in self.start_urls:
+            if urlparse(url).scheme not in ("http", "https", "file") or not urlparse(url).path + urlparse(url).netloc:
+                raise ValueError(f"bad start URL {url!r}: it needs http:// or https://")
         if not self.allow:
             raise ValueError(f"spider {self.name!r} needs the article URL pattern: -a allow=REGEX")
         for pattern in self.allow + self.deny + self.follow:
