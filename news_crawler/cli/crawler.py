@@ -18,7 +18,7 @@ from news_crawler.cli import adopt, cluster, crawl, daily, status
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
     for module in (crawl, daily, status, cluster, adopt):
         module.register(sub)

@@ -194,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--namespace", help="index namespace (default: $DEDUP_NAMESPACE or 'news')")
     common.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
                         help="the second rule, shared longest sentences (default: DEDUP_SENTENCES, on)")
-    parser = argparse.ArgumentParser(prog="news-dedup", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="news-dedup", description=__doc__.split("\n\n")[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("check", parents=[common], help="decide every article of a JSON Lines file")

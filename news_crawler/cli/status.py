@@ -101,7 +101,7 @@ def cmd_stop_server(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("status", help="queues, dupefilters, fingerprints, drops today, Redis memory")
+    p = sub.add_parser("status", help="queues, dupefilters, today's outcomes, fingerprints, drops today, Redis memory")
     p.add_argument("--json", action="store_true")
     options.add_settings_option(p)
     p.set_defaults(func=cmd_status)
