@@ -200,7 +200,10 @@ def test_spread_drop_records_are_capped(cluster, cluster_client):
     drops, old = (cluster_client.hlen(store.id_prefix + k) for k in ("drops", "drops:old"))
     assert drops + old <= 4 and old == 2
     in_old = next(k.decode() for k in cluster_client.hkeys(store.id_prefix + "drops:old"))
+    counted = store.counts()
     assert store.decide(in_old, 5).replayed and store.forget(in_old) == "dropped"
+    day = next(k for k in counted if k.startswith("drops:"))
+    assert store.counts()[day] == counted[day] - 1 and store.counts()["dropped"] == counted["dropped"] - 1
 
 
 def test_a_document_whose_duplicate_lost_its_claim_meanwhile_is_decided_again(cluster, cluster_client):

@@ -141,7 +141,11 @@ def test_forget_removes_a_kept_article_so_its_copy_is_kept_next(make_store):
     assert store.lookup("b").duplicate_of == "a"
     assert store.forget("a") == "kept" and store.lookup("a") is None
     assert [m.id for m in store.nearest(original)] == ["o"]  # gone from all four tables; "o" stays
+    (drop,) = [d for d in store.drops() if d.id == "b"]
+    today = "drops:" + drop.time[:10]
+    assert store.counts().get(today) == 1
     assert store.forget("b") == "dropped" and store.forget("b") == "" and store.forget("never") == ""
+    assert store.counts().get(today) == 0  # "dropped today" counts the drops still recorded
     assert store.decide("b", copy).kept  # decided afresh: nothing kept is near it now
     assert store.counts()["kept"] == 2 and store.counts()["dropped"] == 0
 

@@ -18,7 +18,10 @@ if not fp then
   if not rec then return '' end
   redis.call('HDEL', where, id)
   redis.call('HINCRBY', KEYS[4], 'dropped', -1)
-  if cjson.decode(rec).rule == 'sentences' then redis.call('HINCRBY', KEYS[4], 'dropped:sentences', -1) end
+  local drop = cjson.decode(rec)
+  if drop.rule == 'sentences' then redis.call('HINCRBY', KEYS[4], 'dropped:sentences', -1) end
+  local day = 'drops:' .. string.sub(drop.time or '', 1, 10)  -- the day it was counted under
+  if tonumber(redis.call('HGET', KEYS[4], day) or '0') > 0 then redis.call('HINCRBY', KEYS[4], day, -1) end
   return 'dropped'
 end
 for t = 0, 3 do

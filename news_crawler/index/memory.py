@@ -155,6 +155,8 @@ class MemoryStore(FingerprintStore):
                 self._counts["dropped"] -= 1
                 if drop.rule == SENTENCES:
                     self._counts["dropped:sentences"] -= 1
+                if self._counts["drops:" + drop.time[:10]] > 0:  # the day it was counted under
+                    self._counts["drops:" + drop.time[:10]] -= 1
                 return "dropped"
             return ""
 

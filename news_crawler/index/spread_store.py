@@ -189,8 +189,12 @@ class SpreadStore(RedisStore):
             if raw is None:
                 return ""
             pipe.hdel(drops, doc_id).hincrby(self.stats_key, "dropped", -1)
-            if json.loads(raw).get("rule") == "sentences":
+            drop = json.loads(raw)
+            if drop.get("rule") == "sentences":
                 pipe.hincrby(self.stats_key, "dropped:sentences", -1)
+            day = "drops:" + drop.get("time", "")[:10]  # the day it was counted under
+            if int(self.client.hget(self.stats_key, day) or 0) > 0:
+                pipe.hincrby(self.stats_key, day, -1)
             pipe.execute()
             return "dropped"
         for t, block in enumerate(blocks(int.from_bytes(fp, "big"))):
