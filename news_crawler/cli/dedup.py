@@ -81,8 +81,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        width = max(map(len, report))
-        for key, value in report.items():
+        days, memory = report["retention_days"], report["redis_memory_bytes"]
+        shown = {**report, "retention_days": f"{days:g}" if days else "off (kept for ever)",
+                 "redis_memory_bytes": f"{memory:,} ({memory / 2**20:.1f} MiB)"}
+        width = max(map(len, shown))
+        for key, value in shown.items():
             print(f"{key.replace('_', ' '):<{width}}  {value}")
     return 0
 
