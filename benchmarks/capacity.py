@@ -6,7 +6,7 @@ Keeps ``--kept`` documents with URL ids (``https://news.example.com.cn/c/2019-10
 doc-<15 characters>.shtml``, 66 characters; a sina article URL has about 63), five sentence
 keys each, both rules on, then drops ``kept x drop-share`` copies (a bit flipped, a new
 URL), on a throwaway valkey-server; measures each structure with ``MEMORY USAGE`` (bucket
-strings, the ids / docids / drops hashes) and prints bytes per kept article, then a table
+strings, the ids and drops hashes, the small hashes filing kept ids) and prints bytes per kept article, then a table
 of memory for articles a day x retention, from those measured bytes: with retention a
 generation's worth more is held (the one being filled), so a window of R days holds
 R + generation days of articles at most. Then the crawl's own per-URL record: ``--outcomes``
@@ -71,11 +71,12 @@ def main() -> None:
 
         tables = usage(client, [store.bucket_key(t, b) for t in range(4) for b in range(1 << 16)])
         sentences = usage(client, [store.sentence_bucket_key(b << 8) for b in range(1 << 16)])
-        ids, docs, drops = (usage(client, [k]) for k in (store.ids_key, store.docs_key, store.drops_key))
+        ids, drops = (usage(client, [k]) for k in (store.ids_key, store.drops_key))
+        docs = usage(client, [store.docid_key(b.to_bytes(2, "big")) for b in range(1 << 16)] + [store.docs_key])
         per_kept = (tables + sentences + ids + docs) / n_kept
         per_drop = drops / max(1, n_dropped)
         rows = [("four block tables", tables / n_kept), ("sentence table", sentences / n_kept),
-                ("ids hash (simhash -> URL)", ids / n_kept), ("docids hash (id key -> simhash)", docs / n_kept)]
+                ("ids hash (simhash -> URL)", ids / n_kept), ("filed ids (id key -> simhash)", docs / n_kept)]
         for name, value in rows:
             print(f"  {name:<30} {value:7.1f} bytes a kept article")
         print(f"  {'all of a kept article':<30} {per_kept:7.1f}")

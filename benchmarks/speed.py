@@ -124,9 +124,11 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
         if retention_days:
             print(f"stored per generation: {[client.hlen(p + 'ids') for p in store.live_prefixes()]}")
         used = int(client.info("memory")["used_memory"]) - base_memory
-        ids_bytes = sum(int(client.memory_usage(p + k, samples=0) or 0)
-                        for p in store.live_prefixes() for k in ("ids", "docids"))
         pipe = client.pipeline(transaction=False)
+        for key in [p + k for p in store.live_prefixes() for k in ("ids", "docids")] + [
+                f"{p}k{b:04x}" for p in store.live_prefixes() for b in range(1 << 16)]:  # where kept ids are filed
+            pipe.memory_usage(key, samples=0)
+        ids_bytes = sum(int(n or 0) for n in pipe.execute())
         sentence_keys = [store.sentence_bucket_key(b << 8, p) for p in store.live_prefixes() for b in range(1 << 16)]
         for key in sentence_keys:
             pipe.memory_usage(key, samples=0)
@@ -138,7 +140,7 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
         tables = used - ids_bytes - sentence_bytes
         print(f"memory at {kept:,} fingerprints: {tables / kept:.1f} bytes each for the four tables, "
               f"{sentence_bytes / kept:.1f} bytes each for the sentence table ({sentence_count:,} buckets), "
-              f"{ids_bytes / kept:.1f} bytes each for the id records (ids + docids hashes), "
+              f"{ids_bytes / kept:.1f} bytes each for the id records (ids hash, filed id keys), "
               f"{used / kept:.1f} in all (valkey {client.info('server')['valkey_version'] if 'valkey_version' in client.info('server') else client.info('server')['redis_version']}, libc malloc)")
 
         # Each round decides the real articles and reprints four times over, each time under a

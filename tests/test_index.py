@@ -151,24 +151,49 @@ def test_forget_removes_a_kept_article_so_its_copy_is_kept_next(make_store):
 
 
 def as_earlier_versions_wrote_it(client, store):
-    """Move every docids entry (8-byte id key -> simhash) back to the docs hash an earlier
-    version kept (doc id -> simhash), as an index written before docids would be."""
+    """Move every kept id's entry back to the docs hash an earlier version kept (doc id ->
+    simhash), as an index written before id keys would be."""
     for fp, doc_id in client.hgetall(store.ids_key).items():
-        client.hdel(store.docs_key, id_key(doc_id.decode()))
+        key = id_key(doc_id.decode())
+        client.hdel(store.docs_key, key)
+        client.hdel(store.docid_key(key), key[2:])
         client.hset(store.prefix() + "docs", doc_id, fp)
+
+
+def as_the_docids_hash_held_it(client, store):
+    """Move every kept id's entry from its small hash to the one docids hash (8-byte id key
+    -> simhash) the version before this one wrote."""
+    for fp, doc_id in client.hgetall(store.ids_key).items():
+        key = id_key(doc_id.decode())
+        client.hdel(store.docid_key(key), key[2:])
+        client.hset(store.docs_key, key, fp)
 
 
 def test_kept_ids_are_filed_by_an_8_byte_key_and_confirmed_by_the_ids_hash(redis_client):
     store = RedisStore(redis_client, "test", batch_size=50)
     url = "https://news.example.com.cn/c/2019-10-23/doc-iicezuev4202091.shtml"
     store.decide_many([(url, 1000), ("b", 1 << 40)])
-    assert {len(k) for k in redis_client.hkeys(store.docs_key)} == {8}
-    assert redis_client.hget(store.docs_key, id_key(url)) == (1000).to_bytes(8, "big")
+    key = id_key(url)
+    assert redis_client.hget(store.docid_key(key), key[2:]) == (1000).to_bytes(8, "big")
+    assert redis_client.object("encoding", store.docid_key(key)) == b"listpack" and not redis_client.exists(store.docs_key)
     # Another id whose key collides with url's (forced here) is not taken for url's replay.
-    redis_client.hset(store.docs_key, id_key("c"), (1000).to_bytes(8, "big"))
+    redis_client.hset(store.docid_key(id_key("c")), id_key("c")[2:], (1000).to_bytes(8, "big"))
     decided = store.decide("c", 0xFFFF_0000_FFFF_0000)
     assert decided.kept and not decided.replayed
     assert store.lookup(url).simhash == 1000 and store.decide(url, 5).replayed
+
+
+def test_an_index_whose_ids_are_in_one_docids_hash_still_answers_replays_and_forgets(redis_client):
+    store = RedisStore(redis_client, "test", batch_size=50)
+    store.decide_many([("a", 0x0F0F_0F0F_0F0F_0F0F), ("b", 0x0F0F_0F0F_0F0F_0F0E), ("c", 1 << 40)])
+    as_the_docids_hash_held_it(redis_client, store)
+    assert redis_client.hlen(store.docs_key) == 2
+    again = store.decide_many([("a", 5), ("b", 6), ("c", 7)])
+    assert [(d.replayed, d.kept, d.simhash) for d in again] == [
+        (True, True, 0x0F0F_0F0F_0F0F_0F0F), (True, False, 0x0F0F_0F0F_0F0F_0F0E), (True, True, 1 << 40)]
+    assert store.decide("e", 0x1234_5678_9ABC_DEF0).kept and redis_client.hlen(store.docs_key) == 2  # new: small hashes
+    assert store.forget("a") == "kept" and redis_client.hlen(store.docs_key) == 1 and store.lookup("a") is None
+    assert store.lookup("c").simhash == 1 << 40 and store.forget("e") == "kept" and store.lookup("e") is None
 
 
 def test_an_index_written_before_docids_still_answers_replays_and_forgets(redis_client):

@@ -116,8 +116,9 @@ class DropRecord:
 
 
 def id_key(doc_id: str) -> bytes:
-    """The 8 bytes a kept document's id is filed under in the ``docids`` hash (BLAKE2b): a
-    URL costs its length once (in ``ids``), not twice. A match is confirmed by ``ids``."""
+    """The 8 bytes a kept document's id is filed under (BLAKE2b; ``redis_store.py``: in small
+    hashes named by the first two, or the spread layout's ``docids`` hash): a URL costs its
+    length once (in ``ids``), not twice. A match is confirmed by ``ids``."""
     return hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest()
 
 

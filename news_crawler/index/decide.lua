@@ -15,10 +15,13 @@
 -- Lua numbers are doubles and `bit` is 32-bit, so bytes are compared one at a time.
 --
 -- KEYS[1]  ids hash:   8-byte simhash -> doc id (kept documents)
--- KEYS[2]  docids hash: 8-byte hash of the doc id (BLAKE2b, the caller computes it) ->
---          8-byte simhash (kept documents); a hit counts only when the ids hash names the same
---          id for that simhash. <prefix>docs (doc id -> simhash), written by earlier
---          versions, is read too where it exists.
+-- KEYS[2]  docids hash of earlier versions: 8-byte id key -> simhash, read where it exists.
+--          A kept document is filed under its 8-byte id key (BLAKE2b of the doc id, the
+--          caller computes it) in one of 65,536 small hashes, <prefix>k<first two bytes as
+--          hex>: field the other six bytes, value the 8-byte simhash (small hashes stay
+--          listpacks: a third of the memory of one big hash). A hit counts only when the ids
+--          hash names the same id for that simhash. <prefix>docs (doc id -> simhash), written
+--          by still earlier versions, is read too where it exists.
 -- KEYS[3]  drops hash: doc id -> JSON {simhash (16 hex digits), duplicate_of, distance, time, rule}
 -- KEYS[4]  stats hash: kept, dropped, dropped:sentences, drops:<YYYY-MM-DD>
 -- ARGV[1]  max distance (0..3)
@@ -56,6 +59,9 @@ local n_old = tonumber(ARGV[9])
 local gens = { prefix }
 for g = 1, n_old do gens[g + 1] = ARGV[9 + g] end
 local G = #gens
+local function docid_key(g, key)  -- the small hash a kept document's id key is filed in
+  return format('%sk%02x%02x', gens[g], byte(key, 1, 2))
+end
 local function hash_key(g, name)
   if g == 1 then
     if name == 'ids' then return ids_key elseif name == 'docids' then return docs_key else return drops_key end
@@ -105,9 +111,11 @@ local out = {}
 local n_kept, n_dropped, n_by_sentences = 0, 0, 0
 local first = 10 + n_old
 local n_docs = (#ARGV - first + 1) / 5
-local legacy, old_drops = {}, {}  -- generations with an id -> simhash docs hash; with older drops
+-- Generations with an id -> simhash docs hash; with one docids hash; with older drops.
+local legacy, old_docids, old_drops = {}, {}, {}
 for g = 1, G do
   legacy[g] = redis.call('EXISTS', gens[g] .. 'docs') == 1
+  old_docids[g] = redis.call('EXISTS', hash_key(g, 'docids')) == 1
   old_drops[g] = redis.call('EXISTS', gens[g] .. 'drops:old') == 1
 end
 for j = 0, n_docs - 1 do
@@ -117,7 +125,8 @@ for j = 0, n_docs - 1 do
 
   local known, dropped
   for g = 1, G do
-    known = redis.call('HGET', hash_key(g, 'docids'), id_key)
+    known = redis.call('HGET', docid_key(g, id_key), sub(id_key, 3))
+    if not known and old_docids[g] then known = redis.call('HGET', hash_key(g, 'docids'), id_key) end
     if known and redis.call('HGET', hash_key(g, 'ids'), known) ~= id then known = nil end
     if not known and legacy[g] then known = redis.call('HGET', gens[g] .. 'docs', id) end
     if known then break end
@@ -203,7 +212,7 @@ for j = 0, n_docs - 1 do
       if s_keys then sentence_mset(mset, s_keys, s_buckets, sig, fp, len) end
       redis.call('MSET', unpack(mset))
       redis.call('HSET', ids_key, fp, id)
-      redis.call('HSET', docs_key, id_key, fp)
+      redis.call('HSET', docid_key(1, id_key), sub(id_key, 3), fp)
       n_kept = n_kept + 1
     end
   end

@@ -101,7 +101,8 @@ class Generations:
         prefix = prefix or self.prefix(generation)
         names = [f"{prefix}{t}{b:04x}" for t in range(4) for b in range(BUCKETS)]
         hashes = [prefix + h for h in ("ids", "docids", "docs", "drops", "drops:old")]  # docs: as before docids
-        return names + [f"{prefix}s{b:04x}" for b in range(BUCKETS)] + hashes
+        filed = [f"{prefix}{kind}{b:04x}" for kind in ("s", "k") for b in range(BUCKETS)]  # sentences, kept ids
+        return names + filed + hashes
 
     def _unlink(self, names: list[str]) -> None:
         for start in range(0, len(names), UNLINK_CHUNK):

@@ -26,7 +26,8 @@ _KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
 class RedisStore(Inspection, FingerprintStore):
     """Keys, under a generation's prefix (``<namespace>:``, or ``<namespace>:g<n>:`` with
     retention): ``<table><block hex>`` buckets of 6-byte entries, ``s<hex>`` sentence buckets
-    of 10-byte entries, and the ``ids``, ``docids`` and ``drops`` hashes; ``<namespace>:stats``
+    of 10-byte entries, ``k<hex>`` small hashes filing kept ids, and the ``ids`` and ``drops``
+    hashes (and ``docids`` where an earlier version wrote it); ``<namespace>:stats``
     and, with retention, ``<namespace>:generations`` (see ``decide.lua``).
 
     Retention (``retention_days`` > 0, ``generations.py``): a document is decided against
@@ -85,8 +86,13 @@ class RedisStore(Inspection, FingerprintStore):
 
     @property
     def docs_key(self) -> str:
-        """The ``docids`` hash: 8-byte id key (``id_key``) -> simhash of each kept document."""
+        """The ``docids`` hash earlier versions filed kept ids in (8-byte id key -> simhash)."""
         return self.prefix() + "docids"
+
+    def docid_key(self, key: bytes, prefix: str | None = None) -> str:
+        """The small hash a kept document's 8-byte id key (``id_key``) is filed in, under its
+        other six bytes, as ``decide.lua`` builds it."""
+        return f"{prefix or self.prefix()}k{key[:2].hex()}"
 
     @property
     def drops_key(self) -> str:
@@ -144,9 +150,11 @@ class RedisStore(Inspection, FingerprintStore):
         return out
 
     def kept_simhash(self, prefix: str, doc_id: str) -> bytes | None:
-        """The simhash ``doc_id`` was kept with under ``prefix``: its ``docids`` entry confirmed
-        by ``ids``, else its entry in the ``docs`` hash (id -> simhash) of earlier versions."""
-        fp = self.client.hget(prefix + "docids", id_key(doc_id))
+        """The simhash ``doc_id`` was kept with under ``prefix``: where its id key is filed
+        (or the ``docids`` hash of earlier versions) confirmed by ``ids``, else its entry in the
+        ``docs`` hash (id -> simhash) of still earlier versions."""
+        key = id_key(doc_id)
+        fp = self.client.hget(self.docid_key(key, prefix), key[2:]) or self.client.hget(prefix + "docids", key)
         if fp is not None and self.client.hget(prefix + "ids", fp) == doc_id.encode():
             return fp
         return self.client.hget(prefix + "docs", doc_id)
