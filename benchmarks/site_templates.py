@@ -27,6 +27,12 @@ def _when(rng: random.Random) -> tuple[int, int, int, int, int]:
     return 2019, rng.randint(1, 12), rng.randint(1, 28), rng.randint(7, 22), rng.randint(0, 59)
 
 
+def _page(html: str, encoding: str, author: str, time: list[int], lines: list[str]) -> tuple[bytes, dict]:
+    """The page's bytes (characters the charset lacks as references, as browsers send them)
+    and its truth."""
+    return html.encode(encoding, "xmlcharrefreplace"), {"author": author, "time": time, "text": "\n".join(lines)}
+
+
 def _links(others: list[str], fmt: str) -> str:
     return "".join(fmt.format(n=i, t=escape(t)) for i, t in enumerate(others))
 
@@ -48,7 +54,7 @@ def government(title: str, lines: list[str], others: list[str], rng: random.Rand
         + _links(others[:4], '<li><a href="/zwdt/{n}.html">{t}</a><span>2019-02-2{n}</span></li>')
         + '</ul></div><div class="footer">主办：某市人民政府办公室 网站标识码：3301000001 '
         '浙ICP备05012345号</div></body></html>')
-    return html.encode("utf-8"), {"author": "", "time": [y, m, d], "text": "\n".join(lines)}
+    return _page(html, "utf-8", "", [y, m, d], lines)
 
 
 def portal(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
@@ -73,7 +79,7 @@ def portal(title: str, lines: list[str], others: list[str], rng: random.Random) 
         '<p>支持，希望落到实处。</p></div></div></div><div class="sidebar"><h3>热门排行</h3><ol>'
         + _links(others, '<li><a href="/news/hot{n}.shtml">{t}</a></li>')
         + '</ol></div><div class="footer">Copyright © 1996-2019 某某网 All Rights Reserved</div></body></html>')
-    return html.encode("utf-8"), {"author": author, "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+    return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
 def old_cms(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
@@ -94,7 +100,7 @@ def old_cms(title: str, lines: list[str], others: list[str], rng: random.Random)
         f"下一条:<a href=/a/2.html>{escape(others[1])}</a></td></tr><tr><td>相关文章:<br>"
         + _links(others[2:5], "<a href=/a/r{n}.html>{t}</a><br>")
         + "</td></tr><tr><td align=center>版权所有 某某信息网 备案号：京ICP备12345678号</td></tr></table></body></html>")
-    return html.encode("gbk", "xmlcharrefreplace"), {"author": author, "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+    return _page(html, "gbk", author, [y, m, d, hh, mm], lines)
 
 
 def mobile(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
@@ -112,7 +118,7 @@ def mobile(title: str, lines: list[str], others: list[str], rng: random.Random) 
         '<div class="hot"><h2>热门推荐</h2>'
         + _links(others, '<a href="/n/{n}"><div class="title">{t}</div><span>1.{n}万阅读</span></a>')
         + '</div><footer>打开APP，阅读更多精彩内容</footer></body></html>')
-    return html.encode("utf-8"), {"author": author, "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+    return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
 def local_paper(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
@@ -132,7 +138,7 @@ def local_paper(title: str, lines: list[str], others: list[str], rng: random.Ran
         '<div class="pl"><h4>发表评论</h4><div class="item">网友 2019-12-02 08:00:01</div>'
         '<div class="item">写得真好，点赞！</div></div></div>'
         '<div class="foot">某某日报社版权所有 未经授权禁止转载</div></body></html>')
-    return html.encode("gb18030"), {"author": author, "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+    return _page(html, "gb18030", author, [y, m, d, hh, mm], lines)
 
 
 def party_paper(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
@@ -150,7 +156,7 @@ def party_paper(title: str, lines: list[str], others: list[str], rng: random.Ran
         '<div class="box_tag">相关专题</div><ul class="list">'
         + _links(others[:3], '<li><a href="/n1/{n}.html">{t}</a></li>')
         + '</ul></div><div class="footer">人民某某网版权所有，未经书面授权禁止使用</div></body></html>')
-    return html.encode("utf-8"), {"author": "", "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+    return _page(html, "utf-8", "", [y, m, d, hh, mm], lines)
 
 
 def self_media(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
@@ -171,7 +177,7 @@ def self_media(title: str, lines: list[str], others: list[str], rng: random.Rand
         '<div class="recommend"><h3>喜欢此内容的人还喜欢</h3>'
         + _links(others[:3], '<a href="/s/{n}"><span>{t}</span></a>')
         + '</div></body></html>')
-    return html.encode("utf-8"), {"author": author, "time": [y, m, d], "text": "\n".join(lines)}
+    return _page(html, "utf-8", author, [y, m, d], lines)
 
 
 def netease(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
@@ -192,7 +198,7 @@ def netease(title: str, lines: list[str], others: list[str], rng: random.Random)
         '<div class="post_side"><h3>热点新闻</h3><ul>'
         + _links(others, '<li><a href="/22/{n}.html">{t}</a></li>')
         + '</ul></div></body></html>')
-    return html.encode("gbk", "xmlcharrefreplace"), {"author": "", "time": [y, m, d, hh, mm], "text": "\n".join(lines)}
+    return _page(html, "gbk", "", [y, m, d, hh, mm], lines)
 
 
 TEMPLATES = {"government": government, "portal": portal, "old_cms": old_cms, "mobile": mobile,
