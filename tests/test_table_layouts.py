@@ -98,3 +98,12 @@ def test_a_hyphen_in_a_headline_is_not_a_site_suffix(short_stories):
 def test_proofreading_and_supervising_credits_leave_the_body(credit, short_stories):
     _, lines = short_stories[3]
     assert chrome.strip_chrome("\n".join(lines + [credit]), "标题").splitlines() == lines
+
+
+def test_a_short_story_in_a_one_table_page_is_found_and_a_page_without_one_gives_no_body():
+    story = ["县农业农村局昨日召开秋粮收购工作会议，部署今年的收购任务。", "会议要求各乡镇做好仓容准备，确保农民售粮顺畅。"]
+    article = extract_article(one_table_page("县里召开秋粮收购工作会议", story))
+    assert article.body.splitlines() == story  # 50 characters: readability drops the table
+    no_story = one_table_page("视频：秋粮收购现场", []).replace("<td class=content></td>", "<td class=content>"
+                                                                "<embed src=/v/1.swf></td>")
+    assert extract_article(no_story).body == ""  # the footer and the menu are no story

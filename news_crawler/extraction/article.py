@@ -106,6 +106,7 @@ def _sections_as_divs(html: str) -> str:
 
 
 SHORT_BODY = 200  # characters: below this readability may have missed the article
+SHORT_STORY = 50  # characters: the shortest story looked for when readability found nothing
 
 
 def extract_body(html: str) -> str:
@@ -118,6 +119,21 @@ def extract_body(html: str) -> str:
         if len(again) > len(body):
             return again
     return body
+
+
+_SENTENCE_END = re.compile(r"[。！？]")
+
+
+def _densest_text(page: lxml.html.HtmlElement, body: str) -> str:
+    """The text of the block with the most text of its own (``densest.py``): 200 characters
+    of it, or, where readability found nothing at all, a short story's 50 in two sentences
+    or more (a footer or a menu has none)."""
+    if body.strip():
+        block = densest_block(page, SHORT_BODY)
+        return block_text(block) if block is not None else ""
+    block = densest_block(page, SHORT_STORY)
+    text = block_text(block) if block is not None else ""
+    return text if len(text) >= SHORT_BODY or len(_SENTENCE_END.findall(text)) >= 2 else ""
 
 
 def extract_article(html: str, url: str = "") -> Article:
@@ -133,9 +149,7 @@ def extract_article(html: str, url: str = "") -> Article:
     title = find_title(root, text)
     body = extract_body(html)
     if len(body) < SHORT_BODY:  # readability may have dropped the article's table
-        block = densest_block(page if page is not None else root, SHORT_BODY)
-        if block is not None:
-            body = max(body, block_text(block), key=len)
+        body = max(body, _densest_text(page if page is not None else root, body), key=len)
     post = first_post(root, body)
     if post is not None:
         body = extract_body(fragment(post)) or body
