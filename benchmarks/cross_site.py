@@ -46,7 +46,8 @@ ADDED = {line for text in BOILERPLATE + EDITORS + SOURCES for line in text.split
 CREDIT = re.compile(r"^原标题[:：].{0,60}$")
 
 
-def _lines(body: str) -> list[str]:
+def lines_of(body: str) -> list[str]:
+    """A story's paragraphs, stripped, blank ones left out."""
     return [x.strip() for x in body.split("\n") if x.strip()]
 
 
@@ -101,10 +102,10 @@ def main() -> None:
     scores = {name: [0, 0, 0, 0, []] for name in TEMPLATES}  # body, author, authors given, time, misses
     for n, story in enumerate(stories):
         others = [stories[(n + k) % len(stories)]["title"] for k in (3, 5, 8, 13, 21, 34)]
-        texts.append("\n".join(_lines(story["body"])))
+        texts.append("\n".join(lines_of(story["body"])))
         for i, (name, template) in enumerate(TEMPLATES.items()):
             copy = reprint(story, stories[(n + 55) % len(stories)], rng) if args.edited and i else story
-            lines = _lines(copy["body"])
+            lines = lines_of(copy["body"])
             raw, want = template(copy["title"], lines, others, rng)
             want["text"] = "\n".join(x for x in lines if x not in ADDED and not CREDIT.match(x))
             start = time.perf_counter()

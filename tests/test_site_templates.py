@@ -16,7 +16,7 @@ from news_crawler.fingerprint import Fingerprinter
 from news_crawler.index import MemoryStore, SentenceRule
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from cross_site import similarity  # noqa: E402
+from cross_site import lines_of, similarity  # noqa: E402
 from site_templates import TEMPLATES  # noqa: E402
 
 
@@ -29,7 +29,7 @@ def test_every_kind_of_site_gives_body_writer_and_time(stories):
     rng = random.Random(5)
     misses = []
     for n, story in enumerate(stories):
-        lines = [x.strip() for x in story["body"].split("\n") if x.strip()]
+        lines = lines_of(story["body"])
         others = [stories[(n + k) % len(stories)]["title"] for k in (1, 2, 3, 4, 5, 6)]
         for name, template in TEMPLATES.items():
             raw, want = template(story["title"], lines, others, rng)
@@ -46,7 +46,7 @@ def test_copies_on_other_sites_are_dropped_and_the_first_kept(stories):
     fingerprinter, store = Fingerprinter(), MemoryStore(sentences=SentenceRule())
     kept = []
     for n, story in enumerate(stories):
-        lines = [x.strip() for x in story["body"].split("\n") if x.strip()]
+        lines = lines_of(story["body"])
         others = [stories[(n + k) % len(stories)]["title"] for k in (1, 2, 3, 4, 5, 6)]
         for name, template in TEMPLATES.items():
             body = extract_article(decode_html(template(story["title"], lines, others, rng)[0])[0]).body
