@@ -1,12 +1,10 @@
 """Redis memory of the near-duplicate index by structure, and what a retention costs.
 
-    python benchmarks/capacity.py [--kept 1000000] [--drop-share 0.2]
+    python benchmarks/capacity.py [--kept 1000000] [--drop-share 0.2] [--urls real|sina]
 
-Keeps ``--kept`` documents with URL ids (``https://news.example.com.cn/c/2019-10-23/
-doc-<15 characters>.shtml``, 66 characters; a sina article URL has about 63), five sentence
-keys each, both rules on, then drops ``kept x drop-share`` copies (a bit flipped, a new
+Keeps ``--kept`` documents with URL ids, five sentence keys each, both rules on, then drops ``kept x drop-share`` copies (a bit flipped, a new
 URL), on a throwaway valkey-server; measures each structure with ``MEMORY USAGE`` (bucket
-strings, the ids and drops hashes, the small hashes filing kept ids) and prints bytes per kept article, then a table
+strings, the small hashes and the ids hash filing kept ids, the drops hash) and prints bytes per kept article, then a table
 of memory for articles a day x retention, from those measured bytes: with retention a
 generation's worth more is held (the one being filled), so a window of R days holds
 R + generation days of articles at most. Then the crawl's own per-URL record: ``--outcomes``
@@ -17,6 +15,7 @@ URL outcomes in one day's hash, as the tracker writes them, and what
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import string
 import sys
@@ -26,17 +25,38 @@ from pathlib import Path
 import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: news_mirror lives there
 from bench_redis import bench_server  # noqa: E402
 
 from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
+from news_crawler.index.kept_ids import id_hash  # noqa: E402
 from news_crawler.outcomes import OutcomeStore  # noqa: E402
+from news_mirror.data import GNE_PAGES, require  # noqa: E402
 
 GENERATION_DAYS = 7
 
 
-def url(rng: random.Random) -> str:
+def sina_url(rng: random.Random) -> str:
+    """66 characters, one site: ``https://news.example.com.cn/c/2019-10-23/doc-<15>.shtml``."""
     tail = "".join(rng.choices(string.ascii_lowercase + string.digits, k=15))
     return f"https://news.example.com.cn/c/2019-10-23/doc-{tail}.shtml"
+
+
+def real_shapes() -> list[str]:
+    """The article URLs of the real saved pages (``pages/gne/manifest.json``): 30 URLs of 20
+    hosts, 36 to 219 characters (mean 67)."""
+    manifest = json.loads((require(GNE_PAGES) / "manifest.json").read_text(encoding="utf-8"))
+    return [page["url"] for page in manifest if page.get("url")]
+
+
+def real_url(rng: random.Random, shapes: list[str]) -> str:
+    """One of the real URLs with every letter and digit after its origin drawn afresh: the
+    same sites, the same lengths and query strings, a new article."""
+    shape = rng.choice(shapes)
+    cut = shape.index("/", shape.index("://") + 3) if "/" in shape[shape.index("://") + 3 :] else len(shape)
+    tail = "".join(rng.choice(string.digits) if c.isdigit() else rng.choice(string.ascii_lowercase) if c.islower()
+                   else rng.choice(string.ascii_uppercase) if c.isupper() else c for c in shape[cut:])
+    return shape[:cut] + tail
 
 
 def usage(client: redis.Redis, keys: list[str]) -> int:
@@ -51,8 +71,19 @@ def main() -> None:
     ap.add_argument("--kept", type=int, default=1_000_000)
     ap.add_argument("--drop-share", type=float, default=0.2, help="drops per kept article")
     ap.add_argument("--outcomes", type=int, default=200_000, help="URL outcomes to record (0: skip)")
+    ap.add_argument("--urls", choices=("real", "sina"), default="real",
+                    help="ids shaped like the real pages' URLs (23 sites), or sina-shaped URLs of one site")
     args = ap.parse_args()
     rng = random.Random(7)
+    shapes = real_shapes() if args.urls == "real" else []
+    seen: set[str] = set()
+
+    def url(rng: random.Random) -> str:  # a new id every time
+        while True:
+            made = real_url(rng, shapes) if shapes else sina_url(rng)
+            if made not in seen:
+                seen.add(made)
+                return made
     with bench_server() as address:
         client = redis.Redis.from_url(address)
         store = RedisStore(client, "cap", batch_size=500, sentences=SentenceRule())
@@ -71,12 +102,14 @@ def main() -> None:
 
         tables = usage(client, [store.bucket_key(t, b) for t in range(4) for b in range(1 << 16)])
         sentences = usage(client, [store.sentence_bucket_key(b << 8) for b in range(1 << 16)])
-        ids, drops = (usage(client, [k]) for k in (store.ids_key, store.drops_key))
+        ids = usage(client, [id_hash(store.prefix(), b.to_bytes(2, "big")) for b in range(1 << 16)]
+                    + [store.ids_key, store.origins_key, store.prefix() + "held"])
+        drops = usage(client, [store.drops_key])
         docs = usage(client, [store.docid_key(b.to_bytes(2, "big")) for b in range(1 << 16)] + [store.docs_key])
         per_kept = (tables + sentences + ids + docs) / n_kept
         per_drop = drops / max(1, n_dropped)
         rows = [("four block tables", tables / n_kept), ("sentence table", sentences / n_kept),
-                ("ids hash (simhash -> URL)", ids / n_kept), ("filed ids (id key -> simhash)", docs / n_kept)]
+                ("kept ids (simhash -> URL)", ids / n_kept), ("filed ids (id key -> simhash)", docs / n_kept)]
         for name, value in rows:
             print(f"  {name:<30} {value:7.1f} bytes a kept article")
         print(f"  {'all of a kept article':<30} {per_kept:7.1f}")

@@ -122,11 +122,11 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
               f"= {stored / load:,.0f} decisions/s at batch 500")
 
         if retention_days:
-            print(f"stored per generation: {[client.hlen(p + 'ids') for p in store.live_prefixes()]}")
+            print(f"stored per generation: {[store.held(p) for p in store.live_prefixes()]}")
         used = int(client.info("memory")["used_memory"]) - base_memory
         pipe = client.pipeline(transaction=False)
-        for key in [p + k for p in store.live_prefixes() for k in ("ids", "docids")] + [
-                f"{p}k{b:04x}" for p in store.live_prefixes() for b in range(1 << 16)]:  # where kept ids are filed
+        for key in [p + k for p in store.live_prefixes() for k in ("ids", "docids", "held")] + [store.origins_key] + [
+                f"{p}{kind}{b:04x}" for p in store.live_prefixes() for kind in "ik" for b in range(1 << 16)]:  # kept ids
             pipe.memory_usage(key, samples=0)
         ids_bytes = sum(int(n or 0) for n in pipe.execute())
         sentence_keys = [store.sentence_bucket_key(b << 8, p) for p in store.live_prefixes() for b in range(1 << 16)]
@@ -140,7 +140,7 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
         tables = used - ids_bytes - sentence_bytes
         print(f"memory at {kept:,} fingerprints: {tables / kept:.1f} bytes each for the four tables, "
               f"{sentence_bytes / kept:.1f} bytes each for the sentence table ({sentence_count:,} buckets), "
-              f"{ids_bytes / kept:.1f} bytes each for the id records (ids hash, filed id keys), "
+              f"{ids_bytes / kept:.1f} bytes each for the id records (kept ids by simhash, filed id keys), "
               f"{used / kept:.1f} in all (valkey {client.info('server')['valkey_version'] if 'valkey_version' in client.info('server') else client.info('server')['redis_version']}, libc malloc)")
 
         # Each round decides the real articles and reprints four times over, each time under a

@@ -98,7 +98,7 @@ def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, 
 
     rule = SentenceRule()
     store = (SpreadStore if layout == "spread" else RedisStore)(cluster_client, "race", sentences=rule)
-    kept = {v.decode() for v in cluster_client.hvals(store.ids_key)}
+    kept = set(store.kept_documents())
     kept_docs = [docs[i] for i in sorted(kept)]
     assert_no_two_duplicates(kept_docs, rule)
     drops = store.drops(limit=10**6)

@@ -82,7 +82,7 @@ def test_concurrent_workers_never_keep_two_near_duplicates(redis_client, redis_s
     rule = SentenceRule()
     store = RedisStore(redis_client, "race", sentences=rule)
     by_id = {doc.id: doc for s in streams for doc in s}
-    kept = {v.decode(): int.from_bytes(k, "big") for k, v in redis_client.hgetall(store.ids_key).items()}
+    kept = store.kept_documents()
     assert_no_two_duplicates([by_id[i] for i in sorted(kept)], rule)
     drops = store.drops(limit=10**6)
     assert drops and len(kept) + len(drops) == len(by_id)

@@ -7,6 +7,7 @@ import pytest
 from news_crawler.fingerprint import distance
 from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
 from news_crawler.index.base import id_key
+from news_crawler.index.kept_ids import id_hash
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -150,10 +151,21 @@ def test_forget_removes_a_kept_article_so_its_copy_is_kept_next(make_store):
     assert store.counts()["kept"] == 2 and store.counts()["dropped"] == 0
 
 
+def as_the_ids_hash_held_them(client, store):
+    """Move every kept id from the small hashes filing them by simhash to the one ids hash
+    (8-byte simhash -> id) earlier versions wrote, without the count of them."""
+    for doc_id, fp in store.kept_documents().items():
+        fp = fp.to_bytes(8, "big")
+        client.hdel(id_hash(store.prefix(), fp), fp[2:])
+        client.hset(store.ids_key, fp, doc_id)
+    client.delete(store.prefix() + "held")
+    return client.hgetall(store.ids_key)
+
+
 def as_earlier_versions_wrote_it(client, store):
     """Move every kept id's entry back to the docs hash an earlier version kept (doc id ->
     simhash), as an index written before id keys would be."""
-    for fp, doc_id in client.hgetall(store.ids_key).items():
+    for fp, doc_id in as_the_ids_hash_held_them(client, store).items():
         key = id_key(doc_id.decode())
         client.hdel(store.docs_key, key)
         client.hdel(store.docid_key(key), key[2:])
@@ -163,7 +175,7 @@ def as_earlier_versions_wrote_it(client, store):
 def as_the_docids_hash_held_it(client, store):
     """Move every kept id's entry from its small hash to the one docids hash (8-byte id key
     -> simhash) the version before this one wrote."""
-    for fp, doc_id in client.hgetall(store.ids_key).items():
+    for fp, doc_id in as_the_ids_hash_held_them(client, store).items():
         key = id_key(doc_id.decode())
         client.hdel(store.docid_key(key), key[2:])
         client.hset(store.docs_key, key, fp)
@@ -181,6 +193,42 @@ def test_kept_ids_are_filed_by_an_8_byte_key_and_confirmed_by_the_ids_hash(redis
     decided = store.decide("c", 0xFFFF_0000_FFFF_0000)
     assert decided.kept and not decided.replayed
     assert store.lookup(url).simhash == 1000 and store.decide(url, 5).replayed
+
+
+def test_kept_urls_are_filed_short_by_their_origin_and_read_back_whole(redis_client):
+    store = RedisStore(redis_client, "test", batch_size=50)
+    a = "https://news.example.com.cn/c/2019-10-23/doc-iicezuev4202091.shtml"  # 66 characters
+    b = "https://news.example.com.cn:8080/c/2019-10-24/doc-iicezuev4202092.shtml?from=rss#top"
+    long_ = "https://mp.weixin.qq.com/s?__biz=MzI2MzEwNTY3OQ==&mid=2648978231&idx=1&sn=dd091611fcf1aa0c2aef"
+    odd = "\x01" + "9/not a short form"
+    fps = {a: 0x0F0F_0000_0000_0000, b: 0x00F0_0F00_0000_0000, long_: 0x0000_00F0_0F00_0000,
+           odd: 0x0000_0000_00F0_0F00, "plain-id": 0x0000_0000_0000_F0F0}
+    assert all(d.kept for d in store.decide_many(list(fps.items())))
+    home = id_hash(store.prefix(), fps[a].to_bytes(8, "big"))
+    filed = redis_client.hget(home, fps[a].to_bytes(8, "big")[2:])
+    assert filed == b"\x011/c/2019-10-23/doc-iicezuev4202091.shtml" and redis_client.object("encoding", home) == b"listpack"
+    assert redis_client.hget(store.origins_key, "1") == b"https://news.example.com.cn"
+    assert redis_client.hget(store.origins_key, "2") == b"https://news.example.com.cn:8080"
+    assert set(redis_client.hvals(store.ids_key)) == {long_.encode(), odd.encode()}  # too long; would read short
+    assert store.kept_documents() == fps and store.report()["fingerprints"] == 5
+    copies = [(f"copy of {i}", fp ^ 1) for i, fp in fps.items()]
+    assert [d.duplicate_of for d in store.decide_many(copies)] == list(fps)
+    assert [m.id for m in store.nearest(fps[b] ^ 3)][:1] == [b]
+    assert all(d.replayed and d.kept for d in store.decide_many([(i, 1) for i in fps]))
+    assert store.forget(a) == "kept" and store.forget(long_) == "kept" and store.report()["fingerprints"] == 3
+    assert redis_client.hget(home, fps[a].to_bytes(8, "big")[2:]) is None and redis_client.hlen(store.ids_key) == 1
+    assert store.decide("again", fps[a] ^ 1).kept  # nothing kept near a now
+
+
+def test_an_index_whose_ids_are_in_the_ids_hash_is_counted_read_and_added_to(redis_client):
+    store = RedisStore(redis_client, "test", batch_size=50)
+    store.decide_many([("a", 0x0F0F_0F0F_0F0F_0F0F), ("http://x.cn/1", 1 << 40)])
+    assert len(as_the_ids_hash_held_them(redis_client, store)) == 2 and store.report()["fingerprints"] == 2
+    assert store.decide("copy", 0x0F0F_0F0F_0F0F_0F0E).duplicate_of == "a"
+    assert store.decide("http://x.cn/2", 0xFFFF_0000_FFFF_0000).kept and store.report()["fingerprints"] == 3
+    assert redis_client.hlen(store.ids_key) == 2  # the new one is filed short; the old ones stay
+    assert store.forget("http://x.cn/1") == "kept" and store.report()["fingerprints"] == 2
+    assert store.kept_documents() == {"a": 0x0F0F_0F0F_0F0F_0F0F, "http://x.cn/2": 0xFFFF_0000_FFFF_0000}
 
 
 def test_an_index_whose_ids_are_in_one_docids_hash_still_answers_replays_and_forgets(redis_client):

@@ -129,7 +129,7 @@ def test_expire_from_the_command_line(redis_server, redis_client):
     report = json.loads(out.stdout)
     assert report["retention_days"] == 14 and report["expired_generations"] == [1000 // 7]
     assert "plain" in report["live_generations"] and len(report["live_generations"]) == 4
-    assert not redis_client.exists(old.prefix() + "ids") and redis_client.exists("cli:ids")
+    assert not redis_client.exists(old.prefix() + "held") and redis_client.exists("cli:held")
 
 
 def test_turning_retention_on_keeps_reading_the_index_kept_without_it(redis_client, clock):
@@ -142,13 +142,13 @@ def test_turning_retention_on_keeps_reading_the_index_kept_without_it(redis_clie
     assert store.lookup("a").kept  # read before any decision with retention on
     assert store.decide("copy", flip(a, [1])).duplicate_of == "a"
     assert store.decide("b", b).kept  # written into the current generation
-    assert redis_client.exists("keep:ids") and redis_client.exists(f"{store.prefix()}ids")
+    assert redis_client.get("keep:held") == b"1" and redis_client.get(f"{store.prefix()}held") == b"1"
     # The old index counts as kept the day retention came on: it goes with that generation.
     clock.advance(14)
     assert store.decide("copy2", flip(a, [2])).duplicate_of == "a"
     clock.advance(7)
     assert store.decide("copy3", flip(a, [3])).kept
-    assert not redis_client.exists("keep:ids", "keep:docids", "keep:0" + f"{a >> 48:04x}")
+    assert not redis_client.exists("keep:held", "keep:i" + f"{a >> 48:04x}", "keep:0" + f"{a >> 48:04x}")
     assert redis_client.exists("keep:stats")  # the counts stay
     assert store.lookup("a") is None
 
@@ -163,5 +163,5 @@ def test_turning_retention_off_keeps_reading_the_generations(redis_client, store
     assert plain.lookup("a").kept and plain.lookup("b").kept
     assert plain.decide("copy", flip(a, [5])).duplicate_of == "a"
     assert plain.decide("sentences", flip(a, range(0, 40, 4)), (5, 4, 3, 9, 8), 101).duplicate_of == "a"
-    assert plain.decide("c", 0x1111_2222_3333_4444).kept and redis_client.exists("keep:ids")
+    assert plain.decide("c", 0x1111_2222_3333_4444).kept and redis_client.get("keep:held") == b"1"
     assert plain.expire() == [] and plain.lookup("a").kept

@@ -14,16 +14,18 @@
 -- and are skipped.
 -- Lua numbers are doubles and `bit` is 32-bit, so bytes are compared one at a time.
 --
--- KEYS[1]  ids hash:   8-byte simhash -> doc id (kept documents)
+-- KEYS[1]  ids hash of the newest generation: 8-byte simhash -> doc id, for ids too long to
+--          file in a small hash (lua/ids.lua files kept ids: <prefix>i<hex> small hashes,
+--          URLs by their origin's code; <prefix>held counts them)
 -- KEYS[2]  docids hash of earlier versions: 8-byte id key -> simhash, read where it exists.
---          A kept document is filed under its 8-byte id key (BLAKE2b of the doc id, the
+--          A kept document is also filed under its 8-byte id key (BLAKE2b of the doc id, the
 --          caller computes it) in one of 65,536 small hashes, <prefix>k<first two bytes as
---          hex>: field the other six bytes, value the 8-byte simhash (small hashes stay
---          listpacks: a third of the memory of one big hash). A hit counts only when the ids
---          hash names the same id for that simhash. <prefix>docs (doc id -> simhash), written
---          by still earlier versions, is read too where it exists.
+--          hex>: field the other six bytes, value the 8-byte simhash. A hit counts only when
+--          the id kept with that simhash is the same id. <prefix>docs (doc id -> simhash),
+--          written by still earlier versions, is read too where it exists.
 -- KEYS[3]  drops hash: doc id -> JSON {simhash (16 hex digits), duplicate_of, distance, time, rule}
 -- KEYS[4]  stats hash: kept, dropped, dropped:sentences, drops:<YYYY-MM-DD>
+-- KEYS[5]  origins hash (lua/ids.lua), one for every generation
 -- ARGV[1]  max distance (0..3)
 -- ARGV[2]  time, ISO 8601; ARGV[3] its day, YYYY-MM-DD
 -- ARGV[4]  key prefix: table buckets are <prefix><table><block as 4 hex digits>, sentence
@@ -46,14 +48,16 @@
 -- simhash stored at the first decision: 8 bytes (kept) or 16 hex digits (dropped), '' otherwise;
 -- and the rule that dropped it ('simhash' or 'sentences'), '' when kept.
 
--- (common.lua, prepended, gives POP, distance, sentence_entries and sentence_mset.)
+-- (lua/common.lua and lua/ids.lua, prepended, give POP, distance, sentence_entries,
+-- sentence_mset, kept_id, file_id and held_key.)
 
 local max_distance = tonumber(ARGV[1])
 local now, day, prefix = ARGV[2], ARGV[3], ARGV[4]
 local s_match, s_distance, s_slack = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local ids_key, docs_key, drops_key, stats_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local docs_key, drops_key, stats_key = KEYS[2], KEYS[3], KEYS[4]
+ORIGINS = KEYS[5]
 
--- Live generations, newest first: prefixes, and their ids / docids / drops hashes.
+-- Live generations, newest first: prefixes, and their docids / drops hashes.
 local rotate = tonumber(ARGV[8])
 local n_old = tonumber(ARGV[9])
 local gens = { prefix }
@@ -64,7 +68,7 @@ local function docid_key(g, key)  -- the small hash a kept document's id key is 
 end
 local function hash_key(g, name)
   if g == 1 then
-    if name == 'ids' then return ids_key elseif name == 'docids' then return docs_key else return drops_key end
+    if name == 'docids' then return docs_key else return drops_key end
   end
   return gens[g] .. name
 end
@@ -99,7 +103,7 @@ local function sentence_match(fp, sig, len)
     if c >= s_match then
       local d = distance(fp, other)
       if d <= s_distance and (not best or c > best_n or (c == best_n and d < best_d)) then
-        local other_id = redis.call('HGET', hash_key(home[other], 'ids'), other)
+        local other_id = kept_id(gens[home[other]], other)
         if other_id then best, best_n, best_d, best_id = other, c, d, other_id end
       end
     end
@@ -107,6 +111,7 @@ local function sentence_match(fp, sig, len)
   return best_id, best_d, keys, buckets
 end
 
+local held = held_key(prefix)  -- before anything is filed
 local out = {}
 local n_kept, n_dropped, n_by_sentences = 0, 0, 0
 local first = 10 + n_old
@@ -127,7 +132,7 @@ for j = 0, n_docs - 1 do
   for g = 1, G do
     known = redis.call('HGET', docid_key(g, id_key), sub(id_key, 3))
     if not known and old_docids[g] then known = redis.call('HGET', hash_key(g, 'docids'), id_key) end
-    if known and redis.call('HGET', hash_key(g, 'ids'), known) ~= id then known = nil end
+    if known and kept_id(gens[g], known) ~= id then known = nil end
     if not known and legacy[g] then known = redis.call('HGET', gens[g] .. 'docs', id) end
     if known then break end
     dropped = redis.call('HGET', hash_key(g, 'drops'), id)
@@ -182,7 +187,7 @@ for j = 0, n_docs - 1 do
     if best_entry then
       local t = best_table
       local other = sub(best_entry, 1, 2 * t) .. sub(fp, 2 * t + 1, 2 * t + 2) .. sub(best_entry, 2 * t + 1)
-      status, dup, dist, rule = 1, redis.call('HGET', hash_key(best_gen, 'ids'), other) or '', best, 'simhash'
+      status, dup, dist, rule = 1, kept_id(gens[best_gen], other) or '', best, 'simhash'
     elseif s_match > 0 and #sig >= 3 * s_match then
       local s_id, s_dist
       s_id, s_dist, s_keys, s_buckets = sentence_match(fp, sig, len)
@@ -211,7 +216,7 @@ for j = 0, n_docs - 1 do
         keys[4], buckets[4] .. sub(fp, 1, 6) }
       if s_keys then sentence_mset(mset, s_keys, s_buckets, sig, fp, len) end
       redis.call('MSET', unpack(mset))
-      redis.call('HSET', ids_key, fp, id)
+      file_id(prefix, fp, id)
       redis.call('HSET', docid_key(1, id_key), sub(id_key, 3), fp)
       n_kept = n_kept + 1
     end
@@ -222,7 +227,10 @@ for j = 0, n_docs - 1 do
   out[#out + 1] = stored
   out[#out + 1] = rule
 end
-if n_kept > 0 then redis.call('HINCRBY', stats_key, 'kept', n_kept) end
+if n_kept > 0 then
+  redis.call('HINCRBY', stats_key, 'kept', n_kept)
+  redis.call('INCRBY', held, n_kept)
+end
 if n_dropped > 0 then
   redis.call('HINCRBY', stats_key, 'dropped', n_dropped)
   redis.call('HINCRBY', stats_key, 'drops:' .. day, n_dropped)

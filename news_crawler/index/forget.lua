@@ -1,17 +1,19 @@
 -- Remove one document from the index, in one step (see decide.lua for the layout).
 --
--- KEYS[1] ids hash, KEYS[2] docids hash (earlier versions'), KEYS[3] drops hash, KEYS[4] stats hash
+-- KEYS[1] ids hash, KEYS[2] docids hash (earlier versions'), KEYS[3] drops hash, KEYS[4] stats hash,
+-- KEYS[5] origins hash (lua/ids.lua, prepended with lua/common.lua)
 -- ARGV[1] doc id; ARGV[2] bucket key prefix (as in decide.lua); ARGV[3] the id's 8-byte key
 -- Returns 'kept' (its fingerprint left the four tables), 'dropped' (its drop record was
 -- removed) or '' (never decided). A kept document's sentence entries stay: they name a
--- simhash the ids hash no longer holds, and decide.lua skips them.
+-- simhash no kept id is filed under, and decide.lua skips them.
 
 local id, prefix, id_key = ARGV[1], ARGV[2], ARGV[3]
+ORIGINS = KEYS[5]
 local legacy = prefix .. 'docs'  -- id -> simhash, as earlier versions wrote it
 local filed = prefix .. string.format('k%02x%02x', string.byte(id_key, 1, 2))  -- see decide.lua
 local field = string.sub(id_key, 3)
 local fp = redis.call('HGET', filed, field) or redis.call('HGET', KEYS[2], id_key)
-if fp and redis.call('HGET', KEYS[1], fp) ~= id then fp = nil end
+if fp and kept_id(prefix, fp) ~= id then fp = nil end
 if not fp then fp = redis.call('HGET', legacy, id) end
 if not fp then
   local where = KEYS[3]
@@ -46,6 +48,7 @@ end
 if redis.call('HGET', filed, field) == fp then redis.call('HDEL', filed, field) end
 if redis.call('HGET', KEYS[2], id_key) == fp then redis.call('HDEL', KEYS[2], id_key) end
 redis.call('HDEL', legacy, id)
-redis.call('HDEL', KEYS[1], fp)
+redis.call('DECR', held_key(prefix))
+unfile_id(prefix, fp)
 redis.call('HINCRBY', KEYS[4], 'kept', -1)
 return 'kept'

@@ -77,7 +77,7 @@ class Generations:
                 self._adopted = [(g, f"{self.base}:g{g}:") for g in held]
             else:
                 plain = self.client.get(self.plain_key)
-                if plain is None and self.client.exists(f"{self.base}:ids", f"{self.base}:docs"):
+                if plain is None and self.client.exists(*(f"{self.base}:{h}" for h in ("held", "ids", "docs"))):
                     plain = now  # not written yet: the first decision writes it (register)
                 self._adopted = [(int(plain), f"{self.base}:")] if plain is not None else []
             self._discovered = now
@@ -91,7 +91,7 @@ class Generations:
         now = self.current()
         if self._registered != now:
             self.client.sadd(self.key, now)
-            if self.client.exists(f"{self.base}:ids", f"{self.base}:docs"):
+            if self.client.exists(*(f"{self.base}:{h}" for h in ("held", "ids", "docs"))):
                 self.client.set(self.plain_key, now, nx=True)
             self._discovered = None
             self.expire()
@@ -100,8 +100,8 @@ class Generations:
     def key_names(self, generation: int | None = None, prefix: str | None = None) -> list[str]:
         prefix = prefix or self.prefix(generation)
         names = [f"{prefix}{t}{b:04x}" for t in range(4) for b in range(BUCKETS)]
-        hashes = [prefix + h for h in ("ids", "docids", "docs", "drops", "drops:old")]  # docs: as before docids
-        filed = [f"{prefix}{kind}{b:04x}" for kind in ("s", "k") for b in range(BUCKETS)]  # sentences, kept ids
+        hashes = [prefix + h for h in ("ids", "docids", "docs", "drops", "drops:old", "held")]  # docs: as before docids
+        filed = [f"{prefix}{kind}{b:04x}" for kind in ("s", "i", "k") for b in range(BUCKETS)]  # sentences, kept ids
         return names + filed + hashes
 
     def _unlink(self, names: list[str]) -> None:

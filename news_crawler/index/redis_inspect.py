@@ -10,15 +10,17 @@ from typing import Any
 from news_crawler.connection import is_cluster
 from news_crawler.fingerprint.simhash64 import blocks, distance, from_hex
 from news_crawler.index.base import SIMHASH, DropRecord, Match, SentenceRule, now_iso
+from news_crawler.index.kept_ids import all_ids, read_ids
 
 
 class Inspection:
     """Mixed into ``RedisStore``: it gives ``client``, ``live_prefixes()``, the key builders,
-    ``sentence_rule``, ``stats_key``, ``namespace`` and ``retention_days``."""
+    ``sentence_rule``, ``stats_key``, ``origins_key``, ``namespace`` and ``retention_days``."""
 
     client: Any
     sentence_rule: SentenceRule | None
     stats_key: str
+    origins_key: str
     namespace: str
     retention_days: float
 
@@ -43,8 +45,7 @@ class Inspection:
         for fp, prefix in fps.items():
             by_prefix.setdefault(prefix, []).append(fp)
         for prefix, group in by_prefix.items():
-            for fp, i in zip(group, self.client.hmget(prefix + "ids", [fp.to_bytes(8, "big") for fp in group])):
-                out[fp] = None if i is None else i.decode()
+            out.update(zip(group, read_ids(self.client, prefix, self.origins_key, [fp.to_bytes(8, "big") for fp in group])))
         return out
 
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
@@ -74,6 +75,18 @@ class Inspection:
                                       rec["distance"], rec["time"], rec.get("rule", SIMHASH)))
         return out
 
+    def kept_documents(self) -> dict[str, int]:
+        """Every kept document of the live generations: id -> simhash (a slow read, for
+        tests and audits)."""
+        return {i: int.from_bytes(fp, "big") for prefix in self.live_prefixes()
+                for fp, i in all_ids(self.client, prefix, self.origins_key).items()}
+
+    def held(self, prefix: str) -> int:
+        """Kept fingerprints under ``prefix``: its ``held`` count, else (an index of earlier
+        versions, the spread layout) the size of its ids hash."""
+        held = self.client.get(prefix + "held")
+        return int(held) if held is not None else int(self.client.hlen(prefix + "ids"))
+
     def counts(self) -> dict[str, int]:
         raw = self.client.hgetall(self.stats_key)
         return {"kept": 0, "dropped": 0, **{k.decode(): int(v) for k, v in raw.items()}}
@@ -89,7 +102,7 @@ class Inspection:
         """What ``news-dedup stats`` and ``news-crawler status`` show of the index."""
         counts = self.counts()
         return {"namespace": self.namespace,
-                "fingerprints": sum(self.client.hlen(prefix + "ids") for prefix in self.live_prefixes()),
+                "fingerprints": sum(self.held(prefix) for prefix in self.live_prefixes()),
                 "kept": counts["kept"], "dropped": counts["dropped"],
                 "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
                 "dropped_by_sentences": counts.get("dropped:sentences", 0),

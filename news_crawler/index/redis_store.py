@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import redis
 
@@ -15,20 +14,23 @@ from news_crawler.fingerprint.simhash64 import from_hex
 from news_crawler.index.base import (SIMHASH, Decision, Document, FingerprintStore, Item, SentenceRule, as_documents,
                                      check_document, id_key, now_iso)
 from news_crawler.index.generations import Generations
+from news_crawler.index.kept_ids import read_ids
 from news_crawler.index.redis_inspect import Inspection
 from news_crawler.index.scripts import lua
 
-_DECIDE_LUA = lua("decide.lua")
-_FORGET_LUA = (Path(__file__).with_name("forget.lua")).read_text(encoding="utf-8")
+_DECIDE_LUA = lua("decide.lua", "ids.lua")
+_FORGET_LUA = lua("forget.lua", "ids.lua")
 _KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
 
 
 class RedisStore(Inspection, FingerprintStore):
     """Keys, under a generation's prefix (``<namespace>:``, or ``<namespace>:g<n>:`` with
     retention): ``<table><block hex>`` buckets of 6-byte entries, ``s<hex>`` sentence buckets
-    of 10-byte entries, ``k<hex>`` small hashes filing kept ids, and the ``ids`` and ``drops``
-    hashes (and ``docids`` where an earlier version wrote it); ``<namespace>:stats``
-    and, with retention, ``<namespace>:generations`` (see ``decide.lua``).
+    of 10-byte entries, ``i<hex>`` small hashes filing kept ids by simhash (and the ``ids``
+    hash for long ones, see ``kept_ids.py``), ``k<hex>`` small hashes filing their simhashes
+    by id key, ``held`` counting them, the ``drops`` hash (and ``docids`` where an earlier
+    version wrote it); ``<namespace>:stats``, ``<namespace>:origins`` and, with retention,
+    ``<namespace>:generations`` (see ``decide.lua``).
 
     Retention (``retention_days`` > 0, ``generations.py``): a document is decided against
     every live generation and kept into the current one."""
@@ -61,6 +63,7 @@ class RedisStore(Inspection, FingerprintStore):
         # so one Lua call still decides atomically (the buckets are built inside the script).
         self.base = f"{{{namespace}}}" if is_cluster(client) else namespace
         self.stats_key = f"{self.base}:stats"
+        self.origins_key = f"{self.base}:origins"
         self.generations = Generations(client, self.base, retention_days, generation_days, clock)
         self._decide = client.register_script(_DECIDE_LUA)
         self._forget = client.register_script(_FORGET_LUA)
@@ -123,7 +126,7 @@ class RedisStore(Inspection, FingerprintStore):
         self.generations.register()
         time_ = now_iso()
         newest, *older = self.live_prefixes()
-        keys = [newest + "ids", newest + "docids", newest + "drops", self.stats_key]
+        keys = [newest + "ids", newest + "docids", newest + "drops", self.stats_key, self.origins_key]
         rule = self.sentence_rule
         args: list[object] = [self.max_distance, time_, time_[:10], newest,
                               rule.match if rule else 0, rule.max_distance if rule else 0,
@@ -155,7 +158,7 @@ class RedisStore(Inspection, FingerprintStore):
         ``docs`` hash (id -> simhash) of still earlier versions."""
         key = id_key(doc_id)
         fp = self.client.hget(self.docid_key(key, prefix), key[2:]) or self.client.hget(prefix + "docids", key)
-        if fp is not None and self.client.hget(prefix + "ids", fp) == doc_id.encode():
+        if fp is not None and read_ids(self.client, prefix, self.origins_key, [fp]) == [doc_id]:
             return fp
         return self.client.hget(prefix + "docs", doc_id)
 
@@ -173,7 +176,7 @@ class RedisStore(Inspection, FingerprintStore):
 
     def forget(self, doc_id: str) -> str:
         prefix = self._home(doc_id)[0]
-        keys = [prefix + "ids", prefix + "docids", prefix + "drops", self.stats_key]
+        keys = [prefix + "ids", prefix + "docids", prefix + "drops", self.stats_key, self.origins_key]
         result = self._forget(keys=keys, args=[doc_id, prefix, id_key(doc_id)])
         return result.decode() if isinstance(result, bytes) else (result or "")
 

@@ -1,0 +1,55 @@
+"""Reading kept ids (simhash -> doc id) as ``lua/ids.lua`` files them: in 65,536 small hashes
+``<prefix>i<first two simhash bytes as hex>`` under the other six bytes, a URL as byte 1, its
+origin's code in the origins hash and the rest of the URL; an id too long for that in the
+``<prefix>ids`` hash (8-byte simhash -> id), where earlier versions filed every id."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+_SHORT = re.compile(rb"\x01(\d+)(.*)", re.S)
+
+
+def id_hash(prefix: str, fp: bytes) -> str:
+    """The small hash the id kept with 8-byte simhash ``fp`` is filed in."""
+    return f"{prefix}i{fp[:2].hex()}"
+
+
+def _full(client: Any, origins_key: str, values: Sequence[bytes | None], filed: Sequence[bool]) -> list[str | None]:
+    """The ids values stand for: a value of a small hash (``filed``) may be a short URL, to
+    be given its origin back; the ids hash holds ids whole."""
+    shorts = [_SHORT.fullmatch(v) if f and v is not None and v[:1] == b"\1" else None for v, f in zip(values, filed)]
+    codes = sorted({m.group(1) for m in shorts if m})
+    origins = dict(zip(codes, client.hmget(origins_key, codes))) if codes else {}
+    return [None if v is None else ((origins.get(m.group(1)) or b"?") + m.group(2) if m else v).decode()
+            for v, m in zip(values, shorts)]
+
+
+def read_ids(client: Any, prefix: str, origins_key: str, fps: Sequence[bytes]) -> list[str | None]:
+    """The ids kept under ``prefix`` with the 8-byte simhashes ``fps`` (None where none is)."""
+    if not fps:
+        return []
+    pipe = client.pipeline(transaction=False)
+    for fp in fps:
+        pipe.hget(id_hash(prefix, fp), fp[2:])
+    values: list[bytes | None] = pipe.execute()
+    whole = [fp for fp, value in zip(fps, values) if value is None]
+    in_ids = dict(zip(whole, client.hmget(prefix + "ids", whole))) if whole else {}
+    return _full(client, origins_key, [in_ids[fp] if v is None else v for fp, v in zip(fps, values)],
+                 [v is not None for v in values])
+
+
+def all_ids(client: Any, prefix: str, origins_key: str, chunk: int = 4096) -> dict[bytes, str]:
+    """Every id kept under ``prefix``, by 8-byte simhash (reads all 65,536 small hashes)."""
+    whole: dict[bytes, bytes] = dict(client.hscan_iter(prefix + "ids", count=1000))
+    found: dict[bytes, bytes] = {}
+    for start in range(0, 1 << 16, chunk):
+        pipe = client.pipeline(transaction=False)
+        for high in range(start, start + chunk):
+            pipe.hgetall(id_hash(prefix, high.to_bytes(2, "big")))
+        for high, filed in zip(range(start, start + chunk), pipe.execute()):
+            found.update((high.to_bytes(2, "big") + low, value) for low, value in filed.items())
+    ids = _full(client, origins_key, list(found.values()), [True] * len(found)) + [v.decode() for v in whole.values()]
+    return dict(zip([*found, *whole], (i or "?" for i in ids)))

@@ -1,0 +1,77 @@
+
+-- Kept ids (simhash -> doc id), shared by decide.lua and forget.lua.
+-- An id is filed in one of 65,536 small hashes, <prefix>i<first two simhash bytes as hex>,
+-- under the simhash's other six bytes, so that the server keeps each one a listpack. A URL
+-- is filed short: byte 1, its origin's code, the rest of the URL; the ORIGINS hash numbers
+-- origins (scheme://host[:port] -> code and code -> origin, a counter under 'next'; a few
+-- entries a site, never deleted). An id still longer than FILED_MAX bytes (the server's
+-- default hash-max-listpack-value; a longer value would turn its small hash into a hash
+-- table) goes to the <prefix>ids hash (8-byte simhash -> id), where earlier versions filed
+-- every id: both are read.
+
+local FILED_MAX = 64
+local ORIGINS  -- the origins hash's key: set by the script before any call below
+local code_of, origin_of = {}, {}  -- what this call has read of ORIGINS
+
+local function id_hash(prefix, fp)
+  return format('%si%02x%02x', prefix, byte(fp, 1, 2))
+end
+
+-- The form an id is filed in (a new origin is numbered), or nil for an id that must be
+-- filed whole (one starting with byte 1 would read as a short form).
+local function short_id(id)
+  if byte(id, 1) == 1 then return nil end
+  local origin, rest = string.match(id, '^(%a[%w+.%-]*://[^/?#]+)(.*)$')
+  if not origin then return id end
+  local code = code_of[origin]
+  if not code then
+    code = redis.call('HGET', ORIGINS, origin)
+    if not code then
+      code = tostring(redis.call('HINCRBY', ORIGINS, 'next', 1))
+      redis.call('HSET', ORIGINS, origin, code, code, origin)
+    end
+    code_of[origin], origin_of[code] = code, origin
+  end
+  return '\1' .. code .. rest
+end
+
+-- The id a filed value stands for.
+local function full_id(value)
+  if byte(value, 1) ~= 1 then return value end
+  local code, rest = string.match(value, '^\1(%d+)(.*)$')
+  local origin = origin_of[code]
+  if not origin then
+    origin = redis.call('HGET', ORIGINS, code) or '?'
+    origin_of[code] = origin
+  end
+  return origin .. rest
+end
+
+-- The id kept under the generation prefix with 8-byte simhash fp, or false.
+local function kept_id(prefix, fp)
+  local value = redis.call('HGET', id_hash(prefix, fp), sub(fp, 3))
+  if value then return full_id(value) end
+  return redis.call('HGET', prefix .. 'ids', fp)
+end
+
+local function file_id(prefix, fp, id)
+  local short = short_id(id)
+  if short and #short <= FILED_MAX then
+    redis.call('HSET', id_hash(prefix, fp), sub(fp, 3), short)
+  else
+    redis.call('HSET', prefix .. 'ids', fp, id)
+  end
+end
+
+local function unfile_id(prefix, fp)
+  redis.call('HDEL', id_hash(prefix, fp), sub(fp, 3))
+  redis.call('HDEL', prefix .. 'ids', fp)
+end
+
+-- <prefix>held counts the generation's kept ids. An index of earlier versions has none yet
+-- and all its ids are in the ids hash: the count starts from there, before anything is filed.
+local function held_key(prefix)
+  local key = prefix .. 'held'
+  if redis.call('EXISTS', key) == 0 then redis.call('SET', key, redis.call('HLEN', prefix .. 'ids')) end
+  return key
+end
