@@ -73,6 +73,19 @@ def test_lookup_drops_and_daily_count(make_store):
     assert store.counts()["drops:" + drop.time[:10]] == 1
 
 
+def test_drops_are_listed_newest_first(make_store):
+    store = make_store()
+    original = 0x0F0F_0F0F_0F0F_0F0F
+    store.decide("orig", original)
+    for i in range(12):  # one at a time: twelve batches
+        assert store.decide(f"copy{i:02d}", original ^ (1 << (i % 5))).duplicate_of == "orig"
+    assert [d.id for d in store.drops(limit=5)] == ["copy11", "copy10", "copy09", "copy08", "copy07"]
+    assert store.forget("copy10") == "dropped"
+    assert store.decide("copy03", 1).replayed  # a replay is not a new drop
+    assert [d.id for d in store.drops(limit=3)] == ["copy11", "copy09", "copy08"]
+    assert len(store.drops(limit=100)) == 11 and store.drops(limit=0) == []
+
+
 def test_nearest_reports_the_matching_table(make_store):
     store = make_store()
     a = 0xAAAA_BBBB_CCCC_DDDD
@@ -266,6 +279,10 @@ def test_drop_records_are_capped_and_the_oldest_go_first(redis_client):
     drops, old = (redis_client.hlen(store.prefix() + k) for k in ("drops", "drops:old"))
     assert drops + old <= 10 and old == 5
     assert len(store.drops(limit=100)) == drops + old  # both hashes are listed
+    assert [d.id for d in store.drops(limit=3)] == ["copy22", "copy21", "copy20"]
+    redis_client.delete(store.prefix() + "drops:recent")  # as an index of earlier versions: hash order
+    assert {d.id for d in store.drops(limit=100)} == {k.decode() for k in redis_client.hkeys(store.prefix() + "drops")} | {
+        k.decode() for k in redis_client.hkeys(store.prefix() + "drops:old")}
     newest = store.decide("copy22", 5)  # a recent drop: answered from its record
     assert newest.replayed and newest.duplicate_of == "orig"
     oldest = store.decide("copy00", original ^ 1)  # its record went: decided again, the same way

@@ -228,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("expire", parents=[common], help="delete fingerprint generations older than the retention")
     p.set_defaults(func=cmd_expire)
 
-    p = sub.add_parser("drops", parents=[common], help="recorded near-duplicates and what they duplicate")
+    p = sub.add_parser("drops", parents=[common], help="recorded near-duplicates and what they duplicate, newest first")
     p.add_argument("--limit", type=int, default=100)
     p.set_defaults(func=cmd_drops)
     return parser

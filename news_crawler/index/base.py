@@ -170,7 +170,7 @@ class FingerprintStore(ABC):
 
     @abstractmethod
     def drops(self, limit: int = 100) -> list[DropRecord]:
-        """Recorded drops (up to ``limit``)."""
+        """Recorded drops (up to ``limit``), newest first."""
 
     @abstractmethod
     def counts(self) -> dict[str, int]:

@@ -23,7 +23,9 @@
 --          hex>: field the other six bytes, value the 8-byte simhash. A hit counts only when
 --          the id kept with that simhash is the same id. <prefix>docs (doc id -> simhash),
 --          written by still earlier versions, is read too where it exists.
--- KEYS[3]  drops hash: doc id -> JSON {simhash (16 hex digits), duplicate_of, distance, time, rule}
+-- KEYS[3]  drops hash: doc id -> JSON {simhash (16 hex digits), duplicate_of, distance, time, rule};
+--          <drops hash>:recent lists the ids of its generation's last RECENT_DROPS drops,
+--          newest first (the hash has no order)
 -- KEYS[4]  stats hash: kept, dropped, dropped:sentences, drops:<YYYY-MM-DD>
 -- KEYS[5]  origins hash (lua/ids.lua), one for every generation
 -- ARGV[1]  max distance (0..3)
@@ -55,6 +57,7 @@ local max_distance = tonumber(ARGV[1])
 local now, day, prefix = ARGV[2], ARGV[3], ARGV[4]
 local s_match, s_distance, s_slack = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local docs_key, drops_key, stats_key = KEYS[2], KEYS[3], KEYS[4]
+local recent_key, RECENT_DROPS = KEYS[3] .. ':recent', 10000
 ORIGINS = KEYS[5]
 
 -- Live generations, newest first: prefixes, and their docids / drops hashes.
@@ -200,6 +203,7 @@ for j = 0, n_docs - 1 do
       redis.call('HSET', drops_key, id, cjson.encode({
         simhash = format('%02x%02x%02x%02x%02x%02x%02x%02x', byte(fp, 1, 8)), duplicate_of = dup,
         distance = dist, time = now, rule = rule }))
+      redis.call('LPUSH', recent_key, id)
       n_dropped = n_dropped + 1
       if rotate > 0 and redis.call('HLEN', drops_key) >= rotate then
         redis.call('UNLINK', prefix .. 'drops:old')  -- freed in the background
@@ -232,6 +236,7 @@ if n_kept > 0 then
   redis.call('INCRBY', held, n_kept)
 end
 if n_dropped > 0 then
+  redis.call('LTRIM', recent_key, 0, RECENT_DROPS - 1)
   redis.call('HINCRBY', stats_key, 'dropped', n_dropped)
   redis.call('HINCRBY', stats_key, 'drops:' .. day, n_dropped)
 end

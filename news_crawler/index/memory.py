@@ -170,7 +170,7 @@ class MemoryStore(FingerprintStore):
 
     def drops(self, limit: int = 100) -> list[DropRecord]:
         with self._lock:
-            return list(self._drops.values())[:limit]
+            return list(reversed(self._drops.values()))[:limit]  # newest first
 
     def counts(self) -> dict[str, int]:
         with self._lock:

@@ -65,14 +65,34 @@ class Inspection:
         return sorted(matches, key=lambda m: (m.distance, m.table, m.id))[:limit]
 
     def drops(self, limit: int = 100) -> list[DropRecord]:
-        out = []
-        for key in (prefix + name for prefix in self.live_prefixes() for name in ("drops", "drops:old")):
+        """Drop records, newest first: each live generation's last drops from its
+        ``drops:recent`` list (10,000 at most), then any others in the hashes' own order."""
+        out: list[DropRecord] = []
+        if limit < 1:
+            return out
+        seen: set[bytes] = set()
+        prefixes = self.live_prefixes()
+        for prefix in prefixes:
+            start, page = 0, max(limit, 100)
+            while len(out) < limit:
+                listed = self.client.lrange(prefix + "drops:recent", start, start + page - 1)
+                recent = [i for i in dict.fromkeys(listed) if i not in seen]
+                if recent:
+                    old = self.client.hmget(prefix + "drops:old", recent)
+                    for doc_id, raw, raw_old in zip(recent, self.client.hmget(prefix + "drops", recent), old):
+                        if (raw or raw_old) is not None and len(out) < limit:  # else forgotten since
+                            seen.add(doc_id)
+                            out.append(_drop_record(doc_id, raw or raw_old))
+                if len(listed) < page:
+                    break
+                start += page
+        for key in (prefix + name for prefix in prefixes for name in ("drops", "drops:old")):
             for doc_id, raw in self.client.hscan_iter(key, count=min(limit, 1000)):
                 if len(out) >= limit:
                     return out
-                rec = json.loads(raw)
-                out.append(DropRecord(doc_id.decode(), from_hex(rec["simhash"]), rec["duplicate_of"],
-                                      rec["distance"], rec["time"], rec.get("rule", SIMHASH)))
+                if doc_id not in seen:
+                    seen.add(doc_id)
+                    out.append(_drop_record(doc_id, raw))
         return out
 
     def kept_documents(self) -> dict[str, int]:
@@ -107,3 +127,9 @@ class Inspection:
                 "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
                 "dropped_by_sentences": counts.get("dropped:sentences", 0),
                 "retention_days": self.retention_days, "redis_memory_bytes": self.memory_used()}
+
+
+def _drop_record(doc_id: bytes, raw: bytes) -> DropRecord:
+    rec = json.loads(raw)
+    return DropRecord(doc_id.decode(), from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"], rec["time"],
+                      rec.get("rule", SIMHASH))

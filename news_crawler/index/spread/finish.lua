@@ -1,6 +1,7 @@
 -- Spread index, last step, in the slot of the id hashes: record what a batch decided.
 --
--- KEYS[1] ids hash, KEYS[2] docids hash, KEYS[3] drops hash, KEYS[4] stats hash (as decide.lua)
+-- KEYS[1] ids hash, KEYS[2] docids hash, KEYS[3] drops hash (and <drops hash>:recent, the
+-- last RECENT_DROPS dropped ids, newest first), KEYS[4] stats hash (as decide.lua)
 -- ARGV[1] time, ARGV[2] its day, ARGV[3] drop records before the drops hash becomes
 -- drops:old (decide.lua's ARGV[8]); ARGV[4] the rows, one string, each: a code ('K' kept,
 -- 'D' dropped when decided, 'L' lost a claim to another worker, 'W' the same id being
@@ -43,6 +44,7 @@ for n, r in ipairs(rows) do
 end
 local kept, dropped, by_sentences, lost = 0, 0, 0, 0
 local rotate = tonumber(ARGV[3])
+local RECENT_DROPS = 10000  -- as decide.lua
 for n, r in ipairs(rows) do
   local code, id, fp, dist, rule = r.code, r.id, r.fp, r.dist, r.rule
   local name, replay = names[n], 0
@@ -64,6 +66,7 @@ for n, r in ipairs(rows) do
     redis.call('HSET', KEYS[3], id, cjson.encode({
       simhash = string.format('%02x%02x%02x%02x%02x%02x%02x%02x', string.byte(fp, 1, 8)),
       duplicate_of = name, distance = dist, time = ARGV[1], rule = rule }))
+    redis.call('LPUSH', KEYS[3] .. ':recent', id)
     dropped = dropped + 1
     if rotate > 0 and redis.call('HLEN', KEYS[3]) >= rotate then
       redis.call('UNLINK', KEYS[3] .. ':old')
@@ -76,6 +79,7 @@ for n, r in ipairs(rows) do
 end
 if kept > 0 then redis.call('HINCRBY', KEYS[4], 'kept', kept) end
 if dropped > 0 then
+  redis.call('LTRIM', KEYS[3] .. ':recent', 0, RECENT_DROPS - 1)
   redis.call('HINCRBY', KEYS[4], 'dropped', dropped)
   redis.call('HINCRBY', KEYS[4], 'drops:' .. ARGV[2], dropped)
 end
