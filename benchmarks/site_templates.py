@@ -6,7 +6,10 @@ GBK), a mobile page (``<article>``/``<section>``, a 文/ byline, app prompts) an
 declared, byline with author and editor, previous/next links and comments with times), a
 party paper (date and source run together, editors in brackets), a self-media article
 (WeChat-like ``<section>``s, the writer as a bare name in the meta line, a date only) and a
-netease-like portal (GBK, 本文来源 and an editor code in the body, related and hot lists).
+netease-like portal (GBK, 本文来源 and an editor code in the body, related and hot lists),
+and a county site with no charset anywhere (GBK; headline, date-only byline with a click
+counter, story, editor, print/close, previous/next headlines and timed comments all
+``<br>`` lines of one table cell).
 
 Each returns ``(bytes, truth)``: truth has ``author`` ('' where the page names none),
 ``time`` (the numbers a right ``published_at`` starts with) and ``text`` (the story's
@@ -201,5 +204,32 @@ def netease(title: str, lines: list[str], others: list[str], rng: random.Random)
     return _page(html, "gbk", "", [y, m, d, hh, mm], lines)
 
 
+def county_site(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    y, m, d, _, _ = _when(rng)
+    author = rng.choice(NAMES)
+    gap = "\u3000"
+    cell = "<br>".join(
+        [f"<b>{escape(title)}</b>",
+         f"发布时间：{y}/{m:02d}/{d:02d}{gap}来源：{rng.choice(OUTLETS)}{gap}作者：{author}{gap}点击数："
+         "<script>document.write(Math.round(Math.random()*900))</script>", ""]
+        + [f"{gap * 2}{escape(x)}" for x in lines]
+        + ["", f"责任编辑：{rng.choice(NAMES)}", "【打印】【关闭】",
+           f"上一篇：<a href=/art/{y}/{m}/1.html>{escape(others[0])}</a>",
+           f"下一篇：<a href=/art/{y}/{m}/2.html>{escape(others[1])}</a>",
+           "网友评论", f"游客 {y}-{m:02d}-{d:02d} 18:{rng.randint(10, 59)}:07{gap}说得好，支持！",
+           f"热心市民 {y}-{m:02d}-{min(d + 1, 28):02d} 09:{rng.randint(10, 59)}:31{gap}希望多报道这样的事"])
+    html = (
+        "<html><head><title>" + escape(title) + "_某某县人民政府</title></head><body>"
+        "<table width=1000 border=0 cellpadding=0 cellspacing=0><tr><td colspan=2>"
+        "<a href=/>首页</a> | <a href=/zwgk/>政务公开</a> | <a href=/xwzx/>新闻中心</a> | <a href=/bsfw/>办事服务</a>"
+        "</td></tr><tr><td width=220 valign=top>栏目导航<br><a href=/xwzx/gzdt/>工作动态</a><br>"
+        "<a href=/xwzx/xzdt/>乡镇动态</a><br><a href=/xwzx/tzgg/>通知公告</a></td>"
+        f"<td valign=top>当前位置：<a href=/>首页</a> &gt; <a href=/xwzx/>新闻中心</a><br>{cell}</td></tr>"
+        "<tr><td colspan=2 align=center>主办：某某县人民政府办公室　地址：某某县人民路1号<br>"
+        "备案号：某ICP备05001234号　网站标识码：1234000012</td></tr></table></body></html>")
+    return _page(html, "gbk", author, [y, m, d], lines)
+
+
 TEMPLATES = {"government": government, "portal": portal, "old_cms": old_cms, "mobile": mobile,
-             "local_paper": local_paper, "party_paper": party_paper, "self_media": self_media, "netease": netease}
+             "local_paper": local_paper, "party_paper": party_paper, "self_media": self_media, "netease": netease,
+             "county_site": county_site}

@@ -88,7 +88,9 @@ def test_a_hyphen_in_a_headline_is_not_a_site_suffix(short_stories):
     _, lines = short_stories[2]
     for page_title, headline in (("57岁梅格-瑞恩宣布订婚 未婚夫为美国摇滚歌手", "57岁梅格-瑞恩宣布订婚 未婚夫为美国摇滚歌手"),
                                  ("57岁梅格-瑞恩宣布订婚_新浪网", "57岁梅格-瑞恩宣布订婚"),
-                                 ("县里召开秋粮收购工作会议-某县人民政府网", "县里召开秋粮收购工作会议")):
+                                 ("县里召开秋粮收购工作会议-某县人民政府网", "县里召开秋粮收购工作会议"),
+                                 ("麻辣鸡与卡迪-Ｂ隔空和解_某某县人民政府", "麻辣鸡与卡迪-Ｂ隔空和解"),
+                                 ("COVID-19疫苗进展 多国启动接种-某某网", "COVID-19疫苗进展 多国启动接种")):
         page = one_table_page(headline, lines).replace(f"<title>{headline}</title>", f"<title>{page_title}</title>")
         article = extract_article(page)
         assert article.title == headline and article.body.splitlines() == [" ".join(x.split()) for x in lines]
@@ -107,3 +109,22 @@ def test_a_short_story_in_a_one_table_page_is_found_and_a_page_without_one_gives
     no_story = one_table_page("视频：秋粮收购现场", []).replace("<td class=content></td>", "<td class=content>"
                                                                 "<embed src=/v/1.swf></td>")
     assert extract_article(no_story).body == ""  # the footer and the menu are no story
+
+
+def test_a_story_of_one_long_line_is_cut_at_a_footer_in_the_first_half_of_its_lines(short_stories):
+    """A story of a paragraph or two, then more short lines of chrome than it has lines: the
+    footer is past the middle of the text though not of the lines."""
+    title, lines = short_stories[3]
+    story = ["".join(lines)]  # one long line, as many sina bodies are
+    cell = "<br>".join([f"<b>{escape(title)}</b>", "发布时间：2019/03/01\u3000来源：本站\u3000作者：张建国\u3000点击数：",
+                        *story, "版权所有，未经授权不得转载。", "举报电话：010-12345678", "责任编辑：李明", "【打印】【关闭】",
+                        f"上一篇：<a href=/1.html>{escape(OTHER_HEADLINES[0])}</a>",
+                        f"下一篇：<a href=/2.html>{escape(OTHER_HEADLINES[1])}</a>", "网友评论", "游客 2019-03-05 18:22:07 说得好"])
+    page = (f"<html><head><title>{escape(title)}_某某县人民政府</title></head><body><table><tr>"
+            f"<td>栏目导航<br><a href=/a/>工作动态</a><br><a href=/b/>通知公告</a></td><td>{cell}</td></tr></table></body></html>")
+    article = extract_article(page)
+    assert article.body.splitlines() == story
+    assert (article.author, article.published_at[:10]) == ("张建国", "2019-03-01")
+    # The same lines where the story is many lines keep being cut by the lines' count alone.
+    many = lines * 3 + ["版权所有，未经授权不得转载。", "网友评论", "一条很长的评论" * 30]
+    assert chrome.strip_chrome("\n".join(many), "标题").splitlines() == lines * 3

@@ -71,15 +71,20 @@ def is_chrome(line: str, title: str = "") -> bool:
 def strip_chrome(body: str, title: str = "") -> str:
     """``body`` without chrome lines and trailing （责任编辑：...） notes, from after the headline
     when it stands in the first lines, cut where a comment box, related stories, page
-    numbers, a disclaimer or the site's footer begin in its second half."""
+    numbers, a disclaimer or the site's footer begin in its second half (of its lines, or of
+    its text)."""
     lines = body.split("\n")
     if title:  # menu or breadcrumb lines above the headline are not the story's
         head = next((i for i, line in enumerate(lines[:HEADLINE_WITHIN]) if same_headline(line, title)), -1)
         lines = lines[head + 1:]
+    total, before = sum(len(line.strip()) for line in lines), 0
     for i, line in enumerate(lines):
-        if i == 0 or i < len(lines) // 2:
-            continue
         line = line.strip()
+        # In the second half: of the lines, or of the text (a story of a few long lines).
+        second_half = i > 0 and (i >= len(lines) // 2 or 2 * before >= total)
+        before += len(line)
+        if not second_half:
+            continue
         if (_CLOSERS.match(line) or (len(line) <= CHROME_MAX_CHARS and _FOOTER.search(line))
                 or (_RELATED.match(line) and not any(_PARAGRAPH.match(x.strip()) for x in lines[i + 1:]))):
             lines = lines[:i]

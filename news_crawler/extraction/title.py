@@ -9,7 +9,7 @@ from lxml.html import HtmlElement
 from news_crawler.extraction.metadata import meta_content
 
 _TITLE_SPLIT = re.compile(r"\s*(?:_|\||-{1,2}|–|—|丨)\s*")
-_WORD_HYPHEN = re.compile(r"[\u4e00-\u9fa5A-Za-z]-[\u4e00-\u9fa5A-Za-z]")
+_WORD_HYPHEN = re.compile(r"[^\W_]-[^\W_]")  # letters or digits of any script on both sides: 卡迪-Ｂ, COVID-19
 
 
 def find_title(root: HtmlElement, text: str = "") -> str:
