@@ -104,7 +104,7 @@ def main() -> None:
         sentences = usage(client, [store.sentence_bucket_key(b << 8) for b in range(1 << 16)])
         ids = usage(client, [id_hash(store.prefix(), b.to_bytes(2, "big")) for b in range(1 << 16)]
                     + [store.ids_key, store.origins_key, store.prefix() + "held"])
-        drops = usage(client, [store.drops_key])
+        drops = usage(client, [store.drops_key, store.drops_key + ":old", store.drops_key + ":recent"])
         docs = usage(client, [store.docid_key(b.to_bytes(2, "big")) for b in range(1 << 16)] + [store.docs_key])
         per_kept = (tables + sentences + ids + docs) / n_kept
         per_drop = drops / max(1, n_dropped)

@@ -23,13 +23,13 @@
 --          hex>: field the other six bytes, value the 8-byte simhash. A hit counts only when
 --          the id kept with that simhash is the same id. <prefix>docs (doc id -> simhash),
 --          written by still earlier versions, is read too where it exists.
--- KEYS[3]  drops hash: doc id -> JSON {simhash (16 hex digits), duplicate_of, distance, time, rule};
+-- KEYS[3]  drops hash: doc id -> drop record (lua/drops.lua);
 --          <drops hash>:recent lists the ids of its generation's last RECENT_DROPS drops,
 --          newest first (the hash has no order)
 -- KEYS[4]  stats hash: kept, dropped, dropped:sentences, drops:<YYYY-MM-DD>
 -- KEYS[5]  origins hash (lua/ids.lua), one for every generation
 -- ARGV[1]  max distance (0..3)
--- ARGV[2]  time, ISO 8601; ARGV[3] its day, YYYY-MM-DD
+-- ARGV[2]  time, seconds since 1970; ARGV[3] its day (UTC), YYYY-MM-DD
 -- ARGV[4]  key prefix: table buckets are <prefix><table><block as 4 hex digits>, sentence
 --          buckets <prefix>s<4 hex digits>, e.g. news:0ab12 and news:s0ab1. They are built
 --          here rather than passed as KEYS to keep a batch's arguments small (a standalone
@@ -50,8 +50,8 @@
 -- simhash stored at the first decision: 8 bytes (kept) or 16 hex digits (dropped), '' otherwise;
 -- and the rule that dropped it ('simhash' or 'sentences'), '' when kept.
 
--- (lua/common.lua and lua/ids.lua, prepended, give POP, distance, sentence_entries,
--- sentence_mset, kept_id, file_id and held_key.)
+-- (lua/common.lua, lua/ids.lua and lua/drops.lua, prepended, give POP, distance,
+-- sentence_entries, sentence_mset, kept_id, file_id, held_key, pack_drop and unpack_drop.)
 
 local max_distance = tonumber(ARGV[1])
 local now, day, prefix = ARGV[2], ARGV[3], ARGV[4]
@@ -145,8 +145,8 @@ for j = 0, n_docs - 1 do
   if known then
     status, stored = 2, known
   elseif dropped then
-    local rec = cjson.decode(dropped)
-    status, dup, dist, stored, rule = 3, rec.duplicate_of, rec.distance, rec.simhash, rec.rule or 'simhash'
+    local rec = unpack_drop(dropped)
+    status, dup, dist, stored, rule = 3, rec.duplicate_of, rec.distance, rec.simhash, rec.rule
   else
     local best, best_entry, best_table, best_gen = max_distance + 1, nil, nil, nil
     local f = { byte(fp, 1, 8) }
@@ -200,9 +200,7 @@ for j = 0, n_docs - 1 do
       end
     end
     if status == 1 then
-      redis.call('HSET', drops_key, id, cjson.encode({
-        simhash = format('%02x%02x%02x%02x%02x%02x%02x%02x', byte(fp, 1, 8)), duplicate_of = dup,
-        distance = dist, time = now, rule = rule }))
+      redis.call('HSET', drops_key, id, pack_drop(fp, dist, rule, now, dup))
       redis.call('LPUSH', recent_key, id)
       n_dropped = n_dropped + 1
       if rotate > 0 and redis.call('HLEN', drops_key) >= rotate then

@@ -1,7 +1,7 @@
 -- Remove one document from the index, in one step (see decide.lua for the layout).
 --
 -- KEYS[1] ids hash, KEYS[2] docids hash (earlier versions'), KEYS[3] drops hash, KEYS[4] stats hash,
--- KEYS[5] origins hash (lua/ids.lua, prepended with lua/common.lua)
+-- KEYS[5] origins hash (lua/ids.lua, prepended with lua/common.lua and lua/drops.lua)
 -- ARGV[1] doc id; ARGV[2] bucket key prefix (as in decide.lua); ARGV[3] the id's 8-byte key
 -- Returns 'kept' (its fingerprint left the four tables), 'dropped' (its drop record was
 -- removed) or '' (never decided). A kept document's sentence entries stay: they name a
@@ -22,9 +22,9 @@ if not fp then
   if not rec then return '' end
   redis.call('HDEL', where, id)
   redis.call('HINCRBY', KEYS[4], 'dropped', -1)
-  local drop = cjson.decode(rec)
+  local drop = unpack_drop(rec)
   if drop.rule == 'sentences' then redis.call('HINCRBY', KEYS[4], 'dropped:sentences', -1) end
-  local day = 'drops:' .. string.sub(drop.time or '', 1, 10)  -- the day it was counted under
+  local day = 'drops:' .. drop.day  -- the day it was counted under
   if tonumber(redis.call('HGET', KEYS[4], day) or '0') > 0 then redis.call('HINCRBY', KEYS[4], day, -1) end
   return 'dropped'
 end

@@ -17,7 +17,7 @@ def id_hash(prefix: str, fp: bytes) -> str:
     return f"{prefix}i{fp[:2].hex()}"
 
 
-def _full(client: Any, origins_key: str, values: Sequence[bytes | None], filed: Sequence[bool]) -> list[str | None]:
+def full_ids(client: Any, origins_key: str, values: Sequence[bytes | None], filed: Sequence[bool]) -> list[str | None]:
     """The ids values stand for: a value of a small hash (``filed``) may be a short URL, to
     be given its origin back; the ids hash holds ids whole."""
     shorts = [_SHORT.fullmatch(v) if f and v is not None and v[:1] == b"\1" else None for v, f in zip(values, filed)]
@@ -37,7 +37,7 @@ def read_ids(client: Any, prefix: str, origins_key: str, fps: Sequence[bytes]) -
     values: list[bytes | None] = pipe.execute()
     whole = [fp for fp, value in zip(fps, values) if value is None]
     in_ids = dict(zip(whole, client.hmget(prefix + "ids", whole))) if whole else {}
-    return _full(client, origins_key, [in_ids[fp] if v is None else v for fp, v in zip(fps, values)],
+    return full_ids(client, origins_key, [in_ids[fp] if v is None else v for fp, v in zip(fps, values)],
                  [v is not None for v in values])
 
 
@@ -51,5 +51,5 @@ def all_ids(client: Any, prefix: str, origins_key: str, chunk: int = 4096) -> di
             pipe.hgetall(id_hash(prefix, high.to_bytes(2, "big")))
         for high, filed in zip(range(start, start + chunk), pipe.execute()):
             found.update((high.to_bytes(2, "big") + low, value) for low, value in filed.items())
-    ids = _full(client, origins_key, list(found.values()), [True] * len(found)) + [v.decode() for v in whole.values()]
+    ids = full_ids(client, origins_key, list(found.values()), [True] * len(found)) + [v.decode() for v in whole.values()]
     return dict(zip([*found, *whole], (i or "?" for i in ids)))

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from news_crawler.connection import is_cluster
-from news_crawler.fingerprint.simhash64 import blocks, distance, from_hex
-from news_crawler.index.base import SIMHASH, DropRecord, Match, SentenceRule, now_iso
+from news_crawler.fingerprint.simhash64 import blocks, distance
+from news_crawler.index.base import DropRecord, Match, SentenceRule, now_iso
+from news_crawler.index.drop_records import drop_records
 from news_crawler.index.kept_ids import all_ids, read_ids
 
 
@@ -67,33 +67,35 @@ class Inspection:
     def drops(self, limit: int = 100) -> list[DropRecord]:
         """Drop records, newest first: each live generation's last drops from its
         ``drops:recent`` list (10,000 at most), then any others in the hashes' own order."""
-        out: list[DropRecord] = []
+        found: list[tuple[bytes, bytes]] = []
         if limit < 1:
-            return out
+            return []
         seen: set[bytes] = set()
         prefixes = self.live_prefixes()
         for prefix in prefixes:
             start, page = 0, max(limit, 100)
-            while len(out) < limit:
+            while len(found) < limit:
                 listed = self.client.lrange(prefix + "drops:recent", start, start + page - 1)
                 recent = [i for i in dict.fromkeys(listed) if i not in seen]
                 if recent:
                     old = self.client.hmget(prefix + "drops:old", recent)
                     for doc_id, raw, raw_old in zip(recent, self.client.hmget(prefix + "drops", recent), old):
-                        if (raw or raw_old) is not None and len(out) < limit:  # else forgotten since
+                        if (raw or raw_old) is not None and len(found) < limit:  # else forgotten since
                             seen.add(doc_id)
-                            out.append(_drop_record(doc_id, raw or raw_old))
+                            found.append((doc_id, raw or raw_old))
                 if len(listed) < page:
                     break
                 start += page
         for key in (prefix + name for prefix in prefixes for name in ("drops", "drops:old")):
+            if len(found) >= limit:
+                break
             for doc_id, raw in self.client.hscan_iter(key, count=min(limit, 1000)):
-                if len(out) >= limit:
-                    return out
+                if len(found) >= limit:
+                    break
                 if doc_id not in seen:
                     seen.add(doc_id)
-                    out.append(_drop_record(doc_id, raw))
-        return out
+                    found.append((doc_id, raw))
+        return drop_records(self.client, self.origins_key, [i for i, _ in found], [r for _, r in found])
 
     def kept_documents(self) -> dict[str, int]:
         """Every kept document of the live generations: id -> simhash (a slow read, for
@@ -128,8 +130,3 @@ class Inspection:
                 "dropped_by_sentences": counts.get("dropped:sentences", 0),
                 "retention_days": self.retention_days, "redis_memory_bytes": self.memory_used()}
 
-
-def _drop_record(doc_id: bytes, raw: bytes) -> DropRecord:
-    rec = json.loads(raw)
-    return DropRecord(doc_id.decode(), from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"], rec["time"],
-                      rec.get("rule", SIMHASH))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 
@@ -11,15 +10,16 @@ import redis
 from news_crawler import defaults
 from news_crawler.connection import is_cluster
 from news_crawler.fingerprint.simhash64 import from_hex
-from news_crawler.index.base import (SIMHASH, Decision, Document, FingerprintStore, Item, SentenceRule, as_documents,
-                                     check_document, id_key, now_iso)
+from news_crawler.index.base import (Decision, Document, FingerprintStore, Item, SentenceRule, as_documents,
+                                     check_document, id_key)
+from news_crawler.index.drop_records import drop_records
 from news_crawler.index.generations import Generations
 from news_crawler.index.kept_ids import read_ids
 from news_crawler.index.redis_inspect import Inspection
 from news_crawler.index.scripts import lua
 
-_DECIDE_LUA = lua("decide.lua", "ids.lua")
-_FORGET_LUA = lua("forget.lua", "ids.lua")
+_DECIDE_LUA = lua("decide.lua", "ids.lua", "drops.lua")
+_FORGET_LUA = lua("forget.lua", "ids.lua", "drops.lua")
 _KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
 
 
@@ -124,11 +124,11 @@ class RedisStore(Inspection, FingerprintStore):
 
     def _decide_batch(self, docs: Sequence[Document]) -> list[Decision]:
         self.generations.register()
-        time_ = now_iso()
+        seconds = int(time.time())
         newest, *older = self.live_prefixes()
         keys = [newest + "ids", newest + "docids", newest + "drops", self.stats_key, self.origins_key]
         rule = self.sentence_rule
-        args: list[object] = [self.max_distance, time_, time_[:10], newest,
+        args: list[object] = [self.max_distance, seconds, time.strftime("%Y-%m-%d", time.gmtime(seconds)), newest,
                               rule.match if rule else 0, rule.max_distance if rule else 0,
                               rule.length_slack if rule else 0, self.drops_rotate, len(older), *older]
         for doc in docs:
@@ -185,7 +185,6 @@ class RedisStore(Inspection, FingerprintStore):
         if kept is not None:
             return Decision(doc_id, int.from_bytes(kept, "big"), replayed=True)
         if dropped is not None:
-            rec = json.loads(dropped)
-            return Decision(doc_id, from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"], replayed=True,
-                            rule=rec.get("rule", SIMHASH))
+            (rec,) = drop_records(self.client, self.origins_key, [doc_id], [dropped])
+            return Decision(doc_id, rec.simhash, rec.duplicate_of, rec.distance, replayed=True, rule=rec.rule)
         return None

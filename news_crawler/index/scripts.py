@@ -6,10 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 _HERE = Path(__file__).parent
-_COMMON = (_HERE / "lua" / "common.lua").read_text(encoding="utf-8")
 
 
-def lua(name: str, *shared: str) -> str:
-    """The script ``index/<name>`` with the common part and ``lua/<shared>`` before it."""
-    parts = [(_HERE / "lua" / part).read_text(encoding="utf-8") for part in shared]
-    return "".join([_COMMON, *parts, (_HERE / name).read_text(encoding="utf-8")])
+def shared(*parts: str) -> str:
+    """``lua/common.lua`` and ``lua/<part>`` for each of ``parts``, in order."""
+    return "".join((_HERE / "lua" / part).read_text(encoding="utf-8") for part in ("common.lua", *parts))
+
+
+def lua(name: str, *parts: str) -> str:
+    """The script ``index/<name>`` with the shared parts before it."""
+    return shared(*parts) + (_HERE / name).read_text(encoding="utf-8")

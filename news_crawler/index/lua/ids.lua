@@ -18,9 +18,10 @@ local function id_hash(prefix, fp)
 end
 
 -- The form an id is filed in (a new origin is numbered), or nil for an id that must be
--- filed whole (one starting with byte 1 would read as a short form).
+-- filed whole (one starting with byte 0 or 1 would read as a marked form).
 local function short_id(id)
-  if byte(id, 1) == 1 then return nil end
+  local first = byte(id, 1)
+  if first == 0 or first == 1 then return nil end
   local origin, rest = string.match(id, '^(%a[%w+.%-]*://[^/?#]+)(.*)$')
   if not origin then return id end
   local code = code_of[origin]
