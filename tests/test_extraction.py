@@ -308,3 +308,17 @@ def test_the_headline_repeated_with_other_spaces_is_still_the_headline(story_lin
     for written in ("习近平\u3000会见\u3000美国总统", "习近平\xa0会见 美国总统", "习近平会见美国总统"):
         lines = ["首页 > 新闻", written, "2024-05-06 10:20 来源：新华社", *story_lines]
         assert chrome.strip_chrome("\n".join(lines), title).splitlines() == story_lines, written
+
+
+@pytest.mark.parametrize("prolog", ["<?xml version='1.0' encoding='gbk'?>", '\ufeff<?xml version="1.0" encoding="UTF-8"?>\n',
+                                    "  <?xml version='1.0' encoding='gb2312' standalone='no'?>"])
+def test_an_xhtml_page_with_an_xml_prolog_is_extracted(prolog):
+    story = "县里召开秋粮收购工作会议，部署今年秋粮收购各项工作，要求各乡镇切实做好收购服务。" * 6
+    page = (f"{prolog}<!DOCTYPE html PUBLIC '-//W3C//DTD XHTML 1.0 Transitional//EN' 'x'>"
+            "<html xmlns='http://www.w3.org/1999/xhtml'><head><title>县里召开秋粮收购工作会议_某县新闻网</title></head>"
+            "<body><h1>县里召开秋粮收购工作会议</h1><div>2019年03月01日 10:23　来源：某县日报　作者：张建国</div>"
+            f"<div class='content'><p>{story}</p><p>{story}</p></div></body></html>")
+    article = extract_article(page)
+    assert (article.title, article.author, article.published_at) == ("县里召开秋粮收购工作会议", "张建国",
+                                                                      "2019-03-01T10:23:00+08:00")
+    assert article.body.splitlines() == [story, story]

@@ -27,6 +27,15 @@ def article_page(title: str, paragraphs: list[str], extra: str = "") -> bytes:
             f"<div class='article'>{body}</div>{extra}<a href='/news/other.html'>下一篇</a></body></html>").encode()
 
 
+def xhtml_article_page(title: str, paragraphs: list[str]) -> bytes:
+    """An older site's XHTML article: an XML prolog declaring GBK, the only charset anywhere."""
+    page = article_page(title, paragraphs).decode().replace("<meta charset='utf-8'>", "")
+    page = page.replace("<!DOCTYPE html><html>", "<?xml version='1.0' encoding='gbk'?>\n<!DOCTYPE html PUBLIC "
+                        "'-//W3C//DTD XHTML 1.0 Transitional//EN' 'http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd'>"
+                        "<html xmlns='http://www.w3.org/1999/xhtml'>")
+    return page.encode("gbk", "xmlcharrefreplace")
+
+
 def list_page(links: list[str], more: str = "") -> bytes:
     items = "".join(f"<li><a href='{u}'>标题{n}</a></li>" for n, u in enumerate(links))
     return f"<html><body><ul>{items}</ul>{more}</body></html>".encode()
@@ -39,7 +48,10 @@ def site(sina_articles):
     urls = [f"{SITE}/news/2024/a{n}.html" for n in range(9)]
     mirror = Mirror(Catalog(), day=1)
     for n, (url, a) in enumerate(zip(urls[:8], texts)):
-        mirror.add(url, article_page(a["title"], a["body"].splitlines()))
+        if n in (2, 3):  # the XHTML list's articles are XHTML too
+            mirror.add(url, xhtml_article_page(a["title"], a["body"].splitlines()), "application/xhtml+xml")
+        else:
+            mirror.add(url, article_page(a["title"], a["body"].splitlines()))
     sentences = [s + "。" for s in texts[8]["body"].replace("\n", "").split("。") if s.strip()]
     cut = len(sentences) // 3
     thirds = [sentences[:cut], sentences[cut:2 * cut], sentences[2 * cut:]]
@@ -119,6 +131,10 @@ def test_feeds_xhtml_pagination_and_multi_page_articles(tmp_path, redis_server, 
     assert all(s.strip() in joined for s in sentences)  # the three pages' text, in one item
     assert joined.index(sentences[0].strip()) < joined.index(sentences[-1].strip())
     assert items[story]["title"] == texts[8]["title"]
+    for n in (2, 3):  # XHTML, GBK declared only in the XML prolog
+        first = texts[n]["body"].splitlines()[0].strip()
+        assert items[urls[n]]["title"] == texts[n]["title"] and items[urls[n]]["body"].startswith(first[:30])
+        assert items[urls[n]]["published_at"].startswith("2024-05-06T10:20")
     assert mirror.article_requests().count(mirror_path(story.replace(".html", "_2.html"))) == 1  # once, as page 2
 
     redis_client.delete(*redis_client.keys("news:*"))  # a fresh start, one list page deep

@@ -136,10 +136,16 @@ def _densest_text(page: lxml.html.HtmlElement, body: str) -> str:
     return text if len(text) >= SHORT_BODY or len(_SENTENCE_END.findall(text)) >= 2 else ""
 
 
+# An XHTML page's prolog: lxml refuses a decoded string that still declares an encoding.
+_XML_DECLARATION = re.compile(r"^\ufeff?\s*<\?xml[^>]*\?>")
+
+
 def extract_article(html: str, url: str = "") -> Article:
-    """Title, author, published_at (ISO 8601) and plain-text body of an article page.
-    Fields that cannot be found are empty strings; nothing raises on odd HTML."""
-    if not html or not html.strip():
+    """Title, author, published_at (ISO 8601) and plain-text body of an article page (HTML,
+    or XHTML with its ``<?xml ...?>`` prolog). Fields that cannot be found are empty
+    strings; nothing raises on odd HTML."""
+    html = _XML_DECLARATION.sub("", html or "", count=1)
+    if not html.strip():
         return Article()
     root = _parse(html)
     if root is None:
