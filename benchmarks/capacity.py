@@ -20,6 +20,7 @@ import random
 import string
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import redis
@@ -127,15 +128,16 @@ def main() -> None:
                 cells.append(f"{total / 2**30:11.2f} GiB" if total >= 2**30 else f"{total / 2**20:11.0f} MiB")
             print(f"{per_day:>12,}" + "".join(f"{c:>14}" for c in cells))
         if args.outcomes:
-            outcomes_table(client, rng, args.outcomes)
+            outcomes_table(client, rng, args.outcomes, url)
 
 
-def outcomes_table(client: redis.Redis, rng: random.Random, n: int, keep_days: int = 30) -> None:
+def outcomes_table(client: redis.Redis, rng: random.Random, n: int, url: Callable[[random.Random], str],
+                   keep_days: int = 30) -> None:
     outcomes = OutcomeStore(client, "cap:outcomes", "cap:attempts", keep_days=keep_days)
     for _ in range(n):
         outcomes.record(url(rng), rng.choice(("kept", "kept", "kept", "duplicate", "invalid")))
     per_url = usage(client, outcomes.keys()) / n
-    print(f"\nURL outcomes: {per_url:.1f} bytes a URL (66-character URLs); {keep_days} days kept:")
+    print(f"\nURL outcomes: {per_url:.1f} bytes a URL; {keep_days} days kept:")
     for per_day in (10_000, 100_000, 1_000_000):
         total = per_day * keep_days * per_url
         print(f"{per_day:>12,} URLs a day {total / 2**30:9.2f} GiB" if total >= 2**30

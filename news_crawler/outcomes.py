@@ -1,7 +1,8 @@
 """An outcome for every URL a crawl takes from its queue, recorded in Redis.
 
 ``<spider>:outcomes:<YYYY-MM-DD>`` (the UTC day it was recorded) maps a URL to
-``{"outcome", "reason", "time"}``: kept, duplicate, invalid, gone (404/410: not retried),
+``<outcome>|<time, seconds since 1970>|<reason>`` (JSON ``{"outcome", "reason", "time"}``
+as earlier versions wrote it, still read): kept, duplicate, invalid, gone (404/410: not retried),
 robots (refused by robots.txt: not retried), failed (transient: Scrapy's retries within the
 run are spent; the request waits for the next run), given_up (failed on
 ``OUTCOME_RETRY_RUNS`` runs), error (an exception in a callback or pipeline: the request
@@ -19,6 +20,7 @@ succeed or are given up) and whether a URL replayed after a crash was written be
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta, timezone
@@ -29,6 +31,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from news_crawler import connection
 
 GONE_STATUSES = (404, 410)
+_OUTCOME = re.compile(r"[A-Za-z0-9_]+")  # as _RECORD reads it back
 DAY = 86_400
 # Runs in which a URL failed, counted once a run however often the count is replayed (a
 # write kept through a Redis outage runs whole again): "<count>:<run>". A bare number, as
@@ -51,12 +54,12 @@ return n
 # outcome changes moves from one count to the other, and a write replayed after an outage
 # (the same outcome again) counts nothing.
 # KEYS[1] outcomes hash, KEYS[2] its counts, KEYS[3] attempts hash; ARGV[1] URL, ARGV[2] the
-# record (JSON), ARGV[3] outcome, ARGV[4] when both hashes expire (0: never), ARGV[5] 1 to
+# record (outcome|seconds|reason, or JSON as earlier versions wrote it), ARGV[3] outcome, ARGV[4] when both hashes expire (0: never), ARGV[5] 1 to
 # clear the URL's attempts.
 _RECORD = """
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-local before = old and cjson.decode(old).outcome
+local before = old and (string.match(old, '^([%w_]+)|') or cjson.decode(old).outcome)
 if before ~= ARGV[3] then
   if before then redis.call('HINCRBY', KEYS[2], before, -1) end
   redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
@@ -107,9 +110,10 @@ class OutcomeStore:
         return f"{self.outcomes_key}:counts" + (f":{day.isoformat()}" if day else "")
 
     def record(self, url: str, outcome: str, reason: str = "") -> None:
+        if not _OUTCOME.fullmatch(outcome):
+            raise ValueError(f"an outcome is one word of letters, digits and _, got {outcome!r}")
         now = self.clock()
-        value = json.dumps({"outcome": outcome, "reason": reason, "time": now.isoformat(timespec="seconds")},
-                           ensure_ascii=False)
+        value = f"{outcome}|{int(now.timestamp())}|{reason}"
         if self.keep_days > 0:
             keys = [self._day_key(now.date()), self.counts_key(now.date())]
             day_start = datetime.combine(now.date(), time(), timezone.utc).timestamp()
@@ -132,7 +136,7 @@ class OutcomeStore:
         for key in self.keys():
             pipe.hget(key, url)
         raw = next((r for r in pipe.execute() if r), None)
-        return json.loads(raw) if raw else None
+        return parse_outcome(raw) if raw else None
 
     def count_attempt(self, url: str) -> int:
         """This run is one in which ``url`` failed; returns in how many it has so far."""
@@ -145,8 +149,17 @@ class OutcomeStore:
             pipe.hgetall(key)
         out: dict[str, dict[str, str]] = {}
         for found in pipe.execute():  # oldest first: a later day's outcome wins
-            out.update({k.decode(): json.loads(v) for k, v in found.items()})
+            out.update({k.decode(): parse_outcome(v) for k, v in found.items()})
         return out
+
+
+def parse_outcome(raw: bytes) -> dict[str, str]:
+    """``{"outcome", "reason", "time"}`` (ISO 8601) of a recorded outcome, either form."""
+    if raw[:1] == b"{":
+        return json.loads(raw)
+    outcome, seconds, reason = raw.decode().split("|", 2)
+    when = datetime.fromtimestamp(int(seconds), timezone.utc).isoformat(timespec="seconds")
+    return {"outcome": outcome, "reason": reason, "time": when}
 
 
 def classify_failure(failure: Any) -> tuple[str, str]:

@@ -2,6 +2,8 @@
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from news_crawler.outcomes import DAY, OutcomeStore
 
 URL = "https://news.sina.com.cn/c/2019-11-25/doc-iihnzahi3275702.shtml"
@@ -54,6 +56,22 @@ def test_outcomes_recorded_before_day_hashes_are_still_read(redis_client):
     redis_client.hset("sina:outcomes", URL, '{"outcome": "kept", "reason": "", "time": "2026-01-01T00:00:00+00:00"}')
     outcomes = store(redis_client, Clock(datetime.now(timezone.utc)))
     assert outcomes.get(URL)["outcome"] == "kept" and URL in outcomes.all()
+
+
+def test_an_outcome_is_a_short_record_and_one_in_json_is_still_counted_when_it_changes(redis_client):
+    clock = Clock(datetime.now(timezone.utc).replace(microsecond=0))  # a day hash of the past expires at once
+    outcomes = store(redis_client, clock)
+    outcomes.record(URL, "failed", "HTTP 503 | retried")
+    key = f"sina:outcomes:{clock.now.date().isoformat()}"
+    assert redis_client.hget(key, URL) == f"failed|{int(clock.now.timestamp())}|HTTP 503 | retried".encode()
+    assert outcomes.get(URL) == {"outcome": "failed", "reason": "HTTP 503 | retried", "time": clock.now.isoformat()}
+    other = URL + "?json"
+    redis_client.hset(key, other, '{"outcome": "duplicate", "reason": "", "time": "2026-01-01T08:00:00+00:00"}')
+    redis_client.hincrby(outcomes.counts_key(clock.now.date()), "duplicate", 1)
+    outcomes.record(other, "kept")  # the JSON record's outcome moves out of its count
+    assert outcomes.counts() == {"failed": 1, "kept": 1}
+    with pytest.raises(ValueError, match="outcome"):
+        outcomes.record(URL, "not one|word")
 
 
 def test_keep_days_zero_keeps_one_hash_forever(redis_client):
