@@ -8,7 +8,8 @@ strings, the small hashes and the ids hash filing kept ids, the drops hash) and 
 of memory for articles a day x retention, from those measured bytes: with retention a
 generation's worth more is held (the one being filled), so a window of R days holds
 R + generation days of articles at most. Then the crawl's own per-URL record: ``--outcomes``
-URL outcomes in one day's hash, as the tracker writes them, and what
+URL outcomes in one day's hash, as the tracker writes them (three in five kept, one in five a
+near-duplicate naming the URL it copies, one in five invalid with its reason), and what
 ``OUTCOMES_KEEP_DAYS`` days of them hold.
 """
 
@@ -135,7 +136,10 @@ def outcomes_table(client: redis.Redis, rng: random.Random, n: int, url: Callabl
                    keep_days: int = 30) -> None:
     outcomes = OutcomeStore(client, "cap:outcomes", "cap:attempts", keep_days=keep_days)
     for _ in range(n):
-        outcomes.record(url(rng), rng.choice(("kept", "kept", "kept", "duplicate", "invalid")))
+        outcome = rng.choice(("kept", "kept", "kept", "duplicate", "invalid"))
+        reason = {"kept": "", "duplicate": f"near-duplicate of {url(rng)} (distance 2, rule simhash)",
+                  "invalid": "invalid article (article text too short (57 < ARTICLE_MIN_CHARS=80))"}[outcome]
+        outcomes.record(url(rng), outcome, reason)
     per_url = usage(client, outcomes.keys()) / n
     print(f"\nURL outcomes: {per_url:.1f} bytes a URL; {keep_days} days kept:")
     for per_day in (10_000, 100_000, 1_000_000):

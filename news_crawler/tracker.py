@@ -120,8 +120,9 @@ class OutcomeTracker:
     def item_dropped(self, item: Any, response: Response, exception: BaseException) -> None:
         outcome = getattr(exception, "outcome", "dropped")
         if outcome:
-            url, reason = item.get("url") or response.url, str(exception)[:200]
-            self.outage.run(lambda: self.store.record(url, outcome, reason))
+            url, reason = item.get("url") or response.url, str(exception)
+            reason = reason[: -len(url) - 2] if reason.endswith(f": {url}") else reason  # the record is the URL's
+            self.outage.run(lambda: self.store.record(url, outcome, reason[:200]))
         if not getattr(exception, "ends_lease", True) and response is not None:
             self._keep_lease.add(id(response.request))
         self._item_done(response)

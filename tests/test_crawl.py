@@ -13,6 +13,7 @@ from news_crawler.extraction import extract_article
 from news_crawler.extraction.decode import decode_html
 from news_crawler.fingerprint import Fingerprinter, distance, from_hex
 from news_crawler.index import RedisStore
+from news_crawler.outcomes import parse_outcome
 from news_mirror.catalog import add_bad_pages, build_catalog
 from news_mirror.server import Mirror, serve
 from news_crawler.spiders.portals import PORTALS
@@ -76,6 +77,12 @@ def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(tmp_pat
     store = RedisStore(redis_client, "news")
     drops = store.drops(limit=1000)
     dropped = {d.id for d in drops}
+    # Each drop's outcome names what it duplicates (the URL itself is the record's field).
+    day_hashes = redis_client.keys("*:outcomes:20*")
+    for d in drops:
+        rec = parse_outcome(next(r for r in (redis_client.hget(k, d.id) for k in day_hashes) if r))
+        assert rec == {**rec, "outcome": "duplicate",
+                       "reason": f"near-duplicate of {d.duplicate_of} (distance {d.distance}, rule {d.rule})"}
     # Each story with reprints is kept at most once (zero times when yet another saved page
     # of the same story was kept first); every copy not kept was dropped as a near-duplicate.
     fingerprinter = Fingerprinter()
@@ -101,6 +108,9 @@ def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(tmp_pat
     # Bad pages are counted as invalid with a reason, never crash the crawl.
     assert summary["sites"]["qq"]["invalid"] == 2 and summary["sites"]["ifeng"]["invalid"] == 1
     assert not set(catalog[1]) & set(kept)
+    for bad in catalog[1]:  # each outcome says why, without repeating its URL
+        rec = parse_outcome(next(r for r in (redis_client.hget(k, bad) for k in day_hashes) if r))
+        assert rec["outcome"] == "invalid" and rec["reason"].startswith("invalid article (") and bad not in rec["reason"]
 
     # Day 2: new articles appear on the list pages; only they are fetched.
     mirror.day = 2

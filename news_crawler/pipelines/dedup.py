@@ -56,7 +56,7 @@ class NearDuplicatePipeline:
         if fingerprint is None:
             self.stats.inc_value(f"articles/invalid/{site}")
             self.stats.inc_value("articles/invalid_reason/unfingerprintable")
-            raise InvalidArticle(f"invalid article {url}: {error}", log_level="INFO")
+            raise InvalidArticle(f"invalid article ({error}): {url}", log_level="INFO")
         item["simhash"] = to_hex(fingerprint.value)
         try:
             decision = await self.batcher.decide(url, fingerprint.value, fingerprint.sentences, fingerprint.length)

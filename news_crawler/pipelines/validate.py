@@ -22,7 +22,7 @@ class ValidationPipeline:
     def invalid(self, item: ArticleItem, reason: str, key: str) -> InvalidArticle:
         self.stats.inc_value(f"articles/invalid/{item.get('site')}")
         self.stats.inc_value(f"articles/invalid_reason/{key}")
-        return InvalidArticle(f"invalid article {item.get('url')}: {reason}", log_level="INFO")
+        return InvalidArticle(f"invalid article ({reason}): {item.get('url')}", log_level="INFO")
 
     def process_item(self, item: ArticleItem) -> ArticleItem:
         reason = item.pop("invalid_reason", None)
