@@ -17,6 +17,13 @@ from news_crawler.extraction.dates import parse_datetime, year_month
     ("发布日期：9/17/2004 5:54:13 AM", "2004-09-17T05:54:13+08:00"),
     ("7/5/2005 9:23:57 PM", "2005-07-05T21:23:57+08:00"),
     ("12/1/2005 12:05 am", "2005-12-01T00:05:00+08:00"),
+    ("2019-03-01 下午3:05", "2019-03-01T15:05:00+08:00"),
+    ("2019年3月1日 晚上9:30", "2019-03-01T21:30:00+08:00"),
+    ("2019-03-01 上午10:23", "2019-03-01T10:23:00+08:00"),
+    ("2019-03-01 中午12:10", "2019-03-01T12:10:00+08:00"),
+    ("2019-03-01 中午1:10", "2019-03-01T13:10:00+08:00"),
+    ("2019-03-01 下午15:05", "2019-03-01T15:05:00+08:00"),
+    ("2019-03-01 凌晨2:05", "2019-03-01T02:05:00+08:00"),
     ("17/9/2004 5:54 AM", ""),
     ("9/17/2004", ""),
     ("2月30日", ""),
@@ -36,3 +43,15 @@ def test_chinese_and_iso_dates(text, expected):
 ])
 def test_year_and_month(text, expected):
     assert year_month(text) == expected
+
+
+def test_a_byline_date_labelled_as_an_update_gives_way_to_the_publication_date():
+    from news_crawler.extraction import extract_article
+
+    story = "县里召开秋粮收购工作会议，部署今年秋粮收购各项工作，要求各乡镇切实做好收购服务。" * 4
+    for byline, expected in (("更新时间：2019-03-02 08:00 发布时间：2019-03-01 10:23", "2019-03-01T10:23:00+08:00"),
+                             ("2019-03-01 10:23 来源：某县日报 最后更新于 2019-03-02 08:00", "2019-03-01T10:23:00+08:00"),
+                             ("更新时间：2019-03-02 08:00", "2019-03-02T08:00:00+08:00")):  # the only one given
+        page = (f"<html><head><title>县里召开秋粮收购工作会议</title></head><body><h1>县里召开秋粮收购工作会议</h1>"
+                f"<div>{byline}</div><div><p>{story}</p><p>{story}</p></div></body></html>")
+        assert extract_article(page).published_at == expected, byline

@@ -7,11 +7,12 @@ from datetime import datetime, timedelta, timezone
 
 SHANGHAI = timezone(timedelta(hours=8), "Asia/Shanghai")
 
-# 2022-02-13 07:48[:00], 2022/2/13 7:48, 2022.02.13, 2022年2月13日 07:48, 2022年02月13日07时48分
+# 2022-02-13 07:48[:00], 2022/2/13 7:48, 2022.02.13, 2022年2月13日 07:48, 2022年02月13日07时48分,
+# 2022-02-13 下午3:05 (a half of the day before a 12-hour time)
 DATETIME = re.compile(
     r"(?<!\d)(?P<y>(?:19|20)\d\d)\s*(?:[-/.]|年)\s*(?P<m>1[0-2]|0?[1-9])\s*(?:[-/.]|月)\s*"
     r"(?P<d>3[01]|[12]\d|0?[1-9])(?!\d)\s*日?"
-    r"(?:\s*(?:T|星期.|周.)?\s*(?P<H>[01]?\d|2[0-3])\s*(?::|时)\s*(?P<M>[0-5]\d)(?!\d)"
+    r"(?:\s*(?:T|星期.|周.)?\s*(?P<cn>上午|下午|中午|晚上|凌晨|早上)?\s*(?P<H>[01]?\d|2[0-3])\s*(?::|时)\s*(?P<M>[0-5]\d)(?!\d)"
     r"(?:\s*(?::|分)\s*(?P<S>[0-5]\d)(?!\d))?)?"
 )
 # 9/17/2004 5:54:13 AM: month first, as old ASP sites print it; only with AM/PM, which
@@ -34,6 +35,9 @@ def iso_from_match(m: re.Match) -> str:
     half = (m.groupdict().get("half") or "").upper()
     if half:
         hour = hour % 12 + (12 if half == "PM" else 0)
+    cn = m.groupdict().get("cn")
+    if cn in ("下午", "晚上") and hour < 12 or cn == "中午" and hour < 11:
+        hour += 12
     return datetime(y, mo, d, hour, int(m["M"]), int(m["S"] or 0), tzinfo=SHANGHAI).isoformat()
 
 

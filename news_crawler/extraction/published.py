@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from lxml.html import HtmlElement
 
 from news_crawler.extraction.dates import dates_in, parse_datetime, year_month
@@ -13,11 +15,13 @@ _TIME_META = (
     "weibo:article:create_at", "sailthru.date", "date",
 )
 BYLINE_REACH = 300  # characters after the headline where its byline stands
+# "更新时间：" before a date: when the byline also gives another, that one is the publication's.
+_UPDATED = re.compile(r"(?:更新|修改|修订|编辑)(?:时间|日期|于)?\s*[:：]?\s*$")
 
 
 def find_published_at(root: HtmlElement, text: str, title: str) -> str:
     """ISO 8601 time from meta tags; else the byline's: the first date right after the
-    headline (a bare date when it gives no time: comments and sidebars further down carry
+    headline not labelled as an update (a bare date when it gives no time: comments and sidebars further down carry
     other times); else the first date with a time of day after the headline, else the
     first date after it; else the nearest date above the headline (e-paper layouts); else
     a year and month (1998年3月 -> 1998-03)."""
@@ -28,8 +32,9 @@ def find_published_at(root: HtmlElement, text: str, title: str) -> str:
     start = max(found, 0)
     if found >= 0:
         byline = dates_in(text, start, start + len(title) + BYLINE_REACH)
-        if byline:
-            return byline[0][1]
+        published = [d for d in byline if not _UPDATED.search(text[max(d[0] - 8, 0) : d[0]])]
+        if published or byline:
+            return (published or byline)[0][1]
     after = dates_in(text, start)
     timed = [iso for _, iso, has_time in after if has_time]
     if timed:
