@@ -55,3 +55,17 @@ def test_a_byline_date_labelled_as_an_update_gives_way_to_the_publication_date()
         page = (f"<html><head><title>县里召开秋粮收购工作会议</title></head><body><h1>县里召开秋粮收购工作会议</h1>"
                 f"<div>{byline}</div><div><p>{story}</p><p>{story}</p></div></body></html>")
         assert extract_article(page).published_at == expected, byline
+
+
+def test_a_labelled_byline_under_the_story_beats_a_date_the_story_tells_of():
+    from news_crawler.extraction import extract_article
+
+    lead = "2019年2月27日下午，佛山顺德区大良街道党工委委员一行八人到众创金融街进行实地考察调研，市金融局副局长等陪同调研。"
+    story = "调研组一行走访了多家企业，观看了宣传片，参观了服务中心，实地考察进驻企业情况，并围绕发展工作展开座谈。" * 3
+    page = ("<html><head><title>潘卓辉一行到众创金融街开展调研工作</title></head><body><h1>潘卓辉一行到众创金融街开展调研工作</h1>"
+            f"<div>来源于：东区办事处</div><div class='text'><p>{lead}</p><p>{story}</p></div>"
+            "<div>发布日期：2019-03-06</div><div>责任编辑：龙慧</div></body></html>")
+    assert extract_article(page).published_at == "2019-03-06"
+    # Where the byline gives no label and stands by the headline, it still wins.
+    page = page.replace("<div>来源于：东区办事处</div>", "<div>2019-03-05 10:20 来源：东区办事处</div>")
+    assert extract_article(page).published_at == "2019-03-05T10:20:00+08:00"

@@ -163,7 +163,7 @@ def extract_article(html: str, url: str = "") -> Article:
     return Article(
         title=title,
         author=find_author(root, text, title, clean),
-        published_at=find_published_at(root, text, title),
+        published_at=find_published_at(root, text, title, clean),
         body=clean,
         editor=find_editor(text, title, clean),
         source=find_source(text, title, clean),

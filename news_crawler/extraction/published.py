@@ -17,24 +17,39 @@ _TIME_META = (
 BYLINE_REACH = 300  # characters after the headline where its byline stands
 # "更新时间：" before a date: when the byline also gives another, that one is the publication's.
 _UPDATED = re.compile(r"(?:更新|修改|修订|编辑)(?:时间|日期|于)?\s*[:：]?\s*$")
+_PUBLISHED = re.compile(r"(?:发布|发表|发稿|刊发|出版)(?:时间|日期)\s*[:：]\s*$")
+_SENTENCE = re.compile(r"[，。；！？]")
 
 
-def find_published_at(root: HtmlElement, text: str, title: str) -> str:
+def _in_story(text: str, at: int, body: str) -> bool:
+    """The date at ``at`` stands in a sentence of the story (a date the story tells of): its
+    line is in the body, which chrome-stripping left without bylines, and has a pause."""
+    line_start, line_end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+    line = text[line_start : line_end if line_end >= 0 else len(text)].strip()
+    return bool(body) and len(line) >= 20 and line in body and bool(_SENTENCE.search(line))
+
+
+def find_published_at(root: HtmlElement, text: str, title: str, body: str = "") -> str:
     """ISO 8601 time from meta tags; else the byline's: the first date right after the
-    headline not labelled as an update (a bare date when it gives no time: comments and sidebars further down carry
-    other times); else the first date with a time of day after the headline, else the
-    first date after it; else the nearest date above the headline (e-paper layouts); else
-    a year and month (1998年3月 -> 1998-03)."""
+    headline not labelled as an update and not in a paragraph of the story (``body``) (a
+    bare date when it gives no time: comments and sidebars further down carry other times);
+    else the first date labelled as the publication's (发布时间：…, a byline under the story);
+    else the first date with a time of day after the headline, else the first date after it;
+    else the nearest date above the headline (e-paper layouts); else a year and month
+    (1998年3月 -> 1998-03)."""
     meta = parse_datetime(meta_content(root, _TIME_META))
     if meta and "T" in meta:
         return meta
     found = text.find(title[:12]) if title else -1
     start = max(found, 0)
     if found >= 0:
-        byline = dates_in(text, start, start + len(title) + BYLINE_REACH)
+        byline = [d for d in dates_in(text, start, start + len(title) + BYLINE_REACH) if not _in_story(text, d[0], body)]
         published = [d for d in byline if not _UPDATED.search(text[max(d[0] - 8, 0) : d[0]])]
         if published or byline:
             return (published or byline)[0][1]
+    labelled = [d for d in dates_in(text, start) if _PUBLISHED.search(text[max(d[0] - 8, 0) : d[0]])]
+    if labelled:
+        return labelled[0][1]
     after = dates_in(text, start)
     timed = [iso for _, iso, has_time in after if has_time]
     if timed:
