@@ -9,7 +9,8 @@ party paper (date and source run together, editors in brackets), a self-media ar
 netease-like portal (GBK, 本文来源 and an editor code in the body, related and hot lists),
 and a county site with no charset anywhere (GBK; headline, date-only byline with a click
 counter, story, editor, print/close, previous/next headlines and timed comments all
-``<br>`` lines of one table cell).
+``<br>`` lines of one table cell), and a city news site whose byline (source, author,
+publication time) stands under the story.
 
 Each returns ``(bytes, truth)``: truth has ``author`` ('' where the page names none),
 ``time`` (the numbers a right ``published_at`` starts with) and ``text`` (the story's
@@ -230,6 +231,22 @@ def county_site(title: str, lines: list[str], others: list[str], rng: random.Ran
     return _page(html, "gbk", author, [y, m, d], lines)
 
 
+def byline_under(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    y, m, d, hh, mm = _when(rng)
+    author = rng.choice(NAMES)
+    paras = "".join(f"<p>{escape(x)}</p>" for x in lines)
+    html = (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}_某某市新闻网</title></head><body>'
+        '<div class="top"><a href="/">首页</a> <a href="/sz/">时政</a> <a href="/sh/">社会</a></div>'
+        f'<div class="article"><h1>{escape(title)}</h1><div class="content">{paras}</div>'
+        f'<div class="info">来源：{rng.choice(OUTLETS)}　作者：{author}　发布时间：{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}</div>'
+        f'<div class="editor">责任编辑：{rng.choice(NAMES)}</div><div class="share">分享到：微信 微博</div></div>'
+        '<div class="related"><h3>相关新闻</h3><ul>'
+        + _links(others[:4], '<li><a href="/n/{n}.html">{t}</a></li>')
+        + '</ul></div></body></html>')
+    return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
+
+
 TEMPLATES = {"government": government, "portal": portal, "old_cms": old_cms, "mobile": mobile,
              "local_paper": local_paper, "party_paper": party_paper, "self_media": self_media, "netease": netease,
-             "county_site": county_site}
+             "county_site": county_site, "byline_under": byline_under}

@@ -51,3 +51,17 @@ def test_a_self_media_writer_after_its_original_tag_is_the_author():
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
     channel = "<span>金融市场</span> <span>腾讯新闻</span> <span>2019-09-23 07:48</span>"
     assert extract_article(page(channel, no_credit)).author == ""  # a channel and a site: no writer
+
+
+def test_a_byline_right_under_the_story_beats_a_credit_inside_it():
+    story = ("原标题：完成了一次次谢幕后，金庸这次真的退出江湖了作者 | 李萌 贾雯帆香港媒体30日报道称，武侠小说泰斗金庸在香港逝世，"
+             "享年94岁。消息传出后，各界人士纷纷表示哀悼。")
+    more = "金庸原名查良镛，1924年出生于浙江海宁，1948年移居香港，一生创作了十五部武侠小说，影响了几代读者。" * 2
+    page = ("<html><head><title>金庸这次真的退出江湖了_某某市新闻网</title></head><body><div class='article'>"
+            f"<h1>金庸这次真的退出江湖了</h1><div class='content'><p>{story}</p><p>{more}</p></div>"
+            "<div class='info'>来源：县融媒体中心　作者：张建国　发布时间：2019-03-04 14:34</div>"
+            "<div class='editor'>责任编辑：王小红</div></div>"
+            "<div class='related'><h3>相关新闻</h3><ul><li><a href='/1.html'>记者 刘明 报道：某地发生交通事故</a></li></ul></div>"
+            "</body></html>")
+    article = extract_article(page)
+    assert (article.author, article.published_at, article.editor) == ("张建国", "2019-03-04T14:34:00+08:00", "王小红")

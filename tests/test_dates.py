@@ -69,3 +69,13 @@ def test_a_labelled_byline_under_the_story_beats_a_date_the_story_tells_of():
     # Where the byline gives no label and stands by the headline, it still wins.
     page = page.replace("<div>来源于：东区办事处</div>", "<div>2019-03-05 10:20 来源：东区办事处</div>")
     assert extract_article(page).published_at == "2019-03-05T10:20:00+08:00"
+
+
+def test_a_date_that_runs_past_the_end_of_the_region_read_is_read_whole():
+    from news_crawler.extraction.dates import dates_in
+
+    text = "标题\n来源：澎湃新闻 作者：赵培 发布时间：2019-04-17 17:56\n责任编辑：赵培 2020-01-01"
+    at = text.index("2019")
+    for end in (at + 1, at + 9, at + 12):  # cut inside the day or the time
+        assert dates_in(text, 0, end) == [(at, "2019-04-17T17:56:00+08:00", True)]
+    assert dates_in(text, 0, at) == []  # a date starting at the end is not in the region

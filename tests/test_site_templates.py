@@ -1,4 +1,4 @@
-"""Real stories on the nine kinds of site of ``benchmarks/site_templates.py`` (a one-table
+"""Real stories on the ten kinds of site of ``benchmarks/site_templates.py`` (a one-table
 older CMS in GBK, a county site without a charset, a government portal, portals, a mobile page, a self-media article...):
 every page gives the story as its body, the byline's writer and the byline's time, and
 every copy after the first is dropped as a near-duplicate of the first."""

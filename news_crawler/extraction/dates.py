@@ -42,12 +42,15 @@ def iso_from_match(m: re.Match) -> str:
 
 
 def dates_in(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, str, bool]]:
-    """Every date written in ``text[start:end]``, in order: (position, ISO 8601, has a time
-    of day). Impossible dates (2月30日) are skipped."""
+    """Every date that starts in ``text[start:end]``, in order: (position, ISO 8601, has a
+    time of day), read whole even where it runs past ``end`` (cut there, "2019-04-17 17:56"
+    would read as 2019-04-01). Impossible dates (2月30日) are skipped."""
     end = len(text) if end is None else end
     found = []
     for pattern in (DATETIME, US_DATETIME):
-        for m in pattern.finditer(text, start, end):
+        for m in pattern.finditer(text, start, min(len(text), end + 40)):
+            if m.start() >= end:
+                break
             try:
                 found.append((m.start(), iso_from_match(m), m["H"] is not None))
             except ValueError:

@@ -7,6 +7,7 @@ import re
 
 from lxml.html import HtmlElement
 
+from news_crawler.extraction.chrome import CHROME_MAX_CHARS
 from news_crawler.extraction.dates import DATETIME
 
 _AUTHOR_META = ("author", "article:author", "og:article:author", "dc.creator", "byline")
@@ -129,6 +130,18 @@ def _regions(text: str, title: str, body: str) -> list[str]:
     return regions
 
 
+def _trailer(text: str, body: str) -> str:
+    """The first lines under the body, where some sites put their byline (来源… 作者… 发布时间…):
+    short ones only (a related headline or a comment runs longer), none of the story's."""
+    lines = body.splitlines()
+    tail = lines[-1][-20:] if lines else ""
+    at = text.rfind(tail) if tail else -1
+    if at < 0:
+        return ""
+    under = text[at + len(tail):].splitlines()[1:4]
+    return "\n".join(line for line in under if len(line.strip()) <= CHROME_MAX_CHARS and line.strip() not in body)
+
+
 def _first_name(pattern: re.Pattern, regions: list[str]) -> str:
     for region in regions:
         for m in pattern.finditer(region):
@@ -168,13 +181,15 @@ def _meta_author(meta: str, page_title: str, headline: str) -> bool:
 
 
 def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
-    """The byline without its label (作者：/记者/编辑): a writer's credit above the story before
-    one in its first lines or around its end; else the author meta tag."""
+    """The byline without its label (作者：/记者/编辑): a writer's credit above the story, then
+    one in the short lines right under it, before one in its first lines or around its end;
+    else the author meta tag."""
     byline, regions = _byline(text, title, body), _regions(text, title, body)
-    for pattern in _AUTHOR_LABELS[:_CREDITS]:  # a credit above the story before one inside it
-        name = _first_name(pattern, [byline])
-        if name:
-            return name
+    for credits in ([byline], [_trailer(text, body)]):  # a credit above or right under the story before one inside it
+        for pattern in _AUTHOR_LABELS[:_CREDITS]:
+            name = _first_name(pattern, credits)
+            if name:
+                return name
     tagged = [m.group(1) for m in map(_TAGGED.fullmatch, map(str.strip, byline.splitlines())) if m]
     if tagged and not _no_name(tagged[0]):  # "原创 王小红 …" names the writer as plainly
         return tagged[0]

@@ -22,11 +22,14 @@ _SENTENCE = re.compile(r"[，。；！？]")
 
 
 def _in_story(text: str, at: int, body: str) -> bool:
-    """The date at ``at`` stands in a sentence of the story (a date the story tells of): its
-    line is in the body, which chrome-stripping left without bylines, and has a pause."""
+    """The date at ``at`` stands in a sentence of the story (a date the story tells of): the
+    text around it is in the body, which chrome-stripping left without bylines, and its line
+    has a pause."""
     line_start, line_end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
-    line = text[line_start : line_end if line_end >= 0 else len(text)].strip()
-    return bool(body) and len(line) >= 20 and line in body and bool(_SENTENCE.search(line))
+    line_end = line_end if line_end >= 0 else len(text)
+    line = text[line_start:line_end].strip()
+    around = text[max(line_start, at - 20) : min(line_end, at + 20)]  # the line may have lost a credit
+    return bool(body) and len(line) >= 20 and around in body and bool(_SENTENCE.search(line))
 
 
 def find_published_at(root: HtmlElement, text: str, title: str, body: str = "") -> str:
