@@ -79,3 +79,22 @@ def test_a_date_that_runs_past_the_end_of_the_region_read_is_read_whole():
     for end in (at + 1, at + 9, at + 12):  # cut inside the day or the time
         assert dates_in(text, 0, end) == [(at, "2019-04-17T17:56:00+08:00", True)]
     assert dates_in(text, 0, at) == []  # a date starting at the end is not in the region
+
+
+def test_a_byline_without_a_year_is_this_years_as_platforms_mean_it():
+    from datetime import datetime
+
+    from news_crawler.extraction import extract_article
+    from news_crawler.extraction.dates import SHANGHAI
+    from news_crawler.extraction.published import _without_year
+
+    now = datetime(2026, 11, 23, 23, 0, tzinfo=SHANGHAI)
+    assert _without_year("加拿大必读\n发布时间：10-08 12:00 优质原创作者", now) == "2026-10-08T12:00:00+08:00"
+    assert _without_year("发布时间：12-25 08:00", now) == "2025-12-25T08:00:00+08:00"  # not yet this year
+    assert _without_year("比分 10-08 12:00", now) == "" and _without_year("时间：2019-10-08 12:00", now) == ""
+    story = "前段时间，在某平台上，一位90后姑娘身穿汉服弹奏古筝的视频走红，她在异国他乡传播中华文化。" * 3
+    page = ("<html><head><title>90后彭静旋异国他乡只为传播中华文化</title></head><body><h1>90后彭静旋异国他乡只为传播中华文化</h1>"
+            f"<div>八卦大相公</div><div>发布时间：01-14 17:58</div><div><p>{story}</p><p>{story}</p></div>"
+            "<div class='comments'>网友评论 2020-05-05 18:22:10 说得好</div></body></html>")
+    got = extract_article(page).published_at
+    assert got[4:] == "-01-14T17:58:00+08:00" and int(got[:4]) in (datetime.now(SHANGHAI).year, datetime.now(SHANGHAI).year - 1)

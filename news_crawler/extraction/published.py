@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 
 from lxml.html import HtmlElement
 
-from news_crawler.extraction.dates import dates_in, parse_datetime, year_month
+from news_crawler.extraction.dates import SHANGHAI, dates_in, parse_datetime, year_month
 from news_crawler.extraction.metadata import meta_content
 
 _TIME_META = (
@@ -32,10 +33,33 @@ def _in_story(text: str, at: int, body: str) -> bool:
     return bool(body) and len(line) >= 20 and around in body and bool(_SENTENCE.search(line))
 
 
+# "发布时间：10-08 12:00": platforms (百家号 and others) leave out the year of this year's posts.
+_NO_YEAR = re.compile(r"(?:(?:发布|发表)?(?:时间|日期)\s*[:：]|^|\n)[ \t\u3000]*(?<![\d/.-])"
+                      r"(?P<m>1[0-2]|0?[1-9])-(?P<d>3[01]|[12]\d|0?[1-9])\s+(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?![\d:-])")
+
+
+def _without_year(byline: str, now: datetime | None = None) -> str:
+    """A byline's month-day time without a year, in the year that makes it no later than
+    now (the platforms' own convention), or ""."""
+    m = _NO_YEAR.search(byline)
+    if not m:
+        return ""
+    now = now or datetime.now(SHANGHAI)
+    for year in (now.year, now.year - 1):
+        try:
+            when = datetime(year, int(m["m"]), int(m["d"]), int(m["H"]), int(m["M"]), tzinfo=SHANGHAI)
+        except ValueError:  # 02-29 of a year without it
+            continue
+        if when <= now + timedelta(days=1):
+            return when.isoformat()
+    return ""
+
+
 def find_published_at(root: HtmlElement, text: str, title: str, body: str = "") -> str:
     """ISO 8601 time from meta tags; else the byline's: the first date right after the
     headline not labelled as an update and not in a paragraph of the story (``body``) (a
-    bare date when it gives no time: comments and sidebars further down carry other times);
+    bare date when it gives no time: comments and sidebars further down carry other times),
+    or its month-day time without a year (this year's, as platforms mean it);
     else the first date labelled as the publication's (发布时间：…, a byline under the story);
     else the first date with a time of day after the headline, else the first date after it;
     else the nearest date above the headline (e-paper layouts); else a year and month
@@ -50,6 +74,9 @@ def find_published_at(root: HtmlElement, text: str, title: str, body: str = "") 
         published = [d for d in byline if not _UPDATED.search(text[max(d[0] - 8, 0) : d[0]])]
         if published or byline:
             return (published or byline)[0][1]
+        this_year = _without_year(text[start : start + len(title) + BYLINE_REACH])
+        if this_year:
+            return this_year
     labelled = [d for d in dates_in(text, start) if _PUBLISHED.search(text[max(d[0] - 8, 0) : d[0]])]
     if labelled:
         return labelled[0][1]
