@@ -106,6 +106,10 @@ def test_a_short_story_in_a_one_table_page_is_found_and_a_page_without_one_gives
     story = ["县农业农村局昨日召开秋粮收购工作会议，部署今年的收购任务。", "会议要求各乡镇做好仓容准备，确保农民售粮顺畅。"]
     article = extract_article(one_table_page("县里召开秋粮收购工作会议", story))
     assert article.body.splitlines() == story  # 50 characters: readability drops the table
+    cut = ["县农业农村局昨日召开秋粮收购工作会议，部署今年的收购任务，要求各乡镇做好仓容准备，确保农民售粮顺畅，"
+           "同时加强市场监管。会议还通报了去年收购工作中发现的问题，并就今年收购价格、质量标准、资金保障等事项作了具体安排，"
+           "各相关部门负责人参加会议"]  # a reprint cut short: one sentence end in over 100 characters
+    assert extract_article(one_table_page("县里召开秋粮收购工作会议", cut)).body.splitlines() == cut
     no_story = one_table_page("视频：秋粮收购现场", []).replace("<td class=content></td>", "<td class=content>"
                                                                 "<embed src=/v/1.swf></td>")
     assert extract_article(no_story).body == ""  # the footer and the menu are no story

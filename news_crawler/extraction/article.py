@@ -127,13 +127,14 @@ _SENTENCE_END = re.compile(r"[。！？]")
 def _densest_text(page: lxml.html.HtmlElement, body: str) -> str:
     """The text of the block with the most text of its own (``densest.py``): 200 characters
     of it, or, where readability found nothing at all, a short story's 50 in two sentences
-    or more (a footer or a menu has none)."""
+    or more, or 100 with a sentence's end (a reprint cut short; a footer or a menu has none)."""
     if body.strip():
         block = densest_block(page, SHORT_BODY)
         return block_text(block) if block is not None else ""
     block = densest_block(page, SHORT_STORY)
     text = block_text(block) if block is not None else ""
-    return text if len(text) >= SHORT_BODY or len(_SENTENCE_END.findall(text)) >= 2 else ""
+    ends = len(_SENTENCE_END.findall(text))
+    return text if len(text) >= SHORT_BODY or ends >= 2 or (ends and len(text) >= 2 * SHORT_STORY) else ""
 
 
 # An XHTML page's prolog: lxml refuses a decoded string that still declares an encoding.
