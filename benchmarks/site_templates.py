@@ -37,13 +37,17 @@ def _page(html: str, encoding: str, author: str, time: list[int], lines: list[st
     return html.encode(encoding, "xmlcharrefreplace"), {"author": author, "time": time, "text": "\n".join(lines)}
 
 
+def _paragraphs(lines: list[str], opening: str, closing: str) -> str:
+    return "".join(f"{opening}{escape(x)}{closing}" for x in lines)
+
+
 def _links(others: list[str], fmt: str) -> str:
     return "".join(fmt.format(n=i, t=escape(t)) for i, t in enumerate(others))
 
 
 def government(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
     y, m, d, _, _ = _when(rng)
-    paras = "".join(f'<p style="text-indent:2em;">{escape(x)}</p>' for x in lines)
+    paras = _paragraphs(lines, '<p style="text-indent:2em;">', '</p>')
     html = (
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}-某市人民政府门户网站</title></head>'
         '<body><div class="header"><a href="/">首页</a><a href="/zwgk/">政务公开</a><a href="/hdjl/">互动交流</a>'
@@ -62,9 +66,8 @@ def government(title: str, lines: list[str], others: list[str], rng: random.Rand
 
 
 def portal(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
-    y, m, d, hh, mm = _when(rng)
-    author = rng.choice(NAMES)
-    paras = "".join(f"<p>\u3000\u3000{escape(x)}</p>" for x in lines)
+    (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
+    paras = _paragraphs(lines, "<p>\u3000\u3000", "</p>")
     html = (
         f'<html><head><meta charset="utf-8"><title>{escape(title)}|新闻_某某网</title></head><body>'
         '<div class="top-nav"><a href="/">首页</a><a href="/news/">新闻</a><a href="/finance/">财经</a>'
@@ -87,8 +90,7 @@ def portal(title: str, lines: list[str], others: list[str], rng: random.Random) 
 
 
 def old_cms(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
-    y, m, d, hh, mm = _when(rng)
-    author = rng.choice(NAMES)
+    (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     gap = "&nbsp;" * 4
     body = "<br><br>".join(f"{gap}{escape(x)}" for x in lines)
     html = (
@@ -108,9 +110,8 @@ def old_cms(title: str, lines: list[str], others: list[str], rng: random.Random)
 
 
 def mobile(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
-    y, m, d, hh, mm = _when(rng)
-    author = rng.choice(NAMES)
-    paras = "".join(f'<p class="art_p">{escape(x)}</p>' for x in lines)
+    (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
+    paras = _paragraphs(lines, '<p class="art_p">', '</p>')
     html = (
         '<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
         f'<title>{escape(title)}_手机某某网</title></head><body><header class="top">某某新闻 '
@@ -126,9 +127,8 @@ def mobile(title: str, lines: list[str], others: list[str], rng: random.Random) 
 
 
 def local_paper(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
-    y, m, d, hh, mm = _when(rng)
-    author = rng.choice(NAMES)
-    paras = "".join(f"<p>\u3000\u3000{escape(x)}</p>" for x in lines)
+    (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
+    paras = _paragraphs(lines, "<p>\u3000\u3000", "</p>")
     html = (
         '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312">'
         f"<title>{escape(title)} - 某某日报</title></head><body>"
@@ -148,7 +148,7 @@ def local_paper(title: str, lines: list[str], others: list[str], rng: random.Ran
 def party_paper(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
     y, m, d, hh, mm = _when(rng)
     editors = "、".join(rng.sample(NAMES, 2))
-    paras = "".join(f'<p style="text-indent: 2em;">{escape(x)}</p>' for x in lines)
+    paras = _paragraphs(lines, '<p style="text-indent: 2em;">', '</p>')
     html = (
         f'<html><head><meta charset="utf-8"><title>{escape(title)}--时政--人民某某网</title>'
         '<meta name="keywords" content="时政"></head><body><div class="nav"><a href="/">首页</a>|<a href="/gn/">国内</a>'
@@ -164,9 +164,8 @@ def party_paper(title: str, lines: list[str], others: list[str], rng: random.Ran
 
 
 def self_media(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
-    y, m, d, _, _ = _when(rng)
-    author = rng.choice(NAMES)
-    paras = "".join(f'<p><span style="font-size: 15px;">{escape(x)}</span></p>' for x in lines)
+    (y, m, d, _, _), author = _when(rng), rng.choice(NAMES)
+    paras = _paragraphs(lines, '<p><span style="font-size: 15px;">', '</span></p>')
     html = (
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}</title>'
         '<meta name="viewport" content="width=device-width"></head><body><div id="js_article" class="rich_media">'
@@ -186,7 +185,7 @@ def self_media(title: str, lines: list[str], others: list[str], rng: random.Rand
 
 def netease(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
     y, m, d, hh, mm = _when(rng)
-    paras = "".join(f"<p>{escape(x)}</p>" for x in lines)
+    paras = _paragraphs(lines, "<p>", "</p>")
     html = (
         f'<html><head><meta charset="gbk"><title>{escape(title)}_网易新闻</title></head><body>'
         '<div class="N-nav"><a href="/">网易首页</a><a href="/news/">新闻</a><a href="/app">应用</a></div>'
@@ -206,8 +205,7 @@ def netease(title: str, lines: list[str], others: list[str], rng: random.Random)
 
 
 def county_site(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
-    y, m, d, _, _ = _when(rng)
-    author = rng.choice(NAMES)
+    (y, m, d, _, _), author = _when(rng), rng.choice(NAMES)
     gap = "\u3000"
     cell = "<br>".join(
         [f"<b>{escape(title)}</b>",
@@ -232,9 +230,8 @@ def county_site(title: str, lines: list[str], others: list[str], rng: random.Ran
 
 
 def byline_under(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
-    y, m, d, hh, mm = _when(rng)
-    author = rng.choice(NAMES)
-    paras = "".join(f"<p>{escape(x)}</p>" for x in lines)
+    (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
+    paras = _paragraphs(lines, "<p>", "</p>")
     html = (
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}_某某市新闻网</title></head><body>'
         '<div class="top"><a href="/">首页</a> <a href="/sz/">时政</a> <a href="/sh/">社会</a></div>'
