@@ -8,10 +8,14 @@
 -- distance 3 share a block, so they meet in one bucket.
 -- Rule 2, sentences (only when rule 1 finds nothing, and when ARGV[5] > 0): a kept document
 -- holding at least ARGV[5] of the document's sentence keys, within ARGV[6] bits and within
--- ARGV[7] length codes. A sentence key is 3 bytes: the first two name its bucket, a string
--- of 10-byte entries: the key's third byte, the kept simhash, its length code (one byte).
--- Entries of a forgotten document stay: they name no kept simhash (the ids hash says so)
--- and are skipped.
+-- ARGV[7] length codes. A sentence key is 3 bytes: the first two name its bucket,
+-- <prefix>S<hex>, a string of 6-byte entries: the key's third byte, the kept simhash's
+-- short_ref (its first three bytes and a check byte, lua/common.lua), its length code (one
+-- byte). The ref names the documents kept with it (lua/ids.lua, ids_near; one, nearly
+-- always), each checked for distance. Buckets
+-- <prefix>s<hex> of 10-byte entries (the whole simhash), written before, are read too where
+-- the generation's <prefix>form is '1'. Entries of a forgotten document stay: they name no
+-- kept id and are skipped.
 -- Lua numbers are doubles and `bit` is 32-bit, so bytes are compared one at a time.
 --
 -- KEYS[1]  ids hash of the newest generation: 8-byte simhash -> doc id, for ids too long to
@@ -31,7 +35,7 @@
 -- ARGV[1]  max distance (0..3)
 -- ARGV[2]  time, seconds since 1970; ARGV[3] its day (UTC), YYYY-MM-DD
 -- ARGV[4]  key prefix: table buckets are <prefix><table><block as 4 hex digits>, sentence
---          buckets <prefix>s<4 hex digits>, e.g. news:0ab12 and news:s0ab1. They are built
+--          buckets <prefix>S<4 hex digits>, e.g. news:0ab12 and news:S0ab1. They are built
 --          here rather than passed as KEYS to keep a batch's arguments small (a standalone
 --          server or a single-slot cluster is assumed).
 -- ARGV[5]  sentences to share (0: the sentence rule is off); ARGV[6] its max distance
@@ -76,38 +80,62 @@ local function hash_key(g, name)
   return gens[g] .. name
 end
 
--- The sentence rule: the kept simhash sharing the most keys (then the nearest, then the first
--- found), or nil; and the newest generation's buckets, for the keep that follows.
+-- Generations whose sentence table may hold 10-byte entries (s<hex> buckets, written before
+-- compact entries): <prefix>form says, '1' or '2', set at a generation's first call from
+-- whether anything was filed in it before (so before held_key).
+local wide = {}
+for g = 1, G do
+  local key = gens[g] .. 'form'
+  local form = redis.call('GET', key)
+  if not form then
+    local before = redis.call('EXISTS', gens[g] .. 'held', gens[g] .. 'ids', gens[g] .. 'docids', gens[g] .. 'docs')
+    form = before > 0 and '1' or '2'
+    redis.call('SET', key, form)
+  end
+  wide[g] = form == '1'
+end
+-- The sentence rule: the kept id sharing the most keys (then the nearest, then the first
+-- found), or nil; and the keys and buckets read, the newest generation's compact buckets
+-- first, for the keep that follows. A compact entry's short ref names its documents through
+-- ids_near, each checked for distance.
 local function sentence_match(fp, sig, len)
   local n = #sig / 3
-  local keys = {}
+  local keys, refs, needles = {}, {}, {}
   for g = 1, G do
-    for i = 1, n do
-      keys[(g - 1) * n + i] = format('%ss%02x%02x', gens[g], byte(sig, 3 * i - 2, 3 * i - 1))
+    for _, form in ipairs(wide[g] and { 'S', 's' } or { 'S' }) do
+      for i = 1, n do
+        keys[#keys + 1] = format('%s%s%02x%02x', gens[g], form, byte(sig, 3 * i - 2, 3 * i - 1))
+        refs[#keys], needles[#keys] = form == 'S' and 4 or 8, sub(sig, 3 * i, 3 * i)
+      end
     end
   end
   local buckets = redis.call('MGET', unpack(keys))
   local shared, order, home = {}, {}, {}
+  local at = 0
   for g = 1, G do
-    for i = 1, n do
-      local at = (g - 1) * n + i
+    for _ = 1, (wide[g] and 2 or 1) * n do
+      at = at + 1
       local bucket = buckets[at] or ''
       buckets[at] = bucket
-      sentence_entries(bucket, sub(sig, 3 * i, 3 * i), len, s_slack, function(other)
-        local c = shared[other]
-        if not c then order[#order + 1] = other; home[other] = g; c = 0 end
-        shared[other] = c + 1
-      end)
+      sentence_entries(bucket, needles[at], len, s_slack, function(ref)
+        local who = char(g) .. ref  -- a short ref may name documents of two generations
+        local c = shared[who]
+        if not c then order[#order + 1] = who; home[who] = g; c = 0 end
+        shared[who] = c + 1
+      end, false, refs[at])
     end
   end
-  local best, best_n, best_d, best_id = nil, 0, 0, nil
-  for _, other in ipairs(order) do
-    local c = shared[other]
+  local best_n, best_d, best_id = 0, 0, nil
+  for _, who in ipairs(order) do
+    local c = shared[who]
     if c >= s_match then
-      local d = distance(fp, other)
-      if d <= s_distance and (not best or c > best_n or (c == best_n and d < best_d)) then
-        local other_id = kept_id(gens[home[other]], other)
-        if other_id then best, best_n, best_d, best_id = other, c, d, other_id end
+      local g, ref = home[who], sub(who, 2)
+      local found = #ref == 8 and { { ref, kept_id(gens[g], ref) } } or ids_near(gens[g], ref)
+      for _, kept in ipairs(found) do
+        local d = distance(fp, kept[1])
+        if kept[2] and d <= s_distance and (not best_id or c > best_n or (c == best_n and d < best_d)) then
+          best_n, best_d, best_id = c, d, kept[2]
+        end
       end
     end
   end
@@ -216,7 +244,7 @@ for j = 0, n_docs - 1 do
         keys[2], buckets[2] .. sub(fp, 1, 2) .. sub(fp, 5),
         keys[3], buckets[3] .. sub(fp, 1, 4) .. sub(fp, 7),
         keys[4], buckets[4] .. sub(fp, 1, 6) }
-      if s_keys then sentence_mset(mset, s_keys, s_buckets, sig, fp, len) end
+      if s_keys then sentence_mset(mset, s_keys, s_buckets, sig, short_ref(fp), len) end
       redis.call('MSET', unpack(mset))
       file_id(prefix, fp, id)
       redis.call('HSET', docid_key(1, id_key), sub(id_key, 3), fp)

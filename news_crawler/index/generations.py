@@ -100,8 +100,8 @@ class Generations:
     def key_names(self, generation: int | None = None, prefix: str | None = None) -> list[str]:
         prefix = prefix or self.prefix(generation)
         names = [f"{prefix}{t}{b:04x}" for t in range(4) for b in range(BUCKETS)]
-        hashes = [prefix + h for h in ("ids", "docids", "docs", "drops", "drops:old", "drops:recent", "held")]  # docs: as before docids
-        filed = [f"{prefix}{kind}{b:04x}" for kind in ("s", "i", "k") for b in range(BUCKETS)]  # sentences, kept ids
+        hashes = [prefix + h for h in ("ids", "docids", "docs", "drops", "drops:old", "drops:recent", "held", "form")]  # docs: as before docids
+        filed = [f"{prefix}{kind}{b:04x}" for kind in ("S", "s", "i", "k") for b in range(BUCKETS)]  # sentences, kept ids
         return names + filed + hashes
 
     def _unlink(self, names: list[str]) -> None:

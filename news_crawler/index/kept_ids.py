@@ -1,7 +1,8 @@
 """Reading kept ids (simhash -> doc id) as ``lua/ids.lua`` files them: in 65,536 small hashes
 ``<prefix>i<first two simhash bytes as hex>`` under the other six bytes, a URL as byte 1, its
 origin's code in the origins hash and the rest of the URL; an id too long for that in the
-``<prefix>ids`` hash (8-byte simhash -> id), where earlier versions filed every id."""
+``<prefix>ids`` hash (8-byte simhash -> id), where earlier versions filed every id, with byte
+0 in its small hash (``ids_near``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 _SHORT = re.compile(rb"\x01(\d+)(.*)", re.S)
+_IN_IDS = b"\0"  # in a small hash: the id is in the ids hash
+_CHECK_WEIGHTS = (1, 3, 5, 7, 11, 13, 17, 19)
 
 
 def id_hash(prefix: str, fp: bytes) -> str:
@@ -34,11 +37,23 @@ def read_ids(client: Any, prefix: str, origins_key: str, fps: Sequence[bytes]) -
     pipe = client.pipeline(transaction=False)
     for fp in fps:
         pipe.hget(id_hash(prefix, fp), fp[2:])
-    values: list[bytes | None] = pipe.execute()
+    values: list[bytes | None] = [None if v == _IN_IDS else v for v in pipe.execute()]
     whole = [fp for fp, value in zip(fps, values) if value is None]
     in_ids = dict(zip(whole, client.hmget(prefix + "ids", whole))) if whole else {}
     return full_ids(client, origins_key, [in_ids[fp] if v is None else v for fp, v in zip(fps, values)],
                  [v is not None for v in values])
+
+
+def short_ref(fp: bytes) -> bytes:
+    """How a compact sentence entry names a kept 8-byte simhash (``lua/common.lua``): its
+    first three bytes and a check byte of all eight."""
+    return fp[:3] + bytes([sum(b * w for b, w in zip(fp, _CHECK_WEIGHTS)) % 256])
+
+
+def ids_near(client: Any, prefix: str, origins_key: str, ref: bytes) -> list[tuple[bytes, str]]:
+    """The 8-byte simhashes kept under ``prefix`` whose ``short_ref`` is ``ref``, and their ids."""
+    fps = [fp for fp in (ref[:2] + low for low in client.hkeys(id_hash(prefix, ref))) if short_ref(fp) == ref]
+    return [(fp, i) for fp, i in zip(fps, read_ids(client, prefix, origins_key, fps)) if i is not None]
 
 
 def all_ids(client: Any, prefix: str, origins_key: str, chunk: int = 4096) -> dict[bytes, str]:
@@ -50,6 +65,6 @@ def all_ids(client: Any, prefix: str, origins_key: str, chunk: int = 4096) -> di
         for high in range(start, start + chunk):
             pipe.hgetall(id_hash(prefix, high.to_bytes(2, "big")))
         for high, filed in zip(range(start, start + chunk), pipe.execute()):
-            found.update((high.to_bytes(2, "big") + low, value) for low, value in filed.items())
+            found.update((high.to_bytes(2, "big") + low, value) for low, value in filed.items() if value != _IN_IDS)
     ids = full_ids(client, origins_key, list(found.values()), [True] * len(found)) + [v.decode() for v in whole.values()]
     return dict(zip([*found, *whole], (i or "?" for i in ids)))

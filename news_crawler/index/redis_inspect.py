@@ -10,12 +10,13 @@ from news_crawler.connection import is_cluster
 from news_crawler.fingerprint.simhash64 import blocks, distance
 from news_crawler.index.base import DropRecord, Match, SentenceRule, now_iso
 from news_crawler.index.drop_records import drop_records
-from news_crawler.index.kept_ids import all_ids, read_ids
+from news_crawler.index.kept_ids import all_ids, ids_near, read_ids
 
 
 class Inspection:
-    """Mixed into ``RedisStore``: it gives ``client``, ``live_prefixes()``, the key builders,
-    ``sentence_rule``, ``stats_key``, ``origins_key``, ``namespace`` and ``retention_days``."""
+    """Mixed into ``RedisStore``: it gives ``client``, ``live_prefixes()``, the key builders
+    (``sentence_buckets`` too), ``sentence_rule``, ``stats_key``, ``origins_key``,
+    ``namespace`` and ``retention_days``."""
 
     client: Any
     sentence_rule: SentenceRule | None
@@ -28,13 +29,23 @@ class Inspection:
         slack = (self.sentence_rule or SentenceRule()).length_slack
         found: list[dict[int, str]] = [{} for _ in sentences]  # per key: kept simhash -> its prefix
         for prefix in self.live_prefixes():
-            buckets = self.client.mget([self.sentence_bucket_key(k, prefix) for k in sentences]) if sentences else []
-            for held, key, bucket in zip(found, sentences, buckets):
+            where = [(held, key, name, ref) for held, key in zip(found, sentences)
+                     for name, ref in self.sentence_buckets(key, prefix)]
+            buckets = self.client.mget([name for _, _, name, _ in where]) if where else []
+            near: dict[bytes, list[tuple[bytes, str]]] = {}  # short ref -> the kept simhashes it names
+            for (held, key, _, ref), bucket in zip(where, buckets):
                 bucket = bucket or b""
-                for p in range(0, len(bucket), 10):
-                    e = bucket[p : p + 10]
-                    if e[0] == key & 0xFF and abs(e[9] - length) <= slack:
+                for p in range(0, len(bucket), ref + 2):
+                    e = bucket[p : p + ref + 2]
+                    if e[0] != key & 0xFF or abs(e[-1] - length) > slack:
+                        continue
+                    if ref == 8:
                         held.setdefault(int.from_bytes(e[1:9], "big"), prefix)
+                        continue
+                    if e[1:5] not in near:
+                        near[e[1:5]] = ids_near(self.client, prefix, self.origins_key, e[1:5])
+                    for fp, _ in near[e[1:5]]:
+                        held.setdefault(int.from_bytes(fp, "big"), prefix)
         ids = self._ids_of({fp: prefix for held in found for fp, prefix in held.items()})
         return [[(ids[fp], fp) for fp in held if ids.get(fp) is not None] for held in found]
 

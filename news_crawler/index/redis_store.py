@@ -25,8 +25,9 @@ _KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
 
 class RedisStore(Inspection, FingerprintStore):
     """Keys, under a generation's prefix (``<namespace>:``, or ``<namespace>:g<n>:`` with
-    retention): ``<table><block hex>`` buckets of 6-byte entries, ``s<hex>`` sentence buckets
-    of 10-byte entries, ``i<hex>`` small hashes filing kept ids by simhash (and the ``ids``
+    retention): ``<table><block hex>`` buckets of 6-byte entries, ``S<hex>`` sentence buckets
+    of 6-byte entries (``s<hex>`` ones of 10-byte entries where ``form`` is 1: written before),
+    ``i<hex>`` small hashes filing kept ids by simhash (and the ``ids``
     hash for long ones, see ``kept_ids.py``), ``k<hex>`` small hashes filing their simhashes
     by id key, ``held`` counting them, the ``drops`` hash (and ``docids`` where an earlier
     version wrote it); ``<namespace>:stats``, ``<namespace>:origins`` and, with retention,
@@ -108,8 +109,14 @@ class RedisStore(Inspection, FingerprintStore):
         return f"{prefix or self.bucket_prefix}{table}{block:04x}"
 
     def sentence_bucket_key(self, key: int, prefix: str | None = None) -> str:
-        """``<prefix>s<first 16 bits of the sentence key as hex>``, as ``decide.lua`` builds it."""
-        return f"{prefix or self.bucket_prefix}s{key >> 8:04x}"
+        """``<prefix>S<first 16 bits of the sentence key as hex>``, as ``decide.lua`` builds it."""
+        return f"{prefix or self.bucket_prefix}S{key >> 8:04x}"
+
+    def sentence_buckets(self, key: int, prefix: str) -> list[tuple[str, int]]:
+        """Where a sentence key's entries may be under ``prefix``, and the size of the
+        reference they name a kept document by: its 4-byte ``short_ref`` (``kept_ids.py``), and
+        its whole simhash in the ``s<hex>`` buckets of earlier versions."""
+        return [(self.sentence_bucket_key(key, prefix), 4), (f"{prefix}s{key >> 8:04x}", 8)]
 
     # Deciding ----------------------------------------------------------------------------
 

@@ -75,6 +75,9 @@ class SpreadStore(RedisStore):
     def sentence_bucket_key(self, key: int, prefix: str | None = None) -> str:
         return "{%s}:s%04x" % (self.tags["s"], key >> 8)
 
+    def sentence_buckets(self, key: int, prefix: str) -> list[tuple[str, int]]:
+        return [(self.sentence_bucket_key(key), 8)]  # entries name the whole simhash
+
     def version_key(self, role: str) -> str:
         """Raised by every write to the table of ``role`` ("t0".."t3", "s"): a claim that finds
         the version it read knows the table is as it read it."""

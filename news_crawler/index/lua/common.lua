@@ -25,38 +25,54 @@ local function distance(a, b)
   return d
 end
 
--- A sentence bucket is a string of 10-byte entries: the key's third byte, a kept 8-byte
--- simhash, its length code. visit(simhash, length code) is called once for each simhash
--- whose entry holds the key's third byte (needle) and whose length code is within slack
--- of len, in the bucket's order; with every_entry, for each entry (no table of those seen).
+-- A sentence bucket is a string of entries: the key's third byte, a reference to the kept
+-- document, its length code. The reference is its 8-byte simhash (10-byte entries: the spread
+-- layout, and the standalone layout before compact entries) or a 4-byte short_ref (6-byte
+-- entries: the standalone layout; lua/ids.lua finds the simhash). visit(ref, length code) is
+-- called once for each reference whose entry holds the key's third byte (needle) and whose
+-- length code is within slack of len, in the bucket's order; with every_entry, for each entry
+-- (no table of those seen). ref_size is the reference's size (8 or 4).
 -- (A loop, not an iterator of entries: this is decide.lua's hottest path.)
-local SENTENCE_ENTRY = 10
-local function sentence_entries(bucket, needle, len, slack, visit, every_entry)
+local function sentence_entries(bucket, needle, len, slack, visit, every_entry, ref_size)
+  local size = ref_size + 2
   local seen, pos = not every_entry and {} or nil, 1
   while true do
     local p = find(bucket, needle, pos, true)
     if not p then return end
-    if (p - 1) % SENTENCE_ENTRY == 0 then
-      local other, len2 = sub(bucket, p + 1, p + 8), byte(bucket, p + 9)
+    if (p - 1) % size == 0 then
+      local other, len2 = sub(bucket, p + 1, p + ref_size), byte(bucket, p + ref_size + 1)
       if len2 - len <= slack and len - len2 <= slack and not (seen and seen[other]) then
         if seen then seen[other] = true end
         visit(other, len2)
       end
-      pos = p + SENTENCE_ENTRY
+      pos = p + size
     else
       pos = p + 1
     end
   end
 end
 
+-- A simhash's first three bytes, where its id is filed, and a check byte of all eight (a
+-- weighted sum: one flipped bit always changes it), to tell it from the few filed beside it.
+local CHECK_WEIGHTS = { 1, 3, 5, 7, 11, 13, 17, 19 }
+local function check_byte(fp)
+  local sum = 0
+  for i = 1, 8 do sum = sum + byte(fp, i) * CHECK_WEIGHTS[i] end
+  return sum % 256
+end
+local function short_ref(fp)
+  return sub(fp, 1, 3) .. char(check_byte(fp))
+end
+
 -- Append a document's sentence entries to MSET arguments: keys[i] is key i's bucket name and
 -- buckets[i] what it held; two keys may share a bucket, the second appending to the first.
-local function sentence_mset(mset, keys, buckets, sig, fp, len)
+-- ref is what the entries name the document by (its simhash, or its short_ref).
+local function sentence_mset(mset, keys, buckets, sig, ref, len)
   local value, order = {}, {}
   for i = 1, #sig / 3 do
     local k = keys[i]
     if not value[k] then order[#order + 1] = k end
-    value[k] = (value[k] or buckets[i]) .. sub(sig, 3 * i, 3 * i) .. fp .. char(len)
+    value[k] = (value[k] or buckets[i]) .. sub(sig, 3 * i, 3 * i) .. ref .. char(len)
   end
   for _, k in ipairs(order) do
     mset[#mset + 1] = k

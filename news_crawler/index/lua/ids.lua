@@ -7,7 +7,8 @@
 -- entries a site, never deleted). An id still longer than FILED_MAX bytes (the server's
 -- default hash-max-listpack-value; a longer value would turn its small hash into a hash
 -- table) goes to the <prefix>ids hash (8-byte simhash -> id), where earlier versions filed
--- every id: both are read.
+-- every id, and its small hash holds byte 0 in its place (so that a small hash names every
+-- simhash kept with its first two bytes: ids_near). Both are read.
 
 local FILED_MAX = 64
 local ORIGINS  -- the origins hash's key: set by the script before any call below
@@ -51,8 +52,26 @@ end
 -- The id kept under the generation prefix with 8-byte simhash fp, or false.
 local function kept_id(prefix, fp)
   local value = redis.call('HGET', id_hash(prefix, fp), sub(fp, 3))
-  if value then return full_id(value) end
+  if value and value ~= '\0' then return full_id(value) end
   return redis.call('HGET', prefix .. 'ids', fp)
+end
+
+-- The simhashes kept under prefix whose short_ref (lua/common.lua) is ref, and their ids, as
+-- {simhash, id} pairs: a compact sentence entry's document (one, nearly always).
+local function ids_near(prefix, ref)
+  local filed = redis.call('HGETALL', id_hash(prefix, ref))
+  local third, check, out = sub(ref, 3, 3), byte(ref, 4), {}
+  for i = 1, #filed, 2 do
+    local field = filed[i]
+    local fp = sub(ref, 1, 2) .. field
+    if sub(field, 1, 1) == third and check_byte(fp) == check then
+      local value = filed[i + 1]
+      local id
+      if value == '\0' then id = redis.call('HGET', prefix .. 'ids', fp) else id = full_id(value) end
+      if id then out[#out + 1] = { fp, id } end
+    end
+  end
+  return out
 end
 
 local function file_id(prefix, fp, id)
@@ -61,6 +80,7 @@ local function file_id(prefix, fp, id)
     redis.call('HSET', id_hash(prefix, fp), sub(fp, 3), short)
   else
     redis.call('HSET', prefix .. 'ids', fp, id)
+    redis.call('HSET', id_hash(prefix, fp), sub(fp, 3), '\0')
   end
 end
 

@@ -34,7 +34,7 @@ for j = 6, #ARGV, 4 do
         if ignore[other] then return end
         shared[other] = (shared[other] or 0) + 1
         if shared[other] >= s_match and lost == '' and distance(fp, other) <= s_distance then lost = other end
-      end)
+      end, false, 8)
     end
   end
   if lost == '' and n > 0 then

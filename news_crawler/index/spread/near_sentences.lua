@@ -41,7 +41,7 @@ local function visit(other, len2)  -- one closure for every key: the key's recor
 end
 for i = 1, #names do
   first, last, near = starts[i], ends[i], nil
-  sentence_entries(buckets[i] or '', sub(recs, first + 2, first + 2), 0, 255, visit, true)
+  sentence_entries(buckets[i] or '', sub(recs, first + 2, first + 2), 0, 255, visit, true, 8)
   out[i] = near and char(math.floor(#near / 256), #near % 256) .. table.concat(near) or '\0\0'
 end
 return { redis.call('GET', KEYS[1]) or '0', table.concat(out) }
