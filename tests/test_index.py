@@ -164,9 +164,20 @@ def test_forget_removes_a_kept_article_so_its_copy_is_kept_next(make_store):
     assert store.counts()["kept"] == 2 and store.counts()["dropped"] == 0
 
 
+def as_six_bytes_filed_them(client, store):
+    """File every kept id's key as the version before did (its other six bytes -> the 8-byte
+    simhash, not its next three -> the simhash's first two), as an index begun by it."""
+    for doc_id, fp in store.kept_documents().items():
+        key = id_key(doc_id)
+        client.hdel(store.docid_key(key), key[2:5])
+        client.hset(store.docid_key(key), key[2:], fp.to_bytes(8, "big"))
+    client.delete(store.prefix() + "form")
+
+
 def as_the_ids_hash_held_them(client, store):
     """Move every kept id from the small hashes filing them by simhash to the one ids hash
     (8-byte simhash -> id) earlier versions wrote, without the count of them."""
+    as_six_bytes_filed_them(client, store)
     for doc_id, fp in store.kept_documents().items():
         fp = fp.to_bytes(8, "big")
         client.hdel(id_hash(store.prefix(), fp), fp[2:])
@@ -194,18 +205,37 @@ def as_the_docids_hash_held_it(client, store):
         client.hset(store.docs_key, key, fp)
 
 
-def test_kept_ids_are_filed_by_an_8_byte_key_and_confirmed_by_the_ids_hash(redis_client):
+def test_kept_ids_are_filed_by_their_key_and_found_among_the_kept_ids(redis_client):
     store = RedisStore(redis_client, "test", batch_size=50)
     url = "https://news.example.com.cn/c/2019-10-23/doc-iicezuev4202091.shtml"
     store.decide_many([(url, 1000), ("b", 1 << 40)])
     key = id_key(url)
-    assert redis_client.hget(store.docid_key(key), key[2:]) == (1000).to_bytes(8, "big")
+    assert redis_client.hget(store.docid_key(key), key[2:5]) == (1000).to_bytes(8, "big")[:2]  # where it is filed
     assert redis_client.object("encoding", store.docid_key(key)) == b"listpack" and not redis_client.exists(store.docs_key)
-    # Another id whose key collides with url's (forced here) is not taken for url's replay.
-    redis_client.hset(store.docid_key(id_key("c")), id_key("c")[2:], (1000).to_bytes(8, "big"))
+    # Another id whose key collides with url's (forced here) is not taken for url's replay,
+    # and both are filed under the key.
+    c = id_key("c")
+    redis_client.hset(store.docid_key(c), c[2:5], (1000).to_bytes(8, "big")[:2])
     decided = store.decide("c", 0xFFFF_0000_FFFF_0000)
     assert decided.kept and not decided.replayed
+    assert redis_client.hget(store.docid_key(c), c[2:5]) == (1000).to_bytes(8, "big")[:2] + b"\xff\xff"
     assert store.lookup(url).simhash == 1000 and store.decide(url, 5).replayed
+    assert store.decide("c", 5).replayed and store.forget("c") == "kept" and store.lookup("c") is None
+    assert redis_client.hget(store.docid_key(c), c[2:5]) == (1000).to_bytes(8, "big")[:2]
+
+
+def test_an_index_whose_keys_are_filed_by_six_bytes_still_answers_replays_and_forgets(redis_client):
+    store = RedisStore(redis_client, "test", batch_size=50)
+    long_ = "https://example.com/" + "x" * 80  # in the ids hash
+    store.decide_many([("a", 0x0F0F_0F0F_0F0F_0F0F), ("b", 0x0F0F_0F0F_0F0F_0F0E), (long_, 1 << 40)])
+    as_six_bytes_filed_them(redis_client, store)
+    again = store.decide_many([("a", 5), ("b", 6), (long_, 7), ("new", 0x1234_5678_9ABC_DEF0)])
+    assert [(d.replayed, d.kept, d.simhash) for d in again] == [
+        (True, True, 0x0F0F_0F0F_0F0F_0F0F), (True, False, 0x0F0F_0F0F_0F0F_0F0E), (True, True, 1 << 40),
+        (False, True, 0x1234_5678_9ABC_DEF0)]
+    assert redis_client.get(store.prefix() + "form") == b"1" and store.decide("new", 9).replayed
+    assert store.forget(long_) == "kept" and store.lookup(long_) is None and store.lookup("a").simhash == 0x0F0F_0F0F_0F0F_0F0F
+    assert store.forget("a") == "kept" and store.forget("new") == "kept" and store.counts()["kept"] == 0
 
 
 def test_kept_urls_are_filed_short_by_their_origin_and_read_back_whole(redis_client):

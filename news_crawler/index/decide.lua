@@ -24,8 +24,11 @@
 -- KEYS[2]  docids hash of earlier versions: 8-byte id key -> simhash, read where it exists.
 --          A kept document is also filed under its 8-byte id key (BLAKE2b of the doc id, the
 --          caller computes it) in one of 65,536 small hashes, <prefix>k<first two bytes as
---          hex>: field the other six bytes, value the 8-byte simhash. A hit counts only when
---          the id kept with that simhash is the same id. <prefix>docs (doc id -> simhash),
+--          hex>: field the next three bytes, value its simhash's first two (lua/ids.lua,
+--          filed_simhash: the id is then found by its value among the kept ids filed there).
+--          Where <prefix>form is '1', fields of the other six bytes -> the 8-byte simhash,
+--          as the version before wrote them, are read too; such a hit counts only when the
+--          id kept with that simhash is the same id. <prefix>docs (doc id -> simhash),
 --          written by still earlier versions, is read too where it exists.
 -- KEYS[3]  drops hash: doc id -> drop record (lua/drops.lua);
 --          <drops hash>:recent lists the ids of its generation's last RECENT_DROPS drops,
@@ -157,13 +160,18 @@ end
 for j = 0, n_docs - 1 do
   local at = first + 5 * j
   local fp, id, id_key, sig, len = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], tonumber(ARGV[at + 4])
+  local filed_refs  -- what the newest generation filed under id_key (file_key adds to it)
   local status, dup, dist, stored, rule = 0, '', -1, '', ''
 
-  local known, dropped
+  local known, dropped, refs, old
   for g = 1, G do
-    known = redis.call('HGET', docid_key(g, id_key), sub(id_key, 3))
-    if not known and old_docids[g] then known = redis.call('HGET', hash_key(g, 'docids'), id_key) end
-    if known and kept_id(gens[g], known) ~= id then known = nil end
+    known, refs = filed_simhash(gens[g], docid_key(g, id_key), id_key, id)
+    if g == 1 then filed_refs = refs end
+    if not known then  -- as earlier versions filed it
+      old = wide[g] and redis.call('HGET', docid_key(g, id_key), sub(id_key, 3))
+      if not old and old_docids[g] then old = redis.call('HGET', hash_key(g, 'docids'), id_key) end
+      if old and kept_id(gens[g], old) == id then known = old end
+    end
     if not known and legacy[g] then known = redis.call('HGET', gens[g] .. 'docs', id) end
     if known then break end
     dropped = redis.call('HGET', hash_key(g, 'drops'), id)
@@ -247,7 +255,7 @@ for j = 0, n_docs - 1 do
       if s_keys then sentence_mset(mset, s_keys, s_buckets, sig, short_ref(fp), len) end
       redis.call('MSET', unpack(mset))
       file_id(prefix, fp, id)
-      redis.call('HSET', docid_key(1, id_key), sub(id_key, 3), fp)
+      file_key(docid_key(1, id_key), id_key, fp, filed_refs)
       n_kept = n_kept + 1
     end
   end

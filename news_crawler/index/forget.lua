@@ -12,8 +12,11 @@ ORIGINS = KEYS[5]
 local legacy = prefix .. 'docs'  -- id -> simhash, as earlier versions wrote it
 local filed = prefix .. string.format('k%02x%02x', string.byte(id_key, 1, 2))  -- see decide.lua
 local field = string.sub(id_key, 3)
-local fp = redis.call('HGET', filed, field) or redis.call('HGET', KEYS[2], id_key)
-if fp and kept_id(prefix, fp) ~= id then fp = nil end
+local fp = filed_simhash(prefix, filed, id_key, id)  -- lua/ids.lua
+if not fp then  -- as earlier versions filed it
+  fp = redis.call('HGET', filed, field) or redis.call('HGET', KEYS[2], id_key)
+  if fp and kept_id(prefix, fp) ~= id then fp = nil end
+end
 if not fp then fp = redis.call('HGET', legacy, id) end
 if not fp then
   local where = KEYS[3]
@@ -45,6 +48,7 @@ for t = 0, 3 do
     end
   end
 end
+unfile_key(filed, id_key, fp)
 if redis.call('HGET', filed, field) == fp then redis.call('HDEL', filed, field) end
 if redis.call('HGET', KEYS[2], id_key) == fp then redis.call('HDEL', KEYS[2], id_key) end
 redis.call('HDEL', legacy, id)

@@ -14,7 +14,7 @@ from news_crawler.index.base import (Decision, Document, FingerprintStore, Item,
                                      check_document, id_key)
 from news_crawler.index.drop_records import drop_records
 from news_crawler.index.generations import Generations
-from news_crawler.index.kept_ids import read_ids
+from news_crawler.index.kept_ids import id_hash, read_ids
 from news_crawler.index.redis_inspect import Inspection
 from news_crawler.index.scripts import lua
 
@@ -160,10 +160,17 @@ class RedisStore(Inspection, FingerprintStore):
         return out
 
     def kept_simhash(self, prefix: str, doc_id: str) -> bytes | None:
-        """The simhash ``doc_id`` was kept with under ``prefix``: where its id key is filed
-        (or the ``docids`` hash of earlier versions) confirmed by ``ids``, else its entry in the
-        ``docs`` hash (id -> simhash) of still earlier versions."""
+        """The simhash ``doc_id`` was kept with under ``prefix``: found among the kept ids of
+        the small hashes its id key names (``lua/ids.lua``), else where earlier versions filed
+        its key (six bytes, or the ``docids`` hash) confirmed by the kept ids, else its entry
+        in the ``docs`` hash (id -> simhash) of still earlier versions."""
         key = id_key(doc_id)
+        refs = self.client.hget(self.docid_key(key, prefix), key[2:5]) or b""
+        for ref in (refs[p : p + 2] for p in range(0, len(refs) - 1, 2)):
+            fps = [ref + low for low in self.client.hkeys(id_hash(prefix, ref))]
+            for fp, kept in zip(fps, read_ids(self.client, prefix, self.origins_key, fps)):
+                if kept == doc_id:
+                    return fp
         fp = self.client.hget(self.docid_key(key, prefix), key[2:]) or self.client.hget(prefix + "docids", key)
         if fp is not None and read_ids(self.client, prefix, self.origins_key, [fp]) == [doc_id]:
             return fp

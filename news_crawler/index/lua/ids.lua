@@ -89,6 +89,60 @@ local function unfile_id(prefix, fp)
   redis.call('HDEL', prefix .. 'ids', fp)
 end
 
+-- Kept ids are also filed by id key (decide.lua's KEYS[2]): 65,536 small hashes <prefix>k<first
+-- two bytes of the 8-byte id key as hex>, field its next three bytes, value the first two
+-- bytes of the simhash of each id kept with that key (one, nearly always): which small hash
+-- the id is filed in by simhash, where it is found by its value. (Earlier versions filed the
+-- key's other six bytes -> the 8-byte simhash: decide.lua and forget.lua read those too.)
+
+-- id's form as filed (short_id), or nil when its origin was never numbered; nothing is written.
+local function filed_form(id)
+  local first = byte(id, 1)
+  if first == 0 or first == 1 then return nil end
+  local origin, rest = string.match(id, '^(%a[%w+.%-]*://[^/?#]+)(.*)$')
+  if not origin then return id end
+  local code = code_of[origin] or redis.call('HGET', ORIGINS, origin)
+  return code and ('\1' .. code .. rest) or nil
+end
+
+-- The 8-byte simhash id was kept with under prefix, found through its key's small hash, or nil.
+-- Also returns what that small hash held under the key (for file_key).
+local function filed_simhash(prefix, filed_key, id_key, id)
+  local refs = redis.call('HGET', filed_key, sub(id_key, 3, 5))
+  if not refs then return nil, nil end
+  local form = filed_form(id)
+  for p = 1, #refs - 1, 2 do
+    local ref = sub(refs, p, p + 1)
+    local filed = redis.call('HGETALL', id_hash(prefix, ref))
+    for i = 1, #filed, 2 do
+      local value = filed[i + 1]
+      if value == form or (value == '\0' and redis.call('HGET', prefix .. 'ids', ref .. filed[i]) == id) then
+        return ref .. filed[i], refs
+      end
+    end
+  end
+  return nil, refs
+end
+
+-- File a kept id's simhash under its key; refs is what the key's small hash held (filed_simhash).
+local function file_key(filed_key, id_key, fp, refs)
+  redis.call('HSET', filed_key, sub(id_key, 3, 5), (refs or '') .. sub(fp, 1, 2))
+end
+
+-- Take a forgotten id's simhash from under its key.
+local function unfile_key(filed_key, id_key, fp)
+  local field = sub(id_key, 3, 5)
+  local refs, ref = redis.call('HGET', filed_key, field), sub(fp, 1, 2)
+  if not refs then return end
+  for p = 1, #refs - 1, 2 do
+    if sub(refs, p, p + 1) == ref then
+      refs = sub(refs, 1, p - 1) .. sub(refs, p + 2)
+      if refs == '' then redis.call('HDEL', filed_key, field) else redis.call('HSET', filed_key, field, refs) end
+      return
+    end
+  end
+end
+
 -- <prefix>held counts the generation's kept ids. An index of earlier versions has none yet
 -- and all its ids are in the ids hash: the count starts from there, before anything is filed.
 local function held_key(prefix)
