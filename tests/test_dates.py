@@ -98,3 +98,21 @@ def test_a_byline_without_a_year_is_this_years_as_platforms_mean_it():
             "<div class='comments'>网友评论 2020-05-05 18:22:10 说得好</div></body></html>")
     got = extract_article(page).published_at
     assert got[4:] == "-01-14T17:58:00+08:00" and int(got[:4]) in (datetime.now(SHANGHAI).year, datetime.now(SHANGHAI).year - 1)
+
+
+def test_a_byline_with_a_two_digit_year_gives_its_date_not_a_comments():
+    from datetime import datetime
+
+    from news_crawler.extraction import extract_article
+    from news_crawler.extraction.dates import SHANGHAI, short_year_dates
+
+    now = datetime(2026, 11, 23, 23, 0, tzinfo=SHANGHAI)
+    assert short_year_dates("发布时间：19-03-01 10:23 作者：张三", now=now) == [(5, "2019-03-01T10:23:00+08:00", True)]
+    assert short_year_dates("19/03/01 10:23:11", now=now) == [(0, "2019-03-01T10:23:11+08:00", True)]
+    assert short_year_dates("2019-03-01 10:23", now=now) == [] and short_year_dates("电话 0571-88-12 10:00", now=now) == []
+    assert short_year_dates("27-03-01 10:00", now=now) == []  # not yet
+    story = "县里召开秋粮收购工作会议，部署今年秋粮收购工作，要求各乡镇做好准备，确保农民卖粮方便。" * 3
+    page = ("<html><head><title>县里召开秋粮收购工作会议</title></head><body><h1>县里召开秋粮收购工作会议</h1>"
+            f"<div>时间：19-03-01 10:23　来源：县农业局</div><div><p>{story}</p><p>{story}</p></div>"
+            "<div class='comments'>网友 2019-03-02 18:22:10 说得好</div></body></html>")
+    assert extract_article(page).published_at == "2019-03-01T10:23:00+08:00"

@@ -198,6 +198,8 @@ def plain_stories(sina_articles):
     ("作者：<br>size=\"20\"<br>文/张建国", "张建国"),
     ("长江网10月4日讯（记者张建国 整合）", "张建国"),
     ("作者张建国", "张建国"),
+    ("作者：Jack Ma\u3000点击数：12", "Jack Ma"),
+    ("作者：Anne-Marie Slaughter 阅读(12)", "Anne-Marie Slaughter"),
     ("作者：网络整理 阅读：1644", ""),  # what names no one
     ("作者：<br>转载请注明出处", ""),
     ("中新社记者 张建国 摄", ""),  # a photo credit

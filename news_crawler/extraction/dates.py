@@ -58,6 +58,30 @@ def dates_in(text: str, start: int = 0, end: int | None = None) -> list[tuple[in
     return sorted(found)
 
 
+# "19-03-01 10:23": a two-digit year (20yy), as some older CMS bylines print it; with a time.
+_SHORT_YEAR = re.compile(r"(?<![\d/.:-])(?P<y>\d\d)([-/.])(?P<m>1[0-2]|0[1-9])\2(?P<d>3[01]|[12]\d|0[1-9])\s+"
+                         r"(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?(?![\d:/.-])")
+
+
+def short_year_dates(text: str, start: int = 0, end: int | None = None, now: datetime | None = None) -> list[tuple[int, str, bool]]:
+    """Dates with a two-digit year and a time that start in ``text[start:end]``, as
+    ``dates_in`` gives them; none later than a day after ``now``."""
+    end = len(text) if end is None else end
+    latest = (now or datetime.now(SHANGHAI)) + timedelta(days=1)
+    found = []
+    for m in _SHORT_YEAR.finditer(text, start, min(len(text), end + 20)):
+        if m.start() >= end:
+            break
+        try:
+            when = datetime(2000 + int(m["y"]), int(m["m"]), int(m["d"]), int(m["H"]), int(m["M"]), int(m["S"] or 0),
+                            tzinfo=SHANGHAI)
+        except ValueError:
+            continue
+        if when <= latest:
+            found.append((m.start(), when.isoformat(), True))
+    return found
+
+
 def year_month(text: str) -> str:
     """``1998-03`` for the first 1998年3月 in ``text``, else ``""``."""
     m = YEAR_MONTH.search(text)

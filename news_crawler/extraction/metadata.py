@@ -17,13 +17,14 @@ _NAMES = rf"{_NAME}(?:{_SEP}{_NAME}){{0,4}}"
 _COLON = r"\s*[:：丨|/]\s*"
 _ISSUER = re.compile(r"(?:发文机关|发布机关|发文单位)\s*[:：]\s*([\u4e00-\u9fa5]{2,20})")  # government notices
 _HANDLE = r"[A-Za-z][A-Za-z0-9_.\-]{2,24}"  # a blogger's or a forum member's handle
+_LATIN_NAME = r"[A-Z][a-z]+(?:[ .·-][A-Z][a-z]+){1,3}(?![A-Za-z])"  # 作者：Jack Ma, 作者：Anne-Marie Slaughter
 _DATE_AHEAD = r"(?=\s*(?:19|20)\d\d\s*[-/.年])"
 # Byline conventions in the order they are trusted: an explicit author, a reporter, 文/撰文,
 # a post's poster, a name in brackets closing the story "（袁源）" or "（姚峰 上海报道）", the
 # office issuing a government notice; then (find_author) the author meta tag, a name alone
 # under the headline, the editor.
 _AUTHOR_LABELS = [
-    re.compile(rf"(?:作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[ \t\u3000]+)({_NAMES}|{_HANDLE})"),
+    re.compile(rf"(?:作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[ \t\u3000]+)({_NAMES}|{_LATIN_NAME}|{_HANDLE})"),
     re.compile(rf"(?:^|\n)[ \t]*作者({_NAME})(?=[ \t]*(?:\n|$))"),  # a line that is only "作者魏星"
     re.compile(rf"记者(?:{_COLON}|\s+)({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)\]】]|报道|\n|{_SEP}))"),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo

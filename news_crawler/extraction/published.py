@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from lxml.html import HtmlElement
 
-from news_crawler.extraction.dates import SHANGHAI, dates_in, parse_datetime, year_month
+from news_crawler.extraction.dates import SHANGHAI, dates_in, parse_datetime, short_year_dates, year_month
 from news_crawler.extraction.metadata import meta_content
 
 _TIME_META = (
@@ -41,10 +41,10 @@ _NO_YEAR = re.compile(r"(?:(?:发布|发表)?(?:时间|日期)\s*[:：]|^|\n)[ \
 def _without_year(byline: str, now: datetime | None = None) -> str:
     """A byline's month-day time without a year, in the year that makes it no later than
     now (the platforms' own convention), or ""."""
+    now = now or datetime.now(SHANGHAI)
     m = _NO_YEAR.search(byline)
     if not m:
         return ""
-    now = now or datetime.now(SHANGHAI)
     for year in (now.year, now.year - 1):
         try:
             when = datetime(year, int(m["m"]), int(m["d"]), int(m["H"]), int(m["M"]), tzinfo=SHANGHAI)
@@ -57,7 +57,7 @@ def _without_year(byline: str, now: datetime | None = None) -> str:
 
 def find_published_at(root: HtmlElement, text: str, title: str, body: str = "") -> str:
     """ISO 8601 time from meta tags; else the byline's: the first date right after the
-    headline not labelled as an update and not in a paragraph of the story (``body``) (a
+    headline (a two-digit year's too: 19-03-01 10:23) not labelled as an update and not in a paragraph of the story (``body``) (a
     bare date when it gives no time: comments and sidebars further down carry other times),
     or its month-day time without a year (this year's, as platforms mean it);
     else the first date labelled as the publication's (发布时间：…, a byline under the story);
@@ -70,7 +70,9 @@ def find_published_at(root: HtmlElement, text: str, title: str, body: str = "") 
     found = text.find(title[:12]) if title else -1
     start = max(found, 0)
     if found >= 0:
-        byline = [d for d in dates_in(text, start, start + len(title) + BYLINE_REACH) if not _in_story(text, d[0], body)]
+        reach = start + len(title) + BYLINE_REACH
+        byline = [d for d in sorted(dates_in(text, start, reach) + short_year_dates(text, start, reach))
+                  if not _in_story(text, d[0], body)]
         published = [d for d in byline if not _UPDATED.search(text[max(d[0] - 8, 0) : d[0]])]
         if published or byline:
             return (published or byline)[0][1]
