@@ -242,24 +242,34 @@ def test_kept_urls_are_filed_short_by_their_origin_and_read_back_whole(redis_cli
     store = RedisStore(redis_client, "test", batch_size=50)
     a = "https://news.example.com.cn/c/2019-10-23/doc-iicezuev4202091.shtml"  # 66 characters
     b = "https://news.example.com.cn:8080/c/2019-10-24/doc-iicezuev4202092.shtml?from=rss#top"
-    long_ = "https://mp.weixin.qq.com/s?__biz=MzI2MzEwNTY3OQ==&mid=2648978231&idx=1&sn=dd091611fcf1aa0c2aef"
+    long_ = "https://mp.weixin.qq.com/s?__biz=MzI2MzEwNTY3OQ==&mid=2648978231&idx=1&sn=dd091611fcf1aa0c2aef&chksm=fabcdeb"
     odd = "\x01" + "9/not a short form"
+    odd4 = "\x04" + "12/not a paired form"
+    no_pairs = "https://news.example.com.cn/a/b-1.html"
+    iri = "https://news.example.com.cn/新闻/2019/1.html"
     fps = {a: 0x0F0F_0000_0000_0000, b: 0x00F0_0F00_0000_0000, long_: 0x0000_00F0_0F00_0000,
-           odd: 0x0000_0000_00F0_0F00, "plain-id": 0x0000_0000_0000_F0F0}
+           odd: 0x0000_0000_00F0_0F00, "plain-id": 0x0000_0000_0000_F0F0, odd4: 0xF000_0000_0000_000F,
+           no_pairs: 0x0F00_0F00_0F00_0F00, iri: 0x00F0_00F0_00F0_00F0}
     assert all(d.kept for d in store.decide_many(list(fps.items())))
     home = id_hash(store.prefix(), fps[a].to_bytes(8, "big"))
     filed = redis_client.hget(home, fps[a].to_bytes(8, "big")[2:])
-    assert filed == b"\x011/c/2019-10-23/doc-iicezuev4202091.shtml" and redis_client.object("encoding", home) == b"listpack"
+    # byte 4, the origin's number, the rest with two digits in a row as one byte (128 + them)
+    assert filed == b"\x041/c/\x94\x93-\x8a-\x97/doc-iicezuev\xaa\x82\x891.shtml"
+    assert redis_client.object("encoding", home) == b"listpack"
     assert redis_client.hget(store.origins_key, "1") == b"https://news.example.com.cn"
     assert redis_client.hget(store.origins_key, "2") == b"https://news.example.com.cn:8080"
-    assert set(redis_client.hvals(store.ids_key)) == {long_.encode(), odd.encode()}  # too long; would read short
-    assert store.kept_documents() == fps and store.report()["fingerprints"] == 5
+    assert set(redis_client.hvals(store.ids_key)) == {long_.encode(), odd.encode(), odd4.encode()}  # too long; would read short
+    for url, form in ((no_pairs, b"\x011/a/b-1.html"), (iri, "\x011/新闻/2019/1.html".encode())):  # kept as they are
+        assert redis_client.hget(id_hash(store.prefix(), fps[url].to_bytes(8, "big")), fps[url].to_bytes(8, "big")[2:]) == form
+    assert store.kept_documents() == fps and store.report()["fingerprints"] == 8
+    redis_client.hset(home, fps[a].to_bytes(8, "big")[2:], "\x011/c/2019-10-23/doc-iicezuev4202091.shtml")  # as written before
+    assert store.kept_documents()[a] == fps[a] and store.decide("copy of a", fps[a] ^ 3).duplicate_of == a
     copies = [(f"copy of {i}", fp ^ 1) for i, fp in fps.items()]
     assert [d.duplicate_of for d in store.decide_many(copies)] == list(fps)
     assert [m.id for m in store.nearest(fps[b] ^ 3)][:1] == [b]
     assert all(d.replayed and d.kept for d in store.decide_many([(i, 1) for i in fps]))
-    assert store.forget(a) == "kept" and store.forget(long_) == "kept" and store.report()["fingerprints"] == 3
-    assert redis_client.hget(home, fps[a].to_bytes(8, "big")[2:]) is None and redis_client.hlen(store.ids_key) == 1
+    assert store.forget(a) == "kept" and store.forget(long_) == "kept" and store.report()["fingerprints"] == 6
+    assert redis_client.hget(home, fps[a].to_bytes(8, "big")[2:]) is None and redis_client.hlen(store.ids_key) == 2
     assert store.decide("again", fps[a] ^ 1).kept  # nothing kept near a now
 
 

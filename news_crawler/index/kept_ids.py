@@ -1,6 +1,7 @@
 """Reading kept ids (simhash -> doc id) as ``lua/ids.lua`` files them: in 65,536 small hashes
 ``<prefix>i<first two simhash bytes as hex>`` under the other six bytes, a URL as byte 1, its
-origin's code in the origins hash and the rest of the URL; an id too long for that in the
+origin's code in the origins hash and the rest of the URL (or byte 4, the code, and the rest
+with every two digits in a row as one byte); an id too long for that in the
 ``<prefix>ids`` hash (8-byte simhash -> id), where earlier versions filed every id, with byte
 0 in its small hash (``ids_near``)."""
 
@@ -10,7 +11,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-_SHORT = re.compile(rb"\x01(\d+)(.*)", re.S)
+_SHORT = re.compile(rb"([\x01\x04])(\d+)(.*)", re.S)
+_PAIR = re.compile(rb"[\x80-\xe3]")  # byte 4's form: two digits in a row as one byte, 128 + their value
 _IN_IDS = b"\0"  # in a small hash: the id is in the ids hash
 _CHECK_WEIGHTS = (1, 3, 5, 7, 11, 13, 17, 19)
 
@@ -23,11 +25,18 @@ def id_hash(prefix: str, fp: bytes) -> str:
 def full_ids(client: Any, origins_key: str, values: Sequence[bytes | None], filed: Sequence[bool]) -> list[str | None]:
     """The ids values stand for: a value of a small hash (``filed``) may be a short URL, to
     be given its origin back; the ids hash holds ids whole."""
-    shorts = [_SHORT.fullmatch(v) if f and v is not None and v[:1] == b"\1" else None for v, f in zip(values, filed)]
-    codes = sorted({m.group(1) for m in shorts if m})
+    shorts = [_SHORT.fullmatch(v) if f and v is not None and v[:1] in (b"\1", b"\4") else None
+              for v, f in zip(values, filed)]
+    codes = sorted({m.group(2) for m in shorts if m})
     origins = dict(zip(codes, client.hmget(origins_key, codes))) if codes else {}
-    return [None if v is None else ((origins.get(m.group(1)) or b"?") + m.group(2) if m else v).decode()
+    return [None if v is None else ((origins.get(m.group(2)) or b"?") + _rest(m) if m else v).decode()
             for v, m in zip(values, shorts)]
+
+
+def _rest(m: re.Match) -> bytes:
+    if m.group(1) == b"\1":
+        return m.group(3)
+    return _PAIR.sub(lambda p: b"%02d" % (p.group()[0] - 128), m.group(3))
 
 
 def read_ids(client: Any, prefix: str, origins_key: str, fps: Sequence[bytes]) -> list[str | None]:

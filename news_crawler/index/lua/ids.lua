@@ -2,7 +2,9 @@
 -- Kept ids (simhash -> doc id), shared by decide.lua and forget.lua.
 -- An id is filed in one of 65,536 small hashes, <prefix>i<first two simhash bytes as hex>,
 -- under the simhash's other six bytes, so that the server keeps each one a listpack. A URL
--- is filed short: byte 1, its origin's code, the rest of the URL; the ORIGINS hash numbers
+-- is filed short: byte 1, its origin's code, the rest of the URL; or, where the rest holds
+-- two digits in a row and no byte above 127, byte 4, the code, and the rest with every two
+-- digits in a row as one byte (128 + their value: "2019" is two bytes); the ORIGINS hash numbers
 -- origins (scheme://host[:port] -> code and code -> origin, a counter under 'next'; a few
 -- entries a site, never deleted). An id still longer than FILED_MAX bytes (the server's
 -- default hash-max-listpack-value; a longer value would turn its small hash into a hash
@@ -18,11 +20,31 @@ local function id_hash(prefix, fp)
   return format('%si%02x%02x', prefix, byte(fp, 1, 2))
 end
 
+-- Two digits in a row <-> one byte, 128 + their value (built when first needed).
+local PAIRED, UNPAIRED
+local function pairs_tables()
+  PAIRED, UNPAIRED = {}, {}
+  for n = 0, 99 do
+    local two = format('%02d', n)
+    PAIRED[two], UNPAIRED[char(128 + n)] = char(128 + n), two
+  end
+end
+
+-- An origin's code and the rest of the id, short: byte 1 and the rest as it is, or byte 4
+-- and its digit pairs each as one byte.
+local function short_form(code, rest)
+  if find(rest, '%d%d') and not find(rest, '[\128-\255]') then
+    if not PAIRED then pairs_tables() end
+    return '\4' .. code .. string.gsub(rest, '%d%d', PAIRED)
+  end
+  return '\1' .. code .. rest
+end
+
 -- The form an id is filed in (a new origin is numbered), or nil for an id that must be
--- filed whole (one starting with byte 0 or 1 would read as a marked form).
+-- filed whole (one starting with a byte below 5 would read as a marked form).
 local function short_id(id)
   local first = byte(id, 1)
-  if first == 0 or first == 1 then return nil end
+  if first < 5 then return nil end
   local origin, rest = string.match(id, '^(%a[%w+.%-]*://[^/?#]+)(.*)$')
   if not origin then return id end
   local code = code_of[origin]
@@ -34,17 +56,22 @@ local function short_id(id)
     end
     code_of[origin], origin_of[code] = code, origin
   end
-  return '\1' .. code .. rest
+  return short_form(code, rest)
 end
 
 -- The id a filed value stands for.
 local function full_id(value)
-  if byte(value, 1) ~= 1 then return value end
-  local code, rest = string.match(value, '^\1(%d+)(.*)$')
+  local first = byte(value, 1)
+  if first ~= 1 and first ~= 4 then return value end
+  local code, rest = string.match(value, '^[\1\4](%d+)(.*)$')
   local origin = origin_of[code]
   if not origin then
     origin = redis.call('HGET', ORIGINS, code) or '?'
     origin_of[code] = origin
+  end
+  if first == 4 then
+    if not UNPAIRED then pairs_tables() end
+    rest = string.gsub(rest, '[\128-\227]', UNPAIRED)
   end
   return origin .. rest
 end
@@ -95,14 +122,16 @@ end
 -- the id is filed in by simhash, where it is found by its value. (Earlier versions filed the
 -- key's other six bytes -> the 8-byte simhash: decide.lua and forget.lua read those too.)
 
--- id's form as filed (short_id), or nil when its origin was never numbered; nothing is written.
-local function filed_form(id)
+-- id's forms as filed (short_id, and byte 1's as versions before wrote it for any URL), or
+-- nil when its origin was never numbered; nothing is written.
+local function filed_forms(id)
   local first = byte(id, 1)
-  if first == 0 or first == 1 then return nil end
+  if first < 5 then return nil end
   local origin, rest = string.match(id, '^(%a[%w+.%-]*://[^/?#]+)(.*)$')
   if not origin then return id end
   local code = code_of[origin] or redis.call('HGET', ORIGINS, origin)
-  return code and ('\1' .. code .. rest) or nil
+  if not code then return nil end
+  return short_form(code, rest), '\1' .. code .. rest
 end
 
 -- The 8-byte simhash id was kept with under prefix, found through its key's small hash, or nil.
@@ -110,13 +139,14 @@ end
 local function filed_simhash(prefix, filed_key, id_key, id)
   local refs = redis.call('HGET', filed_key, sub(id_key, 3, 5))
   if not refs then return nil, nil end
-  local form = filed_form(id)
+  local form, plain = filed_forms(id)
   for p = 1, #refs - 1, 2 do
     local ref = sub(refs, p, p + 1)
     local filed = redis.call('HGETALL', id_hash(prefix, ref))
     for i = 1, #filed, 2 do
       local value = filed[i + 1]
-      if value == form or (value == '\0' and redis.call('HGET', prefix .. 'ids', ref .. filed[i]) == id) then
+      if value == form or value == plain
+          or (value == '\0' and redis.call('HGET', prefix .. 'ids', ref .. filed[i]) == id) then
         return ref .. filed[i], refs
       end
     end
