@@ -228,6 +228,18 @@ def test_a_document_whose_duplicate_lost_its_claim_meanwhile_is_decided_again(cl
     assert decided.kept and store.lookup("x").kept and not store.drops()
 
 
+def test_a_forgotten_documents_sentence_entries_drop_nothing(cluster, cluster_client):
+    """Its sentence entries stay in their buckets (forget knows its simhash, not its
+    sentences); a later document sharing them is not taken as its copy."""
+    store = SpreadStore(cluster_client, "news", sentences=SentenceRule())
+    original = 0x0F0F_0F0F_0F0F_0F0F
+    assert store.decide_many([Document("a", original, (1, 2, 3, 4), 100)])[0].kept
+    assert store.decide_many([Document("c", original ^ 0xFF, (1, 2, 3, 6), 99)])[0].duplicate_of == "a"
+    assert store.forget("a") == "kept" and store.forget("c") == "dropped"
+    decided = store.decide_many([Document("b", original ^ 0xFF, (1, 2, 3, 5), 101)])[0]
+    assert decided.kept and store.lookup("b").kept and not store.drops()
+
+
 @pytest.mark.parametrize("rule", ["simhash", "sentences"])
 def test_a_claim_after_another_worker_kept_a_copy_finds_it(cluster, cluster_client, rule):
     """Worker A reads the tables before worker B keeps a near-duplicate; when A claims, the
