@@ -24,6 +24,10 @@ def page(byline: str, story: list[str] = STORY) -> str:
     ("<span>2019年10月30日 12:51</span><a href='/s'>澎湃新闻</a><span>澎湃新闻记者 王小红</span>", "王小红"),
     ("<span>作者：</span><span>孙悦</span>", "孙悦"),
     ("<time>2019-12-21 08:38</time><cite>新华社</cite>", "刘玮"),  # no credit above: the story's own
+    ("<span>2019-12-21 08:38</span><span>作者：本报记者 王小红</span>", "王小红"),
+    ("<span>2019-12-21 08:38</span><span>作者：新华社记者 欧阳晓东</span>", "欧阳晓东"),
+    ("<span>2019-12-21 08:38</span><span>王小红/文</span><span>来源：新华社</span>", "王小红"),
+    ("<span>2019-12-21 08:38</span><span>文｜孙悦</span>", "孙悦"),
 ])
 def test_the_writer_credited_above_the_story_is_the_author(byline, author):
     article = extract_article(page(byline))
@@ -65,3 +69,10 @@ def test_a_byline_right_under_the_story_beats_a_credit_inside_it():
             "</body></html>")
     article = extract_article(page)
     assert (article.author, article.published_at, article.editor) == ("张建国", "2019-03-04T14:34:00+08:00", "王小红")
+
+
+def test_a_word_ending_in_zuozhe_inside_the_story_is_no_byline():
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    story = no_credit[:1] + ["这一现象提醒创作者：新的政策不仅引导行业资金走向，更从源头遏制了不健康的创作倾向。"] + no_credit[1:]
+    assert extract_article(page("<span>2019-03-01 10:20</span>", story)).author == ""
+    assert extract_article(page("<span>本文作者：王小红</span>", story)).author == "王小红"

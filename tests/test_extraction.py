@@ -260,6 +260,7 @@ def story_lines(plain_stories):
 @pytest.mark.parametrize("before,after", [
     (["（原标题：民警电话遭停机，靠拨打频次识别诈骗“智商感人”）"], ["本文来源：新京报", "责任编辑：史建磊_NBJ11331"]),
     (["原标题：快讯！陈同佳刑满出狱"], ["此前报道：港媒曝陈同佳出狱前首受访", "点击进入专题：", "聚焦香港局势"]),
+    ([], ["返回搜狐，查看更多", "责任编辑：李明"]),
     (["（原标题：“黑五”战役打响 亚马逊海外购登陆拼多多）"], []),
     ([], ["延伸 · 推荐", "女警一天打100电话被停机 电信:核实非诈骗后恢复", "近日，四川江油一社区女民警在开展辖区“实有人口”核查工作时，"
           "平均日拨100余个电话。电信技术部门"]),
@@ -272,6 +273,14 @@ def test_notes_related_stories_page_numbers_and_disclaimers_leave_the_body(befor
     story = story_lines
     body = chrome.strip_chrome("\n".join(before + story + after), "标题")
     assert body.splitlines() == story
+
+
+def test_a_summary_of_the_storys_own_words_and_a_row_of_tools_leave_the_body(story_lines):
+    story = story_lines
+    lines = ["标题", "2019-8-28 21:28| 发布者: admin| 查看: 2345", "摘要: " + story[0][:25]] + story + ["收藏分享邀请"]
+    assert chrome.strip_chrome("\n".join(lines), "标题").splitlines() == story
+    lead = "导读：" + "本文讲述一件与正文不同的事，写在正文之前，正文里没有这些字。"  # not the story's words: it stays
+    assert chrome.strip_chrome("\n".join([lead] + story), "标题").splitlines() == [lead] + story
 
 
 def test_a_related_block_in_the_first_half_is_not_an_end(story_lines):

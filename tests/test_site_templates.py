@@ -1,5 +1,6 @@
-"""Real stories on the ten kinds of site of ``benchmarks/site_templates.py`` (a one-table
-older CMS in GBK, a county site without a charset, a government portal, portals, a mobile page, a self-media article...):
+"""Real stories on the nineteen kinds of site of ``benchmarks/site_templates.py`` and
+``benchmarks/more_site_templates.py`` (a one-table older CMS in GBK, a county site without a
+charset, a government portal, portals, a mobile page, a self-media article, a forum portal...):
 every page gives the story as its body, the byline's writer and the byline's time, and
 every copy after the first is dropped as a near-duplicate of the first."""
 
@@ -17,7 +18,7 @@ from news_crawler.index import MemoryStore, SentenceRule
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from cross_site import lines_of, similarity  # noqa: E402
-from site_templates import TEMPLATES  # noqa: E402
+from more_site_templates import ALL as TEMPLATES  # noqa: E402
 
 
 @pytest.fixture(scope="module")

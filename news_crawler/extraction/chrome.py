@@ -15,8 +15,12 @@ _BYLINE = re.compile(r"^[【\[(（]?\s*(?:发布时间|发布日期|发表时间
                      r"新闻来源|作者|点击数|点击|浏览次数|浏览|阅读|字号|字体|【字体|编辑|责任编辑|责编|审核|供稿|"
                      r"校对|责任校对|审校|编审|终审|监制)\s*[:：]")
 _NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上一页|下一页|相关新闻|相关阅读|相关文章|相关链接|相关报道|推荐阅读|"
-                  r"热点推荐|延伸阅读|延伸\s*[·・]\s*推荐|此前报道|点击进入|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】)")
-_TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返回|顶部|大|中|小|字号)\s*[】\]]?\s*)+$")
+                  r"热点推荐|延伸阅读|延伸\s*[·・]\s*推荐|此前报道|点击进入|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】|"
+                  r"返回[^\s，,]{1,8}[，,]?\s*查看更多)")
+_TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返回|顶部|大|中|小|字号|邀请|举报|点赞|转发|评论|复制链接|打赏|"
+                    r"微信|微博|QQ空间|QQ好友)\s*[】\]]?\s*)+$")
+# "摘要: 美国男星……": a summary the page writes above the story, its words the story's own.
+_SUMMARY = re.compile(r"^[【\[]?\s*(?:摘要|内容摘要|内容提要|导读)\s*[】\]]?\s*[:：]?\s*(.{8,})$")
 # "（原标题：……）", "（原题为《……》）", a short "原标题：……" line: the portal's note of the headline
 # it replaced (a longer unbracketed one may run into the story's first sentence).
 _ORIGINAL_TITLE = re.compile(r"^[（(]\s*原(?:标)?题(?:为)?\s*[:：《].{0,110}[）)]$|^原(?:标)?题\s*[:：].{0,45}$")
@@ -90,5 +94,9 @@ def strip_chrome(body: str, title: str = "") -> str:
             lines = lines[:i]
             break
     lines = [_LEADING_CREDIT.sub("", line) for line in lines]
+    first = next((i for i, line in enumerate(lines) if line.strip() and not is_chrome(line.strip(), title)), len(lines))
+    summary = _SUMMARY.match(lines[first].strip()) if first < len(lines) else None
+    if summary and summary.group(1).rstrip(".…。 ")[:30] in "".join(lines[first + 1:]):
+        lines = lines[first + 1:]
     kept = (_TRAILING_EDITOR.sub("", line) for line in lines if not is_chrome(line.strip(), title))
     return "\n".join(line for line in kept if line.strip())

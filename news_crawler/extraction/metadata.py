@@ -14,21 +14,25 @@ _AUTHOR_META = ("author", "article:author", "og:article:author", "dc.creator", "
 _NAME = r"[\u4e00-\u9fa5·]{2,4}"
 _SEP = r"[ \u3000\u2002\u2003、，,]+"
 _NAMES = rf"{_NAME}(?:{_SEP}{_NAME}){{0,4}}"
-_COLON = r"\s*[:：丨|/]\s*"
+_COLON = r"\s*[:：丨|｜/]\s*"
 _ISSUER = re.compile(r"(?:发文机关|发布机关|发文单位)\s*[:：]\s*([\u4e00-\u9fa5]{2,20})")  # government notices
 _HANDLE = r"[A-Za-z][A-Za-z0-9_.\-]{2,24}"  # a blogger's or a forum member's handle
 _LATIN_NAME = r"[A-Z][a-z]+(?:[ .·-][A-Z][a-z]+){1,3}(?![A-Za-z])"  # 作者：Jack Ma, 作者：Anne-Marie Slaughter
 _DATE_AHEAD = r"(?=\s*(?:19|20)\d\d\s*[-/.年])"
+_TITLE = r"(?:[\u4e00-\u9fa5]{0,8}?记者[ \t\u3000]*)?"  # "作者：本报记者 张三", "作者：新华社记者 张三"
 # Byline conventions in the order they are trusted: an explicit author, a reporter, 文/撰文,
 # a post's poster, a name in brackets closing the story "（袁源）" or "（姚峰 上海报道）", the
 # office issuing a government notice; then (find_author) the author meta tag, a name alone
 # under the headline, the editor.
 _AUTHOR_LABELS = [
-    re.compile(rf"(?:作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[ \t\u3000]+)({_NAMES}|{_LATIN_NAME}|{_HANDLE})"),
+    # (not the end of 创作者, 工作者, 合作者...: "提醒创作者：新的政策…")
+    re.compile(rf"(?:(?<![创工写合著制操劳])作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[ \t\u3000]+){_TITLE}"
+               rf"({_NAMES}|{_LATIN_NAME}|{_HANDLE})"),
     re.compile(rf"(?:^|\n)[ \t]*作者({_NAME})(?=[ \t]*(?:\n|$))"),  # a line that is only "作者魏星"
     re.compile(rf"记者(?:{_COLON}|\s+)({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)\]】]|报道|\n|{_SEP}))"),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
+    re.compile(rf"(?:^|[(（\[【\s])({_NAMES})\s*[/／]\s*文(?=$|[\s)）\]】])"),  # "张三/文"
     # Blog and forum posts: "张三 发表于 2005-9-15", "本帖由张三于2005年...", "由张三张贴 @ 2005-...",
     # "... 22:36:13 by zhang".
     re.compile(rf"(?:^|\s)({_NAMES}|{_HANDLE})\s*发表于\s*[:：]?{_DATE_AHEAD}"),
@@ -38,7 +42,7 @@ _AUTHOR_LABELS = [
     re.compile(rf"[(（]\s*({_NAMES})\s*(?:[）)]\s*(?:\n|$)|{_SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
     _ISSUER,
 ]
-_CREDITS = 5  # the labels above that credit a writer (作者, 记者, 文/): above the story they come first
+_CREDITS = 6  # the labels above that credit a writer (作者, 记者, 文/, /文): above the story they come first
 _EDITOR_AS_AUTHOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|\s+)({_NAMES})")
 # The line under a headline that is only a name, an account or "name/outlet": "石佳/中国青年报",
 # a self-media account "加拿大必读", "华夏人文 2020-03-09 18:14:21".
