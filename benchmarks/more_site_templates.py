@@ -1,4 +1,4 @@
-"""Nine more page templates for ``cross_site.py``, written after the ten of
+"""Twelve more page templates for ``cross_site.py``, written after the ten of
 ``site_templates.py`` and run before any change they led to: a PHPCMS-style page (pipes
 between byline parts, a click counter, 【责任编辑】 inside the story, a disclaimer), a school
 site of nested tables (【作者】【来源】【发布时间：2019年3月1日 10时8分】 in brackets, the minute
@@ -8,11 +8,15 @@ sohu-like page (原标题 line, 返回…查看更多, editor, platform statemen
 office's page (a date-only byline among 信息来源/字体/打印), a byline in one of ten forms
 (作者：本报记者 X, 文/X 图/Y, 撰稿：X, [作者:X], X/文, 文｜X ...), a story opening with
 本报讯（记者 X）, and a Discuz-like portal post (GBK, 发布者: admin, a 摘要 line of the
-story's own words, the story as ``<br>`` lines in a table cell, tool links, timed comments).
+story's own words, the story as ``<br>`` lines in a table cell, tool links, timed comments);
+then a portal whose ``<h1>`` is its logo (the headline an ``<h2>``), a GBK page whose
+headline is a ``<div>`` over ``<br>`` lines, and a paper's digital edition (a kicker, the
+headline, a ——subtitle, 本报记者 X and 《某某日报》（date 第03版） above the story).
 
 They found: an unpadded minute after 时 read as no time; 本报记者/新华社记者 kept in the
 author or cutting it; X/文 and 文｜X not read as credits; the 摘要 line and a row of tool
-links (收藏分享邀请) left in the body. Each returns ``(bytes, truth)`` as in
+links (收藏分享邀请) left in the body; the digital edition's subtitle, credit and issue
+lines left above the story. Each returns ``(bytes, truth)`` as in
 ``site_templates.py``.
 """
 
@@ -154,7 +158,43 @@ def forum_style(title: str, lines: list[str], others: list[str], rng: random.Ran
     return _page(html, "gbk", "", [y, m, d, hh, mm], lines)
 
 
+def logo_h1(title, lines, others, rng):
+    (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
+    paras = _paragraphs(lines, "<p>", "</p>")
+    html = (f'<html><head><meta charset="utf-8"><title>{escape(title)}_国内新闻_某某网</title></head><body>'
+            '<h1 class="logo"><a href="/"><img src="/logo.png" alt="某某网"></a></h1><div class="nav"><a>首页</a><a>国内</a></div>'
+            f'<div class="article"><h2 class="art-title">{escape(title)}</h2>'
+            f'<p class="art-info"><span>{y}/{m:02d}/{d:02d} {hh:02d}:{mm:02d}</span><span>作者：{author}</span></p>'
+            f'<div class="art-con">{paras}</div></div><div class="side"><h2>排行</h2>' + _links(others, '<a href="/{n}">{t}</a>') + '</div></body></html>')
+    return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
+
+
+def div_title(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
+    gap = "&nbsp;" * 4
+    body = "<br>".join(f"{gap}{escape(x)}" for x in lines)
+    html = (f'<html><head><meta charset="gbk"><title>{escape(title)}--某某市新闻网</title></head><body>'
+            '<div class="top"><a>首页</a> | <a>本地</a></div><div class="wrap">'
+            f'<div class="biaoti">{escape(title)}</div>'
+            f'<div class="xinxi"><font color="#999999">日期：{y}-{m}-{d} {hh}:{mm:02d}&nbsp;&nbsp;来源：{rng.choice(OUTLETS)}&nbsp;&nbsp;作者：{author}</font></div>'
+            f'<div class="zhengwen">{body}</div>'
+            f'<div class="fenye">上一篇：<a>{escape(others[0])}</a><br>下一篇：<a>{escape(others[1])}</a></div></div></body></html>')
+    return _page(html, "gbk", author, [y, m, d, hh, mm], lines)
+
+
+def paper_edition(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
+    (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
+    paras = _paragraphs(lines, "<p>", "</p>")
+    html = (f'<html><head><meta charset="utf-8"><title>{escape(title)} - 某某日报数字报</title></head><body>'
+            '<div class="paper">第03版：要闻</div>'
+            f'<div class="article"><h3 class="yinti">本报专访</h3><h1>{escape(title)}</h1><h2 class="futi">——记某某市的一年</h2>'
+            f'<div class="byline">本报记者 {author}</div><div class="date">《某某日报》（{y}年{m:02d}月{d:02d}日 第03版）</div>'
+            f'<div id="ozoom">{paras}</div></div></body></html>')
+    return _page(html, "utf-8", author, [y, m, d], lines)
+
+
 MORE = {"phpcms": phpcms, "bracket_table": bracket_table, "meta_date": meta_date, "div_lines": div_lines,
         "sohu_like": sohu_like, "dotted_gov": dotted_gov, "byline_variants": byline_variants,
-        "body_first_credit": body_first_credit, "forum_style": forum_style}
+        "body_first_credit": body_first_credit, "forum_style": forum_style, "logo_h1": logo_h1,
+        "div_title": div_title, "paper_edition": paper_edition}
 ALL = {**TEMPLATES, **MORE}

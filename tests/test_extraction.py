@@ -283,6 +283,14 @@ def test_a_summary_of_the_storys_own_words_and_a_row_of_tools_leave_the_body(sto
     assert chrome.strip_chrome("\n".join([lead] + story), "标题").splitlines() == [lead] + story
 
 
+def test_a_subtitle_tag_credit_and_issue_line_above_the_story_leave_it_but_stay_under_it(story_lines):
+    story = story_lines
+    notes = ["【新春走基层】", "——记某某市的一年", "光明日报记者 王建宏 张文攀", "《某某日报》（2019年08月28日 第03版）"]
+    assert chrome.strip_chrome("\n".join(["标题"] + notes + story), "标题").splitlines() == story
+    under = ["记者 刘涛", "《光明日报》（ 2022年02月13日 02版）"]  # labelled pages count these as the story's
+    assert chrome.strip_chrome("\n".join(["标题"] + story + under), "标题").splitlines() == story + under
+
+
 def test_a_related_block_in_the_first_half_is_not_an_end(story_lines):
     story = story_lines
     lines = story[:1] + ["相关阅读"] + story[1:]

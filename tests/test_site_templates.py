@@ -1,4 +1,4 @@
-"""Real stories on the nineteen kinds of site of ``benchmarks/site_templates.py`` and
+"""Real stories on the twenty-two kinds of site of ``benchmarks/site_templates.py`` and
 ``benchmarks/more_site_templates.py`` (a one-table older CMS in GBK, a county site without a
 charset, a government portal, portals, a mobile page, a self-media article, a forum portal...):
 every page gives the story as its body, the byline's writer and the byline's time, and

@@ -19,6 +19,13 @@ _NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上�
                   r"返回[^\s，,]{1,8}[，,]?\s*查看更多)")
 _TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返回|顶部|大|中|小|字号|邀请|举报|点赞|转发|评论|复制链接|打赏|"
                     r"微信|微博|QQ空间|QQ好友)\s*[】\]]?\s*)+$")
+# "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
+_CREDIT_LINE = re.compile(r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*[\u4e00-\u9fa5·]{2,4}"
+                          r"(?:[\s\u3000、]+(?:(?:记者|通讯员|实习生)[\s\u3000]*)?[\u4e00-\u9fa5·]{2,4}){0,4}$")
+# "《某某日报》（2019年08月28日 第03版）": a paper's issue and page.
+_EDITION = re.compile(r"^《[^》]{2,16}》\s*[（(]?\s*\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日\s*(?:第?\s*\d{1,3}\s*版)?\s*[）)]?$")
+# "——记某某市的一年": a subtitle under the headline, above the story; "【新春走基层】": a column's tag.
+_SUBTITLE = re.compile(r"^(?:——|--|—)\s*[^。！？!?]{2,40}$|^【[^】]{2,12}】$")
 # "摘要: 美国男星……": a summary the page writes above the story, its words the story's own.
 _SUMMARY = re.compile(r"^[【\[]?\s*(?:摘要|内容摘要|内容提要|导读)\s*[】\]]?\s*[:：]?\s*(.{8,})$")
 # "（原标题：……）", "（原题为《……》）", a short "原标题：……" line: the portal's note of the headline
@@ -94,9 +101,22 @@ def strip_chrome(body: str, title: str = "") -> str:
             lines = lines[:i]
             break
     lines = [_LEADING_CREDIT.sub("", line) for line in lines]
-    first = next((i for i, line in enumerate(lines) if line.strip() and not is_chrome(line.strip(), title)), len(lines))
-    summary = _SUMMARY.match(lines[first].strip()) if first < len(lines) else None
-    if summary and summary.group(1).rstrip(".…。 ")[:30] in "".join(lines[first + 1:]):
-        lines = lines[first + 1:]
+    lines = _without_head_notes(lines, title)
     kept = (_TRAILING_EDITOR.sub("", line) for line in lines if not is_chrome(line.strip(), title))
     return "\n".join(line for line in kept if line.strip())
+
+
+def _without_head_notes(lines: list[str], title: str) -> list[str]:
+    """``lines`` without a subtitle (——…), a column's tag, a writer's credit, a paper's issue
+    line or a summary of the story's own words (摘要：…) standing above the story, under the
+    headline and its byline. (Under the story, labelled pages count credits and issue lines
+    as the story's.)"""
+    while True:
+        first = next((i for i, line in enumerate(lines) if line.strip() and not is_chrome(line.strip(), title)), len(lines))
+        line = lines[first].strip() if first < len(lines) else ""
+        summary = _SUMMARY.match(line)
+        if (_SUBTITLE.match(line) or _CREDIT_LINE.match(line) or _EDITION.match(line)
+                or summary and summary.group(1).rstrip(".…。 ")[:30] in "".join(lines[first + 1:])):
+            lines = lines[first + 1:]
+        else:
+            return lines
