@@ -46,6 +46,19 @@ def test_gbk_page_without_any_charset_decodes():
     assert encoding == "gb18030" and "\ufffd" not in text and "搜狐" in text
 
 
+def test_a_big5_page_without_any_charset_decodes_and_traditional_text_in_gbk_stays_gbk():
+    story = ("台北市政府今天舉行記者會，市長表示將推動新的交通政策，改善市民通勤品質，並增加公共運輸的班次。"
+             "議會各黨團對這項計畫的經費來源與執行時程仍有不同意見，預計下週進行審查。")
+    page = f"<html><head><title>台北市長宣布新政策</title></head><body><h1>台北市長宣布新政策</h1><p>{story}</p></body></html>"
+    text, encoding = decode_html(page.encode("big5"))
+    assert encoding == "big5hkscs" and story in text
+    assert extract_article(text).title == "台北市長宣布新政策"
+    text, encoding = decode_html(page.encode("gbk"))  # GBK holds traditional characters too
+    assert encoding == "gb18030" and story in text
+    short = "<p>台北市長</p>".encode("big5")  # too few characters to tell: GB18030, as before
+    assert decode_html(short)[1] == "gb18030"
+
+
 GNE = DATA / "pages" / "gne"
 
 

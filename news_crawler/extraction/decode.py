@@ -1,9 +1,10 @@
-"""Bytes of a page -> text, right for GBK/GB18030/GB2312 pages with or without a charset,
-and for pages whose declared charset is wrong."""
+"""Bytes of a page -> text, right for GBK/GB18030/GB2312 and Big5 pages with or without a
+charset, and for pages whose declared charset is wrong."""
 
 from __future__ import annotations
 
 import codecs
+import re
 
 from w3lib.encoding import html_to_unicode
 
@@ -11,14 +12,32 @@ _GB = {"gb18030", "gbk", "gb2312", "cp936", "hz"}
 MISDECODED = 3  # replacement characters that show a declared UTF-8 page is not UTF-8
 
 
+_BIG5_MIN_PAIRS = 20  # double-byte characters before Big5 is told from GB
+_BIG5_LOW_TRAILS = 0.2  # share of them whose second byte is 0x40-0x7E
+_PAIR = re.compile(rb"[\x81-\xfe][\x40-\xfe]")  # a double-byte character of GBK or Big5
+_LOW = bytes(range(0x40, 0x7F))
+
+
 def _guess(body: bytes) -> str:
-    # Undeclared Chinese pages are UTF-8 or GB18030 (a superset of GBK and GB2312). A
-    # non-trivial GB page is almost never valid UTF-8, so strict UTF-8 decides.
+    # Undeclared Chinese pages are UTF-8, GB18030 (a superset of GBK and GB2312) or Big5. A
+    # non-trivial GB or Big5 page is almost never valid UTF-8, so strict UTF-8 decides first.
     try:
         body.decode("utf-8")
         return "utf-8"
     except UnicodeDecodeError:
-        return "gb18030"
+        return "big5hkscs" if _is_big5(body) else "gb18030"
+
+
+def _is_big5(body: bytes) -> bool:
+    """Big5 text puts about two in five of its characters' second bytes in 0x40-0x7E; GB
+    text's common characters (GB2312) never do, and GBK's lead bytes 0x81-0xA0 are not Big5:
+    a page with many such second bytes that decodes as Big5 is Big5."""
+    pairs = b"".join(_PAIR.findall(body))
+    trails = pairs[1::2]
+    low = len(trails) - len(trails.translate(None, _LOW))
+    if len(trails) < _BIG5_MIN_PAIRS or low < _BIG5_LOW_TRAILS * len(trails):
+        return False
+    return body.decode("big5hkscs", errors="replace").count("\ufffd") <= len(trails) // 200
 
 
 def _family(encoding: str) -> str:
@@ -30,7 +49,8 @@ def _family(encoding: str) -> str:
 
 def decode_html(body: bytes, content_type: str | None = None) -> tuple[str, str]:
     """``(text, encoding)``: BOM, then the Content-Type header, then ``<meta charset>``,
-    then UTF-8 if the bytes are valid UTF-8, else GB18030. Undecodable bytes become U+FFFD.
+    then UTF-8 if the bytes are valid UTF-8, else Big5 where they read as Big5 (``_is_big5``),
+    else GB18030. Undecodable bytes become U+FFFD.
 
     A declared charset that the bytes contradict loses: a page declared GBK whose bytes are
     valid UTF-8 with Chinese in them (a page re-saved as UTF-8 under its old ``<meta>``) is
