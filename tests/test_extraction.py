@@ -59,6 +59,19 @@ def test_a_big5_page_without_any_charset_decodes_and_traditional_text_in_gbk_sta
     assert decode_html(short)[1] == "gb18030"
 
 
+def test_traditional_byline_and_chrome_labels_are_read_and_names_kept_as_written():
+    story = ["台北市政府今天舉行記者會，市長表示將推動新的交通政策，改善市民通勤品質，並增加公共運輸的班次。",
+             "議會各黨團對這項計畫的經費來源與執行時程仍有不同意見，預計下週進行審查。",
+             "市府交通局長說，新政策將分三個階段實施，第一階段從明年一月開始。"]
+    page = ("<html><head><title>台北市長宣布新政策_某某新聞網</title></head><body><h1>台北市長宣布新政策</h1>"
+            "<div class='info'>發佈時間：2019年3月1日 10:23　來源：聯合報　記者 王小明</div>"
+            + "".join(f"<p>{x}</p>" for x in story * 2) + "<p>責任編輯：陳美華</p><p>上一篇：<a>另一則新聞</a></p></body></html>")
+    article = extract_article(decode_html(page.encode("big5"))[0])
+    assert (article.author, article.published_at, article.editor, article.source) == (
+        "王小明", "2019-03-01T10:23:00+08:00", "陳美華", "聯合報")
+    assert article.body.splitlines() == story * 2
+
+
 GNE = DATA / "pages" / "gne"
 
 

@@ -22,6 +22,7 @@ from news_crawler.extraction.metadata import find_author, find_editor, find_sour
 from news_crawler.extraction.published import find_published_at
 from news_crawler.extraction.title import find_title
 from news_crawler.extraction.posts import first_post, fragment
+from news_crawler.extraction.traditional import as_written, is_traditional, with_simplified_labels
 
 _BLOCK = ("p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "td", "th", "section", "article", "blockquote",
           "pre")
@@ -160,12 +161,17 @@ def extract_article(html: str, url: str = "") -> Article:
     post = first_post(root, body)
     if post is not None:
         body = extract_body(fragment(post)) or body
-    clean = strip_chrome(body, title)
-    return Article(
-        title=title,
-        author=find_author(root, text, title, clean),
-        published_at=find_published_at(root, text, title, clean),
-        body=clean,
-        editor=find_editor(text, title, clean),
-        source=find_source(text, title, clean),
-    )
+    if not is_traditional(text):
+        clean = strip_chrome(body, title)
+        return Article(title=title, author=find_author(root, text, title, clean),
+                       published_at=find_published_at(root, text, title, clean), body=clean,
+                       editor=find_editor(text, title, clean), source=find_source(text, title, clean))
+    # Traditional characters: the rules read the labels as simplified ones, and what they
+    # find is taken back from the page's own text.
+    text_, title_, body_ = (with_simplified_labels(x) for x in (text, title, body))
+    clean_ = strip_chrome(body_, title_)
+    clean = "\n".join(as_written(line, body_, body) for line in clean_.split("\n"))
+    return Article(title=title, author=as_written(find_author(root, text_, title_, clean_), text_, text),
+                   published_at=find_published_at(root, text_, title_, clean_), body=clean,
+                   editor=as_written(find_editor(text_, title_, clean_), text_, text),
+                   source=as_written(find_source(text_, title_, clean_), text_, text))
