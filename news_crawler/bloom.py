@@ -95,6 +95,10 @@ class BloomDupeFilter(RedisDupeFilter):
         bits = pipe.execute()
         return any(all(bits[i:i + len(positions)]) for i in range(0, len(bits), len(positions)))
 
+    def seen_many(self, requests: list[Request]) -> list[bool]:
+        """``was_seen`` of each of ``requests``."""
+        return [self.was_seen(r) for r in requests]
+
     def request_seen(self, request: Request) -> bool:
         keys, args = self.check_args(request)
         return not self._script(keys=[self.key, *keys], args=[0, "", "0", *args])

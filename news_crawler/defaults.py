@@ -59,8 +59,11 @@ OUTCOME_RETRY_RUNS = 3
 RETRY_BACKOFF_BASE = 1.0
 RETRY_BACKOFF_MAX = 30.0
 ARTICLE_MIN_CHARS = 50
-# List pagination (the spider's follow patterns): pages followed from a start page, at most.
-LIST_PAGE_LIMIT = 10
+# List pagination (the spider's follow patterns): pages followed from a start page, at most;
+# and whether a list page whose article links were all seen before ends its pagination
+# (lists run newest first: the pages after it hold older articles, seen too).
+LIST_PAGE_LIMIT = 100
+LIST_STOP_AT_SEEN = True
 # An article split over pages (下一页, _2.shtml, ?page=2): pages joined into its item, at most.
 ARTICLE_MAX_PAGES = 20
 ITEMS_REDIS_KEY = ""

@@ -83,6 +83,12 @@ class RedisDupeFilter(RFPDupeFilter):
         """Let a request be scheduled again (one that failed should be retried next run)."""
         self.server.srem(self.key, self.request_fingerprint(request))
 
+    def seen_many(self, requests: list[Request]) -> list[bool]:
+        """Whether each of ``requests`` counts as seen, without marking any (one round trip)."""
+        if not requests:
+            return []
+        return [bool(x) for x in self.server.smismember(self.key, [self.request_fingerprint(r) for r in requests])]
+
     def log(self, request: Request, spider: Spider) -> None:
         if self.stats is not None:
             self.stats.inc_value("dupefilter/filtered")

@@ -7,7 +7,8 @@ fetched on every run, past the dupefilter; links on them whose URL matches ``all
 article pages, which go through the persistent Redis dupefilter, so a daily run fetches
 only articles it has not seen. Links matching ``follow`` are more list pages (pagination),
 and so are the sitemaps of a sitemap index (those matching ``follow`` when it is given),
-fetched every run too, at most ``LIST_PAGE_LIMIT`` deep from a start page. An article split over pages
+fetched every run too, at most ``LIST_PAGE_LIMIT`` deep from a start page, and not past a
+list page whose articles were all seen before (``LIST_STOP_AT_SEEN``). An article split over pages
 (下一页, ``_2.shtml``, ``?page=2``) becomes one item, at its first page's URL.
 """
 
@@ -82,6 +83,7 @@ class NewsSpider(scrapy.Spider):
         spider.workers = WorkerPool.from_crawler(crawler)
         settings = with_defaults(crawler.settings)
         spider.list_page_limit = settings.getint("LIST_PAGE_LIMIT")
+        spider.list_stop_at_seen = settings.getbool("LIST_STOP_AT_SEEN")
         spider.article_max_pages = settings.getint("ARTICLE_MAX_PAGES")
         spider.max_list_bytes = settings.getint("DOWNLOAD_MAXSIZE")
         if with_defaults(crawler.settings).getbool("SEED_FROM_REDIS"):
@@ -144,12 +146,33 @@ class NewsSpider(scrapy.Spider):
         if is_sitemap_index(body):
             yield from self.sitemaps(response)
             return
-        seen = set()
-        for url in self.article_urls(response):
-            if url not in seen:
-                seen.add(url)
-                yield scrapy.Request(url, callback=self.parse_article, errback=self.failed)
-        yield from self.more_list_pages(response)
+        articles = [scrapy.Request(url, callback=self.parse_article, errback=self.failed)
+                    for url in dict.fromkeys(self.article_urls(response))]
+        new = self.any_new(articles)  # asked before they are scheduled (which marks them seen)
+        yield from articles
+        if new:
+            yield from self.more_list_pages(response)
+        else:
+            self.crawler.stats.inc_value(f"pages/list_ended_at_seen/{self.site}")
+            self.logger.debug("list page %s: every article on it was seen before, its next pages not followed",
+                              response.url)
+
+    def any_new(self, articles: list[scrapy.Request]) -> bool:
+        """Whether a list page with ``articles`` leads to new ones: some article not seen
+        before, or none to judge by, or no pagination to stop, or ``LIST_STOP_AT_SEEN`` off, or
+        a dupefilter that cannot tell without marking, or Redis not answering (then its next
+        pages are followed)."""
+        scheduler = self.crawler.engine.scheduler if self.crawler.engine is not None else None
+        seen_many = getattr(getattr(scheduler, "df", None), "seen_many", None)
+        if (self.list_links is None or not articles or not getattr(self, "list_stop_at_seen", False)
+                or seen_many is None):
+            return True
+        try:
+            return not all(seen_many(articles))
+        except Exception as e:  # noqa: BLE001 - an outage: the pages are followed as if new
+            self.logger.warning("could not ask the dupefilter whether %d articles were seen (%s): following the "
+                                "list's next pages", len(articles), e)
+            return True
 
     async def parse_article(self, response: Response) -> AsyncIterator[Any]:
         self.crawler.stats.inc_value(f"pages/article/{self.site}")

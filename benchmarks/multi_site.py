@@ -1,0 +1,241 @@
+"""A crawl shaped like issue 11's held-out one: a local web of five news sites, each crawled
+with the generic spider, day 1 and then day 2 with new articles.
+
+    python benchmarks/multi_site.py [--stories 150] [--reprints 0.3] [--templates a,b,c,d,e]
+
+The sites are templates of ``site_templates.py`` and ``more_site_templates.py`` over real
+sina stories, by default a portal (UTF-8, a long story split over two pages: the first site
+always splits them), an older one-table CMS (GBK), a county site with no charset anywhere
+(GBK), a mobile site reached by its Atom feed, and a Discuz-like portal (GBK); ``--templates``
+names others. Each site lists its articles newest first, ten to a list
+page, the next list page behind 下一页. A share of the stories (``--reprints``) is published
+again, the same day, on another site. Day 1 holds seven in ten of each site's stories; day 2
+adds the rest. Every site is crawled in turn, one shared Redis index:
+
+    scrapy crawl news -a start_urls=<list page or feed> -a allow=/news/2019/\\d+\\.html -a follow=/news/index_\\d+\\.html
+
+and the figures are the held-out crawl's: article pages fetched on day 1, day-1 pages fetched
+again on day 2, bodies >= 0.95 similar to the story (difflib, whitespace ignored), authors
+and times (to the minute, or the day where the page gives only a date) right, reprints
+dropped as near-duplicates of the copy crawled first, distinct articles dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_redis import bench_server  # noqa: E402
+from corpus import load_articles  # noqa: E402
+from cross_site import jaccard, lines_of, similarity  # noqa: E402
+from more_site_templates import ALL  # noqa: E402
+
+from news_crawler import connection  # noqa: E402
+from news_crawler.config import plain_settings  # noqa: E402
+from news_crawler.engine import store_from_settings  # noqa: E402
+from news_mirror.catalog import Catalog  # noqa: E402
+from news_mirror.server import Mirror, serve  # noqa: E402
+from news_mirror.settings import environment  # noqa: E402
+
+# (host, template, start page) of each site (--templates sets them); the first site splits
+# its long stories over two pages, a mobile site is reached by its Atom feed.
+SITES: list[tuple[str, str, str]] = []
+DEFAULT_TEMPLATES = "portal,old_cms,county_site,mobile,forum_style"
+PER_LIST = 10
+ALLOW, FOLLOW = r"/news/2019/\d+\.html", r"/news/index_\d+\.html"
+
+
+class Page:
+    def __init__(self, story: int, site: int, url: str, day: int) -> None:
+        self.story, self.site, self.url, self.day = story, site, url, day
+        self.truth: dict = {}
+
+
+def render(template: str, story: dict, others: list[str], seed: str, pager: str = "", lines: list[str] | None = None
+           ) -> tuple[bytes, dict]:
+    """A page of ``template`` (the same byline for every page of one story: one seed)."""
+    raw, truth = ALL[template](story["title"], lines or lines_of(story["body"]), others, random.Random(seed))
+    if pager:
+        raw = raw.replace(b"</body>", pager.encode() + b"</body>")
+    return raw, truth
+
+
+def build(stories: list[dict], reprint_share: float) -> tuple[list[Page], dict[str, bytes]]:
+    """Every article page, and every page's bytes by URL."""
+    rng = random.Random(7)
+    pages, bodies = [], {}
+    for i, story in enumerate(stories):
+        day = 1 if i % 10 < 7 else 2
+        homes = [i % len(SITES)]
+        if rng.random() < reprint_share:
+            homes.append((homes[0] + 1 + rng.randrange(len(SITES) - 1)) % len(SITES))
+        others = [stories[(i + k) % len(stories)]["title"] for k in (3, 5, 8, 13, 21, 34)]
+        for copy, site in enumerate(homes):
+            host, template, _ = SITES[site]
+            url = f"https://{host}/news/2019/{10000 * copy + i:05d}.html"
+            page = Page(i, site, url, day)
+            lines = lines_of(story["body"])
+            if site == 0 and len(lines) >= 6:
+                half = len(lines) // 2
+                second = url.replace(".html", "_2.html")
+                bodies[url], page.truth = render(template, story, others, url, f'<div class="page"><a href="{second}">'
+                                                 "下一页</a></div>", lines[:half])
+                bodies[second], _ = render(template, story, others, url, f'<div class="page"><a href="{url}">上一页</a>'
+                                           "</div>", lines[half:])
+                page.truth["text"] = "\n".join(lines)
+            else:
+                bodies[url], page.truth = render(template, story, others, url)
+            pages.append(page)
+    return pages, bodies
+
+
+def list_pages(pages: list[Page], day: int) -> dict[str, tuple[bytes, str]]:
+    """Each site's list pages (or feed) on ``day``: newest first, ``PER_LIST`` to a page."""
+    out = {}
+    for site, (host, template, start) in enumerate(SITES):
+        mine = sorted((p for p in pages if p.site == site and p.day <= day), key=lambda p: (-p.day, p.url))
+        if start.endswith(".atom"):
+            entries = "".join(f"<entry><title>{p.story}</title><link rel='alternate' href='{p.url}'/>"
+                              f"<id>{p.url}</id></entry>" for p in mine)
+            out[f"https://{host}{start}"] = (("<?xml version='1.0' encoding='utf-8'?><feed xmlns='http://www.w3.org/2005/"
+                                              f"Atom'><title>{host}</title>{entries}</feed>").encode(),
+                                             "application/atom+xml")
+            continue
+        chunks = [mine[k:k + PER_LIST] for k in range(0, len(mine), PER_LIST)] or [[]]
+        for n, chunk in enumerate(chunks, 1):
+            links = "".join(f"<li><a href='{p.url}'>{html.escape(str(p.story))}</a></li>" for p in chunk)
+            more = f"<a href='index_{n + 1}.html'>下一页</a>" if n < len(chunks) else ""
+            name = "index.html" if n == 1 else f"index_{n}.html"
+            out[f"https://{host}/news/{name}"] = (f"<html><head><meta charset='utf-8'></head><body><ul>{links}</ul>"
+                                                  f"{more}</body></html>").encode(), "text/html; charset=utf-8"
+    return out
+
+
+def crawl_site(tmp: Path, redis_url: str, mirror_url: str, site: int, day: int, settings: list[str]) -> dict[str, dict]:
+    host, _, start = SITES[site]
+    out = tmp / f"day{day}-{host}.jsonl"
+    args = [sys.executable, "-m", "scrapy", "crawl", "news", "-O", str(out), "-a", f"start_urls=https://{host}{start}",
+            "-a", f"allow={ALLOW}", "-a", f"follow={FOLLOW}", "-s", f"REDIS_URL={redis_url}",
+            "-s", "DEDUP_NAMESPACE=multi", "-s", f"FEED_DIR={tmp / 'feeds'}", "-s", "LOG_LEVEL=WARNING"]
+    for setting in settings:
+        args += ["-s", setting]
+    result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=900,
+                            env={**os.environ, **environment(mirror_url)})
+    if result.returncode != 0:
+        raise SystemExit(f"crawl of {host} failed:\n{result.stderr[-3000:]}")
+    return {i["url"]: i for i in map(json.loads, out.read_text().splitlines())} if out.exists() else {}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--stories", type=int, default=150)
+    ap.add_argument("--reprints", type=float, default=0.3, help="share of stories published again on another site")
+    ap.add_argument("--templates", default=DEFAULT_TEMPLATES, help=f"five of: {', '.join(ALL)}")
+    ap.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE", help="a setting of every crawl")
+    args = ap.parse_args()
+    for k, name in enumerate(args.templates.split(",")):
+        SITES.append((f"www.site{k}-{name.replace('_', '-')}.cn", name, "/feed.atom" if name == "mobile" else "/news/index.html"))
+    stories = [a for a in load_articles(args.stories * 3) if len(a["body"]) > 300][: args.stories]
+    pages, bodies = build(stories, args.reprints)
+    mirror = Mirror(Catalog(), day=1)
+    server = serve(mirror)
+    mirror_url = f"http://127.0.0.1:{server.server_address[1]}"
+    items: dict[str, dict] = {}
+    fetched: dict[int, list[str]] = {}
+    lists: dict[int, int] = {}
+    started = time.perf_counter()
+    with bench_server() as redis_url, tempfile.TemporaryDirectory() as tmp:
+        for day in (1, 2):
+            for url, body in bodies.items():
+                if next((p.day for p in pages if p.url == url.replace("_2.html", ".html")), 1) <= day:
+                    mirror.add(url, body, "text/html")
+            for url, (body, ctype) in list_pages(pages, day).items():
+                mirror.add(url, body, ctype)
+            since = len(mirror.requests)
+            for site in range(len(SITES)):
+                items.update(crawl_site(Path(tmp), redis_url, mirror_url, site, day, args.set))
+            fetched[day] = [r for r in mirror.requests[since:] if "/news/2019/" in r and "_2.html" not in r]
+            lists[day] = sum(1 for r in mirror.requests[since:] if "/news/index" in r or r.endswith(".atom"))
+        client = connection.from_settings(plain_settings({"REDIS_URL": redis_url}))
+        store = store_from_settings(plain_settings({"DEDUP_NAMESPACE": "multi"}), client)
+        decisions = {p.url: store.lookup(p.url) for p in pages}
+    server.shutdown()
+    report(pages, items, decisions, fetched, stories, time.perf_counter() - started)
+    print(f"list pages and feeds fetched: day 1 {lists[1]}, day 2 {lists[2]}")
+
+
+def report(pages: list[Page], items: dict, decisions: dict, fetched: dict, stories: list[dict], seconds: float) -> None:
+    day1 = {p.url.split("://", 1)[1] for p in pages if p.day == 1}
+    got1 = set(fetched[1]) & day1
+    again = [r for r in fetched[2] if r in day1]
+    print(f"{len(stories)} stories, {len(pages)} article pages on {len(SITES)} sites ({seconds:.0f} s)")
+    print(f"day 1: article pages fetched {len(got1)}/{len(day1)}; day 2: day-1 pages fetched again {len(again)}, "
+          f"new pages fetched {len(set(fetched[2]) - day1)}/{len(pages) - len(day1)}")
+    by_story: dict[int, list[Page]] = {}
+    for p in pages:
+        by_story.setdefault(p.story, []).append(p)
+    body_ok = author_ok = authors = time_ok = kept = 0
+    per_site: dict[str, list[int]] = {}
+    for p in pages:
+        item = items.get(p.url)
+        if item is None:
+            continue
+        kept += 1
+        sim = similarity(item.get("body", ""), p.truth["text"])
+        got = [int(x) for x in re.findall(r"\d+", item.get("published_at", ""))][: len(p.truth["time"])]
+        row = per_site.setdefault(SITES[p.site][1], [0, 0, 0, 0, 0])
+        row[0] += 1
+        row[1] += sim >= 0.95
+        named, right = bool(p.truth["author"]), bool(p.truth["author"]) and item.get("author") == p.truth["author"]
+        row[2] += right
+        row[3] += named
+        row[4] += got == p.truth["time"]
+        body_ok, time_ok = body_ok + (sim >= 0.95), time_ok + (got == p.truth["time"])
+        author_ok, authors = author_ok + right, authors + named
+    print(f"kept articles {kept}: bodies >= 0.95 {body_ok / max(kept, 1):.1%}, author {author_ok / max(authors, 1):.1%}"
+          f" ({authors} name one), time {time_ok / max(kept, 1):.1%}")
+    for name, (n, body, author, named, when) in per_site.items():
+        authored = f"{author / named:.1%}" if named else "none named"
+        print(f"  {name:<12} {n:4} kept: bodies {body / n:.1%}, author {authored}, time {when / n:.1%}")
+    copies = dropped = alike = distinct = misses = 0
+    story_of = {p.url: p.story for p in pages}
+    for story, group in by_story.items():
+        copies += len(group) - 1
+        mine = 0
+        for p in group:
+            d = decisions.get(p.url)
+            if d is None or d.kept:
+                continue
+            other = story_of.get(d.duplicate_of)
+            if other == story:
+                mine += 1
+            elif other is not None and jaccard(stories[other]["body"], stories[story]["body"]) >= 0.5:
+                alike += 1  # the corpus tells a few stories twice: a copy of the other telling
+                mine += 1
+            else:
+                distinct += 1
+                print(f"  distinct dropped: {p.url} as a copy of {d.duplicate_of}")
+        dropped += min(mine, len(group) - 1)
+        if mine < len(group) - 1 and misses < 3:
+            misses += 1
+            print(f"  reprint kept: story {story}, " + ", ".join(
+                f"{p.url} {'kept' if decisions.get(p.url) and decisions[p.url].kept else decisions.get(p.url)}"
+                for p in group))
+    print(f"reprints dropped {dropped}/{copies} = {dropped / max(copies, 1):.1%}, distinct dropped {distinct}"
+          f" ({alike} pages dropped as a copy of the other telling of a story the corpus tells twice)")
+
+
+if __name__ == "__main__":
+    main()
