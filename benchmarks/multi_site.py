@@ -1,7 +1,7 @@
 """A crawl shaped like issue 11's held-out one: a local web of five news sites, each crawled
 with the generic spider, day 1 and then day 2 with new articles.
 
-    python benchmarks/multi_site.py [--stories 150] [--reprints 0.3] [--templates a,b,c,d,e]
+    python benchmarks/multi_site.py [--stories 150] [--reprints 0.3] [--templates a,b,c,d,e] [--oldest-first] [-s NAME=VALUE]
 
 The sites are templates of ``site_templates.py`` and ``more_site_templates.py`` over real
 sina stories, by default a portal (UTF-8, a long story split over two pages: the first site
@@ -54,6 +54,7 @@ from news_mirror.settings import environment  # noqa: E402
 SITES: list[tuple[str, str, str]] = []
 DEFAULT_TEMPLATES = "portal,old_cms,county_site,mobile,forum_style"
 PER_LIST = 10
+OLDEST_FIRST = False  # --oldest-first: lists that add new articles at their end
 ALLOW, FOLLOW = r"/news/2019/\d+\.html", r"/news/index_\d+\.html"
 
 
@@ -105,7 +106,8 @@ def list_pages(pages: list[Page], day: int) -> dict[str, tuple[bytes, str]]:
     """Each site's list pages (or feed) on ``day``: newest first, ``PER_LIST`` to a page."""
     out = {}
     for site, (host, template, start) in enumerate(SITES):
-        mine = sorted((p for p in pages if p.site == site and p.day <= day), key=lambda p: (-p.day, p.url))
+        order = (lambda p: (p.day, p.url)) if OLDEST_FIRST else (lambda p: (-p.day, p.url))
+        mine = sorted((p for p in pages if p.site == site and p.day <= day), key=order)
         if start.endswith(".atom"):
             entries = "".join(f"<entry><title>{p.story}</title><link rel='alternate' href='{p.url}'/>"
                               f"<id>{p.url}</id></entry>" for p in mine)
@@ -144,7 +146,10 @@ def main() -> None:
     ap.add_argument("--reprints", type=float, default=0.3, help="share of stories published again on another site")
     ap.add_argument("--templates", default=DEFAULT_TEMPLATES, help=f"five of: {', '.join(ALL)}")
     ap.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE", help="a setting of every crawl")
+    ap.add_argument("--oldest-first", action="store_true", help="lists that add new articles at their end")
     args = ap.parse_args()
+    global OLDEST_FIRST
+    OLDEST_FIRST = args.oldest_first
     for k, name in enumerate(args.templates.split(",")):
         SITES.append((f"www.site{k}-{name.replace('_', '-')}.cn", name, "/feed.atom" if name == "mobile" else "/news/index.html"))
     stories = [a for a in load_articles(args.stories * 3) if len(a["body"]) > 300][: args.stories]

@@ -60,10 +60,11 @@ RETRY_BACKOFF_BASE = 1.0
 RETRY_BACKOFF_MAX = 30.0
 ARTICLE_MIN_CHARS = 50
 # List pagination (the spider's follow patterns): pages followed from a start page, at most;
-# and whether a list page whose article links were all seen before ends its pagination
-# (lists run newest first: the pages after it hold older articles, seen too).
+# and whether a list page whose article links were all seen before ends its pagination (for
+# lists that run newest first, where the pages after it hold older articles: off, since a
+# list that runs oldest first would then hide its new articles on later pages).
 LIST_PAGE_LIMIT = 100
-LIST_STOP_AT_SEEN = True
+LIST_STOP_AT_SEEN = False
 # An article split over pages (下一页, _2.shtml, ?page=2): pages joined into its item, at most.
 ARTICLE_MAX_PAGES = 20
 ITEMS_REDIS_KEY = ""

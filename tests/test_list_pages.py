@@ -150,20 +150,20 @@ def test_a_list_page_whose_articles_were_all_seen_ends_its_pagination(tmp_path, 
     mirror, url, urls, story, texts = site
     redis_client.delete(*redis_client.keys("news:*") or ["none"])
     start = f"{SITE}/news/index.html"
-    crawl(tmp_path, redis_server.url, url, "day1", start_urls=start)  # day 1: the whole list, four pages
+    crawl(tmp_path, redis_server.url, url, "day1", start_urls=start, LIST_STOP_AT_SEEN="True")  # the whole list
     new_url = f"{SITE}/news/2024/new.html"
     mirror.add(new_url, article_page(sina_articles[40]["title"], sina_articles[40]["body"].splitlines()))
     mirror.add(start, list_page([new_url, urls[4]], "<a href='index_2.html'>下一页</a>"))  # newest first
     since = len(mirror.requests)
-    day2 = crawl(tmp_path, redis_server.url, url, "day2", start_urls=start)
+    day2 = crawl(tmp_path, redis_server.url, url, "day2", start_urls=start, LIST_STOP_AT_SEEN="True")
     asked = mirror.requests[since:]
     assert set(day2) == {new_url}
     assert mirror_path(f"{SITE}/news/index_2.html") in asked  # the first page had a new article
     assert mirror_path(f"{SITE}/news/index_3.html") not in asked  # the second had none: its next pages are older
     assert "pages/list_ended_at_seen/" in crawl.log
     since = len(mirror.requests)
-    crawl(tmp_path, redis_server.url, url, "day2-all", start_urls=start, LIST_STOP_AT_SEEN="False")
-    assert mirror_path(f"{SITE}/news/index_4.html") in mirror.requests[since:]  # off: the whole list, every run
+    crawl(tmp_path, redis_server.url, url, "day2-all", start_urls=start)
+    assert mirror_path(f"{SITE}/news/index_4.html") in mirror.requests[since:]  # off (the default): every page
 
 
 def test_list_page_and_feed_recognition():

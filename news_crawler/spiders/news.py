@@ -7,8 +7,8 @@ fetched on every run, past the dupefilter; links on them whose URL matches ``all
 article pages, which go through the persistent Redis dupefilter, so a daily run fetches
 only articles it has not seen. Links matching ``follow`` are more list pages (pagination),
 and so are the sitemaps of a sitemap index (those matching ``follow`` when it is given),
-fetched every run too, at most ``LIST_PAGE_LIMIT`` deep from a start page, and not past a
-list page whose articles were all seen before (``LIST_STOP_AT_SEEN``). An article split over pages
+fetched every run too, at most ``LIST_PAGE_LIMIT`` deep from a start page (and, with
+``LIST_STOP_AT_SEEN``, not past a list page whose articles were all seen before). An article split over pages
 (下一页, ``_2.shtml``, ``?page=2``) becomes one item, at its first page's URL.
 """
 
