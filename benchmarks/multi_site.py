@@ -17,7 +17,9 @@ adds the rest. Every site is crawled in turn, one shared Redis index:
 and the figures are the held-out crawl's: article pages fetched on day 1, day-1 pages fetched
 again on day 2, bodies >= 0.95 similar to the story (difflib, whitespace ignored), authors
 and times (to the minute, or the day where the page gives only a date) right, reprints
-dropped as near-duplicates of the copy crawled first, distinct articles dropped.
+dropped as near-duplicates of the copy crawled first, distinct articles dropped. With
+``--urls query`` the sites write show.php?id=N articles (page 2 at &page=2), list.php?page=N
+lists linked as "?page=N", and an RSS feed.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from news_crawler import connection  # noqa: E402
 from news_crawler.config import plain_settings  # noqa: E402
 from news_crawler.engine import store_from_settings  # noqa: E402
 from news_mirror.catalog import Catalog  # noqa: E402
+from news_mirror.handler import mirror_path  # noqa: E402
 from news_mirror.server import Mirror, serve  # noqa: E402
 from news_mirror.settings import environment  # noqa: E402
 
@@ -55,7 +58,21 @@ SITES: list[tuple[str, str, str]] = []
 DEFAULT_TEMPLATES = "portal,old_cms,county_site,mobile,forum_style"
 PER_LIST = 10
 OLDEST_FIRST = False  # --oldest-first: lists that add new articles at their end
-ALLOW, FOLLOW = r"/news/2019/\d+\.html", r"/news/index_\d+\.html"
+# How URLs are written (--urls): paths (/news/2019/00042.html, its page 2 00042_2.html, lists
+# /news/index_2.html, an Atom feed) or queries (show.php?id=42, &page=2, list.php?page=2
+# linked as "?page=2", an RSS feed).
+STYLES = {
+    "paths": {"article": "/news/2019/{n:05d}.html", "page2": "/news/2019/{n:05d}_2.html", "list": "/news/index.html",
+              "next": "index_{k}.html", "lists": "/news/index{suffix}.html", "feed": "/feed.atom",
+              "allow": r"/news/2019/\d+\.html", "follow": r"/news/index_\d+\.html"},
+    "query": {"article": "/show.php?id={n}", "page2": "/show.php?id={n}&page=2", "list": "/list.php?page=1",
+              "next": "?page={k}", "lists": "/list.php?page={k}", "feed": "/rss.xml",
+              "allow": r"/show\.php\?id=\d+$", "follow": r"/list\.php\?page=\d+$"},
+}
+STYLE = STYLES["paths"]
+
+
+seconds: dict[str, str] = {}  # the second page of a split story -> its first page
 
 
 class Page:
@@ -77,6 +94,7 @@ def build(stories: list[dict], reprint_share: float) -> tuple[list[Page], dict[s
     """Every article page, and every page's bytes by URL."""
     rng = random.Random(7)
     pages, bodies = [], {}
+    seconds.clear()
     for i, story in enumerate(stories):
         day = 1 if i % 10 < 7 else 2
         homes = [i % len(SITES)]
@@ -85,12 +103,13 @@ def build(stories: list[dict], reprint_share: float) -> tuple[list[Page], dict[s
         others = [stories[(i + k) % len(stories)]["title"] for k in (3, 5, 8, 13, 21, 34)]
         for copy, site in enumerate(homes):
             host, template, _ = SITES[site]
-            url = f"https://{host}/news/2019/{10000 * copy + i:05d}.html"
+            url = f"https://{host}" + STYLE["article"].format(n=10000 * copy + i)
             page = Page(i, site, url, day)
             lines = lines_of(story["body"])
             if site == 0 and len(lines) >= 6:
                 half = len(lines) // 2
-                second = url.replace(".html", "_2.html")
+                second = f"https://{host}" + STYLE["page2"].format(n=10000 * copy + i)
+                seconds[second] = url
                 bodies[url], page.truth = render(template, story, others, url, f'<div class="page"><a href="{second}">'
                                                  "下一页</a></div>", lines[:half])
                 bodies[second], _ = render(template, story, others, url, f'<div class="page"><a href="{url}">上一页</a>'
@@ -109,19 +128,24 @@ def list_pages(pages: list[Page], day: int) -> dict[str, tuple[bytes, str]]:
         order = (lambda p: (p.day, p.url)) if OLDEST_FIRST else (lambda p: (-p.day, p.url))
         mine = sorted((p for p in pages if p.site == site and p.day <= day), key=order)
         if start.endswith(".atom"):
-            entries = "".join(f"<entry><title>{p.story}</title><link rel='alternate' href='{p.url}'/>"
-                              f"<id>{p.url}</id></entry>" for p in mine)
+            entries = "".join(f"<entry><title>{p.story}</title><link rel='alternate' href='{html.escape(p.url)}'/>"
+                              f"<id>{html.escape(p.url)}</id></entry>" for p in mine)
             out[f"https://{host}{start}"] = (("<?xml version='1.0' encoding='utf-8'?><feed xmlns='http://www.w3.org/2005/"
                                               f"Atom'><title>{host}</title>{entries}</feed>").encode(),
                                              "application/atom+xml")
             continue
+        if start.endswith(".xml"):
+            items = "".join(f"<item><title>{p.story}</title><link>{html.escape(p.url)}</link></item>" for p in mine)
+            out[f"https://{host}{start}"] = (f"<?xml version='1.0' encoding='utf-8'?><rss version='2.0'><channel>"
+                                             f"<title>{host}</title>{items}</channel></rss>").encode(), "application/rss+xml"
+            continue
         chunks = [mine[k:k + PER_LIST] for k in range(0, len(mine), PER_LIST)] or [[]]
         for n, chunk in enumerate(chunks, 1):
-            links = "".join(f"<li><a href='{p.url}'>{html.escape(str(p.story))}</a></li>" for p in chunk)
-            more = f"<a href='index_{n + 1}.html'>下一页</a>" if n < len(chunks) else ""
-            name = "index.html" if n == 1 else f"index_{n}.html"
-            out[f"https://{host}/news/{name}"] = (f"<html><head><meta charset='utf-8'></head><body><ul>{links}</ul>"
-                                                  f"{more}</body></html>").encode(), "text/html; charset=utf-8"
+            links = "".join(f"<li><a href='{html.escape(p.url)}'>{html.escape(str(p.story))}</a></li>" for p in chunk)
+            more = f"<a href='{html.escape(STYLE['next'].format(k=n + 1))}'>下一页</a>" if n < len(chunks) else ""
+            path = start if n == 1 else STYLE["lists"].format(k=n, suffix=f"_{n}")
+            out[f"https://{host}{path}"] = (f"<html><head><meta charset='utf-8'></head><body><ul>{links}</ul>"
+                                            f"{more}</body></html>").encode(), "text/html; charset=utf-8"
     return out
 
 
@@ -129,7 +153,7 @@ def crawl_site(tmp: Path, redis_url: str, mirror_url: str, site: int, day: int, 
     host, _, start = SITES[site]
     out = tmp / f"day{day}-{host}.jsonl"
     args = [sys.executable, "-m", "scrapy", "crawl", "news", "-O", str(out), "-a", f"start_urls=https://{host}{start}",
-            "-a", f"allow={ALLOW}", "-a", f"follow={FOLLOW}", "-s", f"REDIS_URL={redis_url}",
+            "-a", f"allow={STYLE['allow']}", "-a", f"follow={STYLE['follow']}", "-s", f"REDIS_URL={redis_url}",
             "-s", "DEDUP_NAMESPACE=multi", "-s", f"FEED_DIR={tmp / 'feeds'}", "-s", "LOG_LEVEL=WARNING"]
     for setting in settings:
         args += ["-s", setting]
@@ -147,11 +171,12 @@ def main() -> None:
     ap.add_argument("--templates", default=DEFAULT_TEMPLATES, help=f"five of: {', '.join(ALL)}")
     ap.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE", help="a setting of every crawl")
     ap.add_argument("--oldest-first", action="store_true", help="lists that add new articles at their end")
+    ap.add_argument("--urls", choices=list(STYLES), default="paths", help="how URLs are written")
     args = ap.parse_args()
-    global OLDEST_FIRST
-    OLDEST_FIRST = args.oldest_first
+    global OLDEST_FIRST, STYLE
+    OLDEST_FIRST, STYLE = args.oldest_first, STYLES[args.urls]
     for k, name in enumerate(args.templates.split(",")):
-        SITES.append((f"www.site{k}-{name.replace('_', '-')}.cn", name, "/feed.atom" if name == "mobile" else "/news/index.html"))
+        SITES.append((f"www.site{k}-{name.replace('_', '-')}.cn", name, STYLE["feed"] if name == "mobile" else STYLE["list"]))
     stories = [a for a in load_articles(args.stories * 3) if len(a["body"]) > 300][: args.stories]
     pages, bodies = build(stories, args.reprints)
     mirror = Mirror(Catalog(), day=1)
@@ -164,15 +189,16 @@ def main() -> None:
     with bench_server() as redis_url, tempfile.TemporaryDirectory() as tmp:
         for day in (1, 2):
             for url, body in bodies.items():
-                if next((p.day for p in pages if p.url == url.replace("_2.html", ".html")), 1) <= day:
+                if next((p.day for p in pages if p.url == seconds.get(url, url)), 1) <= day:
                     mirror.add(url, body, "text/html")
             for url, (body, ctype) in list_pages(pages, day).items():
                 mirror.add(url, body, ctype)
             since = len(mirror.requests)
             for site in range(len(SITES)):
                 items.update(crawl_site(Path(tmp), redis_url, mirror_url, site, day, args.set))
-            fetched[day] = [r for r in mirror.requests[since:] if "/news/2019/" in r and "_2.html" not in r]
-            lists[day] = sum(1 for r in mirror.requests[since:] if "/news/index" in r or r.endswith(".atom"))
+            articles = {mirror_path(p.url) for p in pages}
+            fetched[day] = [r for r in mirror.requests[since:] if r in articles]
+            lists[day] = sum(1 for r in mirror.requests[since:] if r in {mirror_path(u) for u in list_pages(pages, day)})
         client = connection.from_settings(plain_settings({"REDIS_URL": redis_url}))
         store = store_from_settings(plain_settings({"DEDUP_NAMESPACE": "multi"}), client)
         decisions = {p.url: store.lookup(p.url) for p in pages}
@@ -182,7 +208,7 @@ def main() -> None:
 
 
 def report(pages: list[Page], items: dict, decisions: dict, fetched: dict, stories: list[dict], seconds: float) -> None:
-    day1 = {p.url.split("://", 1)[1] for p in pages if p.day == 1}
+    day1 = {mirror_path(p.url) for p in pages if p.day == 1}
     got1 = set(fetched[1]) & day1
     again = [r for r in fetched[2] if r in day1]
     print(f"{len(stories)} stories, {len(pages)} article pages on {len(SITES)} sites ({seconds:.0f} s)")
