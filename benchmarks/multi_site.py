@@ -4,7 +4,7 @@ with the generic spider, day 1 and then day 2 with new articles.
     python benchmarks/multi_site.py [--stories 150] [--reprints 0.3] [--templates a,b,c,d,e] [--oldest-first] [-s NAME=VALUE]
 
 The sites are templates of ``site_templates.py`` and ``more_site_templates.py`` over real
-sina stories, by default a portal (UTF-8, a long story split over two pages: the first site
+sina stories, by default a portal (UTF-8, every story split over two pages: the first site
 always splits them), an older one-table CMS (GBK), a county site with no charset anywhere
 (GBK), a mobile site reached by its Atom feed, and a Discuz-like portal (GBK); ``--templates``
 names others. Each site lists its articles newest first, ten to a list
@@ -53,7 +53,7 @@ from news_mirror.server import Mirror, serve  # noqa: E402
 from news_mirror.settings import environment  # noqa: E402
 
 # (host, template, start page) of each site (--templates sets them); the first site splits
-# its long stories over two pages, a mobile site is reached by its Atom feed.
+# its stories over two pages, a mobile site is reached by its feed.
 SITES: list[tuple[str, str, str]] = []
 DEFAULT_TEMPLATES = "portal,old_cms,county_site,mobile,forum_style"
 PER_LIST = 10
@@ -90,6 +90,16 @@ def render(template: str, story: dict, others: list[str], seed: str, pager: str 
     return raw, truth
 
 
+def halves(lines: list[str]) -> tuple[list[str], list[str]] | None:
+    """A story's lines as two pages: by lines, or a one-line story at a sentence's end near
+    its middle (None when it has no such place)."""
+    if len(lines) >= 2:
+        return lines[: len(lines) // 2], lines[len(lines) // 2:]
+    text = lines[0] if lines else ""
+    cut = text.find("。", len(text) // 2) + 1
+    return ([text[:cut]], [text[cut:]]) if 0 < cut < len(text) else None
+
+
 def build(stories: list[dict], reprint_share: float) -> tuple[list[Page], dict[str, bytes]]:
     """Every article page, and every page's bytes by URL."""
     rng = random.Random(7)
@@ -106,15 +116,15 @@ def build(stories: list[dict], reprint_share: float) -> tuple[list[Page], dict[s
             url = f"https://{host}" + STYLE["article"].format(n=10000 * copy + i)
             page = Page(i, site, url, day)
             lines = lines_of(story["body"])
-            if site == 0 and len(lines) >= 6:
-                half = len(lines) // 2
+            parts = halves(lines) if site == 0 else None
+            if parts:
                 second = f"https://{host}" + STYLE["page2"].format(n=10000 * copy + i)
                 seconds[second] = url
                 bodies[url], page.truth = render(template, story, others, url, f'<div class="page"><a href="{second}">'
-                                                 "下一页</a></div>", lines[:half])
+                                                 "下一页</a></div>", parts[0])
                 bodies[second], _ = render(template, story, others, url, f'<div class="page"><a href="{url}">上一页</a>'
-                                           "</div>", lines[half:])
-                page.truth["text"] = "\n".join(lines)
+                                           "</div>", parts[1])
+                page.truth["text"] = "\n".join(parts[0] + parts[1])
             else:
                 bodies[url], page.truth = render(template, story, others, url)
             pages.append(page)
@@ -164,6 +174,47 @@ def crawl_site(tmp: Path, redis_url: str, mirror_url: str, site: int, day: int, 
     return {i["url"]: i for i in map(json.loads, out.read_text().splitlines())} if out.exists() else {}
 
 
+def configure(templates: str, urls: str = "paths", oldest_first: bool = False) -> None:
+    """The sites (one a template named in ``templates``, comma-separated), how their URLs are
+    written and which way their lists run."""
+    global OLDEST_FIRST, STYLE
+    OLDEST_FIRST, STYLE = oldest_first, STYLES[urls]
+    SITES[:] = [(f"www.site{k}-{name.replace('_', '-')}.cn", name, STYLE["feed"] if name == "mobile" else STYLE["list"])
+                for k, name in enumerate(templates.split(","))]
+
+
+def crawl_days(pages: list[Page], bodies: dict[str, bytes], redis_url: str, settings: list[str]
+               ) -> tuple[dict[str, dict], dict[int, list[str]], dict[int, int], dict]:
+    """Day 1, then day 2, every site crawled in turn: the kept items by URL, the article
+    pages fetched and the list pages fetched each day, and the index's decision of each page."""
+    mirror = Mirror(Catalog(), day=1)
+    server = serve(mirror)
+    mirror_url = f"http://127.0.0.1:{server.server_address[1]}"
+    items: dict[str, dict] = {}
+    fetched: dict[int, list[str]] = {}
+    lists: dict[int, int] = {}
+    articles = {mirror_path(p.url) for p in pages}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for day in (1, 2):
+                for url, body in bodies.items():
+                    if next((p.day for p in pages if p.url == seconds.get(url, url)), 1) <= day:
+                        mirror.add(url, body, "text/html")
+                listed = list_pages(pages, day)
+                for url, (body, ctype) in listed.items():
+                    mirror.add(url, body, ctype)
+                since = len(mirror.requests)
+                for site in range(len(SITES)):
+                    items.update(crawl_site(Path(tmp), redis_url, mirror_url, site, day, settings))
+                fetched[day] = [r for r in mirror.requests[since:] if r in articles]
+                lists[day] = sum(1 for r in mirror.requests[since:] if r in {mirror_path(u) for u in listed})
+    finally:
+        server.shutdown()
+    client = connection.from_settings(plain_settings({"REDIS_URL": redis_url}))
+    store = store_from_settings(plain_settings({"DEDUP_NAMESPACE": "multi"}), client)
+    return items, fetched, lists, {p.url: store.lookup(p.url) for p in pages}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--stories", type=int, default=150)
@@ -173,45 +224,21 @@ def main() -> None:
     ap.add_argument("--oldest-first", action="store_true", help="lists that add new articles at their end")
     ap.add_argument("--urls", choices=list(STYLES), default="paths", help="how URLs are written")
     args = ap.parse_args()
-    global OLDEST_FIRST, STYLE
-    OLDEST_FIRST, STYLE = args.oldest_first, STYLES[args.urls]
-    for k, name in enumerate(args.templates.split(",")):
-        SITES.append((f"www.site{k}-{name.replace('_', '-')}.cn", name, STYLE["feed"] if name == "mobile" else STYLE["list"]))
+    configure(args.templates, args.urls, args.oldest_first)
     stories = [a for a in load_articles(args.stories * 3) if len(a["body"]) > 300][: args.stories]
     pages, bodies = build(stories, args.reprints)
-    mirror = Mirror(Catalog(), day=1)
-    server = serve(mirror)
-    mirror_url = f"http://127.0.0.1:{server.server_address[1]}"
-    items: dict[str, dict] = {}
-    fetched: dict[int, list[str]] = {}
-    lists: dict[int, int] = {}
     started = time.perf_counter()
-    with bench_server() as redis_url, tempfile.TemporaryDirectory() as tmp:
-        for day in (1, 2):
-            for url, body in bodies.items():
-                if next((p.day for p in pages if p.url == seconds.get(url, url)), 1) <= day:
-                    mirror.add(url, body, "text/html")
-            for url, (body, ctype) in list_pages(pages, day).items():
-                mirror.add(url, body, ctype)
-            since = len(mirror.requests)
-            for site in range(len(SITES)):
-                items.update(crawl_site(Path(tmp), redis_url, mirror_url, site, day, args.set))
-            articles = {mirror_path(p.url) for p in pages}
-            fetched[day] = [r for r in mirror.requests[since:] if r in articles]
-            lists[day] = sum(1 for r in mirror.requests[since:] if r in {mirror_path(u) for u in list_pages(pages, day)})
-        client = connection.from_settings(plain_settings({"REDIS_URL": redis_url}))
-        store = store_from_settings(plain_settings({"DEDUP_NAMESPACE": "multi"}), client)
-        decisions = {p.url: store.lookup(p.url) for p in pages}
-    server.shutdown()
+    with bench_server() as redis_url:
+        items, fetched, lists, decisions = crawl_days(pages, bodies, redis_url, args.set)
     report(pages, items, decisions, fetched, stories, time.perf_counter() - started)
     print(f"list pages and feeds fetched: day 1 {lists[1]}, day 2 {lists[2]}")
 
 
-def report(pages: list[Page], items: dict, decisions: dict, fetched: dict, stories: list[dict], seconds: float) -> None:
+def report(pages: list[Page], items: dict, decisions: dict, fetched: dict, stories: list[dict], elapsed: float) -> None:
     day1 = {mirror_path(p.url) for p in pages if p.day == 1}
     got1 = set(fetched[1]) & day1
     again = [r for r in fetched[2] if r in day1]
-    print(f"{len(stories)} stories, {len(pages)} article pages on {len(SITES)} sites ({seconds:.0f} s)")
+    print(f"{len(stories)} stories, {len(pages)} article pages on {len(SITES)} sites ({elapsed:.0f} s)")
     print(f"day 1: article pages fetched {len(got1)}/{len(day1)}; day 2: day-1 pages fetched again {len(again)}, "
           f"new pages fetched {len(set(fetched[2]) - day1)}/{len(pages) - len(day1)}")
     by_story: dict[int, list[Page]] = {}
