@@ -162,10 +162,11 @@ class NewsSpider(scrapy.Spider):
         before, or none to judge by, or no pagination to stop, or ``LIST_STOP_AT_SEEN`` off, or
         a dupefilter that cannot tell without marking, or Redis not answering (then its next
         pages are followed)."""
-        scheduler = self.crawler.engine.scheduler if self.crawler.engine is not None else None
+        if self.list_links is None or not articles or not getattr(self, "list_stop_at_seen", False):
+            return True
+        scheduler = getattr(self.crawler.engine, "scheduler", None)
         seen_many = getattr(getattr(scheduler, "df", None), "seen_many", None)
-        if (self.list_links is None or not articles or not getattr(self, "list_stop_at_seen", False)
-                or seen_many is None):
+        if seen_many is None:
             return True
         try:
             return not all(seen_many(articles))
