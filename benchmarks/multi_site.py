@@ -8,7 +8,8 @@ sina stories, by default a portal (UTF-8, every story split over two pages: the 
 always splits them), an older one-table CMS (GBK), a county site with no charset anywhere
 (GBK), a mobile site reached by its Atom feed, and a Discuz-like portal (GBK); ``--templates``
 names others. Each site lists its articles newest first, ten to a list
-page, the next list page behind 下一页. A share of the stories (``--reprints``) is published
+page (headlines as link text, links without the host; a GBK site's lists in GBK with no
+charset), the next list page behind 下一页. A share of the stories (``--reprints``) is published
 again, the same day, on another site. Day 1 holds seven in ten of each site's stories; day 2
 adds the rest. Every site is crawled in turn, one shared Redis index:
 
@@ -57,6 +58,7 @@ from news_mirror.settings import environment  # noqa: E402
 SITES: list[tuple[str, str, str]] = []
 DEFAULT_TEMPLATES = "portal,old_cms,county_site,mobile,forum_style"
 PER_LIST = 10
+GBK_TEMPLATES = {"old_cms", "county_site", "forum_style", "netease", "bracket_table", "local_paper", "div_title"}
 OLDEST_FIRST = False  # --oldest-first: lists that add new articles at their end
 # How URLs are written (--urls): paths (/news/2019/00042.html, its page 2 00042_2.html, lists
 # /news/index_2.html, an Atom feed) or queries (show.php?id=42, &page=2, list.php?page=2
@@ -76,8 +78,8 @@ seconds: dict[str, str] = {}  # the second page of a split story -> its first pa
 
 
 class Page:
-    def __init__(self, story: int, site: int, url: str, day: int) -> None:
-        self.story, self.site, self.url, self.day = story, site, url, day
+    def __init__(self, story: int, site: int, url: str, day: int, title: str = "") -> None:
+        self.story, self.site, self.url, self.day, self.title = story, site, url, day, title
         self.truth: dict = {}
 
 
@@ -114,7 +116,7 @@ def build(stories: list[dict], reprint_share: float) -> tuple[list[Page], dict[s
         for copy, site in enumerate(homes):
             host, template, _ = SITES[site]
             url = f"https://{host}" + STYLE["article"].format(n=10000 * copy + i)
-            page = Page(i, site, url, day)
+            page = Page(i, site, url, day, story["title"])
             lines = lines_of(story["body"])
             parts = halves(lines) if site == 0 else None
             if parts:
@@ -151,11 +153,16 @@ def list_pages(pages: list[Page], day: int) -> dict[str, tuple[bytes, str]]:
             continue
         chunks = [mine[k:k + PER_LIST] for k in range(0, len(mine), PER_LIST)] or [[]]
         for n, chunk in enumerate(chunks, 1):
-            links = "".join(f"<li><a href='{html.escape(p.url)}'>{html.escape(str(p.story))}</a></li>" for p in chunk)
+            # Links without the host, headlines as their text; a GBK site's lists in GBK, no charset.
+            links = "".join(f"<li><a href='{html.escape(p.url.split(host, 1)[1])}'>{html.escape(p.title)}</a></li>"
+                            for p in chunk)
             more = f"<a href='{html.escape(STYLE['next'].format(k=n + 1))}'>下一页</a>" if n < len(chunks) else ""
             path = start if n == 1 else STYLE["lists"].format(k=n, suffix=f"_{n}")
-            out[f"https://{host}{path}"] = (f"<html><head><meta charset='utf-8'></head><body><ul>{links}</ul>"
-                                            f"{more}</body></html>").encode(), "text/html; charset=utf-8"
+            gbk = template in GBK_TEMPLATES
+            page = (f"<html><head>{'' if gbk else '<meta charset=utf-8>'}<title>新闻列表</title></head><body>"
+                    f"<ul>{links}</ul>{more}</body></html>")
+            out[f"https://{host}{path}"] = (page.encode("gbk", "xmlcharrefreplace") if gbk else page.encode(),
+                                            "text/html" if gbk else "text/html; charset=utf-8")
     return out
 
 
