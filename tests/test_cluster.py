@@ -288,6 +288,8 @@ def test_the_spread_index_refuses_a_document_it_cannot_hold(cluster, cluster_cli
     store = SpreadStore(cluster_client, "news", sentences=SentenceRule())
     with pytest.raises(ValueError, match="length code"):
         store.decide_many([Document("fine", 7), Document("long", 9, (1, 2, 3), 300)])
+    with pytest.raises(ValueError, match="at most 255 sentence keys"):  # a byte counts them in a claim
+        store.decide_many([Document("fine", 7), Document("many", 9, tuple(range(256)), 100)])
     assert store.lookup("fine") is None
 
 

@@ -94,7 +94,7 @@ def similarity(a: int, b: int) -> float:
 def blocks(fp: int) -> tuple[int, ...]:
     """The four 16-bit blocks, most significant first. Two fingerprints within
     distance 3 agree on at least one of them (pigeonhole)."""
-    return tuple((fp >> (BLOCK_BITS * (BLOCKS - 1 - i))) & BLOCK_MASK for i in range(BLOCKS))
+    return (fp >> 48) & 0xFFFF, (fp >> 32) & 0xFFFF, (fp >> 16) & 0xFFFF, fp & 0xFFFF  # BLOCKS of BLOCK_BITS
 
 
 def to_hex(fp: int) -> str:

@@ -75,6 +75,8 @@ def check_document(doc: Document) -> None:
         raise ValueError(f"{doc.id}: a simhash is an integer of 64 bits, got {doc.simhash!r}")
     if not 0 <= doc.length <= 255 or any(not 0 <= k < 1 << 24 for k in doc.sentences):
         raise ValueError(f"{doc.id}: sentence keys must be 24-bit and the length code a byte")
+    if len(doc.sentences) > 255:
+        raise ValueError(f"{doc.id}: at most 255 sentence keys, got {len(doc.sentences)}")
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,21 @@ from typing import Any
 
 from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Document
-from news_crawler.index.spread_read import run_scripts
+from news_crawler.index.spread_read import run_scripts, sized
 
-# Per document the id already registered under its simhash, or ''.
-REGISTER = ("local out = {} for i = 1, #ARGV, 2 do local had = redis.call('HGET', KEYS[1], ARGV[i]) "
-            "if not had then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end out[#out + 1] = had or '' end "
-            "return out")
-# Per document, its simhash's registration removed if it is still this id's.
-UNREGISTER = ("for i = 1, #ARGV, 2 do if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then "
-              "redis.call('HDEL', KEYS[1], ARGV[i]) end end return 0")
+# ARGV[1] per document: its 8-byte simhash, 4 bytes of length, its id. REGISTER registers
+# each simhash not registered yet and returns per document 4 bytes of length and the id
+# registered before ('' when none); UNREGISTER removes each registration still this id's.
+_EACH = ("local byte, sub, char, blob, p = string.byte, string.sub, string.char, ARGV[1], 1 "
+         "local function each(f) while p <= #blob do local b1, b2, b3, b4 = byte(blob, p + 8, p + 11) "
+         "local n = ((b1 * 256 + b2) * 256 + b3) * 256 + b4 f(sub(blob, p, p + 7), sub(blob, p + 12, p + 11 + n)) "
+         "p = p + 12 + n end end ")
+REGISTER = _EACH + ("local out = {} each(function(fp, id) local had = redis.call('HGET', KEYS[1], fp) or '' "
+                    "if had == '' then redis.call('HSET', KEYS[1], fp, id) end local m = #had "
+                    "out[#out + 1] = char(math.floor(m / 16777216), math.floor(m / 65536) % 256, "
+                    "math.floor(m / 256) % 256, m % 256) .. had end) return table.concat(out)")
+UNREGISTER = _EACH + ("each(function(fp, id) if redis.call('HGET', KEYS[1], fp) == id then "
+                      "redis.call('HDEL', KEYS[1], fp) end end) return 0")
 Lost = dict[str, tuple[int, int, str]]  # id -> (the simhash it lost to, distance, rule)
 
 
@@ -33,8 +39,7 @@ def claim(store: Any, keep: list[Document], dead: dict[int, list[int]], versions
     # A simhash registered already is another document's: under the same id, another worker
     # is deciding it (its record is waited for); under another id, this one is its copy at
     # distance 0 and claims nothing.
-    had = store.client.eval(REGISTER, 1, store.id_prefix + "ids",
-                            *[x for d in keep for x in (d.simhash.to_bytes(8, "big"), d.id)])
+    had = sized(store.client.eval(REGISTER, 1, store.id_prefix + "ids", registrations(keep)))
     elsewhere = {d.id for d, h in zip(keep, had) if h and h.decode() == d.id}
     lost: Lost = {d.id: (d.simhash, 0, "simhash") for d, h in zip(keep, had) if h and h.decode() != d.id}
     keep = [d for d in keep if d.id not in elsewhere and d.id not in lost]
@@ -48,10 +53,13 @@ def claim(store: Any, keep: list[Document], dead: dict[int, list[int]], versions
     if signed:
         args: list[Any] = ["{%s}:" % store.tags["s"], rule.match, rule.max_distance, rule.length_slack,
                            versions.get("s", b"0")]
+        packed = []
         for d in signed:
             skip = {fp for k in d.sentences for fp in dead.get(k, ())}
-            args += [d.simhash.to_bytes(8, "big"), b"".join(k.to_bytes(3, "big") for k in d.sentences), d.length,
-                     b"".join(fp.to_bytes(8, "big") for fp in skip)]
+            packed += [d.simhash.to_bytes(8, "big"), bytes([len(d.sentences)]),
+                       b"".join(k.to_bytes(3, "big") for k in d.sentences), bytes([d.length]),
+                       len(skip).to_bytes(2, "big"), b"".join(fp.to_bytes(8, "big") for fp in skip)]
+        args.append(b"".join(packed))
         calls.append((store.scripts["claim_sentences"], [store.version_key("s")], args))
     answers = run_scripts(store.client, calls)
     claimed: dict[str, list[int]] = {}  # tables each document holds entries in (4: the sentence table)
@@ -89,7 +97,15 @@ def undo(store: Any, docs: list[Document]) -> None:
     entries in every table and their ids registered under their simhashes, taken out, so
     that they can be decided afresh."""
     take_back(store, docs, {d.id: [0, 1, 2, 3, 4] for d in docs})
-    store.client.eval(UNREGISTER, 1, store.id_prefix + "ids", *[x for d in docs for x in (d.simhash.to_bytes(8, "big"), d.id)])
+    store.client.eval(UNREGISTER, 1, store.id_prefix + "ids", registrations(docs))
+
+
+def registrations(docs: list[Document]) -> bytes:
+    out = []
+    for d in docs:
+        raw = d.id.encode()
+        out += [d.simhash.to_bytes(8, "big"), len(raw).to_bytes(4, "big"), raw]
+    return b"".join(out)
 
 
 def lost_to(answers: bytes) -> list[int | None]:

@@ -57,10 +57,13 @@ def read_batch(store: Any, docs: Sequence[Document]) -> BatchView:
     tables: dict[tuple[int, int], list[int]] = {}
     split = [blocks(d.simhash) for d in docs]
     for t in range(4):
+        low_bits = 48 - 16 * t  # an entry is the simhash without block t: the bits below it stay
+        low_mask = (1 << low_bits) - 1
         for b, entries in zip(dict.fromkeys(s[t] for s in split), _counted(replies[1 + t][1], 6)):
             if entries:
-                tables[(t, b)] = [int.from_bytes(e[: 2 * t] + b.to_bytes(2, "big") + e[2 * t :], "big")
-                                  for e in entries]
+                middle = b << low_bits
+                tables[(t, b)] = [((v >> low_bits) << (low_bits + 16)) | middle | (v & low_mask)
+                                  for v in (int.from_bytes(e, "big") for e in entries)]
     sentences: dict[int, list[tuple[int, int]]] = {}
     if signed:
         versions["s"] = replies[5][0]
@@ -123,9 +126,19 @@ def decided_args(store: Any, ids: list[str]) -> list[Any]:
     return ["1" if store.legacy_docs else "0", b"".join(packed)]
 
 
-def parse_decided(ids: list[str], answers: list[bytes]) -> dict[str, Decision]:
+def sized(blob: bytes) -> list[bytes]:
+    """The strings of a script's one-string reply, each 4 bytes of length and its bytes."""
+    out, p, end = [], 0, len(blob)
+    while p < end:
+        n = int.from_bytes(blob[p : p + 4], "big")
+        out.append(blob[p + 4 : p + 4 + n])
+        p += 4 + n
+    return out
+
+
+def parse_decided(ids: list[str], reply: bytes) -> dict[str, Decision]:
     out = {}
-    for doc_id, a in zip(ids, answers):
+    for doc_id, a in zip(ids, sized(reply)):
         if a[:1] == b"K":
             out[doc_id] = Decision(doc_id, int.from_bytes(a[1:], "big"), replayed=True)
         elif a[:1] == b"D":

@@ -179,7 +179,12 @@ class SpreadStore(RedisStore):
                        bytes([dist, len(rule_)]), rule_, id_key(doc.id), len(doc_id).to_bytes(4, "big"), doc_id]
         raw = self.scripts["finish"](keys=[self.id_prefix + "ids", self.id_prefix + "docids", self.id_prefix + "drops",
                                  self.stats_key], args=[time_, time_[:10], self.drops_rotate, b"".join(packed)])
-        return [(raw[i].decode(), int(raw[i + 1])) for i in range(0, len(raw), 2)]
+        out, p = [], 0
+        while p < len(raw):
+            n = int.from_bytes(raw[p + 1 : p + 5], "big")
+            out.append((raw[p + 5 : p + 5 + n].decode(), raw[p]))
+            p += 5 + n
+        return out
 
     def forget(self, doc_id: str) -> str:
         ids, docids, drops = (self.id_prefix + h for h in ("ids", "docids", "drops"))

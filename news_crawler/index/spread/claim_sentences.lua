@@ -8,8 +8,9 @@
 -- KEYS[1]  the sentence table's version key (the buckets, of the same slot, are built here)
 -- ARGV[1]  bucket key prefix; ARGV[2] sentences to share; ARGV[3] max distance; ARGV[4] length slack
 -- ARGV[5]  the version read
--- ARGV[6..] per document: 8-byte simhash, sentence keys (3 bytes each), length code,
---          simhashes (8 bytes each) to ignore (documents no longer kept)
+-- ARGV[6]  per document: 8-byte simhash, a byte of the number of sentence keys and the
+--          keys (3 bytes each), length code, 2 bytes of the number of simhashes to ignore
+--          (documents no longer kept) and those (8 bytes each)
 -- Returns one string: per document '\0' (inserted), or '\1' and the 8-byte simhash it lost to.
 -- (common.lua is prepended.)
 
@@ -17,9 +18,13 @@ local prefix, s_match, s_distance, s_slack = ARGV[1], tonumber(ARGV[2]), tonumbe
 local unchanged = (redis.call('GET', KEYS[1]) or '0') == ARGV[5]
 
 local out, inserted = {}, 0
-for j = 6, #ARGV, 4 do
-  local fp, sig, len, dead = ARGV[j], ARGV[j + 1], tonumber(ARGV[j + 2]), ARGV[j + 3]
-  local n = #sig / 3
+local blob, j = ARGV[6], 1
+while j <= #blob do
+  local fp, n = sub(blob, j, j + 7), byte(blob, j + 8)
+  local sig, len = sub(blob, j + 9, j + 8 + 3 * n), byte(blob, j + 9 + 3 * n)
+  local m1, m2 = byte(blob, j + 10 + 3 * n, j + 11 + 3 * n)
+  local dead = sub(blob, j + 12 + 3 * n, j + 11 + 3 * n + 8 * (m1 * 256 + m2))
+  j = j + 12 + 3 * n + #dead
   local keys = {}
   for i = 1, n do keys[i] = format('%ss%02x%02x', prefix, byte(sig, 3 * i - 2, 3 * i - 1)) end
   local lost = ''

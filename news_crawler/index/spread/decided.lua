@@ -4,10 +4,11 @@
 -- KEYS[4] drops hash, KEYS[5] drops:old
 -- ARGV[1] '1' when the docs hash is to be read; ARGV[2] per id: its 8-byte key, 4 bytes of
 -- length, the id
--- Returns per id: 'K' and its 8-byte simhash when kept (the docids entry confirmed by the
--- ids hash), 'D' and its drop record when dropped, else ''.
+-- Returns one string: per id, 4 bytes of length and its answer: 'K' and its 8-byte simhash
+-- when kept (the docids entry confirmed by the ids hash), 'D' and its drop record when
+-- dropped, else '' (one string, not a list: a client reads it at once).
 
-local byte, sub = string.byte, string.sub
+local byte, sub, char = string.byte, string.sub, string.char
 local out, blob, p = {}, ARGV[2], 1
 while p <= #blob do
   local key = sub(blob, p, p + 7)
@@ -18,11 +19,14 @@ while p <= #blob do
   local fp = redis.call('HGET', KEYS[1], key)
   if fp and redis.call('HGET', KEYS[2], fp) ~= id then fp = false end
   if not fp and ARGV[1] == '1' then fp = redis.call('HGET', KEYS[3], id) end
+  local a
   if fp then
-    out[#out + 1] = 'K' .. fp
+    a = 'K' .. fp
   else
     local drop = redis.call('HGET', KEYS[4], id) or redis.call('HGET', KEYS[5], id)
-    out[#out + 1] = drop and 'D' .. drop or ''
+    a = drop and 'D' .. drop or ''
   end
+  local m = #a
+  out[#out + 1] = char(math.floor(m / 16777216), math.floor(m / 65536) % 256, math.floor(m / 256) % 256, m % 256) .. a
 end
-return out
+return table.concat(out)

@@ -13,12 +13,13 @@
 -- drop can name a document of this batch that then lost its own claim.
 -- Counts 'claims_lost' in the stats hash: drops found only at the claim (a race with
 -- another worker).
--- Returns per document: the id it duplicates ('' when kept), and 1 when the id was kept by
--- another worker meanwhile under the same simhash (the caller answers it as a replay), 2
--- when what it duplicates is gone (a third worker's claim took it back): nothing is
--- recorded and the caller decides it again.
+-- Returns one string: per document, a byte 1 when the id was kept by another worker
+-- meanwhile under the same simhash (the caller answers it as a replay), 2 when what it
+-- duplicates is gone (a third worker's claim took it back: nothing is recorded and the
+-- caller decides it again), else 0; then 4 bytes of length and the id it duplicates ('' when
+-- kept).
 
-local byte, sub = string.byte, string.sub
+local byte, sub, char = string.byte, string.sub, string.char
 local rows, blob, p = {}, ARGV[4], 1
 while p <= #blob do
   local r = { code = sub(blob, p, p), fp = sub(blob, p + 1, p + 8), dup = '' }
@@ -74,8 +75,9 @@ for n, r in ipairs(rows) do
     end
     if rule == 'sentences' then by_sentences = by_sentences + 1 end
   end
-  out[#out + 1] = name
-  out[#out + 1] = replay
+  local m = #name
+  out[#out + 1] = char(replay, math.floor(m / 16777216), math.floor(m / 65536) % 256, math.floor(m / 256) % 256,
+                       m % 256) .. name
 end
 if kept > 0 then redis.call('HINCRBY', KEYS[4], 'kept', kept) end
 if dropped > 0 then
@@ -85,4 +87,4 @@ if dropped > 0 then
 end
 if by_sentences > 0 then redis.call('HINCRBY', KEYS[4], 'dropped:sentences', by_sentences) end
 if lost > 0 then redis.call('HINCRBY', KEYS[4], 'claims_lost', lost) end
-return out
+return table.concat(out)
