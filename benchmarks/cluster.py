@@ -3,10 +3,12 @@
     python benchmarks/cluster.py [--stored 200000] [--articles 2000] [--rounds 3]
 
 Both are valkey-server processes on loopback TCP (the cluster started as the tests start
-it: ``tests/redis_cluster.py``). Each first holds ``--stored`` random documents (simhash,
-five sentence keys, a size code), then decides the real articles and their reprints four
-times over under fresh random masks, batches of 256, ``--rounds`` rounds; best and median.
-Both layouts of the index on the cluster (``DEDUP_CLUSTER_INDEX``): one slot, and spread.
+it: ``tests/redis_cluster.py``). Three stores, both layouts of the index on the cluster
+(``DEDUP_CLUSTER_INDEX``: one slot, and spread) beside the one server: each first holds
+``--stored`` random documents (simhash, five sentence keys, a size code); then, round by
+round, each decides the real articles and their reprints four times over under fresh random
+masks, batches of 256, ``--rounds`` rounds, the stores taking turns; best and median, and
+each round's ratio to the one server.
 Also: where the keys went (per master), and the index memory per kept document.
 """
 
@@ -35,33 +37,38 @@ from tests.redis_cluster import TestCluster  # noqa: E402
 from tests.redis_server import TestServer  # noqa: E402
 
 
-def measure(name: str, url: str, docs: list[Document], stored: int, rounds: int, layout: str = "one-slot") -> float:
+def load(url: str, stored: int, layout: str = "one-slot") -> tuple[object, object, int]:
+    """A client and a store on ``url`` holding ``stored`` random documents, and the bytes
+    they took (every node's)."""
     connection._clients.clear()
     client = connection.from_settings(plain_settings({"REDIS_URL": url}))
     store = store_from_settings(plain_settings({"DEDUP_NAMESPACE": "bench", "DEDUP_BATCH_SIZE": 500,
                                                 "DEDUP_CLUSTER_INDEX": layout}), client)
+    before = store.memory_used()
     rng = random.Random(1)
     for start in range(0, stored, 10_000):
         store.decide_many([Document(f"https://example.com/s/{i}.html", rng.getrandbits(64),
                                     tuple(rng.getrandbits(24) for _ in range(5)), rng.randint(117, 175))
                            for i in range(start, min(stored, start + 10_000))])
     store.batch_size = 256
-    rates = []
-    for rnd in range(rounds):
-        items = []
-        for k in range(4):
-            m = random.Random(f"{rnd}/{k}")
-            mask, key_mask = m.getrandbits(64), m.getrandbits(24)
-            items += [Document(f"{d.id}@{rnd}/{k}", d.simhash ^ mask, tuple(x ^ key_mask for x in d.sentences),
-                               d.length) for d in docs]
-        t = time.perf_counter()
-        store.decide_many(items)
-        rates.append(len(items) / (time.perf_counter() - t))
-    print(f"{name:<28} {type(client).__name__:<13} best {max(rates):8,.0f}/s  median {statistics.median(rates):8,.0f}/s"
-          f"  rounds {', '.join(f'{r:,.0f}' for r in rates)};  index memory {store.memory_used() / stored:.0f} bytes"
-          f" a stored document (all nodes, startup included)")
-    client.close()
-    return statistics.median(rates)
+    return client, store, store.memory_used() - before
+
+
+def round_items(docs: list[Document], rnd: int) -> list[Document]:
+    """The real articles four times over under fresh random masks: new to every store."""
+    items = []
+    for k in range(4):
+        m = random.Random(f"{rnd}/{k}")
+        mask, key_mask = m.getrandbits(64), m.getrandbits(24)
+        items += [Document(f"{d.id}@{rnd}/{k}", d.simhash ^ mask, tuple(x ^ key_mask for x in d.sentences), d.length)
+                  for d in docs]
+    return items
+
+
+def timed(store, items: list[Document]) -> float:
+    t = time.perf_counter()
+    store.decide_many(items)
+    return len(items) / (time.perf_counter() - t)
 
 
 def main() -> None:
@@ -84,13 +91,35 @@ def main() -> None:
         server = TestServer(Path(tmp) / "one")
         cluster = TestCluster(Path(tmp) / "cluster")
         try:
-            alone = measure("one server", server.url, docs, args.stored, args.rounds)
-            one_slot = measure("cluster, index in one slot", cluster.url, docs, args.stored, args.rounds)
-            print(f"  index keys per master: {cluster.keys_per_node('{bench}*')}")
-            cluster.flushall()
-            spread = measure("cluster, index spread", cluster.url, docs, args.stored, args.rounds, "spread")
-            print(f"  index keys per master: {cluster.keys_per_node('{bench.*')}")
-            print(f"cluster / one server: one slot {one_slot / alone:.2f}x, spread {spread / alone:.2f}x (median rounds)")
+            stores = {}
+            for name, url, layout in (("one server", server.url, "one-slot"),
+                                      ("cluster, index in one slot", cluster.url, "one-slot"),
+                                      ("cluster, index spread", cluster.url, "spread")):
+                stores[name] = load(url, args.stored, layout)
+            # Round by round, each store in turn (the order turning): a slow minute of the
+            # machine falls on all of them alike, and each round gives paired ratios.
+            names = list(stores)
+            rates: dict[str, list[float]] = {n: [] for n in names}
+            for rnd in range(args.rounds):
+                items = round_items(docs, rnd)
+                for name in names[rnd % 3:] + names[: rnd % 3]:
+                    rates[name].append(timed(stores[name][1], items))
+            for name in names:
+                r = rates[name]
+                client, _, added = stores[name]
+                print(f"{name:<28} {type(client).__name__:<13} best {max(r):8,.0f}/s  median "
+                      f"{statistics.median(r):8,.0f}/s  rounds {', '.join(f'{x:,.0f}' for x in r)};  index memory "
+                      f"{added / args.stored:.0f} bytes a stored document (all nodes)")
+            print(f"  index keys per master, one slot: {cluster.keys_per_node('{bench}*')}; "
+                  f"spread: {cluster.keys_per_node('{bench.*')}")
+            alone = rates["one server"]
+            for name, short in (("cluster, index in one slot", "one slot"), ("cluster, index spread", "spread")):
+                paired = [x / a for x, a in zip(rates[name], alone)]
+                print(f"cluster / one server, {short}: {statistics.median(rates[name]) / statistics.median(alone):.2f}x "
+                      f"(median rounds); round by round {', '.join(f'{x:.2f}x' for x in paired)} "
+                      f"(median {statistics.median(paired):.2f}x)")
+            for client, _, _ in stores.values():
+                client.close()
         finally:
             server.stop()
             cluster.stop()
