@@ -22,6 +22,8 @@ def test_workers_parse_in_input_order(monkeypatch, sina_articles, method):
     expected = [parse_line(line, n, fingerprinter) for n, line in enumerate(lines, 1)]
     parsed = [row for batch in parse_in_workers(chunks(lines, 16), Fingerprinter(), parse_line, 2) for row in batch]
     assert parsed == expected
+    # The pool has ended with the input: no worker left for Python's exit to race with.
+    assert multiprocessing.active_children() == []
 
 
 def test_a_fingerprinter_survives_pickling_with_the_same_answers(sina_articles):

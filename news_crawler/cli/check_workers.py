@@ -23,6 +23,7 @@ from news_crawler.fingerprint import Fingerprinter
 from news_crawler.pool import die_with_parent
 
 Chunk = tuple[int, list[bytes]]  # (number of its first line, its lines)
+SHUTDOWN_SECONDS = 10.0  # waited at most for the workers to stop
 _worker_fingerprinter: Fingerprinter | None = None
 _worker_parse: Callable[..., Any] | None = None
 
@@ -72,8 +73,10 @@ def parse_in_workers(source: Iterator[Chunk], fingerprinter: Fingerprinter, pars
                                initargs=(fingerprinter, parse, os.getpid()))
     # Start every worker now, from this thread: a worker dies with the thread that forked it
     # (PR_SET_PDEATHSIG), and the reader thread below ends at the end of the input.
-    # With fork the pool starts all its workers at the first submit.
-    pool.submit(_started).result()
+    # With fork the pool starts all its workers at the first submit; with spawn it starts one
+    # a submit while none is idle, so as many are submitted at once.
+    for started in [pool.submit(_started) for _ in range(workers)]:
+        started.result()
     in_flight: queue.Queue[Future | BaseException | None] = queue.Queue(maxsize=2 * workers)
 
     def feed() -> None:  # a daemon: a reader blocked on input never holds the process at exit
@@ -91,4 +94,10 @@ def parse_in_workers(source: Iterator[Chunk], fingerprinter: Fingerprinter, pars
                 raise item
             yield item.result()
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # The pool's end is waited for (the chunks in flight are short), but not for ever: a pool
+        # still closing when Python exits races it (Python then writes to the pool's closed
+        # wakeup pipe, CPython 3.11, and prints a traceback).
+        closing = threading.Thread(target=pool.shutdown, kwargs={"wait": True, "cancel_futures": True},
+                                   name="check-pool-shutdown", daemon=True)
+        closing.start()
+        closing.join(SHUTDOWN_SECONDS)
