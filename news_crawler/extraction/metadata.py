@@ -64,6 +64,7 @@ _PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)
 # the name ends there.
 _BYLINE_END = ("点击", "阅读", "浏览", "字号", "打印", "关闭", "评论", "分享", "收藏", "人次", "次数", "发布", "来源",
                "责任编辑", "编辑", "审核", "时间", "日期", "访问", "热度", "人气", "我要", "纠错")  # and words they start
+_GLUED_END = ("返回", "查看", *_BYLINE_END)  # "作者：张三返回搜狐": a link's text glued to the name
 _WIDE_GAP = re.compile(r"　|\s{2,}| ")
 _PADDED = re.compile(r"^([\u4e00-\u9fa5])[\s\u3000]+([\u4e00-\u9fa5])$")  # "赵  培": a two-character name padded
 
@@ -152,10 +153,17 @@ def _first_name(pattern: re.Pattern, regions: list[str]) -> str:
         for m in pattern.finditer(region):
             if region[m.end(1):m.end(1) + 1] in ("=", '"', "'", "<"):
                 continue  # markup that leaked into the text: "作者：size="20""
-            name = clean_author(m.group(1))
+            name = clean_author(_unglued(m.group(1), region[m.end(1):m.end(1) + 3]))
             if name:
                 return name
     return ""
+
+
+def _unglued(names: str, after: str) -> str:
+    """``names`` without a tool word glued to the last ("张三返" + "回搜狐": 张三; labels: clean_author)."""
+    last = re.split(_SEP, names)[-1]
+    cut = min((i for i in ((last + after).find(w, 2) for w in _GLUED_END) if 0 <= i < len(last)), default=-1)
+    return names if cut < 0 or last.startswith(_GLUED_END) else names[: len(names) - len(last) + cut]
 
 
 def _under_headline(text: str, title: str, body: str) -> str:
