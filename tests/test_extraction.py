@@ -146,6 +146,8 @@ def test_editor_and_source_are_fields_of_their_own(sina_articles):
     article = extract_article(page)
     assert (article.editor, article.source, article.author) == ("李明", "人民日报客户端", "王小明")
     assert "责任编辑" not in article.body and "来源" not in article.body
+    glued = page.replace("（责任编辑：李明）", "责任编辑：李明<a href='/'>返回搜狐，查看更多</a>")
+    assert extract_article(glued).editor == "李明"
 
 
 def assert_goals(pages: list) -> None:

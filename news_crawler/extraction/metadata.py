@@ -227,7 +227,7 @@ def find_editor(text: str, title: str, body: str) -> str:
     """The editor (责任编辑/责编/编辑), from around the body's end, else from the byline."""
     for region in reversed(_regions(text, title, body)):
         for m in _EDITOR.finditer(region):
-            name = clean_author(m.group(1))
+            name = clean_author(_unglued(m.group(1), region[m.end(1):m.end(1) + 3]))
             if name:
                 return name
     return ""
