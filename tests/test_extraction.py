@@ -229,6 +229,10 @@ def plain_stories(sina_articles):
     ("作者：<br>size=\"20\"<br>文/张建国", "张建国"),
     ("长江网10月4日讯（记者张建国 整合）", "张建国"),
     ("作者张建国", "张建国"),
+    ("（记者 努尔·白克力）", "努尔·白克力"),  # transliterated names run past four characters
+    ("作者：阿卜杜·热西提", "阿卜杜·热西提"),
+    ("记者 艾力·买买提 李明 报道", "艾力·买买提 李明"),
+    ("文/梅格·瑞恩", "梅格·瑞恩"),
     ("作者：Jack Ma\u3000点击数：12", "Jack Ma"),
     ("作者：Anne-Marie Slaughter 阅读(12)", "Anne-Marie Slaughter"),
     ("作者：网络整理 阅读：1644", ""),  # what names no one

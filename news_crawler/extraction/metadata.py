@@ -11,7 +11,7 @@ from news_crawler.extraction.chrome import CHROME_MAX_CHARS
 from news_crawler.extraction.dates import DATETIME
 
 _AUTHOR_META = ("author", "article:author", "og:article:author", "dc.creator", "byline")
-_NAME = r"[\u4e00-\u9fa5·]{2,4}"
+_NAME = r"(?:[\u4e00-\u9fa5]{1,6}(?:·[\u4e00-\u9fa5]{1,6}){1,3}|[\u4e00-\u9fa5·]{2,4})"  # 努尔·白克力 too
 _SEP = r"[ \u3000\u2002\u2003、，,]+"
 _NAMES = rf"{_NAME}(?:{_SEP}{_NAME}){{0,4}}"
 _COLON = r"\s*[:：丨|｜/]\s*"
