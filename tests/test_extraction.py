@@ -148,6 +148,8 @@ def test_editor_and_source_are_fields_of_their_own(sina_articles):
     assert "责任编辑" not in article.body and "来源" not in article.body
     glued = page.replace("（责任编辑：李明）", "责任编辑：李明<a href='/'>返回搜狐，查看更多</a>")
     assert extract_article(glued).editor == "李明"
+    bracketed = page.replace("来源：人民日报客户端", "【来源】人民日报客户端")
+    assert extract_article(bracketed).source == "人民日报客户端"
 
 
 def assert_goals(pages: list) -> None:
@@ -233,6 +235,9 @@ def plain_stories(sina_articles):
     ("作者：阿卜杜·热西提", "阿卜杜·热西提"),
     ("记者 艾力·买买提 李明 报道", "艾力·买买提 李明"),
     ("文/梅格·瑞恩", "梅格·瑞恩"),
+    ("【作者】张建国", "张建国"),  # a bracketed label, or name
+    ("作者：[张建国]", "张建国"),
+    ("注释[编辑]参考资料[编辑]", ""),  # a wiki's edit links name no one
     ("作者：Jack Ma\u3000点击数：12", "Jack Ma"),
     ("作者：Anne-Marie Slaughter 阅读(12)", "Anne-Marie Slaughter"),
     ("作者：网络整理 阅读：1644", ""),  # what names no one

@@ -26,8 +26,8 @@ _TITLE = r"(?:[\u4e00-\u9fa5]{0,8}?记者[ \t\u3000]*)?"  # "作者：本报记�
 # under the headline, the editor.
 _AUTHOR_LABELS = [
     # (not the end of 创作者, 工作者, 合作者...: "提醒创作者：新的政策…")
-    re.compile(rf"(?:(?<![创工写合著制操劳])作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[ \t\u3000]+){_TITLE}"
-               rf"({_NAMES}|{_LATIN_NAME}|{_HANDLE})"),
+    re.compile(rf"(?:(?<![创工写合著制操劳])作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[】\]〕]\s*|[ \t\u3000]+){_TITLE}"
+               rf"[\[【〔]?({_NAMES}|{_LATIN_NAME}|{_HANDLE})"),
     re.compile(rf"(?:^|\n)[ \t]*作者({_NAME})(?=[ \t]*(?:\n|$))"),  # a line that is only "作者魏星"
     re.compile(rf"记者(?:{_COLON}|\s+)({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)\]】]|报道|\n|{_SEP}))"),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
@@ -219,7 +219,7 @@ def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
 
 
 _EDITOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON})({_NAMES})")
-_SOURCE = re.compile(r"(?:稿件来源|文章来源|信息来源|新闻来源|来源)\s*[:：]\s*([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})")
+_SOURCE = re.compile(r"(?:稿件来源|文章来源|信息来源|新闻来源|来源)\s*[:：】\]〕]\s*([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})")
 _SOURCE_END = re.compile(r"(?:作者|记者|编辑|责任编辑|点击|阅读|浏览|时间|发布|日期)[:：]?.*$")
 
 
