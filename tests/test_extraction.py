@@ -236,6 +236,8 @@ def plain_stories(sina_articles):
     ("记者 艾力·买买提 李明 报道", "艾力·买买提 李明"),
     ("文/梅格·瑞恩", "梅格·瑞恩"),
     ("【作者】张建国", "张建国"),  # a bracketed label, or name
+    ("作者：王\u3000芳\u3000来源：县农业局", "王芳"),  # a two-character name padded to three
+    ("本报记者 王  芳 报道", "王芳"),
     ("作者：[张建国]", "张建国"),
     ("注释[编辑]参考资料[编辑]", ""),  # a wiki's edit links name no one
     ("作者：Jack Ma\u3000点击数：12", "Jack Ma"),

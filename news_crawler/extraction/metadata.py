@@ -9,11 +9,12 @@ from lxml.html import HtmlElement
 
 from news_crawler.extraction.chrome import CHROME_MAX_CHARS
 from news_crawler.extraction.dates import DATETIME
+from news_crawler.extraction.names import NOT_NAMES, PADDED, PLACE_OR_OUTLET, SEP, clean_author, no_name, unglued
 
 _AUTHOR_META = ("author", "article:author", "og:article:author", "dc.creator", "byline")
 _NAME = r"(?:[\u4e00-\u9fa5]{1,6}(?:·[\u4e00-\u9fa5]{1,6}){1,3}|[\u4e00-\u9fa5·]{2,4})"  # 努尔·白克力 too
-_SEP = r"[ \u3000\u2002\u2003、，,]+"
-_NAMES = rf"{_NAME}(?:{_SEP}{_NAME}){{0,4}}"
+_NAMES = rf"{_NAME}(?:{SEP}{_NAME}){{0,4}}"
+_PADDED_NAME = r"[\u4e00-\u9fa5][ \u3000]{1,2}[\u4e00-\u9fa5](?![\u4e00-\u9fa5·])"  # 作者：王  芳 (old CMS pages)
 _COLON = r"\s*[:：丨|｜/]\s*"
 _ISSUER = re.compile(r"(?:发文机关|发布机关|发文单位)\s*[:：]\s*([\u4e00-\u9fa5]{2,20})")  # government notices
 _HANDLE = r"[A-Za-z][A-Za-z0-9_.\-]{2,24}"  # a blogger's or a forum member's handle
@@ -27,9 +28,9 @@ _TITLE = r"(?:[\u4e00-\u9fa5]{0,8}?记者[ \t\u3000]*)?"  # "作者：本报记�
 _AUTHOR_LABELS = [
     # (not the end of 创作者, 工作者, 合作者...: "提醒创作者：新的政策…")
     re.compile(rf"(?:(?<![创工写合著制操劳])作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[】\]〕]\s*|[ \t\u3000]+){_TITLE}"
-               rf"[\[【〔]?({_NAMES}|{_LATIN_NAME}|{_HANDLE})"),
+               rf"[\[【〔]?({_PADDED_NAME}|{_NAMES}|{_LATIN_NAME}|{_HANDLE})"),
     re.compile(rf"(?:^|\n)[ \t]*作者({_NAME})(?=[ \t]*(?:\n|$))"),  # a line that is only "作者魏星"
-    re.compile(rf"记者(?:{_COLON}|\s+)({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)\]】]|报道|\n|{_SEP}))"),
+    re.compile(rf"记者(?:{_COLON}|\s+)({_PADDED_NAME}|{_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)\]】]|报道|\n|{SEP}))"),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
     re.compile(rf"(?:^|[(（\[【\s])({_NAMES})\s*[/／]\s*文(?=$|[\s)）\]】])"),  # "张三/文"
@@ -39,7 +40,7 @@ _AUTHOR_LABELS = [
     re.compile(rf"由\s*({_NAME}|{_HANDLE})\s*(?:于{_DATE_AHEAD}|(?:张贴|发表|发布)\s*(?:于|@)?{_DATE_AHEAD})"),
     re.compile(rf"\d:\d\d(?::\d\d)?\s+by\s+({_HANDLE}|{_NAMES})(?![\w.])"),
     re.compile(rf"\d:\d\d(?::\d\d)?\s*[\[【]\s*({_NAMES})\s*[\]】]"),
-    re.compile(rf"[(（]\s*({_NAMES})\s*(?:[）)]\s*(?:\n|$)|{_SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
+    re.compile(rf"[(（]\s*({_NAMES})\s*(?:[）)]\s*(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
     _ISSUER,
 ]
 _CREDITS = 6  # the labels above that credit a writer (作者, 记者, 文/, /文): above the story they come first
@@ -50,23 +51,7 @@ _ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
 _UNDER_HEADLINE = re.compile(rf"({_ACCOUNT})(?:\s*[/／]\s*[^\s/／]{{2,12}}|\s+{DATETIME.pattern})?")
 # ... or "原创 王小红 某某观察 2019-01-25": a tag, the writer, the account, the date.
 _TAGGED = re.compile(rf"(?:原创|转载|独家|首发)\s+({_ACCOUNT})(?:\s+{_ACCOUNT})?(?:\s+{DATETIME.pattern})?")
-_NOT_NAMES = {"记者", "编辑", "来源", "作者", "本报", "新华社", "中新网", "发布", "时间", "日期", "原标题", "通讯员",
-              "实习生", "整合", "编译", "图片", "视频", "责任编辑", "摄影", "报道", "综合", "整理", "新闻", "图文", "组图",
-              "全文", "原创", "转载", "专题", "文章", "最新文章", "匿名", "佚名", "网友", "游客",  # tags and labels
-              "英文", "中文", "简体", "繁体", "简体中文", "繁体中文", "首页", "正文", "返回", "登录", "注册", "搜索",
-              "导航",  # menus
-              "视觉中国", "东方IC", "图虫创意"}  # photo agencies
-# "转载请注明", "网络整理", "系统管理员", "刘通摄" (a photo credit), "视频截图", "发布于 2019-...".
-_NOT_NAME_STARTS = ("转载", "版权", "本文", "本站", "原文", "网络", "系统", "管理")
-_NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员")
-_PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)$")
-# Words a byline runs into on older CMS pages ("作者：张三　点击数：" "阅读 字号 打印 关闭"):
-# the name ends there.
-_BYLINE_END = ("点击", "阅读", "浏览", "字号", "打印", "关闭", "评论", "分享", "收藏", "人次", "次数", "发布", "来源",
-               "责任编辑", "编辑", "审核", "时间", "日期", "访问", "热度", "人气", "我要", "纠错")  # and words they start
-_GLUED_END = ("返回", "查看", *_BYLINE_END)  # "作者：张三返回搜狐": a link's text glued to the name
-_WIDE_GAP = re.compile(r"　|\s{2,}| ")
-_PADDED = re.compile(r"^([\u4e00-\u9fa5])[\s\u3000]+([\u4e00-\u9fa5])$")  # "赵  培": a two-character name padded
+
 
 
 def meta_content(root: HtmlElement, names: tuple[str, ...]) -> str:
@@ -77,25 +62,6 @@ def meta_content(root: HtmlElement, names: tuple[str, ...]) -> str:
         if key in wanted and (el.get("content") or "").strip():
             return el.get("content").strip()
     return ""
-
-
-def _no_name(word: str) -> bool:
-    """Words a byline pattern catches that name no one: tags, notices, credits."""
-    return word in _NOT_NAMES or word.startswith(_NOT_NAME_STARTS) or word.endswith(_NOT_NAME_ENDS)
-
-
-def clean_author(raw: str) -> str:
-    raw = _WIDE_GAP.split(raw.strip(), maxsplit=1)[0]  # a wide gap ends the byline
-    names: list[str] = []
-    for name in re.split(_SEP, raw):
-        if name.startswith(_BYLINE_END):
-            break  # a counter or a tool word (访问统计): the names came before it
-        if name and not _no_name(name):
-            names.append(name)
-    # "彭冲 山东冠县" - a place or an outlet after the names ends the byline.
-    while len(names) > 1 and _PLACE_OR_OUTLET.match(names[-1]):
-        names.pop()
-    return " ".join(names) if names and not _PLACE_OR_OUTLET.match(names[0]) else ""
 
 
 def _headline_at(text: str, title: str, end: int) -> int:
@@ -153,17 +119,10 @@ def _first_name(pattern: re.Pattern, regions: list[str]) -> str:
         for m in pattern.finditer(region):
             if region[m.end(1):m.end(1) + 1] in ("=", '"', "'", "<"):
                 continue  # markup that leaked into the text: "作者：size="20""
-            name = clean_author(_unglued(m.group(1), region[m.end(1):m.end(1) + 3]))
+            name = clean_author(unglued(PADDED.sub(r"\1\2", m.group(1)), region[m.end(1):m.end(1) + 3]))
             if name:
                 return name
     return ""
-
-
-def _unglued(names: str, after: str) -> str:
-    """``names`` without a tool word glued to the last ("张三返" + "回搜狐": 张三; labels: clean_author)."""
-    last = re.split(_SEP, names)[-1]
-    cut = min((i for i in ((last + after).find(w, 2) for w in _GLUED_END) if 0 <= i < len(last)), default=-1)
-    return names if cut < 0 or last.startswith(_GLUED_END) else names[: len(names) - len(last) + cut]
 
 
 def _under_headline(text: str, title: str, body: str) -> str:
@@ -175,11 +134,11 @@ def _under_headline(text: str, title: str, body: str) -> str:
         return ""
     for line in text[at:first_at].splitlines()[1:4]:
         line = line.strip()
-        if line == title or line in _NOT_NAMES:
+        if line == title or line in NOT_NAMES:
             continue
         m = _UNDER_HEADLINE.fullmatch(line) or _TAGGED.fullmatch(line)
         name = m.group(1) if m else ""
-        if name and not _no_name(name) and not _PLACE_OR_OUTLET.match(name) and not name.isdigit():
+        if name and not no_name(name) and not PLACE_OR_OUTLET.match(name) and not name.isdigit():
             return name
         return ""
     return ""
@@ -189,7 +148,7 @@ def _meta_author(meta: str, page_title: str, headline: str) -> bool:
     """Whether an author meta tag names an author: not a URL or a list, not a site's name
     ("新浪网", or "网易" on a page titled "…_网易新闻"), not a number."""
     return (bool(meta) and len(meta) <= 40 and "://" not in meta and "," not in meta
-            and any(c.isalpha() for c in meta) and not _no_name(meta) and not _PLACE_OR_OUTLET.match(meta)
+            and any(c.isalpha() for c in meta) and not no_name(meta) and not PLACE_OR_OUTLET.match(meta)
             and not (meta in page_title and meta not in headline))
 
 
@@ -204,13 +163,13 @@ def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
             if name:
                 return name
     tagged = [m.group(1) for m in map(_TAGGED.fullmatch, map(str.strip, byline.splitlines())) if m]
-    if tagged and not _no_name(tagged[0]):  # "原创 王小红 …" names the writer as plainly
+    if tagged and not no_name(tagged[0]):  # "原创 王小红 …" names the writer as plainly
         return tagged[0]
     for pattern in _AUTHOR_LABELS:
         name = _first_name(pattern, regions)
         if name:
             return name
-    meta = _PADDED.sub(r"\1\2", meta_content(root, _AUTHOR_META))
+    meta = PADDED.sub(r"\1\2", meta_content(root, _AUTHOR_META))
     if _meta_author(meta, root.findtext(".//title") or "", title):
         return meta
     issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
@@ -227,14 +186,14 @@ def find_editor(text: str, title: str, body: str) -> str:
     """The editor (责任编辑/责编/编辑), from around the body's end, else from the byline."""
     for region in reversed(_regions(text, title, body)):
         for m in _EDITOR.finditer(region):
-            name = clean_author(_unglued(m.group(1), region[m.end(1):m.end(1) + 3]))
+            name = clean_author(unglued(PADDED.sub(r"\1\2", m.group(1)), region[m.end(1):m.end(1) + 3]))
             if name:
                 return name
     return ""
 
 
 _NOT_OUTLETS = ("转载", "原创", "本站", "网络", "互联网")  # "来源：转载文章" names no outlet
-_NOT_SOURCES = _NOT_NAMES - {"新华社", "中新网"}  # agencies: no author's name, but outlets
+_NOT_SOURCES = NOT_NAMES - {"新华社", "中新网"}  # agencies: no author's name, but outlets
 
 
 def find_source(text: str, title: str, body: str) -> str:

@@ -1,0 +1,51 @@
+"""What a byline's words name: the rules that tell a writer's name from the labels, counters,
+tool words, places and outlets a byline runs into (``metadata.py`` finds the bylines)."""
+
+from __future__ import annotations
+
+import re
+
+SEP = r"[ \u3000\u2002\u2003、，,]+"
+NOT_NAMES = {"记者", "编辑", "来源", "作者", "本报", "新华社", "中新网", "发布", "时间", "日期", "原标题", "通讯员",
+             "实习生", "整合", "编译", "图片", "视频", "责任编辑", "摄影", "报道", "综合", "整理", "新闻", "图文", "组图",
+             "全文", "原创", "转载", "专题", "文章", "最新文章", "匿名", "佚名", "网友", "游客",  # tags and labels
+             "英文", "中文", "简体", "繁体", "简体中文", "繁体中文", "首页", "正文", "返回", "登录", "注册", "搜索",
+             "导航",  # menus
+             "视觉中国", "东方IC", "图虫创意"}  # photo agencies
+# "转载请注明", "网络整理", "系统管理员", "刘通摄" (a photo credit), "视频截图", "发布于 2019-...".
+_NOT_NAME_STARTS = ("转载", "版权", "本文", "本站", "原文", "网络", "系统", "管理")
+_NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员")
+PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)$")
+# Words a byline runs into on older CMS pages ("作者：张三　点击数：" "阅读 字号 打印 关闭"):
+# the name ends there.
+_BYLINE_END = ("点击", "阅读", "浏览", "字号", "打印", "关闭", "评论", "分享", "收藏", "人次", "次数", "发布", "来源",
+               "责任编辑", "编辑", "审核", "时间", "日期", "访问", "热度", "人气", "我要", "纠错")  # and words they start
+_GLUED_END = ("返回", "查看", *_BYLINE_END)  # "作者：张三返回搜狐": a link's text glued to the name
+_WIDE_GAP = re.compile(r"　|\s{2,}| ")
+PADDED = re.compile(r"^([\u4e00-\u9fa5])[\s\u3000]+([\u4e00-\u9fa5])$")  # "赵  培": a two-character name padded
+
+
+def no_name(word: str) -> bool:
+    """Words a byline pattern catches that name no one: tags, notices, credits."""
+    return word in NOT_NAMES or word.startswith(_NOT_NAME_STARTS) or word.endswith(_NOT_NAME_ENDS)
+
+
+def clean_author(raw: str) -> str:
+    raw = _WIDE_GAP.split(raw.strip(), maxsplit=1)[0]  # a wide gap ends the byline
+    names: list[str] = []
+    for name in re.split(SEP, raw):
+        if name.startswith(_BYLINE_END):
+            break  # a counter or a tool word (访问统计): the names came before it
+        if name and not no_name(name):
+            names.append(name)
+    # "彭冲 山东冠县" - a place or an outlet after the names ends the byline.
+    while len(names) > 1 and PLACE_OR_OUTLET.match(names[-1]):
+        names.pop()
+    return " ".join(names) if names and not PLACE_OR_OUTLET.match(names[0]) else ""
+
+
+def unglued(names: str, after: str) -> str:
+    """``names`` without a tool word glued to the last ("张三返" + "回搜狐": 张三; labels: clean_author)."""
+    last = re.split(SEP, names)[-1]
+    cut = min((i for i in ((last + after).find(w, 2) for w in _GLUED_END) if 0 <= i < len(last)), default=-1)
+    return names if cut < 0 or last.startswith(_GLUED_END) else names[: len(names) - len(last) + cut]
