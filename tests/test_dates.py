@@ -1,6 +1,6 @@
 import pytest
 
-from news_crawler.extraction.dates import parse_datetime, year_month
+from news_crawler.extraction.dates import han_date, parse_datetime, year_month
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -48,6 +48,26 @@ def test_chinese_and_iso_dates(text, expected):
 ])
 def test_year_and_month(text, expected):
     assert year_month(text) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("某县人民政府办公室\n二〇一九年三月一日", "2019-03-01"),
+    ("二〇二〇年十二月三十一日印发", "2020-12-31"),
+    ("二○一九年十月十日", "2019-10-10"),  # ○ (a circle) for the zero, as often typed
+    ("二〇一九年二十月一日", ""),  # no such month
+    ("三月一日", ""),
+])
+def test_a_date_in_chinese_numerals(text, expected):
+    assert han_date(text) == expected
+
+
+def test_an_official_notice_dated_only_in_chinese_numerals_gives_that_day():
+    from news_crawler.extraction import extract_article
+
+    notice = "各乡镇人民政府，县直各单位：现将有关事项通知如下，请认真贯彻执行，确保各项工作落到实处。" * 4
+    page = (f"<html><head><title>关于某某的通知_某县政府网</title></head><body><h1>关于某某的通知</h1><p>{notice}</p>"
+            f"<p>某县人民政府办公室</p><p>二〇一九年三月一日</p></body></html>")
+    assert extract_article(page).published_at == "2019-03-01"
 
 
 def test_a_byline_date_labelled_as_an_update_gives_way_to_the_publication_date():

@@ -84,6 +84,27 @@ def short_year_dates(text: str, start: int = 0, end: int | None = None, now: dat
     return found
 
 
+_HAN_DIGIT = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "○": 0}
+_HAN_DATE = re.compile(r"([〇零○一二三四五六七八九]{4})\s*年\s*([一二三四五六七八九十]{1,2})\s*月\s*([一二三四五六七八九十]{1,3})\s*日")
+
+
+def _han_number(s: str) -> int:
+    """一 .. 三十一 as a number (十一 11, 二十 20)."""
+    if "十" not in s:
+        return _HAN_DIGIT[s] if len(s) == 1 else -1
+    tens, _, ones = s.partition("十")
+    return (_HAN_DIGIT.get(tens, -1) if tens else 1) * 10 + (_HAN_DIGIT.get(ones, -1) if ones else 0)
+
+
+def han_date(text: str) -> str:
+    """``2019-03-01`` for the first 二〇一九年三月一日 in ``text`` (an official document's date), else ``""``."""
+    for m in _HAN_DATE.finditer(text):
+        year, month, day = int("".join(str(_HAN_DIGIT[c]) for c in m[1])), _han_number(m[2]), _han_number(m[3])
+        if 1990 <= year <= 2100 and 1 <= month <= 12 and 1 <= day <= 31:
+            return f"{year:04d}-{month:02d}-{day:02d}"
+    return ""
+
+
 def year_month(text: str) -> str:
     """``1998-03`` for the first 1998年3月 in ``text``, else ``""``."""
     m = YEAR_MONTH.search(text)

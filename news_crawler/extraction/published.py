@@ -7,7 +7,14 @@ from datetime import datetime, timedelta
 
 from lxml.html import HtmlElement
 
-from news_crawler.extraction.dates import SHANGHAI, dates_in, parse_datetime, short_year_dates, year_month
+from news_crawler.extraction.dates import (
+    SHANGHAI,
+    dates_in,
+    han_date,
+    parse_datetime,
+    short_year_dates,
+    year_month,
+)
 from news_crawler.extraction.metadata import meta_content
 
 _TIME_META = (
@@ -62,8 +69,8 @@ def find_published_at(root: HtmlElement, text: str, title: str, body: str = "") 
     or its month-day time without a year (this year's, as platforms mean it);
     else the first date labelled as the publication's (发布时间：…, a byline under the story);
     else the first date with a time of day after the headline, else the first date after it;
-    else the nearest date above the headline (e-paper layouts); else a year and month
-    (1998年3月 -> 1998-03)."""
+    else the nearest date above the headline (e-paper layouts); else a date in Chinese numerals
+    (二〇一九年三月一日); else a year and month (1998年3月 -> 1998-03)."""
     meta = parse_datetime(meta_content(root, _TIME_META))
     if meta and "T" in meta:
         return meta
@@ -89,4 +96,4 @@ def find_published_at(root: HtmlElement, text: str, title: str, body: str = "") 
     if meta or after:
         return meta or after[0][1]
     above = dates_in(text, max(found - BYLINE_REACH, 0), found) if found > 0 else []
-    return above[-1][1] if above else year_month(text[start:]) or year_month(text)
+    return above[-1][1] if above else han_date(text[start:]) or year_month(text[start:]) or year_month(text)
