@@ -148,8 +148,11 @@ def test_editor_and_source_are_fields_of_their_own(sina_articles):
     assert "责任编辑" not in article.body and "来源" not in article.body
     glued = page.replace("（责任编辑：李明）", "责任编辑：李明<a href='/'>返回搜狐，查看更多</a>")
     assert extract_article(glued).editor == "李明"
-    bracketed = page.replace("来源：人民日报客户端", "【来源】人民日报客户端")
-    assert extract_article(bracketed).source == "人民日报客户端"
+    for label in ("【来源】", "来源于：", "稿源：", "转自：", "出处：", "来源 | ", "来源：["):
+        assert extract_article(page.replace("来源：", label)).source == "人民日报客户端", label
+    # A place in brackets after the outlet is no writer's name
+    placed = extract_article(page.replace("来源：人民日报客户端\u3000作者：王小明", "来源：人民日报（北京）"))
+    assert (placed.source, placed.author) == ("人民日报", "李明")  # with no writer named, the editor
 
 
 def assert_goals(pages: list) -> None:

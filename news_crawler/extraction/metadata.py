@@ -40,7 +40,9 @@ _AUTHOR_LABELS = [
     re.compile(rf"由\s*({_NAME}|{_HANDLE})\s*(?:于{_DATE_AHEAD}|(?:张贴|发表|发布)\s*(?:于|@)?{_DATE_AHEAD})"),
     re.compile(rf"\d:\d\d(?::\d\d)?\s+by\s+({_HANDLE}|{_NAMES})(?![\w.])"),
     re.compile(rf"\d:\d\d(?::\d\d)?\s*[\[【]\s*({_NAMES})\s*[\]】]"),
-    re.compile(rf"[(（]\s*({_NAMES})\s*(?:[）)]\s*(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
+    # (not after a word: "来源：人民日报（北京）"; after 讯/电: "本报讯（张三）")
+    re.compile(rf"(?:(?<![\u4e00-\u9fa5A-Za-z0-9])|(?<=[讯电]))[(（]\s*({_NAMES})\s*"
+               rf"(?:[）)]\s*(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
     _ISSUER,
 ]
 _CREDITS = 6  # the labels above that credit a writer (作者, 记者, 文/, /文): above the story they come first
@@ -178,7 +180,7 @@ def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
 
 
 _EDITOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON})({_NAMES})")
-_SOURCE = re.compile(r"(?:稿件来源|文章来源|信息来源|新闻来源|来源)\s*[:：】\]〕]\s*([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})")
+_SOURCE = re.compile(r"(?:稿件来源|文章来源|信息来源|新闻来源|来源于|来源|稿源|转自|出处)\s*[:：|｜丨】\]〕]\s*[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})")
 _SOURCE_END = re.compile(r"(?:作者|记者|编辑|责任编辑|点击|阅读|浏览|时间|发布|日期)[:：]?.*$")
 
 
