@@ -148,6 +148,8 @@ def test_editor_and_source_are_fields_of_their_own(sina_articles):
     assert "责任编辑" not in article.body and "来源" not in article.body
     glued = page.replace("（责任编辑：李明）", "责任编辑：李明<a href='/'>返回搜狐，查看更多</a>")
     assert extract_article(glued).editor == "李明"
+    proofread = page.replace("（责任编辑：李明）", "编辑：李明 校对：王芳")  # the next credit ends the name
+    assert extract_article(proofread).editor == "李明"
     for label in ("【来源】", "来源于：", "稿源：", "转自：", "出处：", "来源 | ", "来源：["):
         assert extract_article(page.replace("来源：", label)).source == "人民日报客户端", label
     # A place in brackets after the outlet is no writer's name
