@@ -103,6 +103,20 @@ def test_proofreading_and_supervising_credits_leave_the_body(credit, short_stori
     assert chrome.strip_chrome("\n".join(lines + [credit]), "标题").splitlines() == lines
 
 
+@pytest.mark.parametrize("notice", ["（完）", "扫一扫分享", "展开全文", "阅读原文", "举报/反馈", "原文链接：http://example.com/1.html",
+                                    "图片来源：视觉中国", "（图片来源于网络）", "视频加载中...", "点击查看更多精彩内容",
+                                    "本文来源于网络，如有侵权请联系删除"])
+def test_notices_and_tools_leave_the_body(notice, short_stories):
+    _, lines = short_stories[3]
+    assert chrome.strip_chrome("\n".join(lines + [notice]), "标题").splitlines() == lines
+
+
+def test_a_sentence_that_starts_like_a_notice_stays(short_stories):
+    _, lines = short_stories[3]
+    sentence = "查看更多的人认为这是一个好主意，我们应该继续推进。"
+    assert chrome.strip_chrome("\n".join(lines + [sentence]), "标题").splitlines() == lines + [sentence]
+
+
 def test_a_short_story_in_a_one_table_page_is_found_and_a_page_without_one_gives_no_body():
     story = ["县农业农村局昨日召开秋粮收购工作会议，部署今年的收购任务。", "会议要求各乡镇做好仓容准备，确保农民售粮顺畅。"]
     article = extract_article(one_table_page("县里召开秋粮收购工作会议", story))

@@ -18,7 +18,13 @@ _NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上�
                   r"热点推荐|延伸阅读|延伸\s*[·・]\s*推荐|此前报道|点击进入|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】|"
                   r"返回[^\s，,]{1,8}[，,]?\s*查看更多)")
 _TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返回|顶部|大|中|小|字号|邀请|举报|点赞|转发|评论|复制链接|打赏|"
-                    r"微信|微博|QQ空间|QQ好友)\s*[】\]]?\s*)+$")
+                    r"微信|微博|QQ空间|QQ好友|扫一扫|微信扫一扫|扫一扫分享|展开全文|打开APP阅读全文|阅读原文|举报/反馈|反馈|"
+                    r"关注公众号|长按二维码关注|长按识别二维码)\s*[】\]]?\s*)+$")
+# Notices that are no part of the story: the original's link, a picture's credit, a video's
+# placeholder, a wire story's end mark, "see more".
+_NOTICE = re.compile(r"^(?:原文链接\s*[:：]|图片来源\s*[:：]|图源\s*[:：]|[（(【\[]?\s*图片来(?:源|自)于?网络\s*[）)】\]]?$|"
+                     r"视频加载中|[（(【\[]\s*完\s*[）)】\]]$|(?:点击)?查看更多[^，,。！？]{0,8}$|更多精彩(?:内容)?(?:请|敬请)?关注[^，,。！？]{0,12}$|"
+                     r"本文来(?:源|自)于?网络.{0,20}侵权)")
 # "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
 _CREDIT_LINE = re.compile(r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*[\u4e00-\u9fa5·]{2,4}"
                           r"(?:[\s\u3000、]+(?:(?:记者|通讯员|实习生)[\s\u3000]*)?[\u4e00-\u9fa5·]{2,4}){0,4}$")
@@ -45,6 +51,7 @@ _CLOSERS = re.compile(
     r"^(?:(?:网友评论|发表评论|我要评论|相关评论|评论区|已有\d+条评论|网友留言)\s*[:：]?\s*$"
     r"|(?:[【\[]\s*\d{1,2}\s*[】\]]\s*){2,}$"
     r"|(?:特别声明|免责声明|版权声明)\s*[:：]|Notice: The content above|图片来自网络"
+    r"|本文为\S{1,8}号作者或机构在\S{1,8}上传并发布"  # a platform's disclaimer (澎湃号, 网易号)
     r"|声明\s*[:：]\s*\S{0,12}?(?:本文|该文|本站|本网|以上|此文|文章|稿件|转载|力求|不构成))"
 )
 # A site's footer (copyright, ICP licence, site code): what a whole-table body ends with.
@@ -76,7 +83,7 @@ def is_chrome(line: str, title: str = "") -> bool:
     if len(line) > CHROME_MAX_CHARS:
         return False
     return bool(same_headline(line, title) or _BYLINE.match(line) or _DATED_BYLINE.match(line) or _NAV.match(line)
-                or _TOOLS.match(line))
+                or _TOOLS.match(line) or _NOTICE.match(line))
 
 
 def strip_chrome(body: str, title: str = "") -> str:
