@@ -65,6 +65,10 @@ ARTICLE_MIN_CHARS = 50
 # list that runs oldest first would then hide its new articles on later pages).
 LIST_PAGE_LIMIT = 100
 LIST_STOP_AT_SEEN = False
+# Query parameters a link carries for tracking, not for its article (?utm_source=rss, &spm=):
+# taken off article links, so that one article is one URL whichever list or feed linked it
+# (and a daily run does not fetch it again under new ones). "": links kept as written.
+URL_TRACKING_PARAMS = r"^(?:utm_[a-z_]+|spm|fbclid|gclid)$"
 # An article split over pages (下一页, _2.shtml, ?page=2): pages joined into its item, at most.
 ARTICLE_MAX_PAGES = 20
 ITEMS_REDIS_KEY = ""

@@ -166,6 +166,19 @@ def test_a_list_page_whose_articles_were_all_seen_ends_its_pagination(tmp_path, 
     assert mirror_path(f"{SITE}/news/index_4.html") in mirror.requests[since:]  # off (the default): every page
 
 
+def test_tracking_parameters_leave_article_links_so_one_article_is_one_url(tmp_path, redis_server, redis_client, site):
+    mirror, url, urls, story, texts = site
+    redis_client.delete(*redis_client.keys("news:*") or ["none"])
+    feed = "".join(f"<item><title>t</title><link>{u}</link></item>" for u in (urls[0] + "?utm_source=rss", urls[1]))
+    mirror.add(f"{SITE}/rss.xml", f"<?xml version='1.0'?><rss><channel>{feed}</channel></rss>".encode(),
+               "application/rss+xml")
+    mirror.add(f"{SITE}/tracked.html", list_page([urls[0] + "?spm=a1.b2&amp;utm_medium=list", urls[1] + "#comments"]))
+    since = len(mirror.requests)
+    items = crawl(tmp_path, redis_server.url, url, "tracked", start_urls=f"{SITE}/rss.xml,{SITE}/tracked.html")
+    assert set(items) == {urls[0], urls[1]}
+    assert sum(mirror_path(urls[0]) in r for r in mirror.requests[since:]) == 1  # fetched once, under its own URL
+
+
 def test_list_page_and_feed_recognition():
     assert root_element(b"\xef\xbb\xbf<?xml version='1.0'?>\n<!-- c --><feed xmlns='x'>") == "feed"
     assert is_feed(b"<?xml version='1.0'?><rss version='2.0'>") and is_feed(b"<urlset>")

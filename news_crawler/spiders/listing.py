@@ -67,3 +67,17 @@ def as_html(response: Response) -> HtmlResponse | None:
     if not hasattr(response, "text"):
         return None
     return HtmlResponse(response.url, body=response.body, encoding=response.encoding, request=response.request)
+
+
+def without_tracking(url: str, params: re.Pattern | None) -> str:
+    """``url`` without the query parameters whose names ``params`` matches; the others stay
+    exactly as written."""
+    if params is None or "?" not in url:
+        return url
+    head, _, rest = url.partition("?")
+    query, hash_, fragment = rest.partition("#")
+    pairs = query.split("&")
+    kept = [p for p in pairs if not params.match(p.partition("=")[0])]
+    if len(kept) == len(pairs):
+        return url
+    return head + ("?" + "&".join(kept) if kept else "") + hash_ + fragment

@@ -31,7 +31,7 @@ from news_crawler.extraction.page import page_fields
 from news_crawler.extraction.pagination import page_of
 from news_crawler.items import ArticleItem
 from news_crawler.pool import WorkerPool
-from news_crawler.spiders.listing import as_html, feed_links, is_feed, is_sitemap_index, unpacked
+from news_crawler.spiders.listing import as_html, feed_links, is_feed, is_sitemap_index, unpacked, without_tracking
 from news_crawler.spiders.seeds import RedisSeeds
 from news_crawler.tracker import fetch_failed
 
@@ -85,6 +85,8 @@ class NewsSpider(scrapy.Spider):
         spider.list_page_limit = settings.getint("LIST_PAGE_LIMIT")
         spider.list_stop_at_seen = settings.getbool("LIST_STOP_AT_SEEN")
         spider.article_max_pages = settings.getint("ARTICLE_MAX_PAGES")
+        tracking = settings.get("URL_TRACKING_PARAMS")
+        spider.tracking = re.compile(tracking) if tracking else None
         spider.max_list_bytes = settings.getint("DOWNLOAD_MAXSIZE")
         if with_defaults(crawler.settings).getbool("SEED_FROM_REDIS"):
             spider.seeds = RedisSeeds.from_crawler(crawler, spider)
@@ -108,6 +110,7 @@ class NewsSpider(scrapy.Spider):
             page = as_html(response)
             urls = (link.url for link in self.links.extract_links(page)) if page is not None else iter(())
         for url in urls:
+            url = without_tracking(url, getattr(self, "tracking", None))
             first, number = page_of(url)
             yield first if number > 1 and self.is_article(first) else url
 
