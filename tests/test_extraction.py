@@ -241,6 +241,9 @@ def plain_stories(sina_articles):
     ("记者 艾力·买买提 李明 报道", "艾力·买买提 李明"),
     ("文/梅格·瑞恩", "梅格·瑞恩"),
     ("【作者】张建国", "张建国"),  # a bracketed label, or name
+    ("作者：棒棒不是糖", "棒棒不是糖"),  # a pen name past four characters, read to its end
+    ("作者：医技药剂党支部", "医技药剂党支部"),
+    ("记者罗科苏盈发自北京", "罗科苏盈"),  # not into 发自 and the place
     ("作者：王\u3000芳\u3000来源：县农业局", "王芳"),  # a two-character name padded to three
     ("本报记者 王  芳 报道", "王芳"),
     ("作者：[张建国]", "张建国"),

@@ -9,7 +9,7 @@ from lxml.html import HtmlElement
 
 from news_crawler.extraction.chrome import CHROME_MAX_CHARS
 from news_crawler.extraction.dates import DATETIME
-from news_crawler.extraction.names import NOT_NAMES, PADDED, PLACE_OR_OUTLET, SEP, clean_author, no_name, unglued
+from news_crawler.extraction.names import NOT_NAMES, PADDED, PLACE_OR_OUTLET, SEP, clean_author, no_name, unglued, whole
 
 _AUTHOR_META = ("author", "article:author", "og:article:author", "dc.creator", "byline")
 _NAME = r"(?:[\u4e00-\u9fa5]{1,6}(?:·[\u4e00-\u9fa5]{1,6}){1,3}|[\u4e00-\u9fa5·]{2,4})"  # 努尔·白克力 too
@@ -121,10 +121,18 @@ def _first_name(pattern: re.Pattern, regions: list[str]) -> str:
         for m in pattern.finditer(region):
             if region[m.end(1):m.end(1) + 1] in ("=", '"', "'", "<"):
                 continue  # markup that leaked into the text: "作者：size="20""
-            name = clean_author(unglued(PADDED.sub(r"\1\2", m.group(1)), region[m.end(1):m.end(1) + 3]))
+            name = clean_author(_glued_or_whole(m.group(1), region[m.end(1):m.end(1) + 8]))
             if name:
                 return name
     return ""
+
+
+def _glued_or_whole(names: str, after: str) -> str:
+    """The names a byline pattern caught, padded ones closed up, cut at a glued tool word or
+    taken on to the end of a long one (``names.py``)."""
+    names = PADDED.sub(r"\1\2", names)
+    cut = unglued(names, after)
+    return cut if cut != names else whole(names, after)
 
 
 def _under_headline(text: str, title: str, body: str) -> str:
@@ -188,7 +196,7 @@ def find_editor(text: str, title: str, body: str) -> str:
     """The editor (责任编辑/责编/编辑), from around the body's end, else from the byline."""
     for region in reversed(_regions(text, title, body)):
         for m in _EDITOR.finditer(region):
-            name = clean_author(unglued(PADDED.sub(r"\1\2", m.group(1)), region[m.end(1):m.end(1) + 3]))
+            name = clean_author(_glued_or_whole(m.group(1), region[m.end(1):m.end(1) + 8]))
             if name:
                 return name
     return ""
