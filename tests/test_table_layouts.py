@@ -97,7 +97,8 @@ def test_a_hyphen_in_a_headline_is_not_a_site_suffix(short_stories):
 
 
 @pytest.mark.parametrize("credit", ["校对：刘洋", "责任校对：王磊", "审校：李静", "编审：陈晨", "监制：张晓明",
-                                    "值班编辑：赵敏", "编辑|禤志杰", "责编｜陈梦莹", "来源|广州参考、羊城晚报", "策划：孙立"])
+                                    "值班编辑：赵敏", "编辑|禤志杰", "责编｜陈梦莹", "来源|广州参考、羊城晚报", "策划：孙立",
+                                    "（责任编辑 赵敏）", "责任编辑 赵敏"])
 def test_proofreading_and_supervising_credits_leave_the_body(credit, short_stories):
     _, lines = short_stories[3]
     assert chrome.strip_chrome("\n".join(lines + [credit]), "标题").splitlines() == lines

@@ -44,7 +44,8 @@ _DATED_BYLINE = re.compile(r"^[\d\s:./年月日-]{8,}(?:更新|发布|发表)?\s
 # "（来源：现代快报）“爸爸妈妈……": a credit glued before the story's first sentence; it goes, the
 # sentence stays.
 _LEADING_CREDIT = re.compile(r"^\s*[（(]\s*(?:来源|作者|记者|编辑|图|摄影)\s*[:：][^（）()\n]{1,20}[）)]\s*(?=\S)")
-_TRAILING_EDITOR = re.compile(r"\s*[（(\[【]\s*(?:责任编辑|责编|编辑)\s*[:：][^）)\]】\n]{1,30}[）)\]】]\s*$")
+_TRAILING_EDITOR = re.compile(r"\s*[（(\[【]\s*(?:(?:责任编辑|责编)(?:\s*[:：]|\s+)|编辑\s*[:：])[^）)\]】\n]{1,30}[）)\]】]\s*$")
+_EDITOR_LINE = re.compile(r"^(?:责任编辑|责编)[ \t\u3000]+[\u4e00-\u9fa5·]{2,8}(?:[ \t\u3000]+[\u4e00-\u9fa5·]{2,4}){0,2}$")
 # Lines after which nothing is the story's, when they stand in the body's second half: a
 # comment box, the article's page numbers (【1】【2】【3】), a platform's disclaimer.
 _CLOSERS = re.compile(
@@ -83,7 +84,7 @@ def is_chrome(line: str, title: str = "") -> bool:
     if len(line) > CHROME_MAX_CHARS:
         return False
     return bool(same_headline(line, title) or _BYLINE.match(line) or _DATED_BYLINE.match(line) or _NAV.match(line)
-                or _TOOLS.match(line) or _NOTICE.match(line))
+                or _TOOLS.match(line) or _NOTICE.match(line) or _EDITOR_LINE.match(line))
 
 
 def strip_chrome(body: str, title: str = "") -> str:
