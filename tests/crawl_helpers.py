@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from news_mirror.settings import environment
@@ -39,3 +40,11 @@ def load(out: Path):
     summary = json.loads((out / "summary.json").read_text())
     items = [json.loads(line) for f in sorted(out.glob("*/*.jsonl")) for line in f.read_text().splitlines() if line]
     return summary, items
+
+
+def wait_for(condition, timeout: float, what: str) -> None:
+    """Until ``condition()`` holds (an event, polled), at most ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)

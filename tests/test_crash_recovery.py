@@ -12,7 +12,7 @@ import pytest
 
 from news_crawler.outcomes import OutcomeStore
 from news_mirror.server import Mirror, serve
-from tests.crawl_helpers import crawl
+from tests.crawl_helpers import crawl, wait_for
 from tests.redis_server import TestServer
 
 SPIDERS = ["sina", "163", "thepaper", "qq", "ifeng"]
@@ -45,13 +45,6 @@ def describe(pid: int) -> str:
         return f"{pid} " + Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]
     except OSError:
         return f"{pid} (gone)"
-
-
-def wait_for(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def recorded_outcomes(client) -> dict[str, dict]:

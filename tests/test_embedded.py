@@ -7,6 +7,7 @@ import redis
 from news_crawler import connection
 from news_crawler.embedded import EmbeddedServerError, ensure_server, stop_server
 from news_crawler.index import RedisStore
+from tests.crawl_helpers import wait_for
 
 
 @pytest.fixture
@@ -35,6 +36,12 @@ def test_only_its_owner_can_read_the_data(data_dir):
     client = redis.Redis.from_url(ensure_server(data_dir))
     RedisStore(client, "emb").decide("https://secret.example/story", 42)
     client.execute_command("BGREWRITEAOF")
+    # The rewrite's temporary files come and go: look once it has finished.
+    def rewritten() -> bool:
+        info = client.info("persistence")
+        return not int(info["aof_rewrite_in_progress"]) and not int(info["aof_rewrite_scheduled"])
+
+    wait_for(rewritten, 60, "the AOF rewrite to finish")
     assert data_dir.stat().st_mode & 0o777 == 0o700
     files = [p for p in data_dir.rglob("*") if p.is_file()]
     assert any(p.suffix in (".aof", ".rdb") or "appendonly" in p.name for p in files)
