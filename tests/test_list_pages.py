@@ -175,8 +175,9 @@ def test_tracking_parameters_leave_article_links_so_one_article_is_one_url(tmp_p
     mirror.add(f"{SITE}/tracked.html", list_page([urls[0] + "?spm=a1.b2&amp;utm_medium=list", urls[1] + "#comments"]))
     since = len(mirror.requests)
     items = crawl(tmp_path, redis_server.url, url, "tracked", start_urls=f"{SITE}/rss.xml,{SITE}/tracked.html")
-    assert set(items) == {urls[0], urls[1]}
-    assert sum(mirror_path(urls[0]) in r for r in mirror.requests[since:]) == 1  # fetched once, under its own URL
+    assert set(items) == {urls[0], urls[1]}, crawl.log[-3000:]
+    asked = mirror.requests[since:]
+    assert mirror_path(urls[0]) in asked and not [r for r in asked if "utm_" in r or "spm=" in r]  # under its own URL
 
 
 def test_list_page_and_feed_recognition():
