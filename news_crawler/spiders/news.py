@@ -18,7 +18,7 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import urldefrag, urlparse
 
 import scrapy
 from scrapy.http import Response
@@ -110,7 +110,9 @@ class NewsSpider(scrapy.Spider):
             page = as_html(response)
             urls = (link.url for link in self.links.extract_links(page)) if page is not None else iter(())
         for url in urls:
-            url = without_tracking(url, getattr(self, "tracking", None))
+            # The article's own URL: no #fragment (the page is fetched without it, and an item
+            # must not take the URL of whichever link came first), no tracking parameters.
+            url = without_tracking(urldefrag(url)[0], getattr(self, "tracking", None))
             first, number = page_of(url)
             yield first if number > 1 and self.is_article(first) else url
 
