@@ -178,6 +178,8 @@ def test_generic_news_spider_crawls_any_site(tmp_path, redis_server, redis_clien
     ([], "start_urls=URL"),
     (["-a", "start_urls=news.sohu.com", "-a", "allow=x"], "bad start URL 'news.sohu.com'"),
     (["-a", "start_urls=https://news.sohu.com/", "-a", "allow=(\\d+"], "bad URL pattern"),
+    (["-a", "start_urls=https://news.sohu.com/", "-a", "allow=x", "-s", "URL_TRACKING_PARAMS=utm_("],
+     "bad URL_TRACKING_PARAMS pattern"),
 ])
 def test_generic_spider_with_bad_arguments_says_what_to_pass(tmp_path, args, says):
     result = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "news", *args], cwd=ROOT, capture_output=True,

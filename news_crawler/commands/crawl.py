@@ -23,7 +23,7 @@ class Command(ScrapyCrawl):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) == 1:
-            _check_arguments(self.crawler_process.spider_loader, args[0], opts.spargs)
+            _check_arguments(self.crawler_process.spider_loader, args[0], opts.spargs, self.settings)
         super().run(args, opts)
         crawler = getattr(self, "crawler", None)
         reason = crawler.stats.get_value("finish_reason") if crawler is not None and crawler.spider else None
@@ -32,10 +32,10 @@ class Command(ScrapyCrawl):
             self.exitcode = 1
 
 
-def _check_arguments(loader: Any, name: str, spargs: dict[str, Any]) -> None:
-    """A news spider built from the arguments alone (no crawler, nothing started), so that
-    what it refuses is reported as a usage error."""
-    from news_crawler.spiders.news import NewsSpider
+def _check_arguments(loader: Any, name: str, spargs: dict[str, Any], settings: Any) -> None:
+    """A news spider built from the arguments alone (no crawler, nothing started), and its
+    settings' patterns compiled, so that what it refuses is reported as a usage error."""
+    from news_crawler.spiders.news import NewsSpider, tracking_pattern
 
     try:
         spidercls = loader.load(name)
@@ -44,5 +44,6 @@ def _check_arguments(loader: Any, name: str, spargs: dict[str, Any]) -> None:
     if issubclass(spidercls, NewsSpider):
         try:
             spidercls(**spargs)
+            tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
         except ValueError as e:
             raise UsageError(str(e), print_help=False) from None

@@ -36,6 +36,14 @@ from news_crawler.spiders.seeds import RedisSeeds
 from news_crawler.tracker import fetch_failed
 
 
+def tracking_pattern(pattern: str | None) -> re.Pattern | None:
+    """``URL_TRACKING_PARAMS`` compiled (None when empty); ValueError for a bad pattern."""
+    try:
+        return re.compile(pattern) if pattern else None
+    except re.error as e:
+        raise ValueError(f"bad URL_TRACKING_PARAMS pattern {pattern!r}: {e}") from None
+
+
 class NewsSpider(scrapy.Spider):
     name = "news"
     site = ""
@@ -85,8 +93,7 @@ class NewsSpider(scrapy.Spider):
         spider.list_page_limit = settings.getint("LIST_PAGE_LIMIT")
         spider.list_stop_at_seen = settings.getbool("LIST_STOP_AT_SEEN")
         spider.article_max_pages = settings.getint("ARTICLE_MAX_PAGES")
-        tracking = settings.get("URL_TRACKING_PARAMS")
-        spider.tracking = re.compile(tracking) if tracking else None
+        spider.tracking = tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
         spider.max_list_bytes = settings.getint("DOWNLOAD_MAXSIZE")
         if with_defaults(crawler.settings).getbool("SEED_FROM_REDIS"):
             spider.seeds = RedisSeeds.from_crawler(crawler, spider)
