@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: ne
 from bench_redis import bench_server  # noqa: E402
 
 from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
+from news_crawler.index.drop_records import drop_hashes, live_eras  # noqa: E402
 from news_crawler.index.kept_ids import id_hash  # noqa: E402
 from news_crawler.outcomes import OutcomeStore  # noqa: E402
 from news_mirror.data import GNE_PAGES, require  # noqa: E402
@@ -106,7 +107,9 @@ def main() -> None:
         sentences = usage(client, [store.sentence_bucket_key(b << 8) for b in range(1 << 16)])
         ids = usage(client, [id_hash(store.prefix(), b.to_bytes(2, "big")) for b in range(1 << 16)]
                     + [store.ids_key, store.origins_key, store.prefix() + "held"])
-        drops = usage(client, [store.drops_key, store.drops_key + ":old", store.drops_key + ":recent"])
+        drops = usage(client, [name for era in live_eras(client, store.prefix(), store.drops_rotate)
+                               for name in drop_hashes(store.prefix(), era)]
+                      + [store.drops_key, store.drops_key + ":old", store.drops_key + ":recent", store.drops_key + ":n"])
         docs = usage(client, [store.docid_key(b.to_bytes(2, "big")) for b in range(1 << 16)] + [store.docs_key])
         per_kept = (tables + sentences + ids + docs) / n_kept
         per_drop = drops / max(1, n_dropped)

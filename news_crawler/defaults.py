@@ -108,8 +108,8 @@ DEDUP_USER_DICT = ""
 DEDUP_POSITION_DECAY = 8.0
 DEDUP_MAX_WORD_SHARE = 0.1
 DEDUP_BATCH_SIZE = 64
-# Drop records (what each dropped article copies) kept at most: past half of it the drops
-# hash becomes <ns>:drops:old and the one before is deleted. 0: no limit. A dropped article
+# Drop records (what each dropped article copies) kept at most: they are written in eras of
+# half of it, and a new era deletes the one two before (lua/drops.lua). 0: no limit. A dropped article
 # decided again after its record went is dropped again, as a new decision.
 DEDUP_DROPS_MAX = 1_000_000
 # The second signal (BENCHMARKS.md): a document that shares DEDUP_SENTENCE_MATCH of its

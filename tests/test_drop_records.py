@@ -1,10 +1,12 @@
-"""Drop records as ``lua/drops.lua`` writes them, and the JSON ones of earlier versions."""
+"""Drop records as ``lua/drops.lua`` writes them, and those of earlier versions."""
 
 import json
 import random
 from datetime import datetime, timezone
 
-from news_crawler.index import RedisStore, SentenceRule
+from news_crawler.index import Document, RedisStore, SentenceRule
+from news_crawler.index.base import id_key
+from news_crawler.index.drop_records import drop_hash
 from news_crawler.index.scripts import shared
 
 ORIGINAL = 0x0F0F_0F0F_0F0F_0F0F
@@ -12,15 +14,23 @@ URL = "https://news.example.com.cn/c/2019-10-23/doc-iicezuev4202091.shtml"
 LONG = "https://mp.weixin.qq.com/s?__biz=MzI2MzEwNTY3OQ==&mid=2648978231&idx=1&sn=dd091611fcf1aa0c2aef" * 2
 
 
-def test_a_drop_record_is_compact_and_reads_back_whole(redis_client):
+def filed_record(client, store, doc_id, era=0):
+    key = id_key(doc_id)
+    return client.hget(drop_hash(store.prefix(), era, key), key[1:])
+
+
+def test_a_drop_record_is_23_bytes_filed_by_id_key_and_reads_back_whole(redis_client):
     store = RedisStore(redis_client, "dr", batch_size=50)
     originals = {URL: ORIGINAL, LONG: 0xF0F0_0000_FFFF_0000, "\x00odd": 0x00FF_00FF_00FF_00FF, "plain": 1 << 40}
     store.decide_many(list(originals.items()))
     copies = [(f"https://copy.example.cn/{n}.html", fp ^ 1) for n, fp in enumerate(originals.values())]
     decided = store.decide_many(copies)
     assert [d.duplicate_of for d in decided] == list(originals)
-    raw = redis_client.hget(store.drops_key, copies[0][0])
-    assert raw[:1] == b"\x02" and len(raw) == 15 + len(b"\x041/c/\x94\x93-\x8a-\x97/doc-iicezuev\xaa\x82\x891.shtml")
+    assert not redis_client.exists(store.drops_key)  # no URL is stored for a drop
+    for (copy, fp), original in zip(copies, originals.values()):
+        raw = filed_record(redis_client, store, copy)
+        assert raw[:1] == b"\x03" and len(raw) == 23 and raw[1:9] == fp.to_bytes(8, "big")
+        assert raw[15:] == original.to_bytes(8, "big")  # the kept simhash names the original
     records = {d.id: d for d in store.drops()}
     for (copy, fp), original in zip(copies, originals):
         rec = records[copy]
@@ -29,6 +39,41 @@ def test_a_drop_record_is_compact_and_reads_back_whole(redis_client):
         again = store.decide(copy, 5)  # a replay answers from the record
         assert again.replayed and (again.duplicate_of, again.simhash, again.distance) == (original, fp, 1)
         assert store.lookup(copy).duplicate_of == original
+
+
+def test_a_drop_by_sentences_names_the_document_whose_sentences_it_shares(redis_client):
+    store = RedisStore(redis_client, "dr", sentences=SentenceRule())
+    store.decide_many([Document("a", ORIGINAL, (1, 2, 3, 4, 5), 100), Document("b", ORIGINAL ^ 0xFFFF, (1, 2, 3, 9, 8), 100)])
+    rec = store.lookup("b")
+    assert (rec.duplicate_of, rec.rule, rec.distance) == ("a", "sentences", 16)
+    assert filed_record(redis_client, store, "b")[15:] == ORIGINAL.to_bytes(8, "big")
+
+
+def test_a_record_whose_original_was_forgotten_is_decided_again(redis_client):
+    store = RedisStore(redis_client, "dr")
+    store.decide_many([("a", ORIGINAL), ("b", ORIGINAL ^ 1)])
+    assert store.forget("a") == "kept"
+    assert store.lookup("b") is None  # its record names nothing kept now
+    again = store.decide("b", ORIGINAL ^ 1)
+    assert not again.replayed and again.kept and store.lookup("b").kept
+    assert filed_record(redis_client, store, "b") is None
+    assert store.decide("c", ORIGINAL).duplicate_of == "b"
+
+
+def test_a_record_of_the_version_before_is_read_replayed_and_forgotten(redis_client):
+    store = RedisStore(redis_client, "dr")
+    store.decide("a", ORIGINAL)
+    when = int(datetime(2019, 3, 1, 8, tzinfo=timezone.utc).timestamp())
+    raw = b"\x02" + (ORIGINAL ^ 3).to_bytes(8, "big") + bytes([2, 0]) + when.to_bytes(4, "big") + b"\x00a"
+    redis_client.hset(store.drops_key, "b", raw)
+    redis_client.hset(store.stats_key, mapping={"dropped": 1, "drops:2019-03-01": 1})
+    (rec,) = store.drops()
+    assert (rec.id, rec.duplicate_of, rec.distance, rec.rule, rec.time) == ("b", "a", 2, "simhash", "2019-03-01T08:00:00+00:00")
+    again = store.decide("b", 12345)
+    assert again.replayed and (again.duplicate_of, again.simhash) == ("a", ORIGINAL ^ 3)
+    assert store.forget("b") == "dropped" and redis_client.hlen(store.drops_key) == 0
+    counts = store.counts()
+    assert (counts["dropped"], counts["drops:2019-03-01"]) == (0, 0)
 
 
 def test_a_json_record_of_earlier_versions_is_read_replayed_and_forgotten_from_its_day(redis_client):

@@ -8,6 +8,7 @@ from news_crawler.fingerprint import distance
 from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
 from news_crawler.index.base import id_key
 from news_crawler.index.kept_ids import id_hash
+from news_crawler.index.drop_records import drop_hashes
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -312,24 +313,32 @@ def test_an_index_written_before_docids_still_answers_replays_and_forgets(redis_
 
 
 def test_drop_records_are_capped_and_the_oldest_go_first(redis_client):
-    store = RedisStore(redis_client, "test", batch_size=7, drops_max=10)  # a drops hash holds 5, then is the old one
+    store = RedisStore(redis_client, "test", batch_size=7, drops_max=10)  # eras of 5 records, two live
     original = 0x0F0F_0F0F_0F0F_0F0F
     copies = [(f"copy{i:02d}", original ^ (1 << (i % 3))) for i in range(23)]
     assert all(not d.kept for d in store.decide_many([("orig", original), *copies])[1:])
-    drops, old = (redis_client.hlen(store.prefix() + k) for k in ("drops", "drops:old"))
-    assert drops + old <= 10 and old == 5
-    assert len(store.drops(limit=100)) == drops + old  # both hashes are listed
+    live = [store.drop_record(store.prefix(), c) is not None for c, _ in copies]
+    assert live == [False] * 15 + [True] * 8  # eras 3 (copies 15-19) and 4 (20-22); 0-2 deleted
+    assert not any(redis_client.exists(*drop_hashes(store.prefix(), era)) for era in (0, 1, 2))
+    assert [d.id for d in store.drops(limit=100)] == [f"copy{i:02d}" for i in range(22, 14, -1)]
     assert [d.id for d in store.drops(limit=3)] == ["copy22", "copy21", "copy20"]
-    redis_client.delete(store.prefix() + "drops:recent")  # as an index of earlier versions: hash order
-    assert {d.id for d in store.drops(limit=100)} == {k.decode() for k in redis_client.hkeys(store.prefix() + "drops")} | {
-        k.decode() for k in redis_client.hkeys(store.prefix() + "drops:old")}
     newest = store.decide("copy22", 5)  # a recent drop: answered from its record
     assert newest.replayed and newest.duplicate_of == "orig"
     oldest = store.decide("copy00", original ^ 1)  # its record went: decided again, the same way
     assert not oldest.replayed and not oldest.kept and oldest.duplicate_of == "orig"
-    in_old = next(k.decode() for k in redis_client.hkeys(store.prefix() + "drops:old"))
-    assert store.lookup(in_old).duplicate_of == "orig" and store.forget(in_old) == "dropped"
-    assert store.lookup(in_old) is None
+    assert store.lookup("copy16").duplicate_of == "orig" and store.forget("copy16") == "dropped"
+    assert store.lookup("copy16") is None
+
+
+def test_drop_records_of_the_version_before_are_read_from_both_hashes(redis_client):
+    store = RedisStore(redis_client, "test")
+    store.decide("orig", 0x0F0F_0F0F_0F0F_0F0F)
+    record = b"\x02" + (0x0F0F_0F0F_0F0F_0F0E).to_bytes(8, "big") + bytes([1, 0, 0, 0, 0, 9]) + b"\x00orig"
+    redis_client.hset(store.prefix() + "drops", "new", record)
+    redis_client.hset(store.prefix() + "drops:old", "old", record)
+    assert {d.id for d in store.drops(limit=100)} == {"new", "old"}  # no recent list: the hashes' order
+    assert store.decide("old", 5).replayed and store.lookup("new").duplicate_of == "orig"
+    assert store.forget("old") == "dropped" and store.lookup("old") is None
 
 
 @pytest.mark.parametrize("bad", [Document("big", 1 << 64), Document("neg", -1), Document("len", 5, (1, 2, 3), 256),

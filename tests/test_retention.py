@@ -60,6 +60,7 @@ def test_copies_are_caught_across_generations_until_the_original_expires(redis_c
     assert store.decide("later", flip(a, [3])).kept  # nothing of "a" is left to match
     assert index_keys(redis_client, store, first) == 0
     assert store.lookup("a") is None
+    assert store.lookup("copy") is None  # its record names what expired: decided again
     assert store.decide("a", a).duplicate_of == "later"  # an expired id is decided afresh
     assert first not in {int(g) for g in redis_client.smembers(store.generations.key)}
 
@@ -79,8 +80,10 @@ def test_a_fingerprint_is_kept_at_least_the_retention(redis_client, store, clock
 def test_memory_stays_bounded_over_many_generations(redis_client, store, clock):
     rng = random.Random(2)
     for week in range(8):
-        store.decide_many([Document(f"w{week}-{i}", rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(5)),
-                                    100) for i in range(300)])
+        docs = [Document(f"w{week}-{i}", rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(5)), 100)
+                for i in range(300)]
+        store.decide_many(docs)
+        assert not any(d.kept for d in store.decide_many([(f"w{week}-copy{i}", d.simhash ^ 1) for i, d in enumerate(docs[:30])]))
         clock.advance(7)
     live = store.generations.live_count()
     now = store.generations.current()

@@ -30,9 +30,10 @@
 --          as the version before wrote them, are read too; such a hit counts only when the
 --          id kept with that simhash is the same id. <prefix>docs (doc id -> simhash),
 --          written by still earlier versions, is read too where it exists.
--- KEYS[3]  drops hash: doc id -> drop record (lua/drops.lua);
+-- KEYS[3]  drops hash of earlier versions: doc id -> drop record, read where it exists;
+--          records are filed by id key in small hashes (lua/drops.lua).
 --          <drops hash>:recent lists the ids of its generation's last RECENT_DROPS drops,
---          newest first (the hash has no order)
+--          newest first (the records name no id)
 -- KEYS[4]  stats hash: kept, dropped, dropped:sentences, drops:<YYYY-MM-DD>
 -- KEYS[5]  origins hash (lua/ids.lua), one for every generation
 -- ARGV[1]  max distance (0..3)
@@ -43,8 +44,9 @@
 --          server or a single-slot cluster is assumed).
 -- ARGV[5]  sentences to share (0: the sentence rule is off); ARGV[6] its max distance
 --          (0..64); ARGV[7] its largest difference of length codes
--- ARGV[8]  drop records a drops hash holds before it becomes <prefix>drops:old (the one
---          before that is deleted), so at most twice that many are kept; 0: no limit
+-- ARGV[8]  drop records an era holds (lua/drops.lua): the era two before a new one is
+--          deleted, so at most twice that many are kept; 0: no limit. (Earlier versions
+--          renamed a full drops hash <prefix>drops:old: read too.)
 -- ARGV[9]  how many older generations are live (retention, see redis_store.py), then their
 --          key prefixes, newest first. A generation is a whole index under its own prefix
 --          (buckets, and the ids, docids and drops hashes: <prefix>ids ...); a document is
@@ -58,7 +60,8 @@
 -- and the rule that dropped it ('simhash' or 'sentences'), '' when kept.
 
 -- (lua/common.lua, lua/ids.lua and lua/drops.lua, prepended, give POP, distance,
--- sentence_entries, sentence_mset, kept_id, file_id, held_key, pack_drop and unpack_drop.)
+-- sentence_entries, sentence_mset, kept_id, file_id, held_key, pack_drop, unpack_drop,
+-- find_drop, file_drop and kept_named.)
 
 local max_distance = tonumber(ARGV[1])
 local now, day, prefix = ARGV[2], ARGV[3], ARGV[4]
@@ -128,7 +131,7 @@ local function sentence_match(fp, sig, len)
       end, false, refs[at])
     end
   end
-  local best_n, best_d, best_id = 0, 0, nil
+  local best_n, best_d, best_id, best_fp = 0, 0, nil, nil
   for _, who in ipairs(order) do
     local c = shared[who]
     if c >= s_match then
@@ -137,12 +140,12 @@ local function sentence_match(fp, sig, len)
       for _, kept in ipairs(found) do
         local d = distance(fp, kept[1])
         if kept[2] and d <= s_distance and (not best_id or c > best_n or (c == best_n and d < best_d)) then
-          best_n, best_d, best_id = c, d, kept[2]
+          best_n, best_d, best_id, best_fp = c, d, kept[2], kept[1]
         end
       end
     end
   end
-  return best_id, best_d, keys, buckets
+  return best_id, best_d, best_fp, keys, buckets
 end
 
 local held = held_key(prefix)  -- before anything is filed
@@ -150,12 +153,18 @@ local out = {}
 local n_kept, n_dropped, n_by_sentences = 0, 0, 0
 local first = 10 + n_old
 local n_docs = (#ARGV - first + 1) / 5
--- Generations with an id -> simhash docs hash; with one docids hash; with older drops.
-local legacy, old_docids, old_drops = {}, {}, {}
+-- Generations with an id -> simhash docs hash; with one docids hash; with drops hashes;
+-- the eras of their drop records (and, for the newest, how many were written).
+local legacy, old_docids, old_drops, drops_hash, eras = {}, {}, {}, {}, {}
+local n_records
 for g = 1, G do
   legacy[g] = redis.call('EXISTS', gens[g] .. 'docs') == 1
   old_docids[g] = redis.call('EXISTS', hash_key(g, 'docids')) == 1
   old_drops[g] = redis.call('EXISTS', gens[g] .. 'drops:old') == 1
+  drops_hash[g] = redis.call('EXISTS', hash_key(g, 'drops')) == 1
+  local live, n = drop_eras(gens[g], rotate)
+  eras[g] = live
+  if g == 1 then n_records = n end
 end
 for j = 0, n_docs - 1 do
   local at = first + 5 * j
@@ -163,7 +172,7 @@ for j = 0, n_docs - 1 do
   local filed_refs  -- what the newest generation filed under id_key (file_key adds to it)
   local status, dup, dist, stored, rule = 0, '', -1, '', ''
 
-  local known, dropped, refs, old
+  local known, dropped, named, refs, old
   for g = 1, G do
     known, refs = filed_simhash(gens[g], docid_key(g, id_key), id_key, id)
     if g == 1 then filed_refs = refs end
@@ -174,7 +183,15 @@ for j = 0, n_docs - 1 do
     end
     if not known and legacy[g] then known = redis.call('HGET', gens[g] .. 'docs', id) end
     if known then break end
-    dropped = redis.call('HGET', hash_key(g, 'drops'), id)
+    local where
+    dropped, where = find_drop(gens[g], eras[g], id_key)
+    if dropped then
+      named = kept_named(gens, sub(dropped, 16, 23))
+      if named then break end
+      redis.call('HDEL', where, sub(id_key, 2))  -- stale: its kept document went
+      dropped = nil
+    end
+    if drops_hash[g] then dropped = redis.call('HGET', hash_key(g, 'drops'), id) end
     if not dropped and old_drops[g] then dropped = redis.call('HGET', gens[g] .. 'drops:old', id) end
     if dropped then break end
   end
@@ -182,7 +199,7 @@ for j = 0, n_docs - 1 do
     status, stored = 2, known
   elseif dropped then
     local rec = unpack_drop(dropped)
-    status, dup, dist, stored, rule = 3, rec.duplicate_of, rec.distance, rec.simhash, rec.rule
+    status, dup, dist, stored, rule = 3, named or rec.duplicate_of, rec.distance, rec.simhash, rec.rule
   else
     local best, best_entry, best_table, best_gen = max_distance + 1, nil, nil, nil
     local f = { byte(fp, 1, 8) }
@@ -222,28 +239,24 @@ for j = 0, n_docs - 1 do
       end
       if best == 0 then break end
     end
-    local s_keys, s_buckets
+    local s_keys, s_buckets, kept_fp
     if best_entry then
       local t = best_table
-      local other = sub(best_entry, 1, 2 * t) .. sub(fp, 2 * t + 1, 2 * t + 2) .. sub(best_entry, 2 * t + 1)
-      status, dup, dist, rule = 1, kept_id(gens[best_gen], other) or '', best, 'simhash'
+      kept_fp = sub(best_entry, 1, 2 * t) .. sub(fp, 2 * t + 1, 2 * t + 2) .. sub(best_entry, 2 * t + 1)
+      status, dup, dist, rule = 1, kept_id(gens[best_gen], kept_fp) or '', best, 'simhash'
     elseif s_match > 0 and #sig >= 3 * s_match then
       local s_id, s_dist
-      s_id, s_dist, s_keys, s_buckets = sentence_match(fp, sig, len)
+      s_id, s_dist, kept_fp, s_keys, s_buckets = sentence_match(fp, sig, len)
       if s_id then
         status, dup, dist, rule = 1, s_id, s_dist, 'sentences'
         n_by_sentences = n_by_sentences + 1
       end
     end
     if status == 1 then
-      redis.call('HSET', drops_key, id, pack_drop(fp, dist, rule, now, dup))
+      n_records = file_drop(prefix, rotate, n_records, id_key, pack_drop(fp, dist, rule, now, kept_fp))
+      eras[1] = drop_eras_of(n_records, rotate)
       redis.call('LPUSH', recent_key, id)
       n_dropped = n_dropped + 1
-      if rotate > 0 and redis.call('HLEN', drops_key) >= rotate then
-        redis.call('UNLINK', prefix .. 'drops:old')  -- freed in the background
-        redis.call('RENAME', drops_key, prefix .. 'drops:old')
-        old_drops[1] = true
-      end
     else
       -- Whole buckets are written again, not APPENDed to: APPEND over-allocates. Only the
       -- newest generation is written (its buckets come first in keys and buckets).
@@ -270,6 +283,7 @@ if n_kept > 0 then
   redis.call('INCRBY', held, n_kept)
 end
 if n_dropped > 0 then
+  redis.call('SET', prefix .. 'drops:n', n_records)
   redis.call('LTRIM', recent_key, 0, RECENT_DROPS - 1)
   redis.call('HINCRBY', stats_key, 'dropped', n_dropped)
   redis.call('HINCRBY', stats_key, 'drops:' .. day, n_dropped)

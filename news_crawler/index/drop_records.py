@@ -1,6 +1,8 @@
-"""Reading drop records as ``lua/drops.lua`` writes them (byte 2, the simhash, distance,
-rule, time in seconds, the id duplicated as kept ids are filed), and the JSON records of
-earlier versions and of the spread layout."""
+"""Drop records as ``lua/drops.lua`` files them: byte 3, the simhash, distance, rule, time in
+seconds and the kept document's simhash, in small hashes ``<prefix>d<era>:<hex>`` by the
+dropped id's key; and the records of earlier versions in the ``drops`` hash (and
+``drops:old``) by the whole id: byte 2 with the id duplicated as kept ids are filed, or JSON
+(also the spread layout's)."""
 
 from __future__ import annotations
 
@@ -10,24 +12,75 @@ from datetime import datetime, timezone
 from typing import Any
 
 from news_crawler.fingerprint.simhash64 import from_hex
-from news_crawler.index.base import SIMHASH, DropRecord
-from news_crawler.index.kept_ids import full_ids
+from news_crawler.index.base import SIMHASH, DropRecord, id_key
+from news_crawler.index.kept_ids import full_ids, read_ids
 
 _RULES = {0: SIMHASH, 1: "sentences"}
+_HASH_SHIFT = 3  # 8,192 hashes an era: an id key's first 13 bits name one
 
 
-def drop_records(client: Any, origins_key: str, ids: Sequence[bytes | str], raws: Sequence[bytes]) -> list[DropRecord]:
-    """The records ``raws`` of the dropped documents ``ids``, the ids they duplicate whole."""
-    compact = [raw[:1] == b"\2" for raw in raws]
-    named = [raw[15:] if c else None for raw, c in zip(raws, compact)]
+def drop_hash(prefix: str, era: int, key: bytes) -> str:
+    """The small hash of ``era`` where the record of the id with 8-byte ``key`` is filed,
+    under ``key[1:]``."""
+    return f"{prefix}d{era}:{int.from_bytes(key[:2], 'big') >> _HASH_SHIFT:04x}"
+
+
+def drop_hashes(prefix: str, era: int) -> list[str]:
+    """Every small hash of ``era`` under ``prefix``."""
+    return [f"{prefix}d{era}:{h:04x}" for h in range(1 << (16 - _HASH_SHIFT))]
+
+
+def live_eras(client: Any, prefix: str, rotate: int) -> list[int]:
+    """The eras whose records are live under ``prefix``, newest first (``rotate`` records an
+    era, 0: one era)."""
+    n = int(client.get(prefix + "drops:n") or 0)
+    era = (n - 1) // rotate if rotate > 0 and n > 0 else 0
+    return [era, era - 1] if era > 0 else [0]
+
+
+def read_records(client: Any, prefix: str, rotate: int, ids: Sequence[bytes | str]) -> list[bytes | None]:
+    """The raw records of ``ids`` under ``prefix`` (None where there is none)."""
+    if not ids:
+        return []
+    names = [i.decode() if isinstance(i, bytes) else i for i in ids]
+    eras = live_eras(client, prefix, rotate)
+    pipe = client.pipeline(transaction=False)
+    for name in names:
+        key = id_key(name)
+        for era in eras:
+            pipe.hget(drop_hash(prefix, era, key), key[1:])
+    pipe.hmget(prefix + "drops", names)
+    pipe.hmget(prefix + "drops:old", names)
+    *found, before, older = pipe.execute()
+    out = []
+    for j in range(len(names)):
+        filed = next((r for r in found[j * len(eras) : (j + 1) * len(eras)] if r is not None), None)
+        out.append(filed if filed is not None else before[j] if before[j] is not None else older[j])
+    return out
+
+
+def drop_records(client: Any, origins_key: str, ids: Sequence[bytes | str], raws: Sequence[bytes],
+                 prefixes: Sequence[str] = ()) -> list[DropRecord]:
+    """The records ``raws`` of the dropped documents ``ids``, the ids they duplicate whole: a
+    compact record's kept simhash is looked up in ``prefixes`` (the live generations, newest
+    first); "" where it is kept in none (forgotten or expired since)."""
+    named = [raw[15:] if raw[:1] == b"\2" else None for raw in raws]
     # Byte 0 then the id whole; else the id as kept ids are filed.
     whole = [n[1:] if n is not None and n[:1] == b"\0" else n for n in named]
     dups = full_ids(client, origins_key, whole, [n is not None and n[:1] != b"\0" for n in named])
+    kept = {raw[15:23] for raw in raws if raw[:1] == b"\3"}
+    kept_ids: dict[bytes, str] = {}
+    for prefix in prefixes:
+        left = sorted(kept - kept_ids.keys())
+        if not left:
+            break
+        kept_ids.update((fp, i) for fp, i in zip(left, read_ids(client, prefix, origins_key, left)) if i is not None)
     out = []
-    for doc_id, raw, c, dup in zip(ids, raws, compact, dups):
+    for doc_id, raw, dup in zip(ids, raws, dups):
         doc_id = doc_id.decode() if isinstance(doc_id, bytes) else doc_id
-        if c:
+        if raw[:1] in (b"\2", b"\3"):
             when = datetime.fromtimestamp(int.from_bytes(raw[11:15], "big"), timezone.utc).isoformat(timespec="seconds")
+            dup = kept_ids.get(raw[15:23], "") if raw[:1] == b"\3" else dup
             out.append(DropRecord(doc_id, int.from_bytes(raw[1:9], "big"), dup or "", raw[9], when,
                                   _RULES.get(raw[10], SIMHASH)))
         else:

@@ -2,7 +2,8 @@
 --
 -- KEYS[1] ids hash, KEYS[2] docids hash (earlier versions'), KEYS[3] drops hash, KEYS[4] stats hash,
 -- KEYS[5] origins hash (lua/ids.lua, prepended with lua/common.lua and lua/drops.lua)
--- ARGV[1] doc id; ARGV[2] bucket key prefix (as in decide.lua); ARGV[3] the id's 8-byte key
+-- ARGV[1] doc id; ARGV[2] bucket key prefix (as in decide.lua); ARGV[3] the id's 8-byte key;
+-- ARGV[4] drop records an era holds (decide.lua, ARGV[8])
 -- Returns 'kept' (its fingerprint left the four tables), 'dropped' (its drop record was
 -- removed) or '' (never decided). A kept document's sentence entries stay: they name a
 -- simhash no kept id is filed under, and decide.lua skips them.
@@ -19,11 +20,12 @@ if not fp then  -- as earlier versions filed it
 end
 if not fp then fp = redis.call('HGET', legacy, id) end
 if not fp then
-  local where = KEYS[3]
-  local rec = redis.call('HGET', where, id)
+  local rec, where = find_drop(prefix, drop_eras(prefix, tonumber(ARGV[4])), id_key)  -- lua/drops.lua
+  local drop_field = string.sub(id_key, 2)
+  if not rec then where, drop_field = KEYS[3], id; rec = redis.call('HGET', where, id) end
   if not rec then where = prefix .. 'drops:old'; rec = redis.call('HGET', where, id) end
   if not rec then return '' end
-  redis.call('HDEL', where, id)
+  redis.call('HDEL', where, drop_field)
   redis.call('HINCRBY', KEYS[4], 'dropped', -1)
   local drop = unpack_drop(rec)
   if drop.rule == 'sentences' then redis.call('HINCRBY', KEYS[4], 'dropped:sentences', -1) end

@@ -4,7 +4,7 @@ Time is cut into generations of ``generation_days``; each is a whole index under
 key prefix (``<namespace>:g<n>:``). Enough generations to cover ``retention_days`` are
 live, plus the one being filled; a generation older than that is deleted whole: UNLINK of
 its key names, which are known (four tables and the sentence table of 65,536 buckets each,
-three hashes), so no entry is scanned. A fingerprint is kept at least ``retention_days``
+the small hashes of kept ids and of drop records, a few hashes), so no entry is scanned. A fingerprint is kept at least ``retention_days``
 and less than ``retention_days + generation_days``. Without retention there is one
 generation, under ``<namespace>:``, as the index always had.
 
@@ -20,6 +20,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from news_crawler.index.drop_records import drop_hashes, live_eras
+
 DAY = 86_400
 UNLINK_CHUNK = 4096
 BUCKETS = 1 << 16
@@ -27,7 +29,7 @@ BUCKETS = 1 << 16
 
 class Generations:
     def __init__(self, client: Any, base: str, retention_days: float, generation_days: float,
-                 clock: Callable[[], float]) -> None:
+                 clock: Callable[[], float], drops_rotate: int = 0) -> None:
         if retention_days < 0 or generation_days <= 0:
             raise ValueError(f"retention days must be >= 0 and generation days > 0, got {retention_days} "
                              f"and {generation_days}")
@@ -36,6 +38,7 @@ class Generations:
         self.retention_days = retention_days
         self.seconds = generation_days * DAY
         self.clock = clock
+        self.drops_rotate = drops_rotate  # drop records an era (lua/drops.lua)
         self.key = f"{base}:generations"  # the set of generations that hold keys
         self.plain_key = f"{base}:generations:plain"  # the generation the index without retention counts as
         self._registered: int | None = None  # the generation this process registered last
@@ -100,9 +103,11 @@ class Generations:
     def key_names(self, generation: int | None = None, prefix: str | None = None) -> list[str]:
         prefix = prefix or self.prefix(generation)
         names = [f"{prefix}{t}{b:04x}" for t in range(4) for b in range(BUCKETS)]
-        hashes = [prefix + h for h in ("ids", "docids", "docs", "drops", "drops:old", "drops:recent", "held", "form")]  # docs: as before docids
+        hashes = [prefix + h for h in ("ids", "docids", "docs", "drops", "drops:old", "drops:recent", "drops:n", "held",
+                                       "form")]  # docs: as before docids; drops, drops:old: as before drop eras
         filed = [f"{prefix}{kind}{b:04x}" for kind in ("S", "s", "i", "k") for b in range(BUCKETS)]  # sentences, kept ids
-        return names + filed + hashes
+        drops = [name for era in live_eras(self.client, prefix, self.drops_rotate) for name in drop_hashes(prefix, era)]
+        return names + filed + drops + hashes
 
     def _unlink(self, names: list[str]) -> None:
         for start in range(0, len(names), UNLINK_CHUNK):

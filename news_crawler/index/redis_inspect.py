@@ -9,7 +9,7 @@ from typing import Any
 from news_crawler.connection import is_cluster
 from news_crawler.fingerprint.simhash64 import blocks, distance
 from news_crawler.index.base import DropRecord, Match, SentenceRule, now_iso
-from news_crawler.index.drop_records import drop_records
+from news_crawler.index.drop_records import drop_records, read_records
 from news_crawler.index.kept_ids import all_ids, ids_near, read_ids
 
 
@@ -24,6 +24,7 @@ class Inspection:
     origins_key: str
     namespace: str
     retention_days: float
+    drops_rotate: int
 
     def sentence_holders(self, sentences: Sequence[int], length: int) -> list[list[tuple[str, int]]]:
         slack = (self.sentence_rule or SentenceRule()).length_slack
@@ -77,7 +78,8 @@ class Inspection:
 
     def drops(self, limit: int = 100) -> list[DropRecord]:
         """Drop records, newest first: each live generation's last drops from its
-        ``drops:recent`` list (10,000 at most), then any others in the hashes' own order."""
+        ``drops:recent`` list (10,000 at most), then any others that earlier versions wrote
+        by id, in the hashes' own order (records filed by id key name no id)."""
         found: list[tuple[bytes, bytes]] = []
         if limit < 1:
             return []
@@ -88,12 +90,10 @@ class Inspection:
             while len(found) < limit:
                 listed = self.client.lrange(prefix + "drops:recent", start, start + page - 1)
                 recent = [i for i in dict.fromkeys(listed) if i not in seen]
-                if recent:
-                    old = self.client.hmget(prefix + "drops:old", recent)
-                    for doc_id, raw, raw_old in zip(recent, self.client.hmget(prefix + "drops", recent), old):
-                        if (raw or raw_old) is not None and len(found) < limit:  # else forgotten since
-                            seen.add(doc_id)
-                            found.append((doc_id, raw or raw_old))
+                for doc_id, raw in zip(recent, read_records(self.client, prefix, self.drops_rotate, recent)):
+                    if raw is not None and len(found) < limit:  # else forgotten since
+                        seen.add(doc_id)
+                        found.append((doc_id, raw))
                 if len(listed) < page:
                     break
                 start += page
@@ -106,7 +106,7 @@ class Inspection:
                 if doc_id not in seen:
                     seen.add(doc_id)
                     found.append((doc_id, raw))
-        return drop_records(self.client, self.origins_key, [i for i, _ in found], [r for _, r in found])
+        return drop_records(self.client, self.origins_key, [i for i, _ in found], [r for _, r in found], prefixes)
 
     def kept_documents(self) -> dict[str, int]:
         """Every kept document of the live generations: id -> simhash (a slow read, for

@@ -12,7 +12,7 @@ from news_crawler.connection import is_cluster
 from news_crawler.fingerprint.simhash64 import from_hex
 from news_crawler.index.base import (Decision, Document, FingerprintStore, Item, SentenceRule, as_documents,
                                      check_document, id_key)
-from news_crawler.index.drop_records import drop_records
+from news_crawler.index.drop_records import drop_records, read_records
 from news_crawler.index.generations import Generations
 from news_crawler.index.kept_ids import id_hash, read_ids
 from news_crawler.index.redis_inspect import Inspection
@@ -29,8 +29,9 @@ class RedisStore(Inspection, FingerprintStore):
     of 6-byte entries (``s<hex>`` ones of 10-byte entries where ``form`` is 1: written before),
     ``i<hex>`` small hashes filing kept ids by simhash (and the ``ids``
     hash for long ones, see ``kept_ids.py``), ``k<hex>`` small hashes filing their simhashes
-    by id key, ``held`` counting them, the ``drops`` hash (and ``docids`` where an earlier
-    version wrote it); ``<namespace>:stats``, ``<namespace>:origins`` and, with retention,
+    by id key, ``held`` counting them, ``d<era>:<hex>`` small hashes of drop records by id
+    key (``lua/drops.lua``; the ``drops`` hash and ``docids`` where an earlier version wrote
+    them); ``<namespace>:stats``, ``<namespace>:origins`` and, with retention,
     ``<namespace>:generations`` (see ``decide.lua``).
 
     Retention (``retention_days`` > 0, ``generations.py``): a document is decided against
@@ -59,13 +60,13 @@ class RedisStore(Inspection, FingerprintStore):
         self.namespace = namespace
         self.batch_size = batch_size
         self.retention_days = retention_days
-        self.drops_rotate = max(1, drops_max // 2) if drops_max > 0 else 0  # see decide.lua, ARGV[8]
+        self.drops_rotate = max(1, drops_max // 2) if drops_max > 0 else 0  # records an era, see lua/drops.lua
         # On a cluster every key of the index carries the namespace as its hash tag: one slot,
         # so one Lua call still decides atomically (the buckets are built inside the script).
         self.base = f"{{{namespace}}}" if is_cluster(client) else namespace
         self.stats_key = f"{self.base}:stats"
         self.origins_key = f"{self.base}:origins"
-        self.generations = Generations(client, self.base, retention_days, generation_days, clock)
+        self.generations = Generations(client, self.base, retention_days, generation_days, clock, self.drops_rotate)
         self._decide = client.register_script(_DECIDE_LUA)
         self._forget = client.register_script(_FORGET_LUA)
 
@@ -177,8 +178,8 @@ class RedisStore(Inspection, FingerprintStore):
         return self.client.hget(prefix + "docs", doc_id)
 
     def drop_record(self, prefix: str, doc_id: str) -> bytes | None:
-        """``doc_id``'s drop record under ``prefix``, in ``drops`` or the ``drops:old`` before it."""
-        return self.client.hget(prefix + "drops", doc_id) or self.client.hget(prefix + "drops:old", doc_id)
+        """``doc_id``'s drop record under ``prefix`` (``drop_records.py``)."""
+        return read_records(self.client, prefix, self.drops_rotate, [doc_id])[0]
 
     def _home(self, doc_id: str) -> tuple[str, bytes | None, bytes | None]:
         """The live generation that decided ``doc_id`` (its prefix, kept simhash, drop record)."""
@@ -191,7 +192,7 @@ class RedisStore(Inspection, FingerprintStore):
     def forget(self, doc_id: str) -> str:
         prefix = self._home(doc_id)[0]
         keys = [prefix + "ids", prefix + "docids", prefix + "drops", self.stats_key, self.origins_key]
-        result = self._forget(keys=keys, args=[doc_id, prefix, id_key(doc_id)])
+        result = self._forget(keys=keys, args=[doc_id, prefix, id_key(doc_id), self.drops_rotate])
         return result.decode() if isinstance(result, bytes) else (result or "")
 
     def lookup(self, doc_id: str) -> Decision | None:
@@ -199,6 +200,8 @@ class RedisStore(Inspection, FingerprintStore):
         if kept is not None:
             return Decision(doc_id, int.from_bytes(kept, "big"), replayed=True)
         if dropped is not None:
-            (rec,) = drop_records(self.client, self.origins_key, [doc_id], [dropped])
+            (rec,) = drop_records(self.client, self.origins_key, [doc_id], [dropped], self.live_prefixes())
+            if not rec.duplicate_of:  # the document it duplicated went: it would be decided again
+                return None
             return Decision(doc_id, rec.simhash, rec.duplicate_of, rec.distance, replayed=True, rule=rec.rule)
         return None

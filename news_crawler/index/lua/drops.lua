@@ -1,19 +1,75 @@
+-- Drop records, shared by decide.lua and forget.lua; needs lua/ids.lua before it.
+-- A record (byte 3) is filed by the dropped document's 8-byte id key in one of 8,192 small
+-- hashes, <prefix>d<era>:<the key's first 13 bits as 4 hex digits>, under the key's last
+-- seven bytes: the dropped simhash (8 bytes), the distance (one byte), the rule (one byte: 0
+-- simhash, 1 sentences), the time (4 bytes, seconds since 1970, big-endian) and the kept
+-- document's simhash (8 bytes), which names it through the kept ids (lua/ids.lua): 23 bytes,
+-- no URL. A record whose kept document is no longer filed (forgotten, expired) is stale: the
+-- dropped document is decided again. <prefix>drops:n counts the records written; with a cap
+-- (decide.lua, ARGV[8]) every `rotate` of them begin a new era and the era two before goes.
+-- Earlier versions wrote records into the <prefix>drops hash (and drops:old) by the whole
+-- id: byte 2, the simhash, distance, rule, time and the id duplicated as kept ids are filed
+-- (short_id), or byte 0 and the id whole; before that JSON ({"simhash" (16 hex digits),
+-- "duplicate_of", "distance", "time" (ISO 8601), "rule"}). All are read.
 
--- Drop records (the drops hashes' values), shared by decide.lua and forget.lua; needs
--- lua/ids.lua before it. A record is byte 2, the dropped document's 8-byte simhash, the
--- distance (one byte), the rule (one byte: 0 simhash, 1 sentences), the time (4 bytes,
--- seconds since 1970, big-endian), then the id it duplicates: as kept ids are filed
--- (short_id), or byte 0 and the id whole. Earlier versions wrote JSON ({"simhash" (16 hex
--- digits), "duplicate_of", "distance", "time" (ISO 8601), "rule"}): both are read.
+local DROP_HASH_STEP = 8  -- 65,536 / 8 = 8,192 hashes: about 61 records each at 500,000
+
+local function drop_hash(prefix, era, id_key)
+  local b1, b2 = byte(id_key, 1, 2)
+  return format('%sd%d:%04x', prefix, era, math.floor((b1 * 256 + b2) / DROP_HASH_STEP))
+end
+
+-- The eras live once n records were written, newest first.
+local function drop_eras_of(n, rotate)
+  local era = (rotate > 0 and n > 0) and math.floor((n - 1) / rotate) or 0
+  if era == 0 then return { 0 } end
+  return { era, era - 1 }
+end
+
+-- The eras whose records are live under prefix, newest first, and the records written.
+local function drop_eras(prefix, rotate)
+  local n = tonumber(redis.call('GET', prefix .. 'drops:n') or '0')
+  return drop_eras_of(n, rotate), n
+end
+
+-- id_key's record under prefix in the eras given: the record and the hash holding it, or nil.
+local function find_drop(prefix, eras, id_key)
+  local field = sub(id_key, 2)
+  for _, era in ipairs(eras) do
+    local where = drop_hash(prefix, era, id_key)
+    local raw = redis.call('HGET', where, field)
+    if raw then return raw, where end
+  end
+  return nil
+end
+
+-- File record number n + 1 under prefix; returns n + 1. The first record of an era deletes
+-- the era two before (8,192 hashes, freed in the background).
+local function file_drop(prefix, rotate, n, id_key, record)
+  n = n + 1
+  local era = rotate > 0 and math.floor((n - 1) / rotate) or 0
+  redis.call('HSET', drop_hash(prefix, era, id_key), sub(id_key, 2), record)
+  if rotate > 0 and era >= 2 and (n - 1) % rotate == 0 then
+    local names = {}
+    for h = 0, 65535, DROP_HASH_STEP do
+      names[#names + 1] = drop_hash(prefix, era - 2, char(math.floor(h / 256), h % 256))
+      if #names == 1024 then redis.call('UNLINK', unpack(names)); names = {} end
+    end
+  end
+  return n
+end
+
+-- The time as 4 bytes, big-endian.
+local function time_bytes(seconds)
+  local t = tonumber(seconds)
+  return char(math.floor(t / 16777216) % 256, math.floor(t / 65536) % 256, math.floor(t / 256) % 256, t % 256)
+end
+
+local function pack_drop(fp, dist, rule, seconds, kept_fp)
+  return '\3' .. fp .. char(dist, rule == 'sentences' and 1 or 0) .. time_bytes(seconds) .. kept_fp
+end
 
 local DROP_RULES = { [0] = 'simhash', [1] = 'sentences' }
-
-local function pack_drop(fp, dist, rule, seconds, dup)
-  local named = short_id(dup) or ('\0' .. dup)
-  local t = tonumber(seconds)
-  return '\2' .. fp .. char(dist, rule == 'sentences' and 1 or 0, math.floor(t / 16777216) % 256,
-                            math.floor(t / 65536) % 256, math.floor(t / 256) % 256, t % 256) .. named
-end
 
 -- YYYY-MM-DD (UTC) of a time in seconds since 1970 (the civil date of its day number).
 local function day_of(seconds)
@@ -29,17 +85,34 @@ local function day_of(seconds)
   return format('%04d-%02d-%02d', y, m, d)
 end
 
--- A record as a table: simhash (16 hex digits), duplicate_of, distance, rule, day (YYYY-MM-DD).
+-- A record as a table: simhash (16 hex digits), duplicate_of, distance, rule, day
+-- (YYYY-MM-DD); a compact record (byte 3) has kept, the kept simhash, and no duplicate_of
+-- (kept_named gives it).
 local function unpack_drop(raw)
-  if byte(raw, 1) ~= 2 then
+  local form = byte(raw, 1)
+  if form ~= 2 and form ~= 3 then
     local rec = cjson.decode(raw)
     rec.rule = rec.rule or 'simhash'
     rec.day = sub(rec.time or '', 1, 10)
     return rec
   end
   local t1, t2, t3, t4 = byte(raw, 12, 15)
+  local rec = { simhash = format('%02x%02x%02x%02x%02x%02x%02x%02x', byte(raw, 2, 9)), distance = byte(raw, 10),
+                rule = DROP_RULES[byte(raw, 11)] or 'simhash', day = day_of(((t1 * 256 + t2) * 256 + t3) * 256 + t4) }
   local named = sub(raw, 16)
-  return { simhash = format('%02x%02x%02x%02x%02x%02x%02x%02x', byte(raw, 2, 9)), distance = byte(raw, 10),
-           rule = DROP_RULES[byte(raw, 11)] or 'simhash', day = day_of(((t1 * 256 + t2) * 256 + t3) * 256 + t4),
-           duplicate_of = byte(named, 1) == 0 and sub(named, 2) or full_id(named) }
+  if form == 3 then
+    rec.kept = named
+  else
+    rec.duplicate_of = byte(named, 1) == 0 and sub(named, 2) or full_id(named)
+  end
+  return rec
+end
+
+-- The id kept with 8-byte simhash fp under the first of prefixes holding one, or nil.
+local function kept_named(prefixes, fp)
+  for _, prefix in ipairs(prefixes) do
+    local id = kept_id(prefix, fp)
+    if id then return id end
+  end
+  return nil
 end
