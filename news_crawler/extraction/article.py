@@ -20,6 +20,7 @@ from news_crawler.extraction.chrome import strip_chrome
 from news_crawler.extraction.densest import densest_block
 from news_crawler.extraction.metadata import find_author, find_editor, find_source
 from news_crawler.extraction.published import find_published_at
+from news_crawler.extraction.structured import linked_data
 from news_crawler.extraction.title import find_title
 from news_crawler.extraction.posts import first_post, fragment
 from news_crawler.extraction.traditional import as_written, is_traditional, with_simplified_labels
@@ -149,12 +150,14 @@ def extract_article(html: str, url: str = "") -> Article:
     html = _XML_DECLARATION.sub("", html or "", count=1)
     if not html.strip():
         return Article()
+    linked = linked_data(html)  # before _parse drops the scripts
     root = _parse(html)
     if root is None:
         return Article()
     page = root.find("body")
     text = page_text(page if page is not None else root)
     title = find_title(root, text)
+    linked = linked.about(title)
     body = extract_body(html)
     if len(body) < SHORT_BODY:  # readability may have dropped the article's table
         body = max(body, _densest_text(page if page is not None else root, body), key=len)
@@ -163,15 +166,15 @@ def extract_article(html: str, url: str = "") -> Article:
         body = extract_body(fragment(post)) or body
     if not is_traditional(text):
         clean = strip_chrome(body, title)
-        return Article(title=title, author=find_author(root, text, title, clean),
-                       published_at=find_published_at(root, text, title, clean), body=clean,
+        return Article(title=title, author=find_author(root, text, title, clean, linked.author),
+                       published_at=find_published_at(root, text, title, clean, linked.published, html), body=clean,
                        editor=find_editor(text, title, clean), source=find_source(text, title, clean))
     # Traditional characters: the rules read the labels as simplified ones, and what they
     # find is taken back from the page's own text.
     text_, title_, body_ = (with_simplified_labels(x) for x in (text, title, body))
     clean_ = strip_chrome(body_, title_)
     clean = "\n".join(as_written(line, body_, body) for line in clean_.split("\n"))
-    return Article(title=title, author=as_written(find_author(root, text_, title_, clean_), text_, text),
-                   published_at=find_published_at(root, text_, title_, clean_), body=clean,
+    return Article(title=title, author=as_written(find_author(root, text_, title_, clean_, linked.author), text_, text),
+                   published_at=find_published_at(root, text_, title_, clean_, linked.published, html), body=clean,
                    editor=as_written(find_editor(text_, title_, clean_), text_, text),
                    source=as_written(find_source(text_, title_, clean_), text_, text))

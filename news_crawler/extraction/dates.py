@@ -8,10 +8,11 @@ from datetime import datetime, timedelta, timezone
 SHANGHAI = timezone(timedelta(hours=8), "Asia/Shanghai")
 
 # 2022-02-13 07:48[:00], 2022/2/13 7:48, 2022.02.13, 2022年2月13日 07:48, 2022年02月13日07时48分,
+# 2022 02/13 07:48 (year and day in elements of their own, as xinhuanet's header prints them),
 # 2022年2月13日 7时8分 or 7点8分 (a one-digit minute only before 分),
 # 2022-02-13 下午3:05 (a half of the day before a 12-hour time)
 DATETIME = re.compile(
-    r"(?<!\d)(?P<y>(?:19|20)\d\d)\s*(?:[-/.]|年)\s*(?P<m>1[0-2]|0?[1-9])\s*(?:[-/.]|月)\s*"
+    r"(?<!\d)(?P<y>(?:19|20)\d\d)(?:\s*(?:[-/.]|年)\s*|\s+(?=(?:1[0-2]|0?[1-9])/))(?P<m>1[0-2]|0?[1-9])\s*(?:[-/.]|月)\s*"
     r"(?P<d>3[01]|[12]\d|0?[1-9])(?!\d)\s*日?"
     r"(?:\s*(?:T|星期.|周.)?\s*(?P<cn>上午|下午|中午|晚上|凌晨|早上)?\s*(?P<H>[01]?\d|2[0-3])\s*"
     r"(?::|时|点(?=\s*[0-5]?\d\s*分))\s*(?P<M>[0-5]\d|\d(?=\s*分))(?!\d)"

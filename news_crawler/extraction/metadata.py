@@ -10,6 +10,7 @@ from lxml.html import HtmlElement
 from news_crawler.extraction.chrome import CHROME_MAX_CHARS
 from news_crawler.extraction.dates import DATETIME
 from news_crawler.extraction.names import NOT_NAMES, PADDED, PLACE_OR_OUTLET, SEP, clean_author, no_name, unglued, whole
+from news_crawler.extraction.structured import marked_author
 
 _AUTHOR_META = ("author", "article:author", "og:article:author", "dc.creator", "byline")
 _NAME = r"(?:[\u4e00-\u9fa5]{1,6}(?:·[\u4e00-\u9fa5]{1,6}){1,3}|[\u4e00-\u9fa5·]{2,4})"  # 努尔·白克力 too
@@ -50,7 +51,10 @@ _EDITOR_AS_AUTHOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|\s+)
 # The line under a headline that is only a name, an account or "name/outlet": "石佳/中国青年报",
 # a self-media account "加拿大必读", "华夏人文 2020-03-09 18:14:21".
 _ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
-_UNDER_HEADLINE = re.compile(rf"({_ACCOUNT})(?:\s*[/／]\s*[^\s/／]{{2,12}}|\s+{DATETIME.pattern})?")
+# ... or with a relative time and a follow button: "加拿大必读 3天前 关注", "王小红 昨天 10:08".
+_RELATIVE = r"(?:\d{1,2}\s*(?:秒|分钟|小时|天)前|刚刚|今天|昨天|前天)(?:\s*\d{1,2}:\d\d)?"
+_UNDER_HEADLINE = re.compile(rf"({_ACCOUNT})(?:\s*[/／]\s*[^\s/／]{{2,12}}|\s+{DATETIME.pattern}|\s+{_RELATIVE})?"
+                             r"(?:\s*\+?关注)?")
 # ... or "原创 王小红 某某观察 2019-01-25": a tag, the writer, the account, the date.
 _TAGGED = re.compile(rf"(?:原创|转载|独家|首发)\s+({_ACCOUNT})(?:\s+{_ACCOUNT})?(?:\s+{DATETIME.pattern})?")
 
@@ -162,10 +166,11 @@ def _meta_author(meta: str, page_title: str, headline: str) -> bool:
             and not (meta in page_title and meta not in headline))
 
 
-def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
+def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str = "") -> str:
     """The byline without its label (作者：/记者/编辑): a writer's credit above the story, then
-    one in the short lines right under it, before one in its first lines or around its end;
-    else the author meta tag."""
+    one in the short lines right under it; the writer the markup states (``linked``,
+    JSON-LD's; an element in the byline marked as the author's, ``structured.py``); a credit
+    in the story's first lines or around its end; else the author meta tag."""
     byline, regions = _byline(text, title, body), _regions(text, title, body)
     for credits in ([byline], [_trailer(text, body)]):  # a credit above or right under the story before one inside it
         for pattern in _AUTHOR_LABELS[:_CREDITS]:
@@ -175,12 +180,17 @@ def find_author(root: HtmlElement, text: str, title: str, body: str) -> str:
     tagged = [m.group(1) for m in map(_TAGGED.fullmatch, map(str.strip, byline.splitlines())) if m]
     if tagged and not no_name(tagged[0]):  # "原创 王小红 …" names the writer as plainly
         return tagged[0]
+    page_title = root.findtext(".//title") or ""
+    for stated in (linked, marked_author(root, byline)):
+        stated = PADDED.sub(r"\1\2", stated.strip())
+        if _meta_author(stated, page_title, title):
+            return stated
     for pattern in _AUTHOR_LABELS:
         name = _first_name(pattern, regions)
         if name:
             return name
     meta = PADDED.sub(r"\1\2", meta_content(root, _AUTHOR_META))
-    if _meta_author(meta, root.findtext(".//title") or "", title):
+    if _meta_author(meta, page_title, title):
         return meta
     issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
     return (_under_headline(text, title, body) or (issuer.group(1) if issuer else "")

@@ -16,6 +16,7 @@ from news_crawler.extraction.dates import (
     year_month,
 )
 from news_crawler.extraction.metadata import meta_content
+from news_crawler.extraction.structured import marked_time
 
 _TIME_META = (
     "article:published_time", "og:article:published_time", "og:release_date", "pubdate", "publishdate",
@@ -41,8 +42,10 @@ def _in_story(text: str, at: int, body: str) -> bool:
 
 
 # "发布时间：10-08 12:00": platforms (百家号 and others) leave out the year of this year's posts.
+# Also "3月1日 10:08".
 _NO_YEAR = re.compile(r"(?:(?:发布|发表)?(?:时间|日期)\s*[:：]|^|\n)[ \t\u3000]*(?<![\d/.-])"
-                      r"(?P<m>1[0-2]|0?[1-9])-(?P<d>3[01]|[12]\d|0?[1-9])\s+(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?![\d:-])")
+                      r"(?P<m>1[0-2]|0?[1-9])(?:-|月)(?P<d>3[01]|[12]\d|0?[1-9])(?:日\s*|\s+)(?P<H>[01]?\d|2[0-3]):"
+                      r"(?P<M>[0-5]\d)(?![\d:-])")
 
 
 def _without_year(byline: str, now: datetime | None = None) -> str:
@@ -62,8 +65,9 @@ def _without_year(byline: str, now: datetime | None = None) -> str:
     return ""
 
 
-def find_published_at(root: HtmlElement, text: str, title: str, body: str = "") -> str:
-    """ISO 8601 time from meta tags; else the byline's: the first date right after the
+def find_published_at(root: HtmlElement, text: str, title: str, body: str = "", linked: str = "", html: str = "") -> str:
+    """ISO 8601 time from meta tags, ``linked`` (JSON-LD's datePublished) or microdata and
+    ``<time datetime>`` (``structured.py``, in the page's source ``html``); else the byline's: the first date right after the
     headline (a two-digit year's too: 19-03-01 10:23) not labelled as an update and not in a paragraph of the story (``body``) (a
     bare date when it gives no time: comments and sidebars further down carry other times),
     or its month-day time without a year (this year's, as platforms mean it);
@@ -76,6 +80,10 @@ def find_published_at(root: HtmlElement, text: str, title: str, body: str = "") 
         return meta
     found = text.find(title[:12]) if title else -1
     start = max(found, 0)
+    for stated in (parse_datetime(linked), parse_datetime(marked_time(root, text[start : start + len(title) + BYLINE_REACH], html))):
+        if stated and "T" in stated:
+            return stated
+        meta = meta or stated
     if found >= 0:
         reach = start + len(title) + BYLINE_REACH
         byline = [d for d in sorted(dates_in(text, start, reach) + short_year_dates(text, start, reach))
