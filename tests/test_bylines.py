@@ -76,3 +76,8 @@ def test_a_word_ending_in_zuozhe_inside_the_story_is_no_byline():
     story = no_credit[:1] + ["这一现象提醒创作者：新的政策不仅引导行业资金走向，更从源头遏制了不健康的创作倾向。"] + no_credit[1:]
     assert extract_article(page("<span>2019-03-01 10:20</span>", story)).author == ""
     assert extract_article(page("<span>本文作者：王小红</span>", story)).author == "王小红"
+
+
+def test_a_credit_whose_name_runs_into_the_story_s_first_words():
+    story = ["封面新闻记者 杨帆近日，《福布斯》公布了2018年收入最高的电视男演员榜单，多位演员上榜。"] + STORY[1:]
+    assert extract_article(page("<span>2019-12-21 08:38</span>", story)).author == "杨帆"

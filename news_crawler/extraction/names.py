@@ -21,7 +21,8 @@ PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)$
 _BYLINE_END = ("点击", "阅读", "浏览", "字号", "打印", "关闭", "评论", "分享", "收藏", "人次", "次数", "发布", "来源",
                "责任编辑", "编辑", "审核", "时间", "日期", "访问", "热度", "人气", "我要", "纠错",  # and words they start
                "校对", "审校", "编审", "终审", "监制", "审稿", "签发", "值班", "主编", "美编", "策划", "统筹")  # credits
-_GLUED_END = ("返回", "查看", *_BYLINE_END)  # "作者：张三返回搜狐": a link's text glued to the name
+# "作者：张三返回搜狐": a link's text glued to the name; "记者 杨帆近日，…": the story's first words.
+_GLUED_END = ("返回", "查看", "近日", "日前", "今日", "昨日", "今天", "昨天", "近期", *_BYLINE_END)
 _WIDE_GAP = re.compile(r"　|\s{2,}| ")
 PADDED = re.compile(r"^([\u4e00-\u9fa5])[\s\u3000]+([\u4e00-\u9fa5])$")  # "赵  培": a two-character name padded
 
