@@ -319,6 +319,7 @@ def story_lines(plain_stories):
     ([], ["图片来自网络，如有侵权，请联系删除。", "特别声明：以上内容(如有图片或视频亦包括在内)为自媒体平台“网易号”用户上传并发布，"
           "本平台仅提供信息存储服务。", "Notice: The content above (including the pictures and videos if any) is uploaded"]),
     ([], ["（原题为《是“收割韭菜”还是“回归理性”》）"]),
+    ([], ["【延伸阅读】", "女警一天打100电话被停机 电信:核实非诈骗后恢复"]),
 ])
 def test_notes_related_stories_page_numbers_and_disclaimers_leave_the_body(before, after, story_lines):
     story = story_lines
@@ -392,3 +393,11 @@ def test_an_xhtml_page_with_an_xml_prolog_is_extracted(prolog):
     assert (article.title, article.author, article.published_at) == ("县里召开秋粮收购工作会议", "张建国",
                                                                       "2019-03-01T10:23:00+08:00")
     assert article.body.splitlines() == [story, story]
+
+
+def test_an_account_s_dated_byline_and_an_ad_label_leave_the_body(story_lines):
+    story = story_lines
+    lines = ["孙悦2019-12-21 22:20阅读 3.2万", *story[:3], "广告", *story[3:]]
+    assert chrome.strip_chrome("\n".join(lines), "标题").splitlines() == story
+    said = "记者2019-12-21 22:20赶到现场时，救援已经开始，现场秩序井然。"  # a sentence of the story: it stays
+    assert chrome.strip_chrome("\n".join([said, *story]), "标题").splitlines() == [said, *story]

@@ -24,7 +24,7 @@ _TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返�
 # placeholder, a wire story's end mark, "see more".
 _NOTICE = re.compile(r"^(?:原文链接\s*[:：]|图片来源\s*[:：]|图源\s*[:：]|[（(【\[]?\s*图片来(?:源|自)于?网络\s*[）)】\]]?$|"
                      r"视频加载中|[（(【\[]\s*完\s*[）)】\]]$|(?:点击)?查看更多[^，,。！？]{0,8}$|更多精彩(?:内容)?(?:请|敬请)?关注[^，,。！？]{0,12}$|"
-                     r"本文来(?:源|自)于?网络.{0,20}侵权)")
+                     r"本文来(?:源|自)于?网络.{0,20}侵权|(?:广告|广告位|推广|AD|Advertisement)$)")
 # "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
 _CREDIT_LINE = re.compile(r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*[\u4e00-\u9fa5·]{2,4}"
                           r"(?:[\s\u3000、]+(?:(?:记者|通讯员|实习生)[\s\u3000]*)?[\u4e00-\u9fa5·]{2,4}){0,4}$")
@@ -38,9 +38,11 @@ _SUMMARY = re.compile(r"^[【\[]?\s*(?:摘要|内容摘要|内容提要|导读)\
 # it replaced (a longer unbracketed one may run into the story's first sentence).
 _ORIGINAL_TITLE = re.compile(r"^[（(]\s*原(?:标)?题(?:为)?\s*[:：《].{0,110}[）)]$|^原(?:标)?题\s*[:：].{0,45}$")
 # "2005-04-05 06:40更新 来源：新闻晨报", "2019-03-01 10:00:00": a byline that starts with its date.
-# "2019-12-21 08:38 新华社 文/王小红": a time of day, then an outlet and a credit, no sentence.
+# "2019-12-21 08:38 新华社 文/王小红": a time of day, then an outlet and a credit, no sentence;
+# "孙悦2019-12-21 22:20阅读 3.2万": a writer or an account before it.
 _DATED_BYLINE = re.compile(r"^[\d\s:./年月日-]{8,}(?:更新|发布|发表)?\s*(?:$|(?:来源|作者|编辑|责任编辑|点击|浏览|阅读)\s*[:：])"
-                           r"|^\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?\s*\d{1,2}:\d\d(?::\d\d)?[^，。！？；,;!?]{0,40}$")
+                           r"|^(?:[\u4e00-\u9fa5A-Za-z·_]{2,12}\s*)?\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?\s*\d{1,2}:\d\d(?::\d\d)?"
+                           r"[^，。！？；,;!?]{0,40}$")
 # "（来源：现代快报）“爸爸妈妈……": a credit glued before the story's first sentence; it goes, the
 # sentence stays.
 _LEADING_CREDIT = re.compile(r"^\s*[（(]\s*(?:来源|作者|记者|编辑|图|摄影)\s*[:：][^（）()\n]{1,20}[）)]\s*(?=\S)")
@@ -61,8 +63,8 @@ _FOOTER = re.compile(r"^(?:版权所有|Copyright\b|©\s*\d{4})|(?:ICP[备证]\s
                      re.IGNORECASE)
 # A related-stories block: the end of the body when no paragraph of the story follows it
 # (sina puts such blocks mid-story too); else only its header line goes (see _NAV).
-_RELATED = re.compile(r"^(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢|延伸\s*[·・]\s*推荐|点击进入专题)"
-                      r"\s*[:：]?\s*$")
+_RELATED = re.compile(r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢|延伸\s*[·・]\s*推荐|"
+                      r"点击进入专题)\s*[】\]]?\s*[:：]?\s*$")
 # A line after a related block that ends a sentence is the story going on. Related
 # headlines and their cut-off summaries do not end with 。, and one that asks (…好看吗？)
 # is short and has no pause inside; a paragraph has a comma or runs longer.
