@@ -133,6 +133,9 @@ class MemoryStore(FingerprintStore):
         if doc_id in self._docs:
             return Decision(doc_id, self._docs[doc_id], replayed=True)
         drop = self._drops.get(doc_id)
+        if drop is not None and drop.duplicate_of not in self._docs:  # what it duplicated was forgotten:
+            del self._drops[doc_id]  # decided afresh, as in Redis (lua/drops.lua)
+            drop = None
         if drop is not None:
             return Decision(doc_id, drop.simhash, drop.duplicate_of, drop.distance, replayed=True, rule=drop.rule)
         return None
