@@ -16,6 +16,7 @@ from news_crawler import connection
 from news_crawler.config import plain_settings
 from news_crawler.fingerprint import UnusableText
 from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
+from news_crawler.index.base import id_key
 from news_crawler.index.spread_store import SpreadStore
 from news_mirror.catalog import build_catalog
 from news_mirror.server import Mirror, serve
@@ -199,7 +200,10 @@ def test_spread_drop_records_are_capped(cluster, cluster_client):
     store.decide_many([("orig", original)] + [(f"c{i}", original ^ (1 << (i % 3))) for i in range(9)])
     drops, old = (cluster_client.hlen(store.id_prefix + k) for k in ("drops", "drops:old"))
     assert drops + old <= 4 and old == 2
-    in_old = next(k.decode() for k in cluster_client.hkeys(store.id_prefix + "drops:old"))
+    old_keys = set(cluster_client.hkeys(store.id_prefix + "drops:old"))  # records by id key, 23 bytes each
+    assert all(len(v) == 23 for v in cluster_client.hvals(store.id_prefix + "drops:old"))
+    in_old = next(f"c{i}" for i in range(9) if id_key(f"c{i}") in old_keys)
+    assert store.lookup(in_old).duplicate_of == "orig"
     counted = store.counts()
     assert store.decide(in_old, 5).replayed and store.forget(in_old) == "dropped"
     day = next(k for k in counted if k.startswith("drops:"))
@@ -317,3 +321,21 @@ def test_a_worker_that_died_between_its_claims_and_its_record_leaves_nothing_und
     copy = other.decide_many([Document("copy", original.simhash ^ 1), Document("s", original.simhash ^ 0xFF, (1, 2, 3, 9), 100)])
     assert [(d.duplicate_of, d.rule) for d in copy] == [("a", "simhash"), ("a", "sentences")]
     assert [m.id for m in other.nearest(original.simhash, 5)] == ["a"]  # one entry a table, not two
+
+
+def test_spread_drop_records_are_compact_and_those_of_earlier_versions_still_answer(cluster, cluster_client):
+    store = SpreadStore(cluster_client, "news")
+    original = 0x0F0F_0F0F_0F0F_0F0F
+    store.decide_many([("orig", original), ("copy", original ^ 1)])
+    raw = cluster_client.hget(store.id_prefix + "drops", id_key("copy"))
+    assert raw[:1] == b"\x03" and len(raw) == 23 and raw[15:] == original.to_bytes(8, "big")
+    assert [(d.id, d.duplicate_of, d.distance) for d in store.drops()] == [("copy", "orig", 1)]
+    old = {"simhash": f"{original ^ 3:016x}", "duplicate_of": "orig", "distance": 2, "time": "2019-03-01T08:00:00+00:00"}
+    cluster_client.hset(store.id_prefix + "drops", "older", json.dumps(old))
+    cluster_client.hincrby(store.stats_key, "drops:2019-03-01", 1)
+    again = store.decide_many([("copy", 5), ("older", 6)])
+    assert [(d.replayed, d.duplicate_of, d.simhash) for d in again] == [(True, "orig", original ^ 1), (True, "orig", original ^ 3)]
+    assert store.forget("older") == "dropped" and store.counts()["drops:2019-03-01"] == 0
+    assert store.forget("orig") == "kept"
+    assert store.lookup("copy") is None  # what it duplicated was forgotten: decided afresh
+    assert store.decide("copy", original ^ 1).kept

@@ -1,8 +1,8 @@
 """Drop records as ``lua/drops.lua`` files them: byte 3, the simhash, distance, rule, time in
 seconds and the kept document's simhash, in small hashes ``<prefix>d<era>:<hex>`` by the
-dropped id's key; and the records of earlier versions in the ``drops`` hash (and
-``drops:old``) by the whole id: byte 2 with the id duplicated as kept ids are filed, or JSON
-(also the spread layout's)."""
+dropped id's key (the spread layout files the same records in its ``drops`` hash by the
+key); and the records of earlier versions in the ``drops`` hash (and ``drops:old``) by the
+whole id: byte 2 with the id duplicated as kept ids are filed, or JSON."""
 
 from __future__ import annotations
 
@@ -49,14 +49,32 @@ def read_records(client: Any, prefix: str, rotate: int, ids: Sequence[bytes | st
         key = id_key(name)
         for era in eras:
             pipe.hget(drop_hash(prefix, era, key), key[1:])
-    pipe.hmget(prefix + "drops", names)
-    pipe.hmget(prefix + "drops:old", names)
-    *found, before, older = pipe.execute()
+    keys = [id_key(name) for name in names]
+    for hash_ in ("drops", "drops:old"):  # by key (the spread layout), by id (earlier versions)
+        pipe.hmget(prefix + hash_, keys)
+        pipe.hmget(prefix + hash_, names)
+    *found, by_key, by_id, old_by_key, old_by_id = pipe.execute()
     out = []
     for j in range(len(names)):
         filed = next((r for r in found[j * len(eras) : (j + 1) * len(eras)] if r is not None), None)
-        out.append(filed if filed is not None else before[j] if before[j] is not None else older[j])
+        out.append(next((r for r in (filed, by_key[j], old_by_key[j], by_id[j], old_by_id[j]) if r is not None), None))
     return out
+
+
+def compact_records(ids: Sequence[str], raws: Sequence[bytes], names: Sequence[str]) -> list[DropRecord]:
+    """Records of byte 2 or 3 (the first 15 bytes alike), the ids they duplicate ``names``."""
+    return [DropRecord(doc_id, int.from_bytes(raw[1:9], "big"), name, raw[9],
+                       datetime.fromtimestamp(int.from_bytes(raw[11:15], "big"), timezone.utc).isoformat(timespec="seconds"),
+                       _RULES.get(raw[10], SIMHASH)) for doc_id, raw, name in zip(ids, raws, names)]
+
+
+def rule_and_day(raw: bytes) -> tuple[str, str]:
+    """A record's rule and the UTC day (YYYY-MM-DD) it was counted under."""
+    if raw[:1] in (b"\2", b"\3"):
+        (rec,) = compact_records([""], [raw], [""])
+        return rec.rule, rec.time[:10]
+    rec = json.loads(raw)
+    return rec.get("rule", SIMHASH), rec.get("time", "")[:10]
 
 
 def drop_records(client: Any, origins_key: str, ids: Sequence[bytes | str], raws: Sequence[bytes],
@@ -79,10 +97,8 @@ def drop_records(client: Any, origins_key: str, ids: Sequence[bytes | str], raws
     for doc_id, raw, dup in zip(ids, raws, dups):
         doc_id = doc_id.decode() if isinstance(doc_id, bytes) else doc_id
         if raw[:1] in (b"\2", b"\3"):
-            when = datetime.fromtimestamp(int.from_bytes(raw[11:15], "big"), timezone.utc).isoformat(timespec="seconds")
             dup = kept_ids.get(raw[15:23], "") if raw[:1] == b"\3" else dup
-            out.append(DropRecord(doc_id, int.from_bytes(raw[1:9], "big"), dup or "", raw[9], when,
-                                  _RULES.get(raw[10], SIMHASH)))
+            out.extend(compact_records([doc_id], [raw], [dup or ""]))
         else:
             rec = json.loads(raw)
             out.append(DropRecord(doc_id, from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"],

@@ -103,7 +103,7 @@ class Inspection:
             for doc_id, raw in self.client.hscan_iter(key, count=min(limit, 1000)):
                 if len(found) >= limit:
                     break
-                if doc_id not in seen:
+                if doc_id not in seen and raw[:1] != b"\3":  # a record by id key names no id
                     seen.add(doc_id)
                     found.append((doc_id, raw))
         return drop_records(self.client, self.origins_key, [i for i, _ in found], [r for _, r in found], prefixes)

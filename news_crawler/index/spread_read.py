@@ -14,6 +14,7 @@ from redis.exceptions import NoScriptError
 
 from news_crawler.fingerprint.simhash64 import blocks, from_hex
 from news_crawler.index.base import Decision, Document, id_key
+from news_crawler.index.drop_records import compact_records
 from news_crawler.index.memory import MemoryStore
 
 ROLES = ("t0", "t1", "t2", "t3", "s", "ids")
@@ -141,6 +142,9 @@ def parse_decided(ids: list[str], reply: bytes) -> dict[str, Decision]:
     for doc_id, a in zip(ids, sized(reply)):
         if a[:1] == b"K":
             out[doc_id] = Decision(doc_id, int.from_bytes(a[1:], "big"), replayed=True)
+        elif a[:1] == b"d":
+            (rec,) = compact_records([doc_id], [a[1:24]], [a[24:].decode()])
+            out[doc_id] = Decision(doc_id, rec.simhash, rec.duplicate_of, rec.distance, replayed=True, rule=rec.rule)
         elif a[:1] == b"D":
             rec = json.loads(a[1:])
             out[doc_id] = Decision(doc_id, from_hex(rec["simhash"]), rec["duplicate_of"], rec["distance"],

@@ -23,7 +23,6 @@ lost its own claim. Retention generations are not supported here.
 """
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Sequence
@@ -31,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from news_crawler.fingerprint.simhash64 import blocks
-from news_crawler.index.base import Decision, Document, id_key, now_iso
+from news_crawler.index.base import Decision, Document, id_key
+from news_crawler.index.drop_records import rule_and_day
 from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.scripts import lua
 from news_crawler.index.spread_claim import claim, undo
@@ -170,7 +170,7 @@ class SpreadStore(RedisStore):
     def _record(self, rows: list[tuple[str, Document, int | None, int, str]]) -> list[tuple[str, int]]:
         if not rows:
             return []
-        time_ = now_iso()
+        seconds = int(time.time())
         packed = []
         for code, doc, dup_fp, dist, rule in rows:
             doc_id, rule_ = doc.id.encode(), (rule or "").encode()
@@ -178,7 +178,8 @@ class SpreadStore(RedisStore):
                        b"\0" if dup_fp is None else b"\1" + dup_fp.to_bytes(8, "big"),
                        bytes([dist, len(rule_)]), rule_, id_key(doc.id), len(doc_id).to_bytes(4, "big"), doc_id]
         raw = self.scripts["finish"](keys=[self.id_prefix + "ids", self.id_prefix + "docids", self.id_prefix + "drops",
-                                 self.stats_key], args=[time_, time_[:10], self.drops_rotate, b"".join(packed)])
+                                 self.stats_key], args=[seconds, time.strftime("%Y-%m-%d", time.gmtime(seconds)),
+                                                        self.drops_rotate, b"".join(packed)])
         out, p = [], 0
         while p < len(raw):
             n = int.from_bytes(raw[p + 1 : p + 5], "big")
@@ -190,17 +191,17 @@ class SpreadStore(RedisStore):
         ids, docids, drops = (self.id_prefix + h for h in ("ids", "docids", "drops"))
         fp = self.kept_simhash(self.id_prefix, doc_id)
         pipe = self.client.pipeline(transaction=True)
-        if fp is None:
-            if self.client.hget(drops, doc_id) is None:
-                drops += ":old"
-            raw = self.client.hget(drops, doc_id)
-            if raw is None:
+        if fp is None:  # a record by the id's key, or by the id (earlier versions); in drops or drops:old
+            where = [(h, f) for f in (id_key(doc_id), doc_id) for h in (drops, drops + ":old")]
+            found = [(h, f, raw) for (h, f), raw in zip(where, (self.client.hget(h, f) for h, f in where)) if raw]
+            if not found:
                 return ""
-            pipe.hdel(drops, doc_id).hincrby(self.stats_key, "dropped", -1)
-            drop = json.loads(raw)
-            if drop.get("rule") == "sentences":
+            hash_, field, raw = found[0]
+            pipe.hdel(hash_, field).hincrby(self.stats_key, "dropped", -1)
+            rule, day = rule_and_day(raw)
+            if rule == "sentences":
                 pipe.hincrby(self.stats_key, "dropped:sentences", -1)
-            day = "drops:" + drop.get("time", "")[:10]  # the day it was counted under
+            day = "drops:" + day  # the day it was counted under
             if int(self.client.hget(self.stats_key, day) or 0) > 0:
                 pipe.hincrby(self.stats_key, day, -1)
             pipe.execute()

@@ -2,13 +2,17 @@
 --
 -- KEYS[1] ids hash, KEYS[2] docids hash, KEYS[3] drops hash (and <drops hash>:recent, the
 -- last RECENT_DROPS dropped ids, newest first), KEYS[4] stats hash (as decide.lua)
--- ARGV[1] time, ARGV[2] its day, ARGV[3] drop records before the drops hash becomes
--- drops:old (decide.lua's ARGV[8]); ARGV[4] the rows, one string, each: a code ('K' kept,
+-- ARGV[1] time (seconds since 1970), ARGV[2] its day, ARGV[3] drop records before the drops
+-- hash becomes drops:old (0: no limit); ARGV[4] the rows, one string, each: a code ('K' kept,
 -- 'D' dropped when decided, 'L' lost a claim to another worker, 'W' the same id being
 -- decided by another worker: nothing written, that worker records it); the 8-byte simhash;
 -- a byte 1 and the 8-byte simhash it duplicates, or a byte 0 when kept; the distance (a
 -- byte); the rule (a byte of length, then its name); the id's 8-byte key; the id (4 bytes
 -- of length, then its bytes).
+-- A drop record is filed under the dropped id's 8-byte key, 23 bytes as lua/drops.lua packs
+-- them: byte 3, the simhash, distance, rule (0 simhash, 1 sentences), the time (4 bytes)
+-- and the simhash it duplicates, which the ids hash names (earlier versions filed JSON
+-- records under the id).
 -- The names of the documents duplicated are read first, then the records written, so a
 -- drop can name a document of this batch that then lost its own claim.
 -- Counts 'claims_lost' in the stats hash: drops found only at the claim (a race with
@@ -45,6 +49,8 @@ for n, r in ipairs(rows) do
 end
 local kept, dropped, by_sentences, lost = 0, 0, 0, 0
 local rotate = tonumber(ARGV[3])
+local t = tonumber(ARGV[1])
+local when = char(math.floor(t / 16777216) % 256, math.floor(t / 65536) % 256, math.floor(t / 256) % 256, t % 256)
 local RECENT_DROPS = 10000  -- as decide.lua
 for n, r in ipairs(rows) do
   local code, id, fp, dist, rule = r.code, r.id, r.fp, r.dist, r.rule
@@ -64,9 +70,7 @@ for n, r in ipairs(rows) do
       lost = lost + 1
       if redis.call('HGET', KEYS[1], fp) == id then redis.call('HDEL', KEYS[1], fp) end
     end
-    redis.call('HSET', KEYS[3], id, cjson.encode({
-      simhash = string.format('%02x%02x%02x%02x%02x%02x%02x%02x', string.byte(fp, 1, 8)),
-      duplicate_of = name, distance = dist, time = ARGV[1], rule = rule }))
+    redis.call('HSET', KEYS[3], r.key, '\3' .. fp .. char(dist, rule == 'sentences' and 1 or 0) .. when .. r.dup)
     redis.call('LPUSH', KEYS[3] .. ':recent', id)
     dropped = dropped + 1
     if rotate > 0 and redis.call('HLEN', KEYS[3]) >= rotate then
