@@ -1,6 +1,6 @@
 import pytest
 
-from news_crawler.extraction.dates import han_date, parse_datetime, year_month
+from news_crawler.extraction.dates import dates_in, han_date, parse_datetime, year_month
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -97,8 +97,6 @@ def test_a_labelled_byline_under_the_story_beats_a_date_the_story_tells_of():
 
 
 def test_a_date_that_runs_past_the_end_of_the_region_read_is_read_whole():
-    from news_crawler.extraction.dates import dates_in
-
     text = "标题\n来源：澎湃新闻 作者：赵培 发布时间：2019-04-17 17:56\n责任编辑：赵培 2020-01-01"
     at = text.index("2019")
     for end in (at + 1, at + 9, at + 12):  # cut inside the day or the time
@@ -141,3 +139,11 @@ def test_a_byline_with_a_two_digit_year_gives_its_date_not_a_comments():
             f"<div>时间：19-03-01 10:23　来源：县农业局</div><div><p>{story}</p><p>{story}</p></div>"
             "<div class='comments'>网友 2019-03-02 18:22:10 说得好</div></body></html>")
     assert extract_article(page).published_at == "2019-03-01T10:23:00+08:00"
+
+
+def test_a_time_before_its_date_and_an_am_pm_after_a_chinese_style_date():
+    assert dates_in("发布：10:08 2019-03-01")[0][1:] == ("2019-03-01T10:08:00+08:00", True)
+    assert dates_in("2019-03-01 10:08 PM")[0][1] == "2019-03-01T22:08:00+08:00"
+    assert dates_in("2019-03-01 12:30 a.m.")[0][1] == "2019-03-01T00:30:00+08:00"
+    assert dates_in("2019-03-01 10:08 AMD")[0][1] == "2019-03-01T10:08:00+08:00"  # a word, not a half of the day
+    assert [d[1] for d in dates_in("比分 12:00\n2019-03-01 发布")] == ["2019-03-01"]  # another line's time is not its

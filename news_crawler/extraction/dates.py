@@ -10,13 +10,18 @@ SHANGHAI = timezone(timedelta(hours=8), "Asia/Shanghai")
 # 2022-02-13 07:48[:00], 2022/2/13 7:48, 2022.02.13, 2022年2月13日 07:48, 2022年02月13日07时48分,
 # 2022 02/13 07:48 (year and day in elements of their own, as xinhuanet's header prints them),
 # 2022年2月13日 7时8分 or 7点8分 (a one-digit minute only before 分),
-# 2022-02-13 下午3:05 (a half of the day before a 12-hour time)
+# 2022-02-13 下午3:05 (a half of the day before a 12-hour time), 2022-02-13 3:05 PM (after it)
 DATETIME = re.compile(
     r"(?<!\d)(?P<y>(?:19|20)\d\d)(?:\s*(?:[-/.]|年)\s*|\s+(?=(?:1[0-2]|0?[1-9])/))(?P<m>1[0-2]|0?[1-9])\s*(?:[-/.]|月)\s*"
     r"(?P<d>3[01]|[12]\d|0?[1-9])(?!\d)\s*日?"
     r"(?:\s*(?:T|星期.|周.)?\s*(?P<cn>上午|下午|中午|晚上|凌晨|早上)?\s*(?P<H>[01]?\d|2[0-3])\s*"
     r"(?::|时|点(?=\s*[0-5]?\d\s*分))\s*(?P<M>[0-5]\d|\d(?=\s*分))(?!\d)"
-    r"(?:\s*(?::|分)\s*(?P<S>[0-5]\d|\d(?=\s*秒))(?!\d))?)?"
+    r"(?:\s*(?::|分)\s*(?P<S>[0-5]\d|\d(?=\s*秒))(?!\d))?(?:\s*(?P<half>[AaPp]\.?[Mm]\.?)(?![A-Za-z]))?)?"
+)
+# "10:08 2019-03-01": a time of day before its date, on one line.
+TIME_FIRST = re.compile(
+    r"(?<![\d:])(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?[ \t\u3000\xa0]+"
+    r"(?P<y>(?:19|20)\d\d)\s*(?:[-/.]|年)\s*(?P<m>1[0-2]|0?[1-9])\s*(?:[-/.]|月)\s*(?P<d>3[01]|[12]\d|0?[1-9])(?![\d:])"
 )
 # 9/17/2004 5:54:13 AM: month first, as old ASP sites print it; only with AM/PM, which
 # tells it from a day-first date.
@@ -35,7 +40,7 @@ def iso_from_match(m: re.Match) -> str:
     if m["H"] is None:
         return datetime(y, mo, d).date().isoformat()
     hour = int(m["H"])
-    half = (m.groupdict().get("half") or "").upper()
+    half = (m.groupdict().get("half") or "").upper().replace(".", "")
     if half:
         hour = hour % 12 + (12 if half == "PM" else 0)
     cn = m.groupdict().get("cn")
@@ -50,7 +55,7 @@ def dates_in(text: str, start: int = 0, end: int | None = None) -> list[tuple[in
     would read as 2019-04-01). Impossible dates (2月30日) are skipped."""
     end = len(text) if end is None else end
     found = []
-    for pattern in (DATETIME, US_DATETIME):
+    for pattern in (DATETIME, US_DATETIME, TIME_FIRST):
         for m in pattern.finditer(text, start, min(len(text), end + 40)):
             if m.start() >= end:
                 break
