@@ -35,6 +35,8 @@ _AUTHOR_LABELS = [
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
     re.compile(rf"(?:^|[(（\[【\s])({_NAMES})\s*[/／]\s*文(?=$|[\s)）\]】])"),  # "张三/文"
+    # "通讯员 张三" the only credit (after a 记者 one, the reporter is the author)
+    re.compile(rf"(?:^|[(（\[【\s])通讯员(?:{_COLON}|[ \t\u3000]+)({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:[）)\]】]|报道|\n|$|{SEP}))"),
     # Blog and forum posts: "张三 发表于 2005-9-15", "本帖由张三于2005年...", "由张三张贴 @ 2005-...",
     # "... 22:36:13 by zhang".
     re.compile(rf"(?:^|\s)({_NAMES}|{_HANDLE})\s*发表于\s*[:：]?{_DATE_AHEAD}"),
@@ -46,8 +48,8 @@ _AUTHOR_LABELS = [
                rf"(?:[）)]\s*(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
     _ISSUER,
 ]
-_CREDITS = 6  # the labels above that credit a writer (作者, 记者, 文/, /文): above the story they come first
-_EDITOR_AS_AUTHOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|\s+)({_NAMES})")
+_CREDITS = 7  # the labels above that credit a writer (作者, 记者, 文/, /文, 通讯员): above the story they come first
+_EDITOR_AS_AUTHOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|[ \t\u3000]+)({_NAMES})")  # not into the next line
 # The line under a headline that is only a name, an account or "name/outlet": "石佳/中国青年报",
 # a self-media account "加拿大必读", "华夏人文 2020-03-09 18:14:21".
 _ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
