@@ -19,12 +19,15 @@ _NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上�
                   r"返回[^\s，,]{1,8}[，,]?\s*查看更多)")
 _TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返回|顶部|大|中|小|字号|邀请|举报|点赞|转发|评论|复制链接|打赏|"
                     r"微信|微博|QQ空间|QQ好友|扫一扫|微信扫一扫|扫一扫分享|展开全文|打开APP阅读全文|阅读原文|举报/反馈|反馈|"
-                    r"关注公众号|长按二维码关注|长按识别二维码)\s*[】\]]?\s*)+$")
+                    r"关注公众号|关注我们|长按二维码关注|长按识别二维码)\s*[】\]]?\s*)+$")
 # Notices that are no part of the story: the original's link, a picture's credit, a video's
-# placeholder, a wire story's end mark, "see more".
+# placeholder, a wire story's end mark ((完), END), "see more", a gallery's "next picture", an
+# account's name, a reprint's takedown notice.
 _NOTICE = re.compile(r"^(?:原文链接\s*[:：]|图片来源\s*[:：]|图源\s*[:：]|[（(【\[]?\s*图片来(?:源|自)于?网络\s*[）)】\]]?$|"
                      r"视频加载中|[（(【\[]\s*完\s*[）)】\]]$|(?:点击)?查看更多[^，,。！？]{0,8}$|更多精彩(?:内容)?(?:请|敬请)?关注[^，,。！？]{0,12}$|"
-                     r"本文来(?:源|自)于?网络.{0,20}侵权|(?:广告|广告位|推广|AD|Advertisement)$)")
+                     r"本文来(?:源|自)于?网络.{0,20}侵权|(?:广告|广告位|推广|AD|Advertisement)$|[-—\s]*END[-—\s]*$|"
+                     r"点击(?:图片|查看)?(?:进入下一页|查看大图|看大图)$|(?:微信号|公众号|微信公众号)\s*[:：]\s*\S{2,30}$|"
+                     r".{0,30}(?:如有|若有|如涉及|若涉及)侵权.{0,16}(?:联系|删除).{0,12}$)")
 # "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
 _CREDIT_LINE = re.compile(r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*[\u4e00-\u9fa5·]{2,4}"
                           r"(?:[\s\u3000、]+(?:(?:记者|通讯员|实习生)[\s\u3000]*)?[\u4e00-\u9fa5·]{2,4}){0,4}$")
@@ -46,6 +49,8 @@ _DATED_BYLINE = re.compile(r"^[\d\s:./年月日-]{8,}(?:更新|发布|发表)?\s
 # "（来源：现代快报）“爸爸妈妈……": a credit glued before the story's first sentence; it goes, the
 # sentence stays.
 _LEADING_CREDIT = re.compile(r"^\s*[（(]\s*(?:来源|作者|记者|编辑|图|摄影)\s*[:：][^（）()\n]{1,20}[）)]\s*(?=\S)")
+# "（编辑 李明）": an editor's credit in brackets, a line of its own.
+_EDITOR_BRACKETED = re.compile(r"^[（(\[【]\s*(?:责任编辑|责编|编辑)[\s:：]+[\u4e00-\u9fa5·]{2,4}(?:[\s、][\u4e00-\u9fa5·]{2,4}){0,2}\s*[）)\]】]$")
 _TRAILING_EDITOR = re.compile(r"\s*[（(\[【]\s*(?:(?:责任编辑|责编)(?:\s*[:：]|\s+)|编辑\s*[:：])[^）)\]】\n]{1,30}[）)\]】]\s*$")
 _EDITOR_LINE = re.compile(r"^(?:责任编辑|责编)[ \t\u3000]+[\u4e00-\u9fa5·]{2,8}(?:[ \t\u3000]+[\u4e00-\u9fa5·]{2,4}){0,2}$")
 # Lines after which nothing is the story's, when they stand in the body's second half: a
@@ -86,7 +91,7 @@ def is_chrome(line: str, title: str = "") -> bool:
     if len(line) > CHROME_MAX_CHARS:
         return False
     return bool(same_headline(line, title) or _BYLINE.match(line) or _DATED_BYLINE.match(line) or _NAV.match(line)
-                or _TOOLS.match(line) or _NOTICE.match(line) or _EDITOR_LINE.match(line))
+                or _TOOLS.match(line) or _NOTICE.match(line) or _EDITOR_LINE.match(line) or _EDITOR_BRACKETED.match(line))
 
 
 def strip_chrome(body: str, title: str = "") -> str:
