@@ -1,103 +1,155 @@
-"""Spread index (``spread_store.py``), phase C: the documents a worker decided to keep claim
-their places. Their ids are registered first (so a worker that loses to one of them can name
-it); then the four block tables and the sentence table are claimed at once, one atomic
-check-and-insert a table on its own master. Two near-duplicates share a table: there the
-later claim finds the earlier and loses. Should each lose in a different table, both go:
-the record step then finds one of them named by the other's drop yet gone, and decides it
-again (``finish.lua``), so one of them is kept. A loser's entries are taken back."""
+"""Spread index (``spread_store.py``): the tables read and claimed at once. Every document
+of a batch is checked and inserted in each block table and in the sentence table by one
+atomic script a table (``spread/claim_table.lua``, ``spread/claim_sentences.lua``), all
+masters at once: a script reports the entries near each document as the table was when the
+call began, and inserts the document's entry only where it finds none (a document near one
+kept, or being kept by another worker, is never kept). What they report becomes a
+``MemoryStore`` that decides the batch exactly as one Lua call on one server would; the
+entries of the documents it drops are then taken back. Two near-duplicates share a block
+table, where the call that comes second finds the first one's entry: never are both kept."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Document
-from news_crawler.index.spread_read import run_scripts, sized
+from news_crawler.index.memory import MemoryStore
+from news_crawler.index.spread_read import run_scripts
 
-# ARGV[1] per document: its 8-byte simhash, 4 bytes of length, its id. REGISTER registers
-# each simhash not registered yet and returns per document 4 bytes of length and the id
-# registered before ('' when none); UNREGISTER removes each registration still this id's.
-_EACH = ("local byte, sub, char, blob, p = string.byte, string.sub, string.char, ARGV[1], 1 "
-         "local function each(f) while p <= #blob do local b1, b2, b3, b4 = byte(blob, p + 8, p + 11) "
-         "local n = ((b1 * 256 + b2) * 256 + b3) * 256 + b4 f(sub(blob, p, p + 7), sub(blob, p + 12, p + 11 + n)) "
-         "p = p + 12 + n end end ")
-REGISTER = _EACH + ("local out = {} each(function(fp, id) local had = redis.call('HGET', KEYS[1], fp) or '' "
-                    "if had == '' then redis.call('HSET', KEYS[1], fp, id) end local m = #had "
-                    "out[#out + 1] = char(math.floor(m / 16777216), math.floor(m / 65536) % 256, "
-                    "math.floor(m / 256) % 256, m % 256) .. had end) return table.concat(out)")
-UNREGISTER = _EACH + ("each(function(fp, id) if redis.call('HGET', KEYS[1], fp) == id then "
-                      "redis.call('HDEL', KEYS[1], fp) end end) return 0")
-Lost = dict[str, tuple[int, int, str]]  # id -> (the simhash it lost to, distance, rule)
+SENTENCE_TABLE = 4  # in ``Claimed.placed``, after the block tables 0..3
 
 
-def claim(store: Any, keep: list[Document], dead: dict[int, list[int]], versions: dict[str, bytes]
-          ) -> tuple[Lost, set[str]]:
-    """Claim every table for ``keep``: the documents that lost, and the ids another worker is
-    deciding at this moment (it records them)."""
-    if not keep:
-        return {}, set()
-    # A simhash registered already is another document's: under the same id, another worker
-    # is deciding it (its record is waited for); under another id, this one is its copy at
-    # distance 0 and claims nothing.
-    had = sized(store.client.eval(REGISTER, 1, store.id_prefix + "ids", registrations(keep)))
-    elsewhere = {d.id for d, h in zip(keep, had) if h and h.decode() == d.id}
-    lost: Lost = {d.id: (d.simhash, 0, "simhash") for d, h in zip(keep, had) if h and h.decode() != d.id}
-    keep = [d for d in keep if d.id not in elsewhere and d.id not in lost]
-    if not keep:
-        return lost, elsewhere
-    fps = b"".join(d.simhash.to_bytes(8, "big") for d in keep)
-    calls = [(store.scripts["claim_table"], [store.version_key(f"t{t}")],
-              [store.bucket_key(t, 0)[:-4], t, store.max_distance, versions[f"t{t}"], fps]) for t in range(4)]
+class Claimed(NamedTuple):
+    view: MemoryStore  # the entries reported, ready to decide the batch
+    names: dict[str, int]  # the view's placeholder names of kept documents ("\0<hex>") -> simhash
+    placed: dict[str, list[int]]  # per id, the tables its entries were inserted in
+    beside: list[Any]  # the replies of the calls sent beside the claims
+
+
+def claim(store: Any, docs: list[Document], check_kept: bool = False,
+          beside: Sequence[tuple[Any, list[str], list[Any]]] = ()) -> Claimed:
+    """Read and claim every table for ``docs`` (distinct ids), and send the ``beside`` calls
+    in the same round. With ``check_kept`` (a batch decided again), sentence entries are
+    inserted whatever they meet, and those they meet are checked to name documents still
+    kept (forgetting leaves a document's sentence entries behind)."""
     rule = store.sentence_rule
-    signed = [d for d in keep if rule and len(d.sentences) >= rule.match]
+    signed = [d for d in docs if rule and len(d.sentences) >= rule.match]
+    fps = b"".join(d.simhash.to_bytes(8, "big") for d in docs)
+    calls = [(store.scripts["claim_table"], [store.slot_key(f"t{t}")],
+              [store.bucket_key(t, 0)[:-4], t, store.max_distance, fps]) for t in range(4)]
     if signed:
-        args: list[Any] = ["{%s}:" % store.tags["s"], rule.match, rule.max_distance, rule.length_slack,
-                           versions.get("s", b"0")]
         packed = []
         for d in signed:
-            skip = {fp for k in d.sentences for fp in dead.get(k, ())}
             packed += [d.simhash.to_bytes(8, "big"), bytes([len(d.sentences)]),
-                       b"".join(k.to_bytes(3, "big") for k in d.sentences), bytes([d.length]),
-                       len(skip).to_bytes(2, "big"), b"".join(fp.to_bytes(8, "big") for fp in skip)]
-        args.append(b"".join(packed))
-        calls.append((store.scripts["claim_sentences"], [store.version_key("s")], args))
-    answers = run_scripts(store.client, calls)
-    claimed: dict[str, list[int]] = {}  # tables each document holds entries in (4: the sentence table)
-    for t, reply in enumerate(answers):
-        rule_name = "sentences" if t == 4 else "simhash"
-        for d, other in zip(signed if t == 4 else keep, lost_to(reply)):
-            if other is None:
-                claimed.setdefault(d.id, []).append(t)
-            elif d.id not in lost:  # the tables come before the sentence table: a simhash match names it
-                lost[d.id] = (other, bin(other ^ d.simhash).count("1"), rule_name)
-    take_back(store, [d for d in keep if d.id in lost], claimed)
-    return lost, elsewhere
+                       b"".join(k.to_bytes(3, "big") for k in d.sentences), bytes([d.length])]
+        calls.append((store.scripts["claim_sentences"], [store.slot_key("s")],
+                      [store.sentence_bucket_key(0)[:-5], rule.match, rule.max_distance, rule.length_slack,
+                       "1" if check_kept else "0", b"".join(packed)]))
+    n_claims = len(calls)
+    replies = run_scripts(store.client, [*calls, *beside])
+    placed: dict[str, list[int]] = {d.id: [] for d in docs}
+    tables = _table_entries(docs, replies[:4], placed)
+    sentences = _sentence_entries(signed, replies[4], placed) if signed else {}
+    kept = {fp for entries in tables.values() for fp in entries.values()}
+    maybe = list({fp for entries in sentences.values() for fp, _ in entries.values()} - kept)
+    if check_kept and maybe:
+        live = store.client.hmget(store.id_prefix + "ids", [fp.to_bytes(8, "big") for fp in maybe])
+        kept |= {fp for fp, i in zip(maybe, live) if i is not None}
+    else:
+        kept.update(maybe)
+    names = {f"\0{fp:016x}": fp for fp in kept}
+    view = MemoryStore(store.max_distance, rule)
+    view.preload({k: [v[p] for p in sorted(v)] for k, v in tables.items()},
+                 {k: [v[p] for p in sorted(v)] for k, v in sentences.items()},
+                 {fp: name for name, fp in names.items()})
+    return Claimed(view, names, placed, replies[n_claims:])
 
 
-def take_back(store: Any, losers: list[Document], claimed: dict[str, list[int]]) -> None:
-    """Take the losers' entries out of the tables they had claimed."""
+def _table_entries(docs: list[Document], replies: list[bytes], placed: dict[str, list[int]]
+                   ) -> dict[tuple[int, int], dict[int, int]]:
+    """Per (table, block), the simhashes reported by their place in the bucket."""
+    tables: dict[tuple[int, int], dict[int, int]] = {}
+    for t, reply in enumerate(replies):
+        low_bits = 48 - 16 * t  # an entry is the simhash without block t: the bits below it stay
+        low_mask = (1 << low_bits) - 1
+        p = 0
+        for d in docs:
+            n = (reply[p] << 8) | reply[p + 1]
+            p += 2
+            if not n:
+                placed[d.id].append(t)
+                continue
+            b = (d.simhash >> (48 - 16 * t)) & 0xFFFF
+            bucket = tables.setdefault((t, b), {})
+            middle = b << low_bits
+            for q in range(p, p + 9 * n, 9):
+                v = int.from_bytes(reply[q + 3 : q + 9], "big")
+                bucket[int.from_bytes(reply[q : q + 3], "big")] = (
+                    ((v >> low_bits) << (low_bits + 16)) | middle | (v & low_mask))
+            p += 9 * n
+    return tables
+
+
+def _sentence_entries(signed: list[Document], reply: bytes, placed: dict[str, list[int]]
+                      ) -> dict[int, dict[int, tuple[int, int]]]:
+    """Per sentence key, the (simhash, length code) entries reported by their place in the bucket."""
+    sentences: dict[int, dict[int, tuple[int, int]]] = {}
+    p = 0
+    for d in signed:
+        if reply[p]:
+            placed[d.id].append(SENTENCE_TABLE)
+        groups = reply[p + 1]
+        p += 2
+        for _ in range(groups):
+            key = d.sentences[reply[p] - 1]
+            n = (reply[p + 1] << 8) | reply[p + 2]
+            p += 3
+            found = sentences.setdefault(key, {})
+            for q in range(p, p + 12 * n, 12):
+                found[int.from_bytes(reply[q : q + 3], "big")] = (int.from_bytes(reply[q + 3 : q + 11], "big"), reply[q + 11])
+            p += 12 * n
+    return sentences
+
+
+def take_back_calls(store: Any, losers: list[Document], placed: dict[str, list[int]]) -> list[tuple[Any, list, list]]:
+    """The calls that take the losers' entries out of the tables they were inserted in."""
+    calls = []
     for t in range(5):
         pairs: list[Any] = []
         for d in losers:
-            if t not in claimed.get(d.id, ()):
+            if t not in placed.get(d.id, ()):
                 continue
             raw = d.simhash.to_bytes(8, "big")
-            if t < 4:
+            if t < SENTENCE_TABLE:
                 pairs += [store.bucket_key(t, blocks(d.simhash)[t]), raw[: 2 * t] + raw[2 * t + 2 :]]
             else:
                 for k in d.sentences:
                     pairs += [store.sentence_bucket_key(k), bytes([k & 0xFF]) + raw + bytes([d.length])]
         if pairs:
-            store.scripts["remove"](keys=[store.version_key(f"t{t}" if t < 4 else "s")],
-                                    args=[6 if t < 4 else 10, *pairs])
+            calls.append((store.scripts["remove"], [store.slot_key(f"t{t}" if t < 4 else "s")],
+                          [6 if t < SENTENCE_TABLE else 10, *pairs]))
+    return calls
 
 
 def undo(store: Any, docs: list[Document]) -> None:
     """What a worker that died between its claims and its record left of ``docs``: their
-    entries in every table and their ids registered under their simhashes, taken out, so
-    that they can be decided afresh."""
-    take_back(store, docs, {d.id: [0, 1, 2, 3, 4] for d in docs})
-    store.client.eval(UNREGISTER, 1, store.id_prefix + "ids", registrations(docs))
+    entries in every table and their registrations (the begun hash), taken out, so that
+    they can be decided afresh."""
+    calls = take_back_calls(store, docs, {d.id: [0, 1, 2, 3, SENTENCE_TABLE] for d in docs})
+    if calls:
+        run_scripts(store.client, calls)
+    store.client.eval(UNREGISTER, 1, store.id_prefix + "begun", registrations(docs))
+
+
+# ARGV[1] per document: its 8-byte simhash, 4 bytes of length, its id. Removes each
+# registration still this id's.
+UNREGISTER = ("local byte, sub, blob, p = string.byte, string.sub, ARGV[1], 1 "
+              "while p <= #blob do local b1, b2, b3, b4 = byte(blob, p + 8, p + 11) "
+              "local n = ((b1 * 256 + b2) * 256 + b3) * 256 + b4 local fp, id = sub(blob, p, p + 7), "
+              "sub(blob, p + 12, p + 11 + n) if redis.call('HGET', KEYS[1], fp) == id then "
+              "redis.call('HDEL', KEYS[1], fp) end p = p + 12 + n end return 0")
 
 
 def registrations(docs: list[Document]) -> bytes:
@@ -106,17 +158,3 @@ def registrations(docs: list[Document]) -> bytes:
         raw = d.id.encode()
         out += [d.simhash.to_bytes(8, "big"), len(raw).to_bytes(4, "big"), raw]
     return b"".join(out)
-
-
-def lost_to(answers: bytes) -> list[int | None]:
-    """A claim's answers: per document None (inserted) or the simhash it lost to."""
-    out: list[int | None] = []
-    p = 0
-    while p < len(answers):
-        if answers[p]:
-            out.append(int.from_bytes(answers[p + 1 : p + 9], "big"))
-            p += 9
-        else:
-            out.append(None)
-            p += 1
-    return out

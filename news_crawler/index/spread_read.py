@@ -1,7 +1,7 @@
-"""Spread index (``spread_store.py``): where its tables live, and its reads. A batch is read
-in one round: each table's entries near the batch's documents and the decisions recorded
-before for its ids, one script call a slot, every master at once. What is read becomes a
-``MemoryStore`` that then decides the batch exactly as one Lua call on one server would."""
+"""Spread index (``spread_store.py``): where its keys live, how its scripts reach the
+masters (one pipeline, each call to its master, all at once), and the decisions recorded
+before for a batch's ids, read when the batch begins, the others' simhashes registered then.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ from typing import Any, NamedTuple
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 from redis.exceptions import NoScriptError
 
-from news_crawler.fingerprint.simhash64 import blocks, from_hex
+from news_crawler.fingerprint.simhash64 import from_hex
 from news_crawler.index.base import Decision, Document, id_key
 from news_crawler.index.drop_records import compact_records
-from news_crawler.index.memory import MemoryStore
 
 ROLES = ("t0", "t1", "t2", "t3", "s", "ids")
 _SIXTH = {"t0": 0, "t3": 1, "t1": 2, "s": 3, "t2": 4, "ids": 5}  # three masters: two tables each, or a table and ids
@@ -30,101 +29,70 @@ def role_tag(namespace: str, role: str) -> str:
     raise RuntimeError(f"no hash tag found for {namespace} {role}")  # not reached: about 1 in 6 fits
 
 
-class BatchView(NamedTuple):
+class Begun(NamedTuple):
     earlier: dict[str, Decision]  # the ids decided before
-    view: MemoryStore  # what could decide the others
-    names: dict[str, int]  # the view's placeholder names of kept documents ("\0<hex>") -> simhash
-    dead: dict[int, list[int]]  # per sentence key, simhashes of forgotten documents found there
-    versions: dict[str, bytes]  # each table's version when it was read
+    elsewhere: set[str]  # ids another worker is deciding at this moment (it records them)
+    copies: set[str]  # ids whose simhash another id registered first: its copies at distance 0
 
 
-def read_batch(store: Any, docs: Sequence[Document]) -> BatchView:
-    """What decides ``docs``: the entries near them (the rest can change no decision) and
-    the decisions recorded before for their ids."""
-    rule = store.sentence_rule
-    fps = b"".join(d.simhash.to_bytes(8, "big") for d in docs)
-    calls = [(store.scripts["decided"], decided_keys(store), decided_args(store, [d.id for d in docs]))]
-    calls += [(store.scripts["near"], [store.version_key(f"t{t}")], [store.bucket_key(t, 0)[:-4], t, store.max_distance, fps])
-              for t in range(4)]
-    signed = [d for d in docs if rule and len(d.sentences) >= rule.match]
-    if signed:
-        recs = sorted(k.to_bytes(3, "big") + d.simhash.to_bytes(8, "big") + bytes([d.length])
-                      for d in signed for k in d.sentences)
-        calls.append((store.scripts["near_sentences"], [store.version_key("s")],
-                      [store.sentence_bucket_key(0)[:-5], rule.max_distance, rule.length_slack, b"".join(recs)]))
-    replies = run_scripts(store.client, calls)
-    earlier = parse_decided([d.id for d in docs], replies[0])
-    versions = {f"t{t}": replies[1 + t][0] for t in range(4)}
-    tables: dict[tuple[int, int], list[int]] = {}
-    split = [blocks(d.simhash) for d in docs]
-    for t in range(4):
-        low_bits = 48 - 16 * t  # an entry is the simhash without block t: the bits below it stay
-        low_mask = (1 << low_bits) - 1
-        for b, entries in zip(dict.fromkeys(s[t] for s in split), _counted(replies[1 + t][1], 6)):
-            if entries:
-                middle = b << low_bits
-                tables[(t, b)] = [((v >> low_bits) << (low_bits + 16)) | middle | (v & low_mask)
-                                  for v in (int.from_bytes(e, "big") for e in entries)]
-    sentences: dict[int, list[tuple[int, int]]] = {}
-    if signed:
-        versions["s"] = replies[5][0]
-        keys = dict.fromkeys(sorted(k for d in signed for k in d.sentences))
-        for k, entries in zip(keys, _counted(replies[5][1], 9)):
-            if entries:
-                sentences[k] = [(int.from_bytes(e[:8], "big"), e[8]) for e in entries]
-    kept = {fp for fps_ in tables.values() for fp in fps_}
-    maybe = list({fp for entries in sentences.values() for fp, _ in entries} - kept)
-    if maybe:  # sentence entries of forgotten documents name no kept simhash: skip them
-        live = store.client.hmget(store.id_prefix + "ids", [fp.to_bytes(8, "big") for fp in maybe])
-        kept |= {fp for fp, i in zip(maybe, live) if i is not None}
-    names = {f"\0{fp:016x}": fp for fp in kept}
-    view = MemoryStore(store.max_distance, rule)
-    view.preload(tables, sentences, {fp: name for name, fp in names.items()})
-    dead = {k: [fp for fp, _ in v if fp not in kept] for k, v in sentences.items()}
-    return BatchView(earlier, view, names, dead, versions)
+def begin(store: Any, docs: Sequence[Document]) -> Begun:
+    """The decisions recorded before for ``docs`` (one a distinct id), and the others'
+    simhashes registered under their ids (``spread/decided.lua``)."""
+    return begun_from(docs, run_scripts(store.client, [begin_call(store, docs)])[0])
 
 
-def _counted(blob: bytes, size: int) -> list[list[bytes]]:
-    """Groups of ``size``-byte entries, each group a 2-byte count and its entries."""
-    out: list[list[bytes]] = []
-    p, end, none = 0, len(blob), []
-    while p < end:
-        n = (blob[p] << 8) | blob[p + 1]
-        p += 2
-        if n:
-            out.append([blob[q : q + size] for q in range(p, p + n * size, size)])
-            p += n * size
-        else:
-            out.append(none)
-    return out
+def begin_call(store: Any, docs: Sequence[Document]) -> tuple[Any, list[str], list[Any]]:
+    """The call of ``begin``, to send beside others."""
+    return store.scripts["decided"], decided_keys(store), decided_args(store, docs, register=True)
+
+
+def begun_from(docs: Sequence[Document], reply: bytes) -> Begun:
+    answers = sized(reply)
+    return Begun(parse_decided([d.id for d in docs], reply), {d.id for d, a in zip(docs, answers) if a == b"W"},
+                 {d.id for d, a in zip(docs, answers) if a == b"L"})
 
 
 def run_scripts(client: Any, calls: list[tuple[Any, list[str], list[Any]]]) -> list[Any]:
     """``script(keys=keys, args=args)`` of every call in one pipeline: a cluster client
-    sends each master its calls at once, and they run side by side."""
+    sends each master its calls at once, and they run side by side. A call refused because
+    its master lost its scripts (restarted, or flushed) is sent again once they are loaded;
+    the calls that ran are not run twice."""
+    replies: list[Any] = [None] * len(calls)
+    todo = list(range(len(calls)))
     for _ in range(2):
         pipe = client.pipeline(transaction=False)
-        for script, keys, args in calls:  # the node named: else the client asks a server where the keys are
+        for i in todo:  # the node named: else the client asks a server where the keys are
+            script, keys, args = calls[i]
             pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args,
                                  target_nodes=client.get_node_from_key(keys[0]))
-        try:
-            return pipe.execute()
-        except NoScriptError:  # a master restarted or its scripts were flushed: load them again
-            for script in {id(s): s for s, _, _ in calls}.values():
-                client.script_load(script.script)
+        failed = []
+        for i, reply in zip(todo, pipe.execute(raise_on_error=False)):
+            if isinstance(reply, NoScriptError):
+                failed.append(i)
+            elif isinstance(reply, Exception):
+                raise reply
+            else:
+                replies[i] = reply
+        if not failed:
+            return replies
+        for script in {id(calls[i][0]): calls[i][0] for i in failed}.values():
+            client.script_load(script.script)
+        todo = failed
     raise RuntimeError("the index's scripts could not be loaded on every master")
 
 
 def decided_keys(store: Any) -> list[str]:
-    return [store.id_prefix + k for k in ("docids", "ids", "docs", "drops", "drops:old")]
+    return [store.id_prefix + k for k in ("docids", "ids", "docs", "drops", "drops:old", "begun")]
 
 
-def decided_args(store: Any, ids: list[str]) -> list[Any]:
+def decided_args(store: Any, docs: Sequence[Document | str], register: bool = False) -> list[Any]:
+    """Per id its key, simhash (zeros for a bare id) and the id itself, one string."""
     packed = []
-    for doc_id in ids:
+    for doc in docs:
+        doc_id, fp = (doc, 0) if isinstance(doc, str) else (doc.id, doc.simhash)
         raw = doc_id.encode()
-        packed += [id_key(doc_id), len(raw).to_bytes(4, "big"), raw]
-    return ["1" if store.legacy_docs else "0", b"".join(packed)]
+        packed += [id_key(doc_id), fp.to_bytes(8, "big"), len(raw).to_bytes(4, "big"), raw]
+    return ["1" if store.legacy_docs else "0", b"".join(packed), "1" if register else "0"]
 
 
 def sized(blob: bytes) -> list[bytes]:

@@ -2,24 +2,28 @@
 
 Each block table, the sentence table and the id hashes live in hash slots of their own,
 chosen to fall in different sixths of the slot range (so an evenly split cluster of three
-masters holds two of them each). A batch is decided in four steps:
+masters holds two of them each). A batch is decided in three round trips:
 
-1. Read (``spread_read.py``): the entries of each table near the batch's documents, and the
-   records of ids decided before; one call a slot, all masters at once.
-2. Decide: on what was read, exactly as one Lua call on one server would (``MemoryStore``
-   preloaded with it), so a lone writer gets the standalone server's answers.
-3. Claim (``spread_claim.py``): the documents to keep register their id (one already
-   registered under the same simhash is another worker's to decide: its record is waited
-   for; if none comes, that worker died, and what it left is taken out and the document
-   decided here), then claim the four tables at once and the sentence table after them, one atomic
-   check-and-insert a table, which finds what other workers kept since step 1 or inserts
-   (unscanned when the table's version says nothing was written since). Near-duplicates
-   share some table; there the later claim finds the earlier and loses, and its entries go.
-4. Record: kept documents, drops (named by the id of what they duplicate), counts. A drop
-   whose duplicate lost its own claim meanwhile is decided again.
+1. Begin (``spread_read.py``, on the ids' master, in the round of the batch before's
+   claims): the decisions recorded before for its ids; the others' simhashes registered
+   under their ids in the begun hash. A simhash kept under another id makes this one its
+   copy at distance 0; the same id begun or kept is another worker's to decide at this
+   moment: its record is waited for (if none comes, that worker died, and what it left is
+   taken out and the document decided here).
+2. Claim (``spread_claim.py``): the four block tables and the sentence table read and
+   claimed at once, one atomic check-and-insert a table, all masters side by side. Then the
+   batch is decided on what they report, exactly as one Lua call on one server would
+   (``MemoryStore``), so a lone writer gets the standalone server's answers. Near-duplicates
+   share some table; there the later call finds the earlier one's entry, so never are two
+   kept.
+3. Record (``spread/finish.lua``) beside taking back the entries of what was dropped: kept
+   documents (their registration moved to the ids hash), drops (named by the id of what
+   they duplicate), counts. A drop whose duplicate is gone meanwhile (another worker
+   dropped it, or it was forgotten) is decided again; one whose duplicate another worker
+   is still deciding waits for that worker's record first, so a drop always names a kept
+   document.
 
-Three near-duplicates decided at one moment can leave one dropped as a copy of one that
-lost its own claim. Retention generations are not supported here.
+Retention generations are not supported here.
 """
 from __future__ import annotations
 
@@ -29,15 +33,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from news_crawler.fingerprint.simhash64 import blocks
-from news_crawler.index.base import Decision, Document, id_key
-from news_crawler.index.drop_records import rule_and_day
+from news_crawler.index.base import Decision, Document, Item, as_documents, check_document
 from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.scripts import lua
-from news_crawler.index.spread_claim import claim, undo
-from news_crawler.index.spread_read import ROLES, BatchView, read_batch, read_decided, role_tag
+from news_crawler.index.spread_claim import claim, take_back_calls, undo
+from news_crawler.index.spread_read import (ROLES, Begun, begin, begin_call, begun_from, read_decided, role_tag,
+                                            run_scripts)
+from news_crawler.index.spread_record import Row, decision_rows, finish_call, finished, forget
 
-_WITH_COMMON = ("near", "near_sentences", "claim_table", "claim_sentences")  # they use lua/common.lua
+_WITH_COMMON = ("claim_table", "claim_sentences")  # they use lua/common.lua
 _ALONE = ("decided", "remove", "finish")
 logger = logging.getLogger(__name__)
 WAIT_SECONDS = 10.0  # for another worker deciding the same id (see _settled)
@@ -78,46 +82,91 @@ class SpreadStore(RedisStore):
     def sentence_buckets(self, key: int, prefix: str) -> list[tuple[str, int]]:
         return [(self.sentence_bucket_key(key), 8)]  # entries name the whole simhash
 
-    def version_key(self, role: str) -> str:
-        """Raised by every write to the table of ``role`` ("t0".."t3", "s"): a claim that finds
-        the version it read knows the table is as it read it."""
+    def slot_key(self, role: str) -> str:
+        """A key in the slot of ``role`` ("t0".."t3", "s"), naming it to a script that builds
+        its bucket keys itself."""
         return "{%s}:v" % self.tags[role]
 
     # Deciding -----------------------------------------------------------------------------
 
+    def decide_many(self, items: Sequence[Item]) -> list[Decision]:
+        """Batch by batch, each next batch begun (``spread_read.begin``) in the round of this
+        one's claims, on the ids' master while the tables' masters claim."""
+        docs = as_documents(items)
+        for doc in docs:  # before any batch is decided: all or nothing
+            check_document(doc)
+        batches = [docs[start : start + self.batch_size] for start in range(0, len(docs), self.batch_size)]
+        out: list[Decision] = []
+        begun = None
+        for n, batch in enumerate(batches):
+            decided, begun = self._decide_round(batch, begun=begun, upcoming=batches[n + 1] if n + 1 < len(batches) else ())
+            out.extend(decided)
+        return out
+
     def _decide_batch(self, docs: Sequence[Document], attempt: int = 0) -> list[Decision]:
-        read = self._read_batch(docs)
-        earlier = read.earlier
+        return self._decide_round(docs, attempt)[0]
+
+    def _decide_round(self, docs: Sequence[Document], attempt: int = 0, begun: tuple[list[Document], Begun] | None = None,
+                upcoming: Sequence[Document] = ()) -> tuple[list[Decision], tuple[list[Document], Begun] | None]:
+        """The decisions of ``docs`` and, when ``upcoming`` is given, that batch begun: those
+        of its documents whose id is not in this batch (the others are begun in their turn).
+        ``begun``: this batch's documents begun so, in the round of the batch before."""
         first: dict[str, Document] = {}
         for d in docs:
-            if d.id not in earlier:
-                first.setdefault(d.id, d)
-        fresh = list(first.values())
-        local = read.view.decide_many(fresh)
-        names = read.names
-        lost, elsewhere = claim(self, [d for d, dec in zip(fresh, local) if dec.kept], read.dead, read.versions)
-        rows = []
-        for doc, dec in zip(fresh, local):
-            if doc.id in elsewhere:  # another worker is deciding this id: it records the decision
-                rows.append(("W", doc, None, 0, ""))
-            elif doc.id in lost:
-                rows.append(("L", doc, *lost[doc.id]))
-            elif dec.kept:
-                rows.append(("K", doc, None, 0, ""))
-            else:  # a placeholder name (read from the tables) or an id of this batch
-                dup = names[dec.duplicate_of] if dec.duplicate_of in names else first[dec.duplicate_of].simhash
-                rows.append(("D", doc, dup, dec.distance, dec.rule))
-        decided = {}
+            first.setdefault(d.id, d)
+        begun = self._begun(first, begun)
+        ahead: dict[str, Document] = {}  # in order of first occurrence, as ``first``: registrations go in that order
+        for d in upcoming:
+            if d.id not in first:
+                ahead.setdefault(d.id, d)
+        earlier = begun.earlier
+        fresh = [d for d in first.values() if d.id not in earlier and d.id not in begun.elsewhere
+                 and d.id not in begun.copies]
+        beside = [begin_call(self, list(ahead.values()))] if ahead else []
+        claimed = claim(self, fresh, check_kept=attempt > 0, beside=beside) if fresh else None
+        if ahead:
+            replies = claimed.beside if claimed else run_scripts(self.client, beside)
+            next_begun = (list(ahead.values()), begun_from(list(ahead.values()), replies[0]))
+        else:
+            next_begun = None
+        local = dict(zip((d.id for d in fresh), claimed.view.decide_many(fresh))) if claimed else {}
+        rows = decision_rows(first, begun, local, claimed.names if claimed else {})
+        losers = [d for d in fresh if not local[d.id].kept]
+        recorded = self._record(rows, take_back_calls(self, losers, claimed.placed) if losers else [])
+        decided = self._settle(rows, recorded, first, attempt)
+        out, answered = [], set()
+        for doc in docs:
+            if doc.id in earlier:
+                out.append(earlier[doc.id])
+            elif doc.id not in answered:
+                out.append(decided[doc.id])
+                answered.add(doc.id)  # a later occurrence of the id is a replay of this one
+            else:
+                out.append(self._as_replay(decided[doc.id]))
+        return out, next_begun
+
+    def _settle(self, rows: list[Row], recorded: list[tuple[str, int]], first: dict[str, Document],
+                attempt: int) -> dict[str, Decision]:
+        """The decisions of the rows recorded; those the record could not settle (another
+        worker deciding the same id or what one duplicates, or a duplicate gone) waited for
+        or decided again."""
+        decided: dict[str, Decision] = {}
         waiting, again = [], []
-        for (code, doc, _, dist, rule), (name, replay) in zip(rows, self._record(rows)):
-            if replay == 2:  # what it duplicates lost its own claim meanwhile: decide it again
+        undecided: dict[int, list[Document]] = {}
+        for (code, doc, dup, dist, rule), (name, replay) in zip(rows, recorded):
+            if replay == 2:  # what it duplicates is gone meanwhile: decide it again
                 again.append(doc)
+            elif replay == 3:  # what it duplicates is being decided by another worker: wait for it
+                undecided.setdefault(dup, []).append(doc)
             elif replay:
                 waiting.append(doc.id)
             elif code == "K":
                 decided[doc.id] = Decision(doc.id, doc.simhash)
             else:
                 decided[doc.id] = Decision(doc.id, doc.simhash, name, dist, rule=rule)
+        if undecided:
+            self._await_decided(list(undecided))
+            again += [d for docs_ in undecided.values() for d in docs_]
         settled, orphans = self._settled(waiting)
         decided.update(settled)
         if orphans:  # registered under their own id and never recorded: that worker died mid-batch
@@ -129,17 +178,34 @@ class SpreadStore(RedisStore):
         if again:
             if attempt >= RETRIES:
                 raise RuntimeError(f"{len(again)} documents not decided in {RETRIES} attempts; decide again")
-            decided.update((d.id, dec) for d, dec in zip(again, self._decide_batch(again, attempt + 1)))
-        out, answered = [], set()
-        for doc in docs:
-            if doc.id in earlier:
-                out.append(earlier[doc.id])
-            elif doc.id not in answered:
-                out.append(decided[doc.id])
-                answered.add(doc.id)  # a later occurrence of the id is a replay of this one
-            else:
-                out.append(self._as_replay(decided[doc.id]))
-        return out
+            decided.update((d.id, dec) for d, dec in zip(again, self._decide_round(again, attempt + 1)[0]))
+        return decided
+
+    def _begun(self, first: dict[str, Document], begun: tuple[list[Document], Begun] | None) -> Begun:
+        """``begun`` (some of ``first`` begun a round ahead) with the rest of ``first`` begun now."""
+        early, got = begun if begun else ([], Begun({}, set(), set()))
+        done = {d.id for d in early}
+        rest = [d for d in first.values() if d.id not in done]
+        if not rest:
+            return got
+        more = self._begin(rest)
+        return Begun({**got.earlier, **more.earlier}, got.elsewhere | more.elsewhere, got.copies | more.copies)
+
+    def _await_decided(self, fps: list[int]) -> None:
+        """Wait until other workers have recorded the documents begun under ``fps``; one
+        still begun after ``WAIT_SECONDS`` was left by a worker that died: taken out."""
+        deadline, begun = time.monotonic() + WAIT_SECONDS, self.id_prefix + "begun"
+        while True:
+            ids = self.client.hmget(begun, [fp.to_bytes(8, "big") for fp in fps])
+            left = [(fp, i.decode()) for fp, i in zip(fps, ids) if i is not None]
+            if not left:
+                return
+            if time.monotonic() > deadline:
+                logger.warning("%d articles begun by another worker %g s ago and never recorded (it stopped "
+                               "mid-batch): taken out", len(left), WAIT_SECONDS)
+                undo(self, [Document(i, fp) for fp, i in left])
+                return
+            time.sleep(0.01)  # the other worker is between its claims and its record: milliseconds
 
     def _settled(self, ids: list[str]) -> tuple[dict[str, Decision], list[str]]:
         """The decisions another worker records for ``ids`` (the same ids, decided at the same
@@ -164,53 +230,13 @@ class SpreadStore(RedisStore):
     def _read_decided(self, ids: list[str]) -> dict[str, Decision]:
         return read_decided(self, ids)
 
-    def _read_batch(self, docs: Sequence[Document]) -> BatchView:
-        return read_batch(self, docs)
+    def _begin(self, docs: list[Document]) -> Begun:
+        return begin(self, docs)
 
-    def _record(self, rows: list[tuple[str, Document, int | None, int, str]]) -> list[tuple[str, int]]:
-        if not rows:
-            return []
-        seconds = int(time.time())
-        packed = []
-        for code, doc, dup_fp, dist, rule in rows:
-            doc_id, rule_ = doc.id.encode(), (rule or "").encode()
-            packed += [code.encode(), doc.simhash.to_bytes(8, "big"),
-                       b"\0" if dup_fp is None else b"\1" + dup_fp.to_bytes(8, "big"),
-                       bytes([dist, len(rule_)]), rule_, id_key(doc.id), len(doc_id).to_bytes(4, "big"), doc_id]
-        raw = self.scripts["finish"](keys=[self.id_prefix + "ids", self.id_prefix + "docids", self.id_prefix + "drops",
-                                 self.stats_key], args=[seconds, time.strftime("%Y-%m-%d", time.gmtime(seconds)),
-                                                        self.drops_rotate, b"".join(packed)])
-        out, p = [], 0
-        while p < len(raw):
-            n = int.from_bytes(raw[p + 1 : p + 5], "big")
-            out.append((raw[p + 5 : p + 5 + n].decode(), raw[p]))
-            p += 5 + n
-        return out
+    def _record(self, rows: list[Row], take_back: Sequence[tuple[Any, list[str], list[Any]]] = ()
+                ) -> list[tuple[str, int]]:
+        """Record ``rows`` (``spread/finish.lua``), and make the ``take_back`` calls beside it."""
+        return finished(run_scripts(self.client, [finish_call(self, rows), *take_back])[0]) if rows else []
 
     def forget(self, doc_id: str) -> str:
-        ids, docids, drops = (self.id_prefix + h for h in ("ids", "docids", "drops"))
-        fp = self.kept_simhash(self.id_prefix, doc_id)
-        pipe = self.client.pipeline(transaction=True)
-        if fp is None:  # a record by the id's key, or by the id (earlier versions); in drops or drops:old
-            where = [(h, f) for f in (id_key(doc_id), doc_id) for h in (drops, drops + ":old")]
-            found = [(h, f, raw) for (h, f), raw in zip(where, (self.client.hget(h, f) for h, f in where)) if raw]
-            if not found:
-                return ""
-            hash_, field, raw = found[0]
-            pipe.hdel(hash_, field).hincrby(self.stats_key, "dropped", -1)
-            rule, day = rule_and_day(raw)
-            if rule == "sentences":
-                pipe.hincrby(self.stats_key, "dropped:sentences", -1)
-            day = "drops:" + day  # the day it was counted under
-            if int(self.client.hget(self.stats_key, day) or 0) > 0:
-                pipe.hincrby(self.stats_key, day, -1)
-            pipe.execute()
-            return "dropped"
-        for t, block in enumerate(blocks(int.from_bytes(fp, "big"))):
-            key = self.bucket_key(t, block)
-            self.scripts["remove"](keys=[self.version_key(f"t{t}")], args=[6, key, fp[: 2 * t] + fp[2 * t + 2 :]])
-        pipe.hdel(ids, fp).hdel(docids, id_key(doc_id)).hdel(self.id_prefix + "docs", doc_id)
-        pipe.hincrby(self.stats_key, "kept", -1)
-        pipe.execute()
-        return "kept"
-
+        return forget(self, doc_id)

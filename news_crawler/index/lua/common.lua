@@ -28,10 +28,10 @@ end
 -- A sentence bucket is a string of entries: the key's third byte, a reference to the kept
 -- document, its length code. The reference is its 8-byte simhash (10-byte entries: the spread
 -- layout, and the standalone layout before compact entries) or a 4-byte short_ref (6-byte
--- entries: the standalone layout; lua/ids.lua finds the simhash). visit(ref, length code) is
--- called once for each reference whose entry holds the key's third byte (needle) and whose
--- length code is within slack of len, in the bucket's order; with every_entry, for each entry
--- (no table of those seen). ref_size is the reference's size (8 or 4).
+-- entries: the standalone layout; lua/ids.lua finds the simhash). visit(ref, length code,
+-- the entry's offset in the bucket) is called once for each reference whose entry holds the
+-- key's third byte (needle) and whose length code is within slack of len, in the bucket's
+-- order; with every_entry, for each entry (no table of those seen). ref_size is the reference's size (8 or 4).
 -- (A loop, not an iterator of entries: this is decide.lua's hottest path.)
 local function sentence_entries(bucket, needle, len, slack, visit, every_entry, ref_size)
   local size = ref_size + 2
@@ -43,7 +43,7 @@ local function sentence_entries(bucket, needle, len, slack, visit, every_entry, 
       local other, len2 = sub(bucket, p + 1, p + ref_size), byte(bucket, p + ref_size + 1)
       if len2 - len <= slack and len - len2 <= slack and not (seen and seen[other]) then
         if seen then seen[other] = true end
-        visit(other, len2)
+        visit(other, len2, p)
       end
       pos = p + size
     else
@@ -81,20 +81,3 @@ local function sentence_mset(mset, keys, buckets, sig, ref, len)
   return mset
 end
 
-
--- A claim's answer for one document, appended to out: '\0' when it was inserted (lost is
--- ''), else '\1' and the 8-byte simhash it lost to. Returns 1 when inserted, else 0.
-local function claim_answer(out, lost)
-  if lost == '' then
-    out[#out + 1] = '\0'
-    return 1
-  end
-  out[#out + 1] = '\1' .. lost
-  return 0
-end
-
--- The claims' reply: the table's version raised once if anything was inserted.
-local function claim_reply(out, inserted, version_key)
-  if inserted > 0 then redis.call('INCR', version_key) end
-  return table.concat(out)
-end

@@ -1,51 +1,86 @@
--- Spread index, phase C, the sentence table (one hash slot): check and insert, in order,
--- the documents a worker decided to keep. A document that now shares the rule's number of
--- sentence keys with another kept document, within its distance and length slack, loses;
--- otherwise its entries are appended (layout as in decide.lua). All sentence buckets are in
--- this one slot, so a document is counted against another's whole signature at once. When
--- the table's version is still the one the worker read, the entries are appended unscanned.
+-- Spread index, the sentence table (one hash slot): read and claim at once. For each
+-- document of a batch, in order: per sentence key, the entries holding it within the length
+-- slack and max distance of the document, as the buckets were when this call began; the
+-- document's entries are appended unless one kept document (or one another worker is
+-- keeping) shares the rule's number of keys with it in those, or always when ARGV[5] is '1'
+-- (the worker then checks itself which of them are still kept, and takes back what it
+-- drops). All sentence buckets are in this one slot, so a document is counted against
+-- another's whole signature at once. Entries this call appends are not reported.
 --
--- KEYS[1]  the sentence table's version key (the buckets, of the same slot, are built here)
--- ARGV[1]  bucket key prefix; ARGV[2] sentences to share; ARGV[3] max distance; ARGV[4] length slack
--- ARGV[5]  the version read
--- ARGV[6]  per document: 8-byte simhash, a byte of the number of sentence keys and the
---          keys (3 bytes each), length code, 2 bytes of the number of simhashes to ignore
---          (documents no longer kept) and those (8 bytes each)
--- Returns one string: per document '\0' (inserted), or '\1' and the 8-byte simhash it lost to.
+-- KEYS[1]  a key of the slot, naming it (the buckets, of the same slot, are built here)
+-- ARGV[1]  bucket key prefix (before the "s"); ARGV[2] sentences to share; ARGV[3] max
+--          distance; ARGV[4] length slack; ARGV[5] '1': append every document's entries
+-- ARGV[6]  per document: 8-byte simhash, a byte of the number of sentence keys and the keys
+--          (3 bytes each), length code
+-- Returns one string: per document a byte 1 when its entries were appended (else 0), a byte
+-- of the number of its keys with entries reported, and for each of those the key's number
+-- among the document's (from 1, a byte), a 2-byte count and the entries (the entry's place
+-- in its bucket, 3 bytes; the kept simhash, 8; its length code, 1).
 -- (common.lua is prepended.)
 
 local prefix, s_match, s_distance, s_slack = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local unchanged = (redis.call('GET', KEYS[1]) or '0') == ARGV[5]
-
-local out, inserted = {}, 0
-local blob, j = ARGV[6], 1
+local always, blob = ARGV[5] == '1', ARGV[6]
+local HEX = {}
+for i = 0, 255 do HEX[i] = format('%02x', i) end
+local docs, names, slot = {}, {}, {}
+local j = 1
 while j <= #blob do
-  local fp, n = sub(blob, j, j + 7), byte(blob, j + 8)
-  local sig, len = sub(blob, j + 9, j + 8 + 3 * n), byte(blob, j + 9 + 3 * n)
-  local m1, m2 = byte(blob, j + 10 + 3 * n, j + 11 + 3 * n)
-  local dead = sub(blob, j + 12 + 3 * n, j + 11 + 3 * n + 8 * (m1 * 256 + m2))
-  j = j + 12 + 3 * n + #dead
-  local keys = {}
-  for i = 1, n do keys[i] = format('%ss%02x%02x', prefix, byte(sig, 3 * i - 2, 3 * i - 1)) end
-  local lost = ''
-  local buckets = n > 0 and redis.call('MGET', unpack(keys)) or {}
-  for i = 1, n do buckets[i] = buckets[i] or '' end
-  if not unchanged and n > 0 then
-    local ignore = {}
-    for p = 1, #dead, 8 do ignore[sub(dead, p, p + 7)] = true end
-    local shared = {}
-    for i = 1, n do
-      sentence_entries(buckets[i], sub(sig, 3 * i, 3 * i), len, s_slack, function(other)
-        if ignore[other] then return end
-        shared[other] = (shared[other] or 0) + 1
-        if shared[other] >= s_match and lost == '' and distance(fp, other) <= s_distance then lost = other end
-      end, false, 8)
+  local n = byte(blob, j + 8)
+  local d = { fp = sub(blob, j, j + 7), sig = sub(blob, j + 9, j + 8 + 3 * n), len = byte(blob, j + 9 + 3 * n), at = {} }
+  for i = 1, n do
+    local a, b = byte(d.sig, 3 * i - 2, 3 * i - 1)
+    local key = prefix .. 's' .. HEX[a] .. HEX[b]
+    if not slot[key] then
+      names[#names + 1] = key
+      slot[key] = #names
+    end
+    d.at[i] = slot[key]
+  end
+  docs[#docs + 1] = d
+  j = j + 10 + 3 * n
+end
+local was = #names > 0 and redis.call('MGET', unpack(names)) or {}
+local now = {}
+for i = 1, #names do
+  was[i] = was[i] or ''
+  now[i] = was[i]
+end
+local out, changed = {}, {}
+-- One closure for every key (upvalues set per document and key): the entries of the key
+-- within the slack and distance of the document, each counted once a key.
+local fp, i, shared, counted, lost, near
+local function visit(other, len2, p)
+  if counted[other] == i or distance(fp, other) > s_distance then return end
+  counted[other] = i
+  local place = (p - 1) / 10
+  near = near or {}
+  near[#near + 1] = char(math.floor(place / 65536), math.floor(place / 256) % 256, place % 256) .. other .. char(len2)
+  shared[other] = (shared[other] or 0) + 1
+  if shared[other] >= s_match then lost = true end
+end
+for _, d in ipairs(docs) do
+  local sig, len, found = d.sig, d.len, {}
+  fp, shared, counted, lost = d.fp, {}, {}, false
+  for k, at in ipairs(d.at) do
+    i, near = k, nil
+    sentence_entries(was[at], sub(sig, 3 * k, 3 * k), len, s_slack, visit, true, 8)
+    if near then found[#found + 1] = char(k, math.floor(#near / 256), #near % 256) .. table.concat(near) end
+  end
+  local appended = always or not lost
+  if appended then
+    for k, at in ipairs(d.at) do
+      now[at] = now[at] .. sub(sig, 3 * k, 3 * k) .. fp .. char(len)
+      changed[at] = true
     end
   end
-  if lost == '' and n > 0 then
-    -- MSET of whole buckets, not APPEND: a string grown by APPEND keeps spare room.
-    redis.call('MSET', unpack(sentence_mset({}, keys, buckets, sig, fp, len)))
-  end
-  inserted = inserted + claim_answer(out, lost)
+  out[#out + 1] = char(appended and 1 or 0, #found) .. table.concat(found)
 end
-return claim_reply(out, inserted, KEYS[1])
+local mset = {}
+for i, key in ipairs(names) do
+  if changed[i] then
+    mset[#mset + 1] = key
+    mset[#mset + 1] = now[i]  -- written whole, not APPENDed: a string grown by APPEND keeps spare room
+  end
+end
+if #mset > 0 then redis.call('MSET', unpack(mset)) end
+return table.concat(out)

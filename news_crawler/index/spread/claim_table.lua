@@ -1,44 +1,70 @@
--- Spread index, phase C, one block table (its own hash slot): check and insert, in order,
--- the documents a worker decided to keep. A document finds an entry within max distance
--- (another worker's, put there since this worker read the table) and loses; otherwise its
--- entry is appended. Two near-duplicates share a block in some table; the tables are
--- claimed in one order by every worker, so in the first table they share, the later of
--- the two finds the earlier: never are both kept. When the table's version is still the
--- one the worker read, nothing was written since: the entries are appended unscanned.
+-- Spread index, one block table (its own hash slot): read and claim at once. For each
+-- document of a batch, in order: the entries of its bucket within max distance of it, as
+-- the bucket was when this call began; when there are none, its entry is appended. A
+-- document with one is within max distance of a document kept, or being kept by another
+-- worker, and is never kept itself. Two near-duplicates share a block in some table: there
+-- the call that comes second finds the first one's entry, so never are both kept. Entries
+-- this call appends are not reported: the worker decides its batch among itself, and takes
+-- back the entries of those it drops.
 --
--- KEYS[1]  the table's version key (the buckets, of the same slot, are built here)
+-- KEYS[1]  a key of the table's slot, naming it (the buckets, of the same slot, are built here)
 -- ARGV[1]  bucket key prefix of the table; ARGV[2] the table (0..3); ARGV[3] max distance
--- ARGV[4]  the version read; ARGV[5] the documents' 8-byte simhashes, one string
--- Returns one string: per document '\0' (inserted), or '\1' and the 8-byte simhash it lost to.
-
+-- ARGV[4]  the documents' 8-byte simhashes, one string
+-- Returns one string: per document a 2-byte count and its near entries, each the entry's
+-- place in its bucket (3 bytes) and its 6 bytes; a count of 0: the document's entry was
+-- appended.
 -- (common.lua is prepended.)
 
-local prefix, t, k, fps = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[5]
-local unchanged = (redis.call('GET', KEYS[1]) or '0') == ARGV[4]
-local out, inserted = {}, 0
-for j = 1, #fps, 8 do
-  local fp = sub(fps, j, j + 7)
-  local block = sub(fp, 2 * t + 1, 2 * t + 2)
-  local entry = sub(fp, 1, 2 * t) .. sub(fp, 2 * t + 3)
-  local key = format('%s%02x%02x', prefix, byte(block, 1, 2))
-  local lost = ''
-  local bucket = redis.call('GET', key) or ''
-  if not unchanged then
-    local q = { byte(entry, 1, 6) }
-    for p = 1, #bucket, 6 do
-      local a = { byte(bucket, p, p + 5) }
-      local d = 0
-      for i = 1, 6 do d = d + POP[bxor(a[i], q[i])] end
-      if d <= k then
-        local other = sub(bucket, p, p + 5)
-        lost = sub(other, 1, 2 * t) .. block .. sub(other, 2 * t + 1)
-        break
-      end
+local prefix, t, k, fps = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local HEX = {}
+for i = 0, 255 do HEX[i] = format('%02x', i) end
+local keys, names, slot = {}, {}, {}
+for p = 1, #fps, 8 do
+  local a, b = byte(fps, p + 2 * t, p + 2 * t + 1)
+  local key = prefix .. HEX[a] .. HEX[b]
+  keys[#keys + 1] = key
+  if not slot[key] then
+    names[#names + 1] = key
+    slot[key] = #names
+  end
+end
+local was = #names > 0 and redis.call('MGET', unpack(names)) or {}
+local now = {}
+for i = 1, #names do
+  was[i] = was[i] or ''
+  now[i] = was[i]
+end
+local out, changed = {}, {}
+for j, key in ipairs(keys) do
+  local p0 = 8 * j - 7
+  local entry = sub(fps, p0, p0 + 2 * t - 1) .. sub(fps, p0 + 2 * t + 2, p0 + 7)
+  local q1, q2, q3, q4, q5, q6 = byte(entry, 1, 6)
+  local i = slot[key]
+  local bucket, near = was[i], nil
+  for p = 1, #bucket, 6 do
+    local a1, a2, a3, a4, a5, a6 = byte(bucket, p, p + 5)
+    if POP[bxor(a1, q1)] + POP[bxor(a2, q2)] + POP[bxor(a3, q3)] + POP[bxor(a4, q4)] + POP[bxor(a5, q5)]
+        + POP[bxor(a6, q6)] <= k then
+      local place = (p - 1) / 6
+      near = near or {}
+      near[#near + 1] = char(math.floor(place / 65536), math.floor(place / 256) % 256, place % 256)
+                        .. sub(bucket, p, p + 5)
     end
   end
-  if lost == '' then
-    redis.call('SET', key, bucket .. entry)  -- not APPEND: a string grown by APPEND keeps spare room
+  if near then
+    out[j] = char(math.floor(#near / 256), #near % 256) .. table.concat(near)
+  else
+    out[j] = '\0\0'
+    now[i] = now[i] .. entry
+    changed[i] = true
   end
-  inserted = inserted + claim_answer(out, lost)
 end
-return claim_reply(out, inserted, KEYS[1])
+local mset = {}
+for i, key in ipairs(names) do
+  if changed[i] then
+    mset[#mset + 1] = key
+    mset[#mset + 1] = now[i]  -- written whole, not APPENDed: a string grown by APPEND keeps spare room
+  end
+end
+if #mset > 0 then redis.call('MSET', unpack(mset)) end
+return table.concat(out)

@@ -1,11 +1,13 @@
 -- Spread index, last step, in the slot of the id hashes: record what a batch decided.
 --
 -- KEYS[1] ids hash, KEYS[2] docids hash, KEYS[3] drops hash (and <drops hash>:recent, the
--- last RECENT_DROPS dropped ids, newest first), KEYS[4] stats hash (as decide.lua)
+-- last RECENT_DROPS dropped ids, newest first), KEYS[4] stats hash (as decide.lua), KEYS[5]
+-- the begun hash (decided.lua)
 -- ARGV[1] time (seconds since 1970), ARGV[2] its day, ARGV[3] drop records before the drops
 -- hash becomes drops:old (0: no limit); ARGV[4] the rows, one string, each: a code ('K' kept,
--- 'D' dropped when decided, 'L' lost a claim to another worker, 'W' the same id being
--- decided by another worker: nothing written, that worker records it); the 8-byte simhash;
+-- 'D' dropped when decided, 'L' a copy at distance 0 of the simhash another id registered
+-- first, 'W' the same id being decided by another worker: nothing written, that worker
+-- records it); the 8-byte simhash;
 -- a byte 1 and the 8-byte simhash it duplicates, or a byte 0 when kept; the distance (a
 -- byte); the rule (a byte of length, then its name); the id's 8-byte key; the id (4 bytes
 -- of length, then its bytes).
@@ -13,14 +15,17 @@
 -- them: byte 3, the simhash, distance, rule (0 simhash, 1 sentences), the time (4 bytes)
 -- and the simhash it duplicates, which the ids hash names (earlier versions filed JSON
 -- records under the id).
--- The names of the documents duplicated are read first, then the records written, so a
--- drop can name a document of this batch that then lost its own claim.
--- Counts 'claims_lost' in the stats hash: drops found only at the claim (a race with
--- another worker).
+-- The kept are registered in the ids hash first (their registration in the begun hash,
+-- decided.lua, goes; the others' goes too), then the names of the documents duplicated are
+-- read, then the records written.
+-- Counts 'decided_again' in the stats hash: documents whose duplicate was gone (a race
+-- with another worker, or a document forgotten).
 -- Returns one string: per document, a byte 1 when the id was kept by another worker
 -- meanwhile under the same simhash (the caller answers it as a replay), 2 when what it
--- duplicates is gone (a third worker's claim took it back: nothing is recorded and the
--- caller decides it again), else 0; then 4 bytes of length and the id it duplicates ('' when
+-- duplicates is gone (another worker dropped it, or it was forgotten: nothing is recorded
+-- and the caller decides it again), 3 when what it duplicates is still being decided by
+-- another worker (nothing is recorded; the caller waits for that and decides it again),
+-- else 0; then 4 bytes of length and the id it duplicates ('' when
 -- kept).
 
 local byte, sub, char = string.byte, string.sub, string.char
@@ -44,10 +49,18 @@ while p <= #blob do
   rows[#rows + 1] = r
 end
 local out, names = {}, {}
+for _, r in ipairs(rows) do  -- the kept first: a drop of this batch can name one
+  if r.code == 'K' then
+    redis.call('HSET', KEYS[1], r.fp, r.id)
+    if redis.call('HGET', KEYS[5], r.fp) == r.id then redis.call('HDEL', KEYS[5], r.fp) end
+  end
+end
+local undecided = {}
 for n, r in ipairs(rows) do
   names[n] = r.dup ~= '' and (redis.call('HGET', KEYS[1], r.dup) or '') or ''
+  undecided[n] = names[n] == '' and r.dup ~= '' and redis.call('HEXISTS', KEYS[5], r.dup) == 1
 end
-local kept, dropped, by_sentences, lost = 0, 0, 0, 0
+local kept, dropped, by_sentences, again = 0, 0, 0, 0
 local rotate = tonumber(ARGV[3])
 local t = tonumber(ARGV[1])
 local when = char(math.floor(t / 16777216) % 256, math.floor(t / 65536) % 256, math.floor(t / 256) % 256, t % 256)
@@ -55,6 +68,7 @@ local RECENT_DROPS = 10000  -- as decide.lua
 for n, r in ipairs(rows) do
   local code, id, fp, dist, rule = r.code, r.id, r.fp, r.dist, r.rule
   local name, replay = names[n], 0
+  if code ~= 'W' and code ~= 'K' and redis.call('HGET', KEYS[5], fp) == id then redis.call('HDEL', KEYS[5], fp) end
   if code == 'W' then
     replay = 1
   elseif code == 'K' then
@@ -62,14 +76,12 @@ for n, r in ipairs(rows) do
     kept = kept + 1
   elseif name == id then
     replay = 1  -- the same id, kept meanwhile by another worker: not a drop
+  elseif undecided[n] then
+    replay = 3
   elseif name == '' then
-    if redis.call('HGET', KEYS[1], fp) == id then redis.call('HDEL', KEYS[1], fp) end
     replay = 2
+    again = again + 1
   else
-    if code == 'L' then
-      lost = lost + 1
-      if redis.call('HGET', KEYS[1], fp) == id then redis.call('HDEL', KEYS[1], fp) end
-    end
     redis.call('HSET', KEYS[3], r.key, '\3' .. fp .. char(dist, rule == 'sentences' and 1 or 0) .. when .. r.dup)
     redis.call('LPUSH', KEYS[3] .. ':recent', id)
     dropped = dropped + 1
@@ -90,5 +102,5 @@ if dropped > 0 then
   redis.call('HINCRBY', KEYS[4], 'drops:' .. ARGV[2], dropped)
 end
 if by_sentences > 0 then redis.call('HINCRBY', KEYS[4], 'dropped:sentences', by_sentences) end
-if lost > 0 then redis.call('HINCRBY', KEYS[4], 'claims_lost', lost) end
+if again > 0 then redis.call('HINCRBY', KEYS[4], 'decided_again', again) end
 return table.concat(out)

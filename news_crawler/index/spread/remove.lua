@@ -1,7 +1,7 @@
 -- Spread index: take entries out of buckets of one slot (a document that lost after it had
 -- claimed some tables, or one that is forgotten).
 --
--- KEYS[1]  the slot's version key, raised when anything is removed
+-- KEYS[1]  a key of the slot, naming it (the buckets, of the same slot, are named in ARGV)
 -- ARGV[1]  entry size (6: a table, 10: the sentence table); ARGV[2..] pairs: bucket key, entry
 -- Returns how many entries were removed.
 
@@ -22,5 +22,4 @@ for j = 2, #ARGV, 2 do
     end
   end
 end
-if removed > 0 then redis.call('INCR', KEYS[1]) end
 return removed

@@ -1,0 +1,88 @@
+"""Spread index (``spread_store.py``): what a batch records (``spread/finish.lua``), one row
+a distinct id, packed for the script and its answers read back; and one article forgotten."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from news_crawler.fingerprint.simhash64 import blocks
+from news_crawler.index.base import Decision, Document, id_key
+from news_crawler.index.drop_records import rule_and_day
+from news_crawler.index.spread_read import Begun
+
+Row = tuple[str, Document, "int | None", int, str]  # code, document, simhash it duplicates, distance, rule
+
+
+def decision_rows(first: dict[str, Document], begun: Begun, local: dict[str, Decision],
+                  names: dict[str, int]) -> list[Row]:
+    """The rows of the documents of ``first`` not decided before: 'W' another worker is
+    deciding the id (it records it), 'L' a copy at distance 0 of the simhash another id
+    registered first, 'K' kept, 'D' dropped (``local``: their decisions on what the claims
+    reported; a duplicate is named by a placeholder of ``names`` or by an id of the batch)."""
+    rows: list[Row] = []
+    for doc in first.values():
+        if doc.id in begun.earlier:
+            continue
+        if doc.id in begun.elsewhere:
+            rows.append(("W", doc, None, 0, ""))
+        elif doc.id in begun.copies:
+            rows.append(("L", doc, doc.simhash, 0, "simhash"))
+        elif local[doc.id].kept:
+            rows.append(("K", doc, None, 0, ""))
+        else:
+            dec = local[doc.id]
+            dup = names[dec.duplicate_of] if dec.duplicate_of in names else first[dec.duplicate_of].simhash
+            rows.append(("D", doc, dup, dec.distance, dec.rule or ""))
+    return rows
+
+
+def finish_call(store: Any, rows: list[Row]) -> tuple[Any, list[str], list[Any]]:
+    seconds = int(time.time())
+    packed = []
+    for code, doc, dup_fp, dist, rule in rows:
+        doc_id, rule_ = doc.id.encode(), (rule or "").encode()
+        packed += [code.encode(), doc.simhash.to_bytes(8, "big"),
+                   b"\0" if dup_fp is None else b"\1" + dup_fp.to_bytes(8, "big"),
+                   bytes([dist, len(rule_)]), rule_, id_key(doc.id), len(doc_id).to_bytes(4, "big"), doc_id]
+    return (store.scripts["finish"], [store.id_prefix + k for k in ("ids", "docids", "drops", "stats", "begun")],
+            [seconds, time.strftime("%Y-%m-%d", time.gmtime(seconds)), store.drops_rotate, b"".join(packed)])
+
+
+def finished(raw: bytes) -> list[tuple[str, int]]:
+    """Per row, the id it duplicates ('' when kept) and its replay code (see finish.lua)."""
+    out, p = [], 0
+    while p < len(raw):
+        n = int.from_bytes(raw[p + 1 : p + 5], "big")
+        out.append((raw[p + 5 : p + 5 + n].decode(), raw[p]))
+        p += 5 + n
+    return out
+
+
+def forget(store: Any, doc_id: str) -> str:
+    """Take one article out of the spread index: "kept" or "dropped" as it was, "" when unknown."""
+    ids, docids, drops = (store.id_prefix + h for h in ("ids", "docids", "drops"))
+    fp = store.kept_simhash(store.id_prefix, doc_id)
+    pipe = store.client.pipeline(transaction=True)
+    if fp is None:  # a record by the id's key, or by the id (earlier versions); in drops or drops:old
+        where = [(h, f) for f in (id_key(doc_id), doc_id) for h in (drops, drops + ":old")]
+        found = [(h, f, raw) for (h, f), raw in zip(where, (store.client.hget(h, f) for h, f in where)) if raw]
+        if not found:
+            return ""
+        hash_, field, raw = found[0]
+        pipe.hdel(hash_, field).hincrby(store.stats_key, "dropped", -1)
+        rule, day = rule_and_day(raw)
+        if rule == "sentences":
+            pipe.hincrby(store.stats_key, "dropped:sentences", -1)
+        day = "drops:" + day  # the day it was counted under
+        if int(store.client.hget(store.stats_key, day) or 0) > 0:
+            pipe.hincrby(store.stats_key, day, -1)
+        pipe.execute()
+        return "dropped"
+    for t, block in enumerate(blocks(int.from_bytes(fp, "big"))):
+        key = store.bucket_key(t, block)
+        store.scripts["remove"](keys=[store.slot_key(f"t{t}")], args=[6, key, fp[: 2 * t] + fp[2 * t + 2 :]])
+    pipe.hdel(ids, fp).hdel(docids, id_key(doc_id)).hdel(store.id_prefix + "docs", doc_id)
+    pipe.hincrby(store.stats_key, "kept", -1)
+    pipe.execute()
+    return "kept"
