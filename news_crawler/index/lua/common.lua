@@ -81,3 +81,26 @@ local function sentence_mset(mset, keys, buckets, sig, ref, len)
   return mset
 end
 
+-- The buckets named (a claim of the spread layout): what each held when the call began
+-- ('' for none), and a copy to grow.
+local function read_buckets(names)
+  local was, now = #names > 0 and redis.call('MGET', unpack(names)) or {}, {}
+  for i = 1, #names do
+    was[i] = was[i] or ''
+    now[i] = was[i]
+  end
+  return was, now
+end
+
+-- Write the buckets marked changed, whole (not APPENDed: a string grown by APPEND keeps
+-- spare room), in one MSET.
+local function write_buckets(names, now, changed)
+  local mset = {}
+  for i, key in ipairs(names) do
+    if changed[i] then
+      mset[#mset + 1] = key
+      mset[#mset + 1] = now[i]
+    end
+  end
+  if #mset > 0 then redis.call('MSET', unpack(mset)) end
+end

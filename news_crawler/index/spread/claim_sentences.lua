@@ -39,12 +39,7 @@ while j <= #blob do
   docs[#docs + 1] = d
   j = j + 10 + 3 * n
 end
-local was = #names > 0 and redis.call('MGET', unpack(names)) or {}
-local now = {}
-for i = 1, #names do
-  was[i] = was[i] or ''
-  now[i] = was[i]
-end
+local was, now = read_buckets(names)
 local out, changed = {}, {}
 -- One closure for every key (upvalues set per document and key): the entries of the key
 -- within the slack and distance of the document, each counted once a key.
@@ -75,12 +70,5 @@ for _, d in ipairs(docs) do
   end
   out[#out + 1] = char(appended and 1 or 0, #found) .. table.concat(found)
 end
-local mset = {}
-for i, key in ipairs(names) do
-  if changed[i] then
-    mset[#mset + 1] = key
-    mset[#mset + 1] = now[i]  -- written whole, not APPENDed: a string grown by APPEND keeps spare room
-  end
-end
-if #mset > 0 then redis.call('MSET', unpack(mset)) end
+write_buckets(names, now, changed)
 return table.concat(out)

@@ -28,12 +28,7 @@ for p = 1, #fps, 8 do
     slot[key] = #names
   end
 end
-local was = #names > 0 and redis.call('MGET', unpack(names)) or {}
-local now = {}
-for i = 1, #names do
-  was[i] = was[i] or ''
-  now[i] = was[i]
-end
+local was, now = read_buckets(names)
 local out, changed = {}, {}
 for j, key in ipairs(keys) do
   local p0 = 8 * j - 7
@@ -59,12 +54,5 @@ for j, key in ipairs(keys) do
     changed[i] = true
   end
 end
-local mset = {}
-for i, key in ipairs(names) do
-  if changed[i] then
-    mset[#mset + 1] = key
-    mset[#mset + 1] = now[i]  -- written whole, not APPENDed: a string grown by APPEND keeps spare room
-  end
-end
-if #mset > 0 then redis.call('MSET', unpack(mset)) end
+write_buckets(names, now, changed)
 return table.concat(out)
