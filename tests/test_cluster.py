@@ -250,6 +250,31 @@ def test_a_document_whose_duplicate_lost_its_claim_meanwhile_is_decided_again(cl
     assert decided.kept and store.lookup("x").kept and not store.drops()
 
 
+def test_a_document_decided_again_waits_for_the_batches_after_it(cluster, cluster_client):
+    """A batch is recorded in the round of the next one's claims: when its record finds a
+    document's duplicate gone, the document is decided again after the batches that follow
+    are recorded (it may be their copy), never waiting for this worker's own batches."""
+    store = SpreadStore(cluster_client, "news", batch_size=1)
+    original = 0x0F0F_0F0F_0F0F_0F0F
+    assert store.decide("y", original).kept
+    begun, rounds = store._begun, []
+
+    def y_goes_before_the_first_record(first, early):
+        rounds.append(list(first))
+        if len(rounds) == 2:  # x claimed and dropped as y's copy, its record not yet made
+            store.forget("y")
+        return begun(first, early)
+
+    def no_wait(fps):
+        raise AssertionError(f"waited for {fps}: nobody else is deciding")
+
+    store._begun, store._await_decided = y_goes_before_the_first_record, no_wait
+    x, z = store.decide_many([Document("x", original ^ 1), Document("z", original ^ 2)])
+    assert rounds[:2] == [["x"], ["z"]] and rounds[2:] == [["x"]]  # x decided again after z
+    assert z.kept and (x.kept, x.duplicate_of, x.distance) == (False, "z", 2)
+    assert store.lookup("x").duplicate_of == "z" and store.counts()["decided_again"] == 1
+
+
 def test_a_forgotten_documents_sentence_entries_drop_nothing(cluster, cluster_client):
     """Its sentence entries stay in their buckets (forget knows its simhash, not its
     sentences); a later document sharing them is not taken as its copy."""
@@ -380,9 +405,14 @@ def test_spread_drop_records_are_compact_and_those_of_earlier_versions_still_ans
     raw = cluster_client.hget(store.id_prefix + "drops", id_key("copy"))
     assert raw[:1] == b"\x03" and len(raw) == 23 and raw[15:] == original.to_bytes(8, "big")
     assert [(d.id, d.duplicate_of, d.distance) for d in store.drops()] == [("copy", "orig", 1)]
+    assert not store.drops_by_id  # begun by this version: records are filed by id key only
+    # An index begun by an earlier version (no form key) with a JSON record filed by the id:
     old = {"simhash": f"{original ^ 3:016x}", "duplicate_of": "orig", "distance": 2, "time": "2019-03-01T08:00:00+00:00"}
     cluster_client.hset(store.id_prefix + "drops", "older", json.dumps(old))
     cluster_client.hincrby(store.stats_key, "drops:2019-03-01", 1)
+    cluster_client.delete(store.id_prefix + "form")
+    store = SpreadStore(cluster_client, "news")
+    assert store.drops_by_id and SpreadStore(cluster_client, "news").drops_by_id
     again = store.decide_many([("copy", 5), ("older", 6)])
     assert [(d.replayed, d.duplicate_of, d.simhash) for d in again] == [(True, "orig", original ^ 1), (True, "orig", original ^ 3)]
     assert store.forget("older") == "dropped" and store.counts()["drops:2019-03-01"] == 0

@@ -25,13 +25,16 @@ class Claimed(NamedTuple):
     view: MemoryStore  # the entries reported, ready to decide the batch
     names: dict[str, int]  # the view's placeholder names of kept documents ("\0<hex>") -> simhash
     placed: dict[str, list[int]]  # per id, the tables its entries were inserted in
-    beside: list[Any]  # the replies of the calls sent beside the claims
+    before: list[Any]  # the replies of the calls sent before the claims
+    beside: list[Any]  # the replies of the calls sent after them
 
 
 def claim(store: Any, docs: list[Document], check_kept: bool = False,
+          before: Sequence[tuple[Any, list[str], list[Any]]] = (),
           beside: Sequence[tuple[Any, list[str], list[Any]]] = ()) -> Claimed:
-    """Read and claim every table for ``docs`` (distinct ids), and send the ``beside`` calls
-    in the same round. With ``check_kept`` (a batch decided again), sentence entries are
+    """Read and claim every table for ``docs`` (distinct ids), all in one round with the
+    ``before`` calls (on each master they run ahead of its claims) and the ``beside`` calls
+    (after them). With ``check_kept`` (a batch decided again), sentence entries are
     inserted whatever they meet, and those they meet are checked to name documents still
     kept (forgetting leaves a document's sentence entries behind)."""
     rule = store.sentence_rule
@@ -48,7 +51,8 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
                       [store.sentence_bucket_key(0)[:-5], rule.match, rule.max_distance, rule.length_slack,
                        "1" if check_kept else "0", b"".join(packed)]))
     n_claims = len(calls)
-    replies = run_scripts(store.client, [*calls, *beside])
+    ahead, replies = len(before), run_scripts(store.client, [*before, *calls, *beside])
+    ahead_replies, replies = replies[:ahead], replies[ahead:]
     placed: dict[str, list[int]] = {d.id: [] for d in docs}
     tables = _table_entries(docs, replies[:4], placed)
     sentences = _sentence_entries(signed, replies[4], placed) if signed else {}
@@ -64,7 +68,7 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
     view.preload({k: [v[p] for p in sorted(v)] for k, v in tables.items()},
                  {k: [v[p] for p in sorted(v)] for k, v in sentences.items()},
                  {fp: name for name, fp in names.items()})
-    return Claimed(view, names, placed, replies[n_claims:])
+    return Claimed(view, names, placed, ahead_replies, replies[n_claims:])
 
 
 def _table_entries(docs: list[Document], replies: list[bytes], placed: dict[str, list[int]]

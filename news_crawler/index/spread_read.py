@@ -92,7 +92,8 @@ def decided_args(store: Any, docs: Sequence[Document | str], register: bool = Fa
         doc_id, fp = (doc, 0) if isinstance(doc, str) else (doc.id, doc.simhash)
         raw = doc_id.encode()
         packed += [id_key(doc_id), fp.to_bytes(8, "big"), len(raw).to_bytes(4, "big"), raw]
-    return ["1" if store.legacy_docs else "0", b"".join(packed), "1" if register else "0"]
+    return ["1" if store.legacy_docs else "0", b"".join(packed), "1" if register else "0",
+            "1" if store.drops_by_id else "0"]
 
 
 def sized(blob: bytes) -> list[bytes]:

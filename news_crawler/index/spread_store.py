@@ -2,36 +2,36 @@
 
 Each block table, the sentence table and the id hashes live in hash slots of their own,
 chosen to fall in different sixths of the slot range (so an evenly split cluster of three
-masters holds two of them each). A batch is decided in three round trips:
+masters holds two of them each). Batch after batch, one round trip each:
 
-1. Begin (``spread_read.py``, on the ids' master, in the round of the batch before's
-   claims): the decisions recorded before for its ids; the others' simhashes registered
-   under their ids in the begun hash. A simhash kept under another id makes this one its
-   copy at distance 0; the same id begun or kept is another worker's to decide at this
-   moment: its record is waited for (if none comes, that worker died, and what it left is
-   taken out and the document decided here).
+1. Begin (``spread_read.py``, on the ids' master, a round ahead): the decisions recorded
+   before for its ids; the others' simhashes registered under their ids in the begun hash.
+   A simhash kept under another id makes this one its copy at distance 0; the same id
+   begun or kept is another worker's to decide at this moment: its record is waited for
+   (if none comes, that worker died, and what it left is taken out and the document
+   decided here).
 2. Claim (``spread_claim.py``): the four block tables and the sentence table read and
    claimed at once, one atomic check-and-insert a table, all masters side by side. Then the
    batch is decided on what they report, exactly as one Lua call on one server would
    (``MemoryStore``), so a lone writer gets the standalone server's answers. Near-duplicates
    share some table; there the later call finds the earlier one's entry, so never are two
    kept.
-3. Record (``spread/finish.lua``) beside taking back the entries of what was dropped: kept
-   documents (their registration moved to the ids hash), drops (named by the id of what
-   they duplicate), counts. A drop whose duplicate is gone meanwhile (another worker
-   dropped it, or it was forgotten) is decided again; one whose duplicate another worker
-   is still deciding waits for that worker's record first, so a drop always names a kept
-   document.
+3. Record (``spread/finish.lua``), in the next batch's round, ahead of its claims on each
+   master, with the taking back of the entries of what was dropped: kept documents (their
+   registration moved to the ids hash), drops (named by the id of what they duplicate),
+   counts. A drop whose duplicate is gone meanwhile (another worker dropped it, or it was
+   forgotten) is decided again once every batch is recorded; one whose duplicate another
+   worker is still deciding waits for that worker's record first, so a drop always names a
+   kept document.
 
 Retention generations are not supported here.
 """
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from news_crawler.index.base import Decision, Document, Item, as_documents, check_document
 from news_crawler.index.redis_store import RedisStore
@@ -40,12 +40,26 @@ from news_crawler.index.spread_claim import claim, take_back_calls, undo
 from news_crawler.index.spread_read import (ROLES, Begun, begin, begin_call, begun_from, read_decided, role_tag,
                                             run_scripts)
 from news_crawler.index.spread_record import Row, decision_rows, finish_call, finished, forget
+from news_crawler.index.spread_wait import await_decided, settled
 
 _WITH_COMMON = ("claim_table", "claim_sentences")  # they use lua/common.lua
 _ALONE = ("decided", "remove", "finish")
 logger = logging.getLogger(__name__)
+_FORM = ("local f = redis.call('GET', KEYS[1]) if not f then f = redis.call('EXISTS', KEYS[2], KEYS[3], KEYS[4], "
+         "KEYS[5], KEYS[6]) > 0 and '1' or '2' redis.call('SET', KEYS[1], f) end return f")
 WAIT_SECONDS = 10.0  # for another worker deciding the same id (see _settled)
 RETRIES = 10  # decisions again of a document whose duplicate lost its claim meanwhile, or left by a dead worker
+
+
+_Early = tuple[list[Document], Begun] | None  # documents begun a round ahead, and what their beginning said
+
+
+class _Claimed(NamedTuple):
+    """A batch claimed and decided on what the claims reported; its record still to make."""
+    first: dict[str, Document]  # its distinct ids decided here
+    begun: Begun
+    rows: list[Row]
+    take_back: list[tuple[Any, list[str], list[Any]]]  # the calls taking back the entries of what it dropped
 
 
 class SpreadStore(RedisStore):
@@ -61,6 +75,10 @@ class SpreadStore(RedisStore):
         self.scripts.update({name: client.register_script((here / f"{name}.lua").read_text(encoding="utf-8"))
                              for name in _ALONE})
         self.legacy_docs = bool(client.exists(self.id_prefix + "docs"))
+        # An index begun by this version files drop records by the id's key only (its form
+        # key is 2); one begun before (1) may hold records filed by the id itself, read too.
+        form = client.eval(_FORM, 6, *(self.id_prefix + k for k in ("form", "ids", "docids", "docs", "drops", "drops:old")))
+        self.drops_by_id = int(form) == 1
 
     # Where keys are -----------------------------------------------------------------------
 
@@ -90,70 +108,89 @@ class SpreadStore(RedisStore):
     # Deciding -----------------------------------------------------------------------------
 
     def decide_many(self, items: Sequence[Item]) -> list[Decision]:
-        """Batch by batch, each next batch begun (``spread_read.begin``) in the round of this
-        one's claims, on the ids' master while the tables' masters claim."""
         docs = as_documents(items)
         for doc in docs:  # before any batch is decided: all or nothing
             check_document(doc)
+        return self._decide_all(docs)
+
+    def _decide_all(self, docs: Sequence[Document], attempt: int = 0) -> list[Decision]:
+        """Batch by batch, in one round each: the record of the batch before (and the taking
+        back of what it dropped), this batch's claims, and the next batch begun. The
+        documents a record cannot settle are decided again once every batch is recorded."""
         batches = [docs[start : start + self.batch_size] for start in range(0, len(docs), self.batch_size)]
-        out: list[Decision] = []
+        decided: dict[str, Decision] = {}
+        again: list[Document] = []
+        answers: list[tuple[Sequence[Document], dict[str, Decision]]] = []
+        pending: _Claimed | None = None
         begun = None
         for n, batch in enumerate(batches):
-            decided, begun = self._decide_round(batch, begun=begun, upcoming=batches[n + 1] if n + 1 < len(batches) else ())
-            out.extend(decided)
+            upcoming = batches[n + 1] if n + 1 < len(batches) else ()
+            claimed, begun, recorded = self._round(batch, pending, begun, upcoming, attempt)
+            if pending:
+                again += self._settle(pending, recorded, decided)
+            pending = claimed
+            answers.append((batch, claimed.begun.earlier))
+        if pending:
+            again += self._settle(pending, self._record(pending.rows, pending.take_back), decided)
+        if again:
+            if attempt >= RETRIES:
+                raise RuntimeError(f"{len(again)} documents not decided in {RETRIES} attempts; decide again")
+            decided.update((d.id, dec) for d, dec in zip(again, self._decide_all(again, attempt + 1)))
+        out, answered = [], set()
+        for batch, earlier in answers:
+            for doc in batch:
+                if doc.id in earlier:
+                    out.append(earlier[doc.id])
+                elif doc.id not in answered:
+                    out.append(decided[doc.id])
+                    answered.add(doc.id)  # a later occurrence of the id is a replay of this one
+                else:
+                    out.append(self._as_replay(decided[doc.id]))
         return out
 
-    def _decide_batch(self, docs: Sequence[Document], attempt: int = 0) -> list[Decision]:
-        return self._decide_round(docs, attempt)[0]
-
-    def _decide_round(self, docs: Sequence[Document], attempt: int = 0, begun: tuple[list[Document], Begun] | None = None,
-                upcoming: Sequence[Document] = ()) -> tuple[list[Decision], tuple[list[Document], Begun] | None]:
-        """The decisions of ``docs`` and, when ``upcoming`` is given, that batch begun: those
-        of its documents whose id is not in this batch (the others are begun in their turn).
-        ``begun``: this batch's documents begun so, in the round of the batch before."""
+    def _round(self, docs: Sequence[Document], pending: _Claimed | None, begun: _Early, upcoming: Sequence[Document],
+               attempt: int) -> tuple[_Claimed, _Early, list[tuple[str, int]]]:
+        """Claim ``docs`` and decide them on what the claims report; in the same round record
+        ``pending`` (the batch before) and begin ``upcoming``. ``begun``: this batch begun so
+        in the round before. The ids of ``pending`` are not decided here (a later occurrence
+        is a replay), nor begun ahead (they are answered so in their turn)."""
+        held = pending.first if pending else {}
         first: dict[str, Document] = {}
         for d in docs:
-            first.setdefault(d.id, d)
-        begun = self._begun(first, begun)
+            if d.id not in held:
+                first.setdefault(d.id, d)
+        begun_now = self._begun(first, begun)
         ahead: dict[str, Document] = {}  # in order of first occurrence, as ``first``: registrations go in that order
         for d in upcoming:
             if d.id not in first:
                 ahead.setdefault(d.id, d)
-        earlier = begun.earlier
-        fresh = [d for d in first.values() if d.id not in earlier and d.id not in begun.elsewhere
-                 and d.id not in begun.copies]
+        earlier = begun_now.earlier
+        fresh = [d for d in first.values() if d.id not in earlier and d.id not in begun_now.elsewhere
+                 and d.id not in begun_now.copies]
+        before = [*pending.take_back, finish_call(self, pending.rows)] if pending and pending.rows else []
         beside = [begin_call(self, list(ahead.values()))] if ahead else []
-        claimed = claim(self, fresh, check_kept=attempt > 0, beside=beside) if fresh else None
-        if ahead:
-            replies = claimed.beside if claimed else run_scripts(self.client, beside)
-            next_begun = (list(ahead.values()), begun_from(list(ahead.values()), replies[0]))
+        if fresh:
+            claimed = claim(self, fresh, check_kept=attempt > 0, before=before, beside=beside)
+            ahead_replies, beside_replies = claimed.before, claimed.beside
         else:
-            next_begun = None
+            claimed, replies = None, run_scripts(self.client, [*before, *beside]) if before or beside else []
+            ahead_replies, beside_replies = replies[: len(before)], replies[len(before) :]
+        recorded = finished(ahead_replies[-1]) if before else []
+        next_begun = (list(ahead.values()), begun_from(list(ahead.values()), beside_replies[0])) if ahead else None
         local = dict(zip((d.id for d in fresh), claimed.view.decide_many(fresh))) if claimed else {}
-        rows = decision_rows(first, begun, local, claimed.names if claimed else {})
+        rows = decision_rows(first, begun_now, local, claimed.names if claimed else {})
         losers = [d for d in fresh if not local[d.id].kept]
-        recorded = self._record(rows, take_back_calls(self, losers, claimed.placed) if losers else [])
-        decided = self._settle(rows, recorded, first, attempt)
-        out, answered = [], set()
-        for doc in docs:
-            if doc.id in earlier:
-                out.append(earlier[doc.id])
-            elif doc.id not in answered:
-                out.append(decided[doc.id])
-                answered.add(doc.id)  # a later occurrence of the id is a replay of this one
-            else:
-                out.append(self._as_replay(decided[doc.id]))
-        return out, next_begun
+        take_back = take_back_calls(self, losers, claimed.placed) if losers else []
+        return _Claimed(first, begun_now, rows, take_back), next_begun, recorded
 
-    def _settle(self, rows: list[Row], recorded: list[tuple[str, int]], first: dict[str, Document],
-                attempt: int) -> dict[str, Decision]:
-        """The decisions of the rows recorded; those the record could not settle (another
-        worker deciding the same id or what one duplicates, or a duplicate gone) waited for
-        or decided again."""
-        decided: dict[str, Decision] = {}
+    def _settle(self, batch: _Claimed, recorded: list[tuple[str, int]], decided: dict[str, Decision]) -> list[Document]:
+        """Into ``decided``: the decisions of ``batch``'s rows, recorded; those the record
+        could not settle (another worker deciding the same id, or what one duplicates)
+        waited for. Returned: the documents to decide again (their duplicate gone, or left
+        by a worker that died)."""
         waiting, again = [], []
         undecided: dict[int, list[Document]] = {}
-        for (code, doc, dup, dist, rule), (name, replay) in zip(rows, recorded):
+        for (code, doc, dup, dist, rule), (name, replay) in zip(batch.rows, recorded):
             if replay == 2:  # what it duplicates is gone meanwhile: decide it again
                 again.append(doc)
             elif replay == 3:  # what it duplicates is being decided by another worker: wait for it
@@ -173,15 +210,11 @@ class SpreadStore(RedisStore):
             logger.warning("no decision recorded for %d articles %g s after another worker registered them "
                            "(it stopped between its claims and its record): deciding them here", len(orphans),
                            WAIT_SECONDS)
-            undo(self, [first[i] for i in orphans])
-            again += [first[i] for i in orphans]
-        if again:
-            if attempt >= RETRIES:
-                raise RuntimeError(f"{len(again)} documents not decided in {RETRIES} attempts; decide again")
-            decided.update((d.id, dec) for d, dec in zip(again, self._decide_round(again, attempt + 1)[0]))
-        return decided
+            undo(self, [batch.first[i] for i in orphans])
+            again += [batch.first[i] for i in orphans]
+        return again
 
-    def _begun(self, first: dict[str, Document], begun: tuple[list[Document], Begun] | None) -> Begun:
+    def _begun(self, first: dict[str, Document], begun: _Early) -> Begun:
         """``begun`` (some of ``first`` begun a round ahead) with the rest of ``first`` begun now."""
         early, got = begun if begun else ([], Begun({}, set(), set()))
         done = {d.id for d in early}
@@ -192,36 +225,10 @@ class SpreadStore(RedisStore):
         return Begun({**got.earlier, **more.earlier}, got.elsewhere | more.elsewhere, got.copies | more.copies)
 
     def _await_decided(self, fps: list[int]) -> None:
-        """Wait until other workers have recorded the documents begun under ``fps``; one
-        still begun after ``WAIT_SECONDS`` was left by a worker that died: taken out."""
-        deadline, begun = time.monotonic() + WAIT_SECONDS, self.id_prefix + "begun"
-        while True:
-            ids = self.client.hmget(begun, [fp.to_bytes(8, "big") for fp in fps])
-            left = [(fp, i.decode()) for fp, i in zip(fps, ids) if i is not None]
-            if not left:
-                return
-            if time.monotonic() > deadline:
-                logger.warning("%d articles begun by another worker %g s ago and never recorded (it stopped "
-                               "mid-batch): taken out", len(left), WAIT_SECONDS)
-                undo(self, [Document(i, fp) for fp, i in left])
-                return
-            time.sleep(0.01)  # the other worker is between its claims and its record: milliseconds
+        await_decided(self, fps, WAIT_SECONDS)
 
     def _settled(self, ids: list[str]) -> tuple[dict[str, Decision], list[str]]:
-        """The decisions another worker records for ``ids`` (the same ids, decided at the same
-        moment with the same simhash), waited for, as replays; and the ids with none after
-        ``WAIT_SECONDS``."""
-        out: dict[str, Decision] = {}
-        deadline = time.monotonic() + WAIT_SECONDS
-        while ids:
-            found = self._read_decided(ids)
-            out.update(found)
-            ids = [i for i in ids if i not in found]
-            if ids and time.monotonic() > deadline:
-                return out, ids
-            if ids:
-                time.sleep(0.01)  # the other worker is between its claims and its record: milliseconds
-        return out, []
+        return settled(self, ids, WAIT_SECONDS)
 
     @staticmethod
     def _as_replay(d: Decision) -> Decision:

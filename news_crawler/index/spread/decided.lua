@@ -5,7 +5,9 @@
 -- KEYS[4] drops hash, KEYS[5] drops:old, KEYS[6] the begun hash (simhash -> id of a document
 -- being decided: registered when its batch began, until it is recorded)
 -- ARGV[1] '1' when the docs hash is to be read; ARGV[2] per id: its 8-byte key, its 8-byte
--- simhash (zeros when only reading), 4 bytes of length, the id; ARGV[3] '1' to register
+-- simhash (zeros when only reading), 4 bytes of length, the id; ARGV[3] '1' to register;
+-- ARGV[4] '1' when the drops hashes may hold records filed by id (an index begun by an
+-- earlier version); drops:old is read where it exists
 -- Returns one string: per id, 4 bytes of length and its answer: 'K' and its 8-byte simhash
 -- when kept (the docids entry confirmed by the ids hash); when dropped, 'd', its 23-byte drop
 -- record (finish.lua, filed under the id's key) and the id its kept simhash names, or 'D'
@@ -22,6 +24,8 @@
 
 local byte, sub, char = string.byte, string.sub, string.char
 local out, blob, p, register, mine = {}, ARGV[2], 1, ARGV[3] == '1', {}
+local by_id = ARGV[4] == '1'
+local drops = redis.call('EXISTS', KEYS[5]) == 1 and { KEYS[4], KEYS[5] } or { KEYS[4] }
 while p <= #blob do
   local key, simhash = sub(blob, p, p + 7), sub(blob, p + 8, p + 15)
   local b1, b2, b3, b4 = byte(blob, p + 16, p + 19)
@@ -35,17 +39,18 @@ while p <= #blob do
   if fp then
     a = 'K' .. fp
   else
-    for _, where in ipairs({ KEYS[4], KEYS[5] }) do
+    for _, where in ipairs(drops) do
       local drop = not a and redis.call('HGET', where, key)
       if drop then
         local name = redis.call('HGET', KEYS[2], sub(drop, 16, 23))
         if name then a = 'd' .. drop .. name else redis.call('HDEL', where, key) end
       end
     end
-    if not a then
+    if not a and by_id then
       local drop = redis.call('HGET', KEYS[4], id) or redis.call('HGET', KEYS[5], id)
-      a = drop and 'D' .. drop or ''
+      a = drop and 'D' .. drop
     end
+    a = a or ''
     if a == '' and register then
       local kept = redis.call('HGET', KEYS[2], simhash)
       local begun = not kept and redis.call('HGET', KEYS[6], simhash)
