@@ -53,13 +53,11 @@ while p <= #blob do
     a = a or ''
     if a == '' and register then
       local kept = redis.call('HGET', KEYS[2], simhash)
-      local begun = not kept and redis.call('HGET', KEYS[6], simhash)
       if kept then
         a = kept == id and 'W' or 'L'
-      elseif not begun then
-        redis.call('HSET', KEYS[6], simhash, id)
+      elseif redis.call('HSETNX', KEYS[6], simhash, id) == 1 then
         mine[simhash] = true
-      elseif begun == id and not mine[simhash] then
+      elseif not mine[simhash] and redis.call('HGET', KEYS[6], simhash) == id then
         a = 'W'
       end
     end

@@ -62,6 +62,8 @@ for n, r in ipairs(rows) do
 end
 local kept, dropped, by_sentences, again = 0, 0, 0, 0
 local rotate = tonumber(ARGV[3])
+local held = rotate > 0 and redis.call('HLEN', KEYS[3]) or 0  -- records in the drops hash
+local recent = {}
 local t = tonumber(ARGV[1])
 local when = char(math.floor(t / 16777216) % 256, math.floor(t / 65536) % 256, math.floor(t / 256) % 256, t % 256)
 local RECENT_DROPS = 10000  -- as decide.lua
@@ -82,12 +84,13 @@ for n, r in ipairs(rows) do
     replay = 2
     again = again + 1
   else
-    redis.call('HSET', KEYS[3], r.key, '\3' .. fp .. char(dist, rule == 'sentences' and 1 or 0) .. when .. r.dup)
-    redis.call('LPUSH', KEYS[3] .. ':recent', id)
+    held = held + redis.call('HSET', KEYS[3], r.key, '\3' .. fp .. char(dist, rule == 'sentences' and 1 or 0) .. when .. r.dup)
+    recent[#recent + 1] = id
     dropped = dropped + 1
-    if rotate > 0 and redis.call('HLEN', KEYS[3]) >= rotate then
+    if rotate > 0 and held >= rotate then
       redis.call('UNLINK', KEYS[3] .. ':old')
       redis.call('RENAME', KEYS[3], KEYS[3] .. ':old')
+      held = 0
     end
     if rule == 'sentences' then by_sentences = by_sentences + 1 end
   end
@@ -97,6 +100,9 @@ for n, r in ipairs(rows) do
 end
 if kept > 0 then redis.call('HINCRBY', KEYS[4], 'kept', kept) end
 if dropped > 0 then
+  for i = 1, #recent, 1000 do
+    redis.call('LPUSH', KEYS[3] .. ':recent', unpack(recent, i, math.min(i + 999, #recent)))
+  end
   redis.call('LTRIM', KEYS[3] .. ':recent', 0, RECENT_DROPS - 1)
   redis.call('HINCRBY', KEYS[4], 'dropped', dropped)
   redis.call('HINCRBY', KEYS[4], 'drops:' .. ARGV[2], dropped)

@@ -5,21 +5,21 @@
 -- ARGV[1]  entry size (6: a table, 10: the sentence table); ARGV[2..] pairs: bucket key, entry
 -- Returns how many entries were removed.
 
-local sub = string.sub
+local find, sub = string.find, string.sub
 local size = tonumber(ARGV[1])
 local removed = 0
 for j = 2, #ARGV, 2 do
   local key, entry = ARGV[j], ARGV[j + 1]
   local bucket = redis.call('GET', key)
-  if bucket then
-    for p = 1, #bucket, size do
-      if sub(bucket, p, p + size - 1) == entry then
-        bucket = sub(bucket, 1, p - 1) .. sub(bucket, p + size)
-        if #bucket == 0 then redis.call('DEL', key) else redis.call('SET', key, bucket) end
-        removed = removed + 1
-        break
-      end
+  local p = bucket and find(bucket, entry, 1, true)
+  while p and (p - 1) % size ~= 0 do p = find(bucket, entry, p + 1, true) end  -- an entry's own place
+  if p then
+    if #bucket == size then
+      redis.call('DEL', key)
+    else
+      redis.call('SET', key, sub(bucket, 1, p - 1) .. sub(bucket, p + size))
     end
+    removed = removed + 1
   end
 end
 return removed
