@@ -1,9 +1,12 @@
 """Redis memory of the near-duplicate index by structure, and what a retention costs.
 
-    python benchmarks/capacity.py [--kept 1000000] [--drop-share 0.2] [--urls real|sina]
+    python benchmarks/capacity.py [--kept 1000000] [--drop-share 0.2] [--urls real|sina] [--keys real|5]
 
-Keeps ``--kept`` documents with URL ids, five sentence keys each, both rules on, then drops ``kept x drop-share`` copies (a bit flipped, a new
-URL), on a throwaway valkey-server; measures each structure with ``MEMORY USAGE`` (bucket
+Keeps ``--kept`` documents with URL ids, both rules on, then drops ``kept x drop-share`` copies (a bit flipped, a new
+URL), on a throwaway valkey-server. Each document has as many sentence keys as a real
+article drawn at random (``--keys real``: the counts of the first 2,000 articles of the sina
+corpus, fingerprinted; one with fewer than the rule's three files none), or five each
+(``--keys 5``); measures each structure with ``MEMORY USAGE`` (bucket
 strings, the small hashes and the ids hash filing kept ids, the drops hash) and prints bytes per kept article, then a table
 of memory for articles a day x retention, from those measured bytes: with retention a
 generation's worth more is held (the one being filled), so a window of R days holds
@@ -30,6 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: news_mirror lives there
 from bench_redis import bench_server  # noqa: E402
 
+from corpus import load_articles  # noqa: E402
+
+from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
 from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
 from news_crawler.index.drop_records import drop_hashes, live_eras  # noqa: E402
 from news_crawler.index.kept_ids import id_hash  # noqa: E402
@@ -62,6 +68,17 @@ def real_url(rng: random.Random, shapes: list[str]) -> str:
     return shape[:cut] + tail
 
 
+def real_key_counts(n: int = 2000) -> list[int]:
+    """How many sentence keys each of the first ``n`` real articles has (0 to 5)."""
+    fingerprinter, counts = Fingerprinter(), []
+    for article in load_articles(n):
+        try:
+            counts.append(len(fingerprinter.fingerprint(article["body"]).sentences))
+        except UnusableText:
+            continue
+    return counts
+
+
 def usage(client: redis.Redis, keys: list[str]) -> int:
     pipe = client.pipeline(transaction=False)
     for key in keys:
@@ -76,7 +93,12 @@ def main() -> None:
     ap.add_argument("--outcomes", type=int, default=200_000, help="URL outcomes to record (0: skip)")
     ap.add_argument("--urls", choices=("real", "sina"), default="real",
                     help="ids shaped like the real pages' URLs (23 sites), or sina-shaped URLs of one site")
+    ap.add_argument("--keys", choices=("real", "5"), default="real",
+                    help="sentence keys a document: as many as a real article drawn at random, or five")
     args = ap.parse_args()
+    key_counts = real_key_counts() if args.keys == "real" else [5]
+    print(f"sentence keys a document: {sum(key_counts) / len(key_counts):.2f} on average "
+          f"({sum(n < 3 for n in key_counts) / len(key_counts):.1%} with fewer than three, filing none)")
     rng = random.Random(7)
     shapes = real_shapes() if args.urls == "real" else []
     seen: set[str] = set()
@@ -93,7 +115,7 @@ def main() -> None:
         kept: list[Document] = []
         t = time.perf_counter()
         for start in range(0, args.kept, 10_000):
-            batch = [Document(url(rng), rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(5)),
+            batch = [Document(url(rng), rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(rng.choice(key_counts))),
                               rng.randint(117, 175)) for _ in range(start, min(args.kept, start + 10_000))]
             store.decide_many(batch)
             kept.extend(batch[:: max(1, int(1 / max(args.drop_share, 1e-9)))] if args.drop_share else [])
