@@ -81,9 +81,16 @@ def with_gne(html: str) -> dict:
 
 def with_readability(html: str) -> dict:
     import lxml.html
+    import readability.readability
     from readability import Document
 
-    summary = Document(html).summary()
+    from news_crawler.extraction import article  # which puts a faster clean() in readability: not here
+
+    ours, readability.readability.clean = readability.readability.clean, article._readability_clean
+    try:
+        summary = Document(html).summary()
+    finally:
+        readability.readability.clean = ours
     return {"body": lxml.html.fromstring(summary).text_content() if summary.strip() else "", "time": "", "author": ""}
 
 

@@ -46,6 +46,23 @@ def _faster_cleaner() -> None:
 
 _faster_cleaner()
 
+# readability's clean() (whitespace squeezed before text is measured) as it is, and the same
+# substitutions with each run of whitespace tried from its start only: its patterns, tried at
+# every position of a run, take time in the square of the run's length (portal pages indent
+# by hundreds of spaces). Same results (tests/test_extraction.py); 2.4x faster on the text of
+# every element of the labelled pages.
+_readability_clean = readability.readability.clean
+_LONG_RUN = re.compile(r"(?<!\s)\s{255,}")
+_LINE_RUN = re.compile(r"(?<!\s)\s*\n\s*")
+_TABS = re.compile(r"\t|[ \t]{2,}")
+
+
+def _clean(text: str) -> str:
+    return _TABS.sub(" ", _LINE_RUN.sub("\n", _LONG_RUN.sub(" " * 255, text))).strip()
+
+
+readability.readability.clean = _clean
+
 
 @dataclass
 class Article:
