@@ -90,3 +90,11 @@ def test_a_correspondent_alone_is_the_author_and_a_label_s_word_does_not_reach_t
     # "本站编辑" names no one, and its 编辑 does not take the story's first word on the next line
     story = ["市政府昨天召开新闻发布会，介绍今年城市更新工作的进展情况和下一步安排，会议由副市长主持。"] + no_credit[1:]
     assert extract_article(page("<span>2019-03-01</span><span>作者：本站编辑</span>", story)).author == ""
+
+
+@pytest.mark.parametrize("placeholder", ["未知", "不详", "暂无", "未署名", "admin", "小编"])
+def test_a_byline_that_names_no_one_gives_no_author(placeholder):
+    """Older CMS pages fill the author field when nobody is credited: "作者：未知"."""
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    article = extract_article(page(f"<span>发布时间：2019-03-01 10:20　作者：{placeholder}　点击数：</span>", no_credit))
+    assert article.author == "" and article.published_at == "2019-03-01T10:20:00+08:00"
