@@ -15,13 +15,16 @@ def _worker(url, items, start, seed, layout):
     from news_crawler.config import plain_settings
     from news_crawler.engine import store_from_settings
 
-    settings = plain_settings({"REDIS_URL": url, "DEDUP_NAMESPACE": "race", "DEDUP_CLUSTER_INDEX": layout})
+    # Batches of four, calls of up to twelve: a call decides a run of batches (the spread
+    # layout records each batch in the next one's round) while the other workers do too.
+    settings = plain_settings({"REDIS_URL": url, "DEDUP_NAMESPACE": "race", "DEDUP_CLUSTER_INDEX": layout,
+                               "DEDUP_BATCH_SIZE": 4})
     store = store_from_settings(settings, connection.from_settings(settings))
     rng = random.Random(seed)
     start.wait(30)
     i = 0
     while i < len(items):
-        n = rng.randint(1, 8)
+        n = rng.randint(1, 12)
         store.decide_many(items[i : i + n])
         i += n
 
