@@ -40,16 +40,19 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
     rule = store.sentence_rule
     signed = [d for d in docs if rule and len(d.sentences) >= rule.match]
     fps = b"".join(d.simhash.to_bytes(8, "big") for d in docs)
+    newest, *older = store.live  # the live generations' prefixes, newest first
     calls = [(store.scripts["claim_table"], [store.slot_key(f"t{t}")],
-              [store.bucket_key(t, 0)[:-4], t, store.max_distance, fps]) for t in range(4)]
+              [store.bucket_key(t, 0, newest)[:-4], t, store.max_distance, fps,
+               *(store.bucket_key(t, 0, p)[:-4] for p in older)]) for t in range(4)]
     if signed:
         packed = []
         for d in signed:
             packed += [d.simhash.to_bytes(8, "big"), bytes([len(d.sentences)]),
                        b"".join(k.to_bytes(3, "big") for k in d.sentences), bytes([d.length])]
         calls.append((store.scripts["claim_sentences"], [store.slot_key("s")],
-                      [store.sentence_bucket_key(0)[:-5], rule.match, rule.max_distance, rule.length_slack,
-                       "1" if check_kept else "0", b"".join(packed)]))
+                      [store.sentence_bucket_key(0, newest)[:-5], rule.match, rule.max_distance, rule.length_slack,
+                       "1" if check_kept else "0", b"".join(packed),
+                       *(store.sentence_bucket_key(0, p)[:-5] for p in older)]))
     n_claims = len(calls)
     ahead, replies = len(before), run_scripts(store.client, [*before, *calls, *beside])
     ahead_replies, replies = replies[:ahead], replies[ahead:]
@@ -59,8 +62,11 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
     kept = {fp for entries in tables.values() for fp in entries.values()}
     maybe = list({fp for entries in sentences.values() for fp, _ in entries.values()} - kept)
     if check_kept and maybe:
-        live = store.client.hmget(store.id_prefix + "ids", [fp.to_bytes(8, "big") for fp in maybe])
-        kept |= {fp for fp, i in zip(maybe, live) if i is not None}
+        for prefix in store.live:
+            if maybe:
+                live = store.client.hmget(prefix + "ids", [fp.to_bytes(8, "big") for fp in maybe])
+                kept |= {fp for fp, i in zip(maybe, live) if i is not None}
+                maybe = [fp for fp in maybe if fp not in kept]
     else:
         kept.update(maybe)
     names = {f"\0{fp:016x}": fp for fp in kept}
@@ -73,7 +79,8 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
 
 def _table_entries(docs: list[Document], replies: list[bytes], placed: dict[str, list[int]]
                    ) -> dict[tuple[int, int], dict[int, int]]:
-    """Per (table, block), the simhashes reported by their place in the bucket."""
+    """Per (table, block), the simhashes reported by their generation (newest first) and
+    place in the bucket, as one number."""
     tables: dict[tuple[int, int], dict[int, int]] = {}
     for t, reply in enumerate(replies):
         low_bits = 48 - 16 * t  # an entry is the simhash without block t: the bits below it stay
@@ -88,17 +95,18 @@ def _table_entries(docs: list[Document], replies: list[bytes], placed: dict[str,
             b = (d.simhash >> (48 - 16 * t)) & 0xFFFF
             bucket = tables.setdefault((t, b), {})
             middle = b << low_bits
-            for q in range(p, p + 9 * n, 9):
-                v = int.from_bytes(reply[q + 3 : q + 9], "big")
-                bucket[int.from_bytes(reply[q : q + 3], "big")] = (
+            for q in range(p, p + 10 * n, 10):
+                v = int.from_bytes(reply[q + 4 : q + 10], "big")
+                bucket[int.from_bytes(reply[q : q + 4], "big")] = (
                     ((v >> low_bits) << (low_bits + 16)) | middle | (v & low_mask))
-            p += 9 * n
+            p += 10 * n
     return tables
 
 
 def _sentence_entries(signed: list[Document], reply: bytes, placed: dict[str, list[int]]
                       ) -> dict[int, dict[int, tuple[int, int]]]:
-    """Per sentence key, the (simhash, length code) entries reported by their place in the bucket."""
+    """Per sentence key, the (simhash, length code) entries reported by their generation
+    (newest first) and place in the bucket, as one number."""
     sentences: dict[int, dict[int, tuple[int, int]]] = {}
     p = 0
     for d in signed:
@@ -111,9 +119,9 @@ def _sentence_entries(signed: list[Document], reply: bytes, placed: dict[str, li
             n = (reply[p + 1] << 8) | reply[p + 2]
             p += 3
             found = sentences.setdefault(key, {})
-            for q in range(p, p + 12 * n, 12):
-                found[int.from_bytes(reply[q : q + 3], "big")] = (int.from_bytes(reply[q + 3 : q + 11], "big"), reply[q + 11])
-            p += 12 * n
+            for q in range(p, p + 13 * n, 13):
+                found[int.from_bytes(reply[q : q + 4], "big")] = (int.from_bytes(reply[q + 4 : q + 12], "big"), reply[q + 12])
+            p += 13 * n
     return sentences
 
 

@@ -82,7 +82,9 @@ def run_scripts(client: Any, calls: list[tuple[Any, list[str], list[Any]]]) -> l
 
 
 def decided_keys(store: Any) -> list[str]:
-    return [store.id_prefix + k for k in ("docids", "ids", "docs", "drops", "drops:old", "begun")]
+    """The begun hash, then each live generation's id hashes (``spread/decided.lua``)."""
+    return [store.id_prefix + "begun", *(prefix + k for prefix in store.live
+                                         for k in ("docids", "ids", "docs", "drops", "drops:old"))]
 
 
 def decided_args(store: Any, docs: Sequence[Document | str], register: bool = False) -> list[Any]:

@@ -45,7 +45,9 @@ def finish_call(store: Any, rows: list[Row]) -> tuple[Any, list[str], list[Any]]
         packed += [code.encode(), doc.simhash.to_bytes(8, "big"),
                    b"\0" if dup_fp is None else b"\1" + dup_fp.to_bytes(8, "big"),
                    bytes([dist, len(rule_)]), rule_, id_key(doc.id), len(doc_id).to_bytes(4, "big"), doc_id]
-    return (store.scripts["finish"], [store.id_prefix + k for k in ("ids", "docids", "drops", "stats", "begun")],
+    newest, *older = store.live
+    return (store.scripts["finish"], [newest + "ids", newest + "docids", newest + "drops", store.stats_key,
+                                      store.id_prefix + "begun", *(prefix + "ids" for prefix in older)],
             [seconds, time.strftime("%Y-%m-%d", time.gmtime(seconds)), store.drops_rotate, b"".join(packed)])
 
 
@@ -61,28 +63,43 @@ def finished(raw: bytes) -> list[tuple[str, int]]:
 
 def forget(store: Any, doc_id: str) -> str:
     """Take one article out of the spread index: "kept" or "dropped" as it was, "" when unknown."""
-    ids, docids, drops = (store.id_prefix + h for h in ("ids", "docids", "drops"))
-    fp = store.kept_simhash(store.id_prefix, doc_id)
-    pipe = store.client.pipeline(transaction=True)
-    if fp is None:  # a record by the id's key, or by the id (earlier versions); in drops or drops:old
-        where = [(h, f) for f in (id_key(doc_id), doc_id) for h in (drops, drops + ":old")]
-        found = [(h, f, raw) for (h, f), raw in zip(where, (store.client.hget(h, f) for h, f in where)) if raw]
-        if not found:
-            return ""
-        hash_, field, raw = found[0]
-        pipe.hdel(hash_, field).hincrby(store.stats_key, "dropped", -1)
-        rule, day = rule_and_day(raw)
-        if rule == "sentences":
-            pipe.hincrby(store.stats_key, "dropped:sentences", -1)
-        day = "drops:" + day  # the day it was counted under
-        if int(store.client.hget(store.stats_key, day) or 0) > 0:
-            pipe.hincrby(store.stats_key, day, -1)
-        pipe.execute()
-        return "dropped"
+    store.live = store.live_prefixes()
+    for prefix in store.live:
+        fp = store.kept_simhash(prefix, doc_id)
+        if fp is not None:
+            return _forget_kept(store, prefix, doc_id, fp)
+    for prefix in store.live:
+        if _forget_dropped(store, prefix, doc_id):
+            return "dropped"
+    return ""
+
+
+def _forget_kept(store: Any, prefix: str, doc_id: str, fp: bytes) -> str:
     for t, block in enumerate(blocks(int.from_bytes(fp, "big"))):
-        key = store.bucket_key(t, block)
+        key = store.bucket_key(t, block, prefix)
         store.scripts["remove"](keys=[store.slot_key(f"t{t}")], args=[6, key, fp[: 2 * t] + fp[2 * t + 2 :]])
-    pipe.hdel(ids, fp).hdel(docids, id_key(doc_id)).hdel(store.id_prefix + "docs", doc_id)
+    pipe = store.client.pipeline(transaction=True)
+    pipe.hdel(prefix + "ids", fp).hdel(prefix + "docids", id_key(doc_id)).hdel(prefix + "docs", doc_id)
     pipe.hincrby(store.stats_key, "kept", -1)
     pipe.execute()
     return "kept"
+
+
+def _forget_dropped(store: Any, prefix: str, doc_id: str) -> bool:
+    """A drop record by the id's key, or by the id (earlier versions), in drops or drops:old."""
+    drops = prefix + "drops"
+    where = [(h, f) for f in (id_key(doc_id), doc_id) for h in (drops, drops + ":old")]
+    found = [(h, f, raw) for (h, f), raw in zip(where, (store.client.hget(h, f) for h, f in where)) if raw]
+    if not found:
+        return False
+    hash_, field, raw = found[0]
+    pipe = store.client.pipeline(transaction=True)
+    pipe.hdel(hash_, field).hincrby(store.stats_key, "dropped", -1)
+    rule, day = rule_and_day(raw)
+    if rule == "sentences":
+        pipe.hincrby(store.stats_key, "dropped:sentences", -1)
+    day = "drops:" + day  # the day it was counted under
+    if int(store.client.hget(store.stats_key, day) or 0) > 0:
+        pipe.hincrby(store.stats_key, day, -1)
+    pipe.execute()
+    return True

@@ -24,7 +24,8 @@ masters holds two of them each). Batch after batch, one round trip each:
    worker is still deciding waits for that worker's record first, so a drop always names a
    kept document.
 
-Retention generations are not supported here.
+Retention (``DEDUP_RETENTION_DAYS``): by time generations (``spread_generations.py``); a
+run of batches reads every live generation and writes the newest.
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ from news_crawler.index.scripts import lua
 from news_crawler.index.spread_claim import claim, take_back_calls, undo
 from news_crawler.index.spread_read import (ROLES, Begun, begin, begin_call, begun_from, read_decided, role_tag,
                                             run_scripts)
+from news_crawler.index.spread_generations import SpreadGenerations
 from news_crawler.index.spread_record import Row, decision_rows, finish_call, finished, forget
 from news_crawler.index.spread_wait import await_decided, settled
 
@@ -64,12 +66,11 @@ class _Claimed(NamedTuple):
 
 class SpreadStore(RedisStore):
     def __init__(self, client: Any, namespace: str, *args: Any, **kwargs: Any) -> None:
-        if kwargs.get("retention_days"):
-            raise ValueError("DEDUP_RETENTION_DAYS is not supported by the spread index (DEDUP_CLUSTER_INDEX=spread)")
         super().__init__(client, namespace, *args, **kwargs)
         self.tags = {role: role_tag(namespace, role) for role in ROLES}
-        self.id_prefix = "{%s}:" % self.tags["ids"]
+        self.id_prefix = "{%s}:" % self.tags["ids"]  # and the stats, begun and form keys, of no generation
         self.stats_key = self.id_prefix + "stats"
+        self.generations = SpreadGenerations(self.tags, self.generations)
         here = Path(__file__).with_name("spread")
         self.scripts = {name: client.register_script(lua(f"spread/{name}.lua")) for name in _WITH_COMMON}
         self.scripts.update({name: client.register_script((here / f"{name}.lua").read_text(encoding="utf-8"))
@@ -79,26 +80,18 @@ class SpreadStore(RedisStore):
         # key is 2); one begun before (1) may hold records filed by the id itself, read too.
         form = client.eval(_FORM, 6, *(self.id_prefix + k for k in ("form", "ids", "docids", "docs", "drops", "drops:old")))
         self.drops_by_id = int(form) == 1
+        self.live = self.live_prefixes()  # the generations a run reads, newest (written) first
 
-    # Where keys are -----------------------------------------------------------------------
-
-    def prefix(self, generation: int | None = None) -> str:
-        return self.id_prefix
-
-    def live_prefixes(self) -> list[str]:
-        return [self.id_prefix]
-
-    def table_prefix(self, table: int) -> str:
-        return "{%s}:" % self.tags[f"t{table}"]
+    # Where keys are (generations: spread_generations.py) ----------------------------------
 
     def bucket_key(self, table: int, block: int, prefix: str | None = None) -> str:
-        return f"{self.table_prefix(table)}{table}{block:04x}"
+        return f"{self.generations.role_prefix(f't{table}', prefix or self.live[0])}{table}{block:04x}"
 
     def sentence_bucket_key(self, key: int, prefix: str | None = None) -> str:
-        return "{%s}:s%04x" % (self.tags["s"], key >> 8)
+        return "%ss%04x" % (self.generations.role_prefix("s", prefix or self.live[0]), key >> 8)
 
     def sentence_buckets(self, key: int, prefix: str) -> list[tuple[str, int]]:
-        return [(self.sentence_bucket_key(key), 8)]  # entries name the whole simhash
+        return [(self.sentence_bucket_key(key, prefix), 8)]  # entries name the whole simhash
 
     def slot_key(self, role: str) -> str:
         """A key in the slot of ``role`` ("t0".."t3", "s"), naming it to a script that builds
@@ -111,6 +104,8 @@ class SpreadStore(RedisStore):
         docs = as_documents(items)
         for doc in docs:  # before any batch is decided: all or nothing
             check_document(doc)
+        self.generations.register()
+        self.live = self.live_prefixes()
         return self._decide_all(docs)
 
     def _decide_all(self, docs: Sequence[Document], attempt: int = 0) -> list[Decision]:

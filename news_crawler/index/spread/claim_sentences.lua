@@ -12,16 +12,23 @@
 --          distance; ARGV[4] length slack; ARGV[5] '1': append every document's entries
 -- ARGV[6]  per document: 8-byte simhash, a byte of the number of sentence keys and the keys
 --          (3 bytes each), length code
+-- ARGV[7..] the bucket key prefixes of the older live generations (retention: read, and
+--          entries appended in ARGV[1]'s, the newest)
 -- Returns one string: per document a byte 1 when its entries were appended (else 0), a byte
 -- of the number of its keys with entries reported, and for each of those the key's number
--- among the document's (from 1, a byte), a 2-byte count and the entries (the entry's place
--- in its bucket, 3 bytes; the kept simhash, 8; its length code, 1).
+-- among the document's (from 1, a byte), a 2-byte count and the entries (the number of the
+-- entry's generation among the prefixes, from 0, a byte; its place in its bucket, 3 bytes;
+-- the kept simhash, 8; its length code, 1).
 -- (common.lua is prepended.)
 
-local prefix, s_match, s_distance, s_slack = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local s_match, s_distance, s_slack = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local always, blob = ARGV[5] == '1', ARGV[6]
+local prefixes = { ARGV[1] }
+for i = 7, #ARGV do prefixes[#prefixes + 1] = ARGV[i] end
+local G = #prefixes
 local HEX = {}
 for i = 0, 255 do HEX[i] = format('%02x', i) end
+-- d.at[G * (i - 1) + g]: the index in names of the bucket of the document's key i in generation g
 local docs, names, slot = {}, {}, {}
 local j = 1
 while j <= #blob do
@@ -29,12 +36,14 @@ while j <= #blob do
   local d = { fp = sub(blob, j, j + 7), sig = sub(blob, j + 9, j + 8 + 3 * n), len = byte(blob, j + 9 + 3 * n), at = {} }
   for i = 1, n do
     local a, b = byte(d.sig, 3 * i - 2, 3 * i - 1)
-    local key = prefix .. 's' .. HEX[a] .. HEX[b]
-    if not slot[key] then
-      names[#names + 1] = key
-      slot[key] = #names
+    for g, prefix in ipairs(prefixes) do
+      local key = prefix .. 's' .. HEX[a] .. HEX[b]
+      if not slot[key] then
+        names[#names + 1] = key
+        slot[key] = #names
+      end
+      d.at[G * (i - 1) + g] = slot[key]
     end
-    d.at[i] = slot[key]
   end
   docs[#docs + 1] = d
   j = j + 10 + 3 * n
@@ -43,27 +52,33 @@ local was, now = read_buckets(names)
 local out, changed = {}, {}
 -- One closure for every key (upvalues set per document and key): the entries of the key
 -- within the slack and distance of the document, each counted once a key.
-local fp, i, shared, counted, lost, near
+local fp, i, gen, shared, counted, lost, near
 local function visit(other, len2, p)
   if counted[other] == i or distance(fp, other) > s_distance then return end
   counted[other] = i
   local place = (p - 1) / 10
   near = near or {}
-  near[#near + 1] = char(math.floor(place / 65536), math.floor(place / 256) % 256, place % 256) .. other .. char(len2)
+  near[#near + 1] = char(gen, math.floor(place / 65536), math.floor(place / 256) % 256, place % 256) .. other
+                    .. char(len2)
   shared[other] = (shared[other] or 0) + 1
   if shared[other] >= s_match then lost = true end
 end
 for _, d in ipairs(docs) do
   local sig, len, found = d.sig, d.len, {}
   fp, shared, counted, lost = d.fp, {}, {}, false
-  for k, at in ipairs(d.at) do
+  local n = #sig / 3
+  for k = 1, n do
     i, near = k, nil
-    sentence_entries(was[at], sub(sig, 3 * k, 3 * k), len, s_slack, visit, true, 8)
+    for g = 1, G do
+      gen = g - 1
+      sentence_entries(was[d.at[G * (k - 1) + g]], sub(sig, 3 * k, 3 * k), len, s_slack, visit, true, 8)
+    end
     if near then found[#found + 1] = char(k, math.floor(#near / 256), #near % 256) .. table.concat(near) end
   end
   local appended = always or not lost
   if appended then
-    for k, at in ipairs(d.at) do
+    for k = 1, n do
+      local at = d.at[G * (k - 1) + 1]
       now[at] = now[at] .. sub(sig, 3 * k, 3 * k) .. fp .. char(len)
       changed[at] = true
     end

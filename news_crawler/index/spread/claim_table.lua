@@ -8,48 +8,58 @@
 -- back the entries of those it drops.
 --
 -- KEYS[1]  a key of the table's slot, naming it (the buckets, of the same slot, are built here)
--- ARGV[1]  bucket key prefix of the table; ARGV[2] the table (0..3); ARGV[3] max distance
--- ARGV[4]  the documents' 8-byte simhashes, one string
--- Returns one string: per document a 2-byte count and its near entries, each the entry's
--- place in its bucket (3 bytes) and its 6 bytes; a count of 0: the document's entry was
--- appended.
+-- ARGV[1]  bucket key prefix of the table in the newest generation (where entries are
+--          appended); ARGV[5..] in the older live generations (read: retention)
+-- ARGV[2]  the table (0..3); ARGV[3] max distance; ARGV[4] the documents' 8-byte simhashes, one string
+-- Returns one string: per document a 2-byte count and its near entries, each the number of
+-- its generation among the prefixes (from 0, a byte), its place in its bucket (3 bytes) and
+-- its 6 bytes; a count of 0: the document's entry was appended.
 -- (common.lua is prepended.)
 
-local prefix, t, k, fps = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local t, k, fps = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local prefixes = { ARGV[1] }
+for i = 5, #ARGV do prefixes[#prefixes + 1] = ARGV[i] end
 local HEX = {}
 for i = 0, 255 do HEX[i] = format('%02x', i) end
-local keys, names, slot = {}, {}, {}
+local docs, names, slot = {}, {}, {}  -- docs[j][g]: the index in names of document j's bucket in generation g
 for p = 1, #fps, 8 do
   local a, b = byte(fps, p + 2 * t, p + 2 * t + 1)
-  local key = prefix .. HEX[a] .. HEX[b]
-  keys[#keys + 1] = key
-  if not slot[key] then
-    names[#names + 1] = key
-    slot[key] = #names
+  local at = {}
+  for g, prefix in ipairs(prefixes) do
+    local key = prefix .. HEX[a] .. HEX[b]
+    if not slot[key] then
+      names[#names + 1] = key
+      slot[key] = #names
+    end
+    at[g] = slot[key]
   end
+  docs[#docs + 1] = at
 end
 local was, now = read_buckets(names)
 local out, changed = {}, {}
-for j, key in ipairs(keys) do
+for j, at in ipairs(docs) do
   local p0 = 8 * j - 7
   local entry = sub(fps, p0, p0 + 2 * t - 1) .. sub(fps, p0 + 2 * t + 2, p0 + 7)
   local q1, q2, q3, q4, q5, q6 = byte(entry, 1, 6)
-  local i = slot[key]
-  local bucket, near = was[i], nil
-  for p = 1, #bucket, 6 do
-    local a1, a2, a3, a4, a5, a6 = byte(bucket, p, p + 5)
-    if POP[bxor(a1, q1)] + POP[bxor(a2, q2)] + POP[bxor(a3, q3)] + POP[bxor(a4, q4)] + POP[bxor(a5, q5)]
-        + POP[bxor(a6, q6)] <= k then
-      local place = (p - 1) / 6
-      near = near or {}
-      near[#near + 1] = char(math.floor(place / 65536), math.floor(place / 256) % 256, place % 256)
-                        .. sub(bucket, p, p + 5)
+  local near = nil
+  for g, i in ipairs(at) do
+    local bucket = was[i]
+    for p = 1, #bucket, 6 do
+      local a1, a2, a3, a4, a5, a6 = byte(bucket, p, p + 5)
+      if POP[bxor(a1, q1)] + POP[bxor(a2, q2)] + POP[bxor(a3, q3)] + POP[bxor(a4, q4)] + POP[bxor(a5, q5)]
+          + POP[bxor(a6, q6)] <= k then
+        local place = (p - 1) / 6
+        near = near or {}
+        near[#near + 1] = char(g - 1, math.floor(place / 65536), math.floor(place / 256) % 256, place % 256)
+                          .. sub(bucket, p, p + 5)
+      end
     end
   end
   if near then
     out[j] = char(math.floor(#near / 256), #near % 256) .. table.concat(near)
   else
     out[j] = '\0\0'
+    local i = at[1]
     now[i] = now[i] .. entry
     changed[i] = true
   end

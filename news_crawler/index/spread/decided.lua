@@ -1,9 +1,9 @@
 -- Spread index, in the slot of the id hashes: the decisions recorded before for some ids,
 -- and, for a batch to decide, the registration of the others' simhashes.
 --
--- KEYS[1] docids hash, KEYS[2] ids hash, KEYS[3] docs hash (written before docids),
--- KEYS[4] drops hash, KEYS[5] drops:old, KEYS[6] the begun hash (simhash -> id of a document
--- being decided: registered when its batch began, until it is recorded)
+-- KEYS[1] the begun hash (simhash -> id of a document being decided: registered when its
+-- batch began, until it is recorded); then per live generation, newest first, five keys: its
+-- docids hash, ids hash, docs hash (written before docids), drops hash and drops:old
 -- ARGV[1] '1' when the docs hash is to be read; ARGV[2] per id: its 8-byte key, its 8-byte
 -- simhash (zeros when only reading), 4 bytes of length, the id; ARGV[3] '1' to register;
 -- ARGV[4] '1' when the drops hashes may hold records filed by id (an index begun by an
@@ -24,17 +24,34 @@
 
 local byte, sub, char = string.byte, string.sub, string.char
 local out, blob, p, register, mine = {}, ARGV[2], 1, ARGV[3] == '1', {}
-local by_id = ARGV[4] == '1'
-local drops = redis.call('EXISTS', KEYS[5]) == 1 and { KEYS[4], KEYS[5] } or { KEYS[4] }
+local by_id, begun = ARGV[4] == '1', KEYS[1]
+local docids, ids, docs, drops = {}, {}, {}, {}  -- per live generation; drops: every drop hash
+for k = 2, #KEYS, 5 do
+  docids[#docids + 1], ids[#ids + 1], docs[#docs + 1] = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+  drops[#drops + 1] = KEYS[k + 3]
+  if redis.call('EXISTS', KEYS[k + 4]) == 1 then drops[#drops + 1] = KEYS[k + 4] end
+end
+-- The id kept with 8-byte simhash fp in a live generation, or false.
+local function kept_id(fp)
+  for _, h in ipairs(ids) do
+    local id = redis.call('HGET', h, fp)
+    if id then return id end
+  end
+  return false
+end
 while p <= #blob do
   local key, simhash = sub(blob, p, p + 7), sub(blob, p + 8, p + 15)
   local b1, b2, b3, b4 = byte(blob, p + 16, p + 19)
   local n = ((b1 * 256 + b2) * 256 + b3) * 256 + b4
   local id = sub(blob, p + 20, p + 19 + n)
   p = p + 20 + n
-  local fp = redis.call('HGET', KEYS[1], key)
-  if fp and redis.call('HGET', KEYS[2], fp) ~= id then fp = false end
-  if not fp and ARGV[1] == '1' then fp = redis.call('HGET', KEYS[3], id) end
+  local fp = false
+  for g = 1, #docids do
+    fp = redis.call('HGET', docids[g], key)
+    if fp and redis.call('HGET', ids[g], fp) ~= id then fp = false end
+    if not fp and ARGV[1] == '1' then fp = redis.call('HGET', docs[g], id) end
+    if fp then break end
+  end
   local a
   if fp then
     a = 'K' .. fp
@@ -42,22 +59,22 @@ while p <= #blob do
     for _, where in ipairs(drops) do
       local drop = not a and redis.call('HGET', where, key)
       if drop then
-        local name = redis.call('HGET', KEYS[2], sub(drop, 16, 23))
+        local name = kept_id(sub(drop, 16, 23))
         if name then a = 'd' .. drop .. name else redis.call('HDEL', where, key) end
       end
     end
-    if not a and by_id then
-      local drop = redis.call('HGET', KEYS[4], id) or redis.call('HGET', KEYS[5], id)
-      a = drop and 'D' .. drop
+    for _, where in ipairs(by_id and drops or {}) do
+      local drop = not a and redis.call('HGET', where, id)
+      if drop then a = 'D' .. drop end
     end
     a = a or ''
     if a == '' and register then
-      local kept = redis.call('HGET', KEYS[2], simhash)
+      local kept = kept_id(simhash)
       if kept then
         a = kept == id and 'W' or 'L'
-      elseif redis.call('HSETNX', KEYS[6], simhash, id) == 1 then
+      elseif redis.call('HSETNX', begun, simhash, id) == 1 then
         mine[simhash] = true
-      elseif not mine[simhash] and redis.call('HGET', KEYS[6], simhash) == id then
+      elseif not mine[simhash] and redis.call('HGET', begun, simhash) == id then
         a = 'W'
       end
     end

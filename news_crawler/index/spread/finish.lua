@@ -1,8 +1,10 @@
 -- Spread index, last step, in the slot of the id hashes: record what a batch decided.
 --
 -- KEYS[1] ids hash, KEYS[2] docids hash, KEYS[3] drops hash (and <drops hash>:recent, the
--- last RECENT_DROPS dropped ids, newest first), KEYS[4] stats hash (as decide.lua), KEYS[5]
--- the begun hash (decided.lua)
+-- last RECENT_DROPS dropped ids, newest first), all three of the newest generation (where
+-- the batch is recorded); KEYS[4] stats hash (as decide.lua), KEYS[5] the begun hash
+-- (decided.lua); KEYS[6..] the ids hashes of the older live generations (retention), where
+-- a duplicate may be kept too
 -- ARGV[1] time (seconds since 1970), ARGV[2] its day, ARGV[3] drop records before the drops
 -- hash becomes drops:old (0: no limit); ARGV[4] the rows, one string, each: a code ('K' kept,
 -- 'D' dropped when decided, 'L' a copy at distance 0 of the simhash another id registered
@@ -55,9 +57,19 @@ for _, r in ipairs(rows) do  -- the kept first: a drop of this batch can name on
     if redis.call('HGET', KEYS[5], r.fp) == r.id then redis.call('HDEL', KEYS[5], r.fp) end
   end
 end
+-- The id kept with 8-byte simhash fp in a live generation, or ''.
+local function kept_id(fp)
+  for k = 1, #KEYS do
+    if k == 1 or k > 5 then
+      local id = redis.call('HGET', KEYS[k], fp)
+      if id then return id end
+    end
+  end
+  return ''
+end
 local undecided = {}
 for n, r in ipairs(rows) do
-  names[n] = r.dup ~= '' and (redis.call('HGET', KEYS[1], r.dup) or '') or ''
+  names[n] = r.dup ~= '' and kept_id(r.dup) or ''
   undecided[n] = names[n] == '' and r.dup ~= '' and redis.call('HEXISTS', KEYS[5], r.dup) == 1
 end
 local kept, dropped, by_sentences, again = 0, 0, 0, 0

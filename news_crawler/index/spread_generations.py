@@ -1,0 +1,38 @@
+"""Retention of the spread index (``spread_store.py``) by time generations, as
+``generations.py`` keeps the index on one server: each generation's keys carry ``g<n>:``
+after their role's hash tag (``{news.t0}:g2900:0ab12``, ``{news.ids}:g2900:ids``), so every
+role keeps its slot; the generations are numbered, registered and expired in the id hashes'
+slot. A generation is named by its prefix there (``{news.ids}:g2900:``); the other roles'
+prefixes follow from it. Without retention there is one generation, ``{news.ids}:``, the
+keys as the spread index always had them. An expired generation goes with UNLINK of its
+key names (the buckets of four tables and of the sentence table, a few hashes), each
+chunk of them in one slot."""
+
+from __future__ import annotations
+
+from news_crawler.index.generations import BUCKETS, Generations
+
+ID_HASHES = ("ids", "docids", "docs", "drops", "drops:old", "drops:recent", "form")  # per generation
+
+
+class SpreadGenerations(Generations):
+    def __init__(self, tags: dict[str, str], generations: Generations) -> None:
+        super().__init__(generations.client, "{%s}" % tags["ids"], generations.retention_days,
+                         generations.seconds / 86_400, generations.clock, generations.drops_rotate)
+        self.tags = tags
+
+    def role_prefix(self, role: str, prefix: str) -> str:
+        """The prefix of ``role`` ("t0".."t3", "s", "ids") in the generation whose id
+        hashes' prefix is ``prefix``."""
+        return "{%s}%s" % (self.tags[role], prefix[len(self.base):])
+
+    def key_names(self, generation: int | None = None, prefix: str | None = None) -> list[str]:
+        prefix = prefix or self.prefix(generation)
+        names = []
+        for t in range(4):
+            table = self.role_prefix(f"t{t}", prefix)
+            names += [f"{table}{t}{b:04x}" for b in range(BUCKETS)]
+        sentences = self.role_prefix("s", prefix)
+        names += [f"{sentences}s{b:04x}" for b in range(BUCKETS)]
+        return names + [prefix + h for h in ID_HASHES]
+
