@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.redis_cluster import TestCluster
 from tests.redis_server import TestServer
 
 from news_mirror.data import DATA, SINA_CORPUS as SINA  # noqa: F401 - one definition of the data path
@@ -23,6 +24,27 @@ def redis_client(redis_server):
     client = redis_server.client()
     client.flushall()
     yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A real three-master cluster (``redis_cluster.py``), one a test module."""
+    c = TestCluster(tmp_path_factory.mktemp("cluster"))
+    yield c
+    c.stop()
+
+
+@pytest.fixture
+def cluster_client(cluster):
+    from news_crawler import connection
+    from news_crawler.config import plain_settings
+
+    cluster.flushall()
+    connection._clients.clear()  # one client per process and server: start each test afresh
+    client = connection.from_settings(plain_settings({"REDIS_URL": cluster.url}))
+    yield client
+    connection._clients.clear()
     client.close()
 
 

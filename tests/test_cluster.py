@@ -23,25 +23,7 @@ from news_mirror.catalog import build_catalog
 from news_mirror.server import Mirror, serve
 from tests.conftest import DATA
 from tests.crawl_helpers import crawl
-from tests.redis_cluster import TestCluster
 from tests.test_concurrency import assert_no_two_duplicates, race
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    c = TestCluster(tmp_path_factory.mktemp("cluster"))
-    yield c
-    c.stop()
-
-
-@pytest.fixture
-def cluster_client(cluster):
-    cluster.flushall()
-    connection._clients.clear()  # one client per process and server: start each test afresh
-    client = connection.from_settings(plain_settings({"REDIS_URL": cluster.url}))
-    yield client
-    connection._clients.clear()
-    client.close()
 
 
 def test_any_node_gives_a_cluster_client_and_spider_keys_share_a_slot(cluster, cluster_client):

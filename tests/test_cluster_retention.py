@@ -6,32 +6,10 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
-from news_crawler import connection
-from news_crawler.config import plain_settings
 from news_crawler.fingerprint import distance
 from news_crawler.index import Document, RedisStore, SentenceRule
 from news_crawler.index.spread_store import SpreadStore
-from tests.redis_cluster import TestCluster
 from tests.test_retention import Clock, flip
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    c = TestCluster(tmp_path_factory.mktemp("cluster"))
-    yield c
-    c.stop()
-
-
-@pytest.fixture
-def cluster_client(cluster):
-    cluster.flushall()
-    connection._clients.clear()
-    client = connection.from_settings(plain_settings({"REDIS_URL": cluster.url}))
-    yield client
-    connection._clients.clear()
-    client.close()
 
 
 def generation_keys(cluster, generation: int) -> list[int]:
