@@ -1,6 +1,6 @@
 """Decisions per second on a three-master Redis Cluster against one server, one client each.
 
-    python benchmarks/cluster.py [--stored 200000] [--articles 2000] [--rounds 3]
+    python benchmarks/cluster.py [--stored 200000] [--articles 2000] [--rounds 3] [--retention-days 0]
 
 Both are valkey-server processes on loopback TCP (the cluster started as the tests start
 it: ``tests/redis_cluster.py``). Three stores, both layouts of the index on the cluster
@@ -37,12 +37,13 @@ from tests.redis_cluster import TestCluster  # noqa: E402
 from tests.redis_server import TestServer  # noqa: E402
 
 
-def load(url: str, stored: int, layout: str = "one-slot") -> tuple[object, object, int]:
+def load(url: str, stored: int, layout: str = "one-slot", retention_days: float = 0) -> tuple[object, object, int]:
     """A client and a store on ``url`` holding ``stored`` random documents, and the bytes
     they took (every node's)."""
     connection._clients.clear()
     client = connection.from_settings(plain_settings({"REDIS_URL": url}))
     store = store_from_settings(plain_settings({"DEDUP_NAMESPACE": "bench", "DEDUP_BATCH_SIZE": 500,
+                                                "DEDUP_RETENTION_DAYS": retention_days,
                                                 "DEDUP_CLUSTER_INDEX": layout}), client)
     before = store.memory_used()
     rng = random.Random(1)
@@ -76,6 +77,9 @@ def main() -> None:
     ap.add_argument("--stored", type=int, default=200_000)
     ap.add_argument("--articles", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--retention-days", type=float, default=0,
+                    help="every store with this retention (generations of 7 days): what is stored is in the "
+                         "current one, the others live ones are read empty")
     args = ap.parse_args()
     logging.getLogger("jieba").setLevel(logging.WARNING)
     fingerprinter = Fingerprinter()
@@ -95,7 +99,7 @@ def main() -> None:
             for name, url, layout in (("one server", server.url, "one-slot"),
                                       ("cluster, index in one slot", cluster.url, "one-slot"),
                                       ("cluster, index spread", cluster.url, "spread")):
-                stores[name] = load(url, args.stored, layout)
+                stores[name] = load(url, args.stored, layout, args.retention_days)
             # Round by round, each store in turn (the order turning): a slow minute of the
             # machine falls on all of them alike, and each round gives paired ratios.
             names = list(stores)
