@@ -352,6 +352,67 @@ def test_the_spread_index_refuses_a_document_it_cannot_hold(cluster, cluster_cli
     assert store.lookup("fine") is None
 
 
+def _dies_mid_run(url: str, docs: list[Document], stopped) -> None:
+    """A worker deciding ``docs`` in batches of two that stops for good in its third round
+    (two batches claimed and not recorded, a third begun): ``stopped`` is set, and the test
+    kills it there."""
+    import threading
+
+    import news_crawler.index.spread_store as spread_store
+    from news_crawler.engine import store_from_settings
+
+    settings = plain_settings({"REDIS_URL": url, "DEDUP_NAMESPACE": "news", "DEDUP_CLUSTER_INDEX": "spread",
+                               "DEDUP_BATCH_SIZE": 2})
+    store = store_from_settings(settings, connection.from_settings(settings))
+    claim, rounds = spread_store.claim, []
+
+    def claim_then_stop(*args, **kwargs):
+        rounds.append(1)
+        if len(rounds) == 3:
+            stopped.set()
+            threading.Event().wait()  # never set: killed here
+        return claim(*args, **kwargs)
+
+    spread_store.claim = claim_then_stop
+    store.decide_many(docs)
+
+
+def test_a_worker_killed_mid_run_leaves_nothing_undecidable(cluster, cluster_client, monkeypatch):
+    """kill -9 of a worker in the middle of a run of batches (batches claimed and not
+    recorded, the next begun): another worker deciding the same articles waits for their
+    records, finds none, takes out what the dead one left and decides them all; no copy is
+    kept beside its original and every drop names a kept article."""
+    import multiprocessing
+    import os
+    import signal
+
+    import news_crawler.index.spread_store as spread_store
+
+    rng = random.Random(9)
+    originals = [rng.getrandbits(64) for _ in range(5)]
+    docs = [Document(f"d{i}", originals[i // 2] ^ (i % 2), (4 * i, 4 * i + 1), 100)
+            for i in range(10)]  # d1 copies d0 (distance 1), d3 copies d2, ...
+    ctx = multiprocessing.get_context("spawn")
+    stopped = ctx.Event()
+    worker = ctx.Process(target=_dies_mid_run, args=(cluster.url, docs, stopped))
+    worker.start()
+    try:
+        assert stopped.wait(60)
+        os.kill(worker.pid, signal.SIGKILL)
+    finally:
+        worker.join(30)
+    assert worker.exitcode == -signal.SIGKILL
+    assert cluster_client.hlen(SpreadStore(cluster_client, "news").id_prefix + "begun") > 0  # left behind
+
+    monkeypatch.setattr(spread_store, "WAIT_SECONDS", 0.5)
+    other = SpreadStore(cluster_client, "news", batch_size=2)
+    decided = other.decide_many(docs)
+    assert [d.kept for d in decided] == [i % 2 == 0 for i in range(10)]
+    assert [d.duplicate_of for d in decided[1::2]] == [f"d{i}" for i in range(0, 10, 2)]
+    assert other.counts()["kept"] == 5 and not cluster_client.hlen(other.id_prefix + "begun")
+    assert all(other.lookup(d.id) is not None for d in docs)
+
+
 def test_a_worker_that_died_between_its_claims_and_its_record_leaves_nothing_undecidable(cluster, cluster_client,
                                                                                          monkeypatch):
     """A worker registers and claims its articles, then dies before recording them: another
