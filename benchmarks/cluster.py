@@ -114,8 +114,10 @@ def main() -> None:
                 print(f"{name:<28} {type(client).__name__:<13} best {max(r):8,.0f}/s  median "
                       f"{statistics.median(r):8,.0f}/s  rounds {', '.join(f'{x:,.0f}' for x in r)};  index memory "
                       f"{added / args.stored:.0f} bytes a stored document (all nodes)")
-            print(f"  index keys per master, one slot: {cluster.keys_per_node('{bench}*')}; "
-                  f"spread: {cluster.keys_per_node('{bench.*')}")
+            for short, pattern in (("one slot", "{bench}*"), ("spread", "{bench.*")):
+                keys = cluster.keys_per_node(pattern)
+                print(f"  index keys per master, {short}: {keys} = "
+                      + " / ".join(f"{n / max(1, sum(keys)):.1%}" for n in keys))
             alone = rates["one server"]
             for name, short in (("cluster, index in one slot", "one slot"), ("cluster, index spread", "spread")):
                 paired = [x / a for x, a in zip(rates[name], alone)]
