@@ -82,3 +82,20 @@ def test_a_year_less_month_and_day_in_chinese_is_this_year_s():
     when = datetime.fromisoformat(article.published_at)
     assert (when.month, when.day, when.hour, when.minute) == (3, 1, 10, 8)
     assert when.year in (datetime.now().year, datetime.now().year - 1)
+
+
+def _drawn_by_script(body: str) -> str:
+    """A page whose article a script draws: nothing of the story in the markup."""
+    data = {"@context": "https://schema.org", "@type": "NewsArticle", "headline": TITLE,
+            "datePublished": "2019-03-01T10:08:00+08:00", "articleBody": body}
+    return (f"<html><head><meta charset='utf-8'><title>{TITLE}_某某新闻</title>{ld(data)}</head><body>"
+            f"<div id='app'></div><script src='/app.js'></script></body></html>")
+
+
+def test_a_page_its_script_draws_gives_the_json_ld_article_body():
+    plain = extract_article(_drawn_by_script("\n".join(STORY)))
+    assert plain.body.split("\n") == STORY and plain.published_at == "2019-03-01T10:08:00+08:00"
+    marked = extract_article(_drawn_by_script("".join(f"<p>{escape(x)}</p>" for x in STORY)))
+    assert marked.body.split("\n") == STORY
+    shown = page(ld({"@type": "NewsArticle", "headline": TITLE, "articleBody": STORY[0][:20]}))
+    assert extract_article(shown).body.split("\n") == STORY * 3  # the page's own story when it shows one

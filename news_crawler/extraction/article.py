@@ -178,6 +178,8 @@ def extract_article(html: str, url: str = "") -> Article:
     body = extract_body(html)
     if len(body) < SHORT_BODY:  # readability may have dropped the article's table
         body = max(body, _densest_text(page if page is not None else root, body), key=len)
+    if len(body) < SHORT_BODY and len(linked.body) > len(body):  # a page its script draws: JSON-LD's articleBody
+        body = linked.body
     post = first_post(root, body)
     if post is not None:
         body = extract_body(fragment(post)) or body

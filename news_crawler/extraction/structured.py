@@ -6,6 +6,7 @@ holding a bare name in the byline; the publication time microdata gives
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ class LinkedData:
     published: str = ""  # as written (parse_datetime reads it)
     author: str = ""
     headline: str = ""
+    body: str = ""  # articleBody, as plain text (a page drawn by script may show nothing else)
 
     def about(self, title: str) -> LinkedData:
         """Itself where its headline is the page's (``title``), else nothing: a wiki page
@@ -79,9 +81,21 @@ def linked_data(html: str) -> LinkedData:
             if found.headline:
                 continue  # the first article object describes the page
             when = obj.get("datePublished") or obj.get("dateCreated")
+            body = obj.get("articleBody")
             found = LinkedData(when.strip() if isinstance(when, str) else "", _person(obj.get("author")),
-                               obj["headline"].strip())
+                               obj["headline"].strip(), _plain(body) if isinstance(body, str) else "")
     return found
+
+
+_TAG = re.compile(r"<[^>]+>")
+_BREAK = re.compile(r"<(?:br|/p|/div|/h[1-6]|/li)\b[^>]*>", re.I)
+
+
+def _plain(body: str) -> str:
+    """``articleBody`` as text: some sites put the article's markup there."""
+    if "<" in body and ">" in body:
+        body = html_lib.unescape(_TAG.sub("", _BREAK.sub("\n", body)))
+    return "\n".join(line.strip() for line in body.splitlines() if line.strip())
 
 
 def marked_author(root: HtmlElement, byline: str) -> str:
