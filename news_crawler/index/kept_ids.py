@@ -1,9 +1,10 @@
 """Reading kept ids (simhash -> doc id) as ``lua/ids.lua`` files them: in 65,536 small hashes
 ``<prefix>i<first two simhash bytes as hex>`` under the other six bytes, a URL as byte 1, its
 origin's code in the origins hash and the rest of the URL (or byte 4, the code, and the rest
-with every two digits in a row as one byte); an id too long for that in the
-``<prefix>ids`` hash (8-byte simhash -> id), where earlier versions filed every id, with byte
-0 in its small hash (``ids_near``)."""
+with every two digits in a row as one byte); a form over 64 bytes in pieces (byte 2, their
+number and its first 62 bytes, then piece k under the six bytes and byte k); an id too long
+even for that in the ``<prefix>ids`` hash (8-byte simhash -> id), where earlier versions filed
+every id, with byte 0 in its small hash (``ids_near``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 _SHORT = re.compile(rb"([\x01\x04])(\d+)(.*)", re.S)
 _PAIR = re.compile(rb"[\x80-\xe3]")  # byte 4's form: two digits in a row as one byte, 128 + their value
 _IN_IDS = b"\0"  # in a small hash: the id is in the ids hash
+_PIECES = b"\2"  # in a small hash: the first piece of a long form
 _CHECK_WEIGHTS = (1, 3, 5, 7, 11, 13, 17, 19)
 
 
@@ -39,6 +41,23 @@ def _rest(m: re.Match) -> bytes:
     return _PAIR.sub(lambda p: b"%02d" % (p.group()[0] - 128), m.group(3))
 
 
+def joined(value: bytes, pieces: Sequence[bytes | None]) -> bytes:
+    """The whole form a filed value begins, given its further pieces (a long form's)."""
+    if value[:1] != _PIECES:
+        return value
+    return value[2:] + b"".join(p or b"" for p in pieces)
+
+
+def piece_fields(low: bytes, value: bytes) -> list[bytes]:
+    """The fields of the further pieces of the value filed under ``low`` (none for a short one)."""
+    return [low + bytes([k]) for k in range(1, value[1] + 1)] if value[:1] == _PIECES else []
+
+
+def filed_entries(filed: dict[bytes, bytes]) -> dict[bytes, bytes]:
+    """A small hash's entries by their six bytes, the pieces of long forms joined."""
+    return {low: joined(v, [filed.get(f) for f in piece_fields(low, v)]) for low, v in filed.items() if len(low) == 6}
+
+
 def read_ids(client: Any, prefix: str, origins_key: str, fps: Sequence[bytes]) -> list[str | None]:
     """The ids kept under ``prefix`` with the 8-byte simhashes ``fps`` (None where none is)."""
     if not fps:
@@ -47,6 +66,13 @@ def read_ids(client: Any, prefix: str, origins_key: str, fps: Sequence[bytes]) -
     for fp in fps:
         pipe.hget(id_hash(prefix, fp), fp[2:])
     values: list[bytes | None] = [None if v == _IN_IDS else v for v in pipe.execute()]
+    long_ = [(i, piece_fields(fps[i][2:], v)) for i, v in enumerate(values) if v is not None and v[:1] == _PIECES]
+    if long_:
+        pipe = client.pipeline(transaction=False)
+        for i, fields in long_:
+            pipe.hmget(id_hash(prefix, fps[i]), fields)
+        for (i, _), pieces in zip(long_, pipe.execute()):
+            values[i] = joined(values[i], pieces)
     whole = [fp for fp, value in zip(fps, values) if value is None]
     in_ids = dict(zip(whole, client.hmget(prefix + "ids", whole))) if whole else {}
     return full_ids(client, origins_key, [in_ids[fp] if v is None else v for fp, v in zip(fps, values)],
@@ -61,7 +87,8 @@ def short_ref(fp: bytes) -> bytes:
 
 def ids_near(client: Any, prefix: str, origins_key: str, ref: bytes) -> list[tuple[bytes, str]]:
     """The 8-byte simhashes kept under ``prefix`` whose ``short_ref`` is ``ref``, and their ids."""
-    fps = [fp for fp in (ref[:2] + low for low in client.hkeys(id_hash(prefix, ref))) if short_ref(fp) == ref]
+    fps = [fp for fp in (ref[:2] + low for low in client.hkeys(id_hash(prefix, ref)) if len(low) == 6)
+           if short_ref(fp) == ref]
     return [(fp, i) for fp, i in zip(fps, read_ids(client, prefix, origins_key, fps)) if i is not None]
 
 
@@ -74,6 +101,7 @@ def all_ids(client: Any, prefix: str, origins_key: str, chunk: int = 4096) -> di
         for high in range(start, start + chunk):
             pipe.hgetall(id_hash(prefix, high.to_bytes(2, "big")))
         for high, filed in zip(range(start, start + chunk), pipe.execute()):
-            found.update((high.to_bytes(2, "big") + low, value) for low, value in filed.items() if value != _IN_IDS)
+            found.update((high.to_bytes(2, "big") + low, value) for low, value in filed_entries(filed).items()
+                         if value != _IN_IDS)
     ids = full_ids(client, origins_key, list(found.values()), [True] * len(found)) + [v.decode() for v in whole.values()]
     return dict(zip([*found, *whole], (i or "?" for i in ids)))

@@ -168,7 +168,7 @@ class RedisStore(Inspection, FingerprintStore):
         key = id_key(doc_id)
         refs = self.client.hget(self.docid_key(key, prefix), key[2:5]) or b""
         for ref in (refs[p : p + 2] for p in range(0, len(refs) - 1, 2)):
-            fps = [ref + low for low in self.client.hkeys(id_hash(prefix, ref))]
+            fps = [ref + low for low in self.client.hkeys(id_hash(prefix, ref)) if len(low) == 6]
             for fp, kept in zip(fps, read_ids(self.client, prefix, self.origins_key, fps)):
                 if kept == doc_id:
                     return fp

@@ -6,13 +6,18 @@
 -- two digits in a row and no byte above 127, byte 4, the code, and the rest with every two
 -- digits in a row as one byte (128 + their value: "2019" is two bytes); the ORIGINS hash numbers
 -- origins (scheme://host[:port] -> code and code -> origin, a counter under 'next'; a few
--- entries a site, never deleted). An id still longer than FILED_MAX bytes (the server's
--- default hash-max-listpack-value; a longer value would turn its small hash into a hash
--- table) goes to the <prefix>ids hash (8-byte simhash -> id), where earlier versions filed
--- every id, and its small hash holds byte 0 in its place (so that a small hash names every
--- simhash kept with its first two bytes: ids_near). Both are read.
+-- entries a site, never deleted). A form longer than FILED_MAX bytes (the server's default
+-- hash-max-listpack-value; a longer value would turn its small hash into a hash table) is
+-- filed in pieces in the same small hash: byte 2, the number n of further pieces and the
+-- form's first FILED_MAX - 2 bytes under the six bytes, piece k (1..n, FILED_MAX bytes at
+-- most) under the six bytes and byte k (a 7-byte field, which names no simhash). An id
+-- needing more than PIECES_MAX pieces, or starting with a byte below 5 (it would read as a
+-- marked form), goes to the <prefix>ids hash (8-byte simhash -> id), where earlier versions
+-- filed every id and every id over 64 bytes, and its small hash holds byte 0 in its place
+-- (so that a small hash names every simhash kept with its first two bytes: ids_near). All
+-- are read.
 
-local FILED_MAX = 64
+local FILED_MAX, PIECES_MAX = 64, 8
 local ORIGINS  -- the origins hash's key: set by the script before any call below
 local code_of, origin_of = {}, {}  -- what this call has read of ORIGINS
 
@@ -76,9 +81,52 @@ local function full_id(value)
   return origin .. rest
 end
 
+-- A form as filed: one value, or the pieces of a long one (see above).
+local function pieces(form)
+  if #form <= FILED_MAX then return { form } end
+  local rest = sub(form, FILED_MAX - 1)
+  local n = math.ceil(#rest / FILED_MAX)
+  if n > PIECES_MAX then return nil end
+  local out = { '\2' .. char(n) .. sub(form, 1, FILED_MAX - 2) }
+  for k = 1, n do out[k + 1] = sub(rest, (k - 1) * FILED_MAX + 1, k * FILED_MAX) end
+  return out
+end
+
+-- The whole form a filed value begins: piece(k) gives piece k of a long one.
+local function joined(value, piece)
+  if byte(value, 1) ~= 2 then return value end
+  local out = { sub(value, 3) }
+  for k = 1, byte(value, 2) do out[k + 1] = piece(k) or '' end
+  return table.concat(out)
+end
+
+-- The value filed under low (six bytes) in small hash key, whole (pieces joined), or nil.
+local function filed_value(key, low)
+  local value = redis.call('HGET', key, low)
+  if not value or byte(value, 1) ~= 2 then return value end
+  local names = {}
+  for k = 1, byte(value, 2) do names[k] = low .. char(k) end
+  local got = redis.call('HMGET', key, unpack(names))
+  return joined(value, function(k) return got[k] end)
+end
+
+-- The whole value of entry i of a small hash's HGETALL reply (filed), the pieces of a long
+-- form joined (looked for in the reply: rare); nil for a piece's own entry.
+local function entry_value(filed, i)
+  local low, value = filed[i], filed[i + 1]
+  if #low ~= 6 then return nil end
+  if byte(value, 1) ~= 2 then return value end
+  return joined(value, function(k)
+    local name = low .. char(k)
+    for j = 1, #filed, 2 do
+      if filed[j] == name then return filed[j + 1] end
+    end
+  end)
+end
+
 -- The id kept under the generation prefix with 8-byte simhash fp, or false.
 local function kept_id(prefix, fp)
-  local value = redis.call('HGET', id_hash(prefix, fp), sub(fp, 3))
+  local value = filed_value(id_hash(prefix, fp), sub(fp, 3))
   if value and value ~= '\0' then return full_id(value) end
   return redis.call('HGET', prefix .. 'ids', fp)
 end
@@ -91,8 +139,8 @@ local function ids_near(prefix, ref)
   for i = 1, #filed, 2 do
     local field = filed[i]
     local fp = sub(ref, 1, 2) .. field
-    if sub(field, 1, 1) == third and check_byte(fp) == check then
-      local value = filed[i + 1]
+    if #field == 6 and sub(field, 1, 1) == third and check_byte(fp) == check then
+      local value = entry_value(filed, i)
       local id
       if value == '\0' then id = redis.call('HGET', prefix .. 'ids', fp) else id = full_id(value) end
       if id then out[#out + 1] = { fp, id } end
@@ -103,8 +151,15 @@ end
 
 local function file_id(prefix, fp, id)
   local short = short_id(id)
-  if short and #short <= FILED_MAX then
-    redis.call('HSET', id_hash(prefix, fp), sub(fp, 3), short)
+  local parts = short and pieces(short)
+  if parts then
+    local low = sub(fp, 3)
+    local args = { id_hash(prefix, fp), low, parts[1] }
+    for k = 2, #parts do
+      args[#args + 1] = low .. char(k - 1)
+      args[#args + 1] = parts[k]
+    end
+    redis.call('HSET', unpack(args))
   else
     redis.call('HSET', prefix .. 'ids', fp, id)
     redis.call('HSET', id_hash(prefix, fp), sub(fp, 3), '\0')
@@ -112,7 +167,9 @@ local function file_id(prefix, fp, id)
 end
 
 local function unfile_id(prefix, fp)
-  redis.call('HDEL', id_hash(prefix, fp), sub(fp, 3))
+  local low, fields = sub(fp, 3), {}
+  for k = 1, PIECES_MAX do fields[k] = low .. char(k) end
+  redis.call('HDEL', id_hash(prefix, fp), low, unpack(fields))
   redis.call('HDEL', prefix .. 'ids', fp)
 end
 
@@ -144,9 +201,9 @@ local function filed_simhash(prefix, filed_key, id_key, id)
     local ref = sub(refs, p, p + 1)
     local filed = redis.call('HGETALL', id_hash(prefix, ref))
     for i = 1, #filed, 2 do
-      local value = filed[i + 1]
-      if value == form or value == plain
-          or (value == '\0' and redis.call('HGET', prefix .. 'ids', ref .. filed[i]) == id) then
+      local value = entry_value(filed, i)
+      if value and (value == form or value == plain
+          or (value == '\0' and redis.call('HGET', prefix .. 'ids', ref .. filed[i]) == id)) then
         return ref .. filed[i], refs
       end
     end
