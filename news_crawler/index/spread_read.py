@@ -53,9 +53,10 @@ def begun_from(docs: Sequence[Document], reply: bytes) -> Begun:
 
 
 def run_scripts(client: Any, calls: list[tuple[Any, list[str], list[Any]]]) -> list[Any]:
-    """``script(keys=keys, args=args)`` of every call in one pipeline: a cluster client
-    sends each master its calls at once, and they run side by side. A call refused because
-    its master lost its scripts (restarted, or flushed) is sent again once they are loaded;
+    """``script(keys, args)`` of every call (``spread_scripts.Entry``) in one pipeline: a
+    cluster client sends each master its calls at once, in order, and they run side by side.
+    The calls refused because their master lost its scripts (restarted, or flushed: all of
+    them, so every call sent it) are sent again in their order once the scripts are loaded;
     the calls that ran are not run twice."""
     replies: list[Any] = [None] * len(calls)
     todo = list(range(len(calls)))
@@ -63,7 +64,7 @@ def run_scripts(client: Any, calls: list[tuple[Any, list[str], list[Any]]]) -> l
         pipe = client.pipeline(transaction=False)
         for i in todo:  # the node named: else the client asks a server where the keys are
             script, keys, args = calls[i]
-            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args,
+            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, script.name, *args,
                                  target_nodes=client.get_node_from_key(keys[0]))
         failed = []
         for i, reply in zip(todo, pipe.execute(raise_on_error=False)):

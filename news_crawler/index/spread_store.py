@@ -31,12 +31,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from news_crawler.index.base import Decision, Document, Item, as_documents, check_document
 from news_crawler.index.redis_store import RedisStore
-from news_crawler.index.scripts import lua
+from news_crawler.index.spread_scripts import entries
 from news_crawler.index.spread_claim import claim, take_back_calls, undo
 from news_crawler.index.spread_read import (ROLES, Begun, begin, begin_call, begun_from, read_decided, role_tag,
                                             run_scripts)
@@ -44,8 +43,6 @@ from news_crawler.index.spread_generations import SpreadGenerations
 from news_crawler.index.spread_record import Row, decision_rows, finish_call, finished, forget
 from news_crawler.index.spread_wait import await_decided, settled
 
-_WITH_COMMON = ("claim_table", "claim_sentences")  # they use lua/common.lua
-_ALONE = ("decided", "remove", "finish")
 logger = logging.getLogger(__name__)
 _FORM = ("local f = redis.call('GET', KEYS[1]) if not f then f = redis.call('EXISTS', KEYS[2], KEYS[3], KEYS[4], "
          "KEYS[5], KEYS[6]) > 0 and '1' or '2' redis.call('SET', KEYS[1], f) end return f")
@@ -71,10 +68,7 @@ class SpreadStore(RedisStore):
         self.id_prefix = "{%s}:" % self.tags["ids"]  # and the stats, begun and form keys, of no generation
         self.stats_key = self.id_prefix + "stats"
         self.generations = SpreadGenerations(self.tags, self.generations)
-        here = Path(__file__).with_name("spread")
-        self.scripts = {name: client.register_script(lua(f"spread/{name}.lua")) for name in _WITH_COMMON}
-        self.scripts.update({name: client.register_script((here / f"{name}.lua").read_text(encoding="utf-8"))
-                             for name in _ALONE})
+        self.scripts = entries(client)  # spread_scripts.py: one script on the server
         self.legacy_docs = bool(client.exists(self.id_prefix + "docs"))
         # An index begun by this version files drop records by the id's key only (its form
         # key is 2); one begun before (1) may hold records filed by the id itself, read too.
