@@ -18,6 +18,7 @@ from news_crawler.config import plain_settings
 from news_crawler.fingerprint import UnusableText
 from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
 from news_crawler.index.base import id_key
+from news_crawler.index.spread_read import role_tag
 from news_crawler.index.spread_store import SpreadStore
 from news_mirror.catalog import build_catalog
 from news_mirror.server import Mirror, serve
@@ -153,8 +154,6 @@ def test_the_spread_index_decides_as_one_server_and_spreads_its_keys(cluster, cl
     assert spread == RedisStore(redis_client, "news", sentences=rule, batch_size=37).decide_many(docs)
     assert spread == MemoryStore(3, rule).decide_many(docs)
     assert {d.rule for d in spread} == {None, "simhash", "sentences"}
-    per_master = [n for n in cluster.keys_per_node("{news.*")]
-    assert all(n >= 0.15 * sum(per_master) for n in per_master), per_master
     store = SpreadStore(cluster_client, "news", sentences=rule)
     assert store.forget("d0") == "kept" and store.lookup("d0") is None
     assert store.decide("again", docs[0].simhash).kept  # gone from the four tables
@@ -326,6 +325,43 @@ def test_a_worker_deciding_between_anothers_claims_and_its_record_waits_for_it(c
     assert (seen[0].kept, seen[0].duplicate_of, seen[0].rule) == (False, "a", rule)
     assert [m.id for m in a.nearest(original, 5)] == ["a"]  # b's entries were taken back
     assert b.lookup("b").duplicate_of == "a" and a.counts()["kept"] == 1
+
+
+@pytest.mark.parametrize("n", [300, 3000])
+def test_every_master_holds_a_fifth_of_the_spread_index_keys(cluster, cluster_client, n):
+    """Two block tables and the id hashes, two block tables, the sentence table in twice as
+    many buckets: at least a fifth of the keys on each master at any size."""
+    rng = random.Random(n)
+    docs = [Document(f"d{i}", rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(rng.choice((0, 3, 4, 5)))),
+                     rng.randint(80, 120)) for i in range(n)]
+    store = SpreadStore(cluster_client, f"spread{n}", sentences=SentenceRule(), batch_size=100)
+    assert store.layout == 2 and all(d.kept for d in store.decide_many(docs))
+    per_master = cluster.keys_per_node(f"{{spread{n}.*")
+    assert min(per_master) >= 0.2 * sum(per_master), per_master
+    off = SpreadStore(cluster_client, f"off{n}", batch_size=100)  # no sentence table: layout 1 spreads the tables
+    assert off.layout == 1 and all(d.kept for d in off.decide_many(docs))
+    per_master = cluster.keys_per_node(f"{{off{n}.*")
+    assert min(per_master) >= 0.2 * sum(per_master), per_master
+
+
+def test_a_spread_index_of_the_first_layout_is_still_read_and_added_to(cluster, cluster_client):
+    rule, rng = SentenceRule(), random.Random(5)
+    docs = [Document(f"d{i}", rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(4)), 100) for i in range(50)]
+    cluster_client.set("old:spread:layout", 1)  # begun by a version that placed the roles so
+    assert all(d.kept for d in SpreadStore(cluster_client, "old", sentences=rule).decide_many(docs))
+    assert cluster_client.exists("{%s}:s%04x" % (role_tag("old", "s", 1), docs[0].sentences[0] >> 8))
+    cluster_client.delete("old:spread:layout")  # and wrote no record of it
+    store = SpreadStore(cluster_client, "old", sentences=rule)
+    assert store.layout == 1 and cluster_client.get("old:spread:layout") == b"1"
+    copies = [Document(f"c{i}", d.simhash ^ (1 << i % 64 | 1 << 40), d.sentences, d.length) for i, d in enumerate(docs)]
+    assert [d.duplicate_of for d in store.decide_many(copies)] == [d.id for d in docs]
+    far = [Document(f"f{i}", d.simhash ^ ((1 << 20) - 1 << 30), d.sentences, d.length) for i, d in enumerate(docs[:5])]
+    assert [(d.duplicate_of, d.rule) for d in store.decide_many(far)] == [(d.id, "sentences") for d in docs[:5]]
+    assert store.decide("new", rng.getrandbits(64)).kept and store.counts()["kept"] == 51
+    assert SpreadStore(cluster_client, "fresh", sentences=rule).layout == 2
+    cluster_client.set("odd:spread:layout", "9")
+    with pytest.raises(ValueError, match="odd:spread:layout names layout"):
+        SpreadStore(cluster_client, "odd", sentences=rule)
 
 
 def test_spread_buckets_take_no_spare_room(cluster, cluster_client):

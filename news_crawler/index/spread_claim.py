@@ -50,9 +50,9 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
             packed += [d.simhash.to_bytes(8, "big"), bytes([len(d.sentences)]),
                        b"".join(k.to_bytes(3, "big") for k in d.sentences), bytes([d.length])]
         calls.append((store.scripts["claim_sentences"], [store.slot_key("s")],
-                      [store.sentence_bucket_key(0, newest)[:-5], rule.match, rule.max_distance, rule.length_slack,
-                       "1" if check_kept else "0", b"".join(packed),
-                       *(store.sentence_bucket_key(0, p)[:-5] for p in older)]))
+                      [store.generations.role_prefix("s", newest), rule.match, rule.max_distance, rule.length_slack,
+                       "1" if check_kept else "0", b"".join(packed), store.layout,
+                       *(store.generations.role_prefix("s", p) for p in older)]))
     n_claims = len(calls)
     ahead, replies = len(before), run_scripts(store.client, [*before, *calls, *beside])
     ahead_replies, replies = replies[:ahead], replies[ahead:]

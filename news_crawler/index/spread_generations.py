@@ -16,15 +16,22 @@ ID_HASHES = ("ids", "docids", "docs", "drops", "drops:old", "drops:recent", "for
 
 
 class SpreadGenerations(Generations):
-    def __init__(self, tags: dict[str, str], generations: Generations) -> None:
+    def __init__(self, tags: dict[str, str], generations: Generations, layout: int) -> None:
         super().__init__(generations.client, "{%s}" % tags["ids"], generations.retention_days,
                          generations.seconds / 86_400, generations.clock, generations.drops_rotate)
-        self.tags = tags
+        self.tags, self.layout = tags, layout
 
     def role_prefix(self, role: str, prefix: str) -> str:
         """The prefix of ``role`` ("t0".."t3", "s", "ids") in the generation whose id
         hashes' prefix is ``prefix``."""
         return "{%s}%s" % (self.tags[role], prefix[len(self.base):])
+
+    def sentence_bucket_key(self, key: int, prefix: str) -> str:
+        """The bucket of 3-byte sentence ``key`` in the generation ``prefix`` names: layout 2
+        has 131,072 (``s<first two bytes as hex><the third's top bit>``), layout 1 65,536."""
+        if self.layout == 1:
+            return "%ss%04x" % (self.role_prefix("s", prefix), key >> 8)
+        return "%ss%04x%d" % (self.role_prefix("s", prefix), key >> 8, key >> 7 & 1)
 
     def key_names(self, generation: int | None = None, prefix: str | None = None) -> list[str]:
         prefix = prefix or self.prefix(generation)
@@ -32,7 +39,6 @@ class SpreadGenerations(Generations):
         for t in range(4):
             table = self.role_prefix(f"t{t}", prefix)
             names += [f"{table}{t}{b:04x}" for b in range(BUCKETS)]
-        sentences = self.role_prefix("s", prefix)
-        names += [f"{sentences}s{b:04x}" for b in range(BUCKETS)]
+        names += [self.sentence_bucket_key(k, prefix) for k in range(0, 1 << 24, 256 if self.layout == 1 else 128)]
         return names + [prefix + h for h in ID_HASHES]
 

@@ -17,16 +17,41 @@ from news_crawler.index.base import Decision, Document, id_key
 from news_crawler.index.drop_records import compact_records
 
 ROLES = ("t0", "t1", "t2", "t3", "s", "ids")
-_SIXTH = {"t0": 0, "t3": 1, "t1": 2, "s": 3, "t2": 4, "ids": 5}  # three masters: two tables each, or a table and ids
+# Where each role's hash tag falls, by sixths of the slot range (three masters hold two each).
+# Layout 2: two block tables and the id hashes; two block tables; the sentence table alone,
+# in 131,072 buckets (as many keys as two tables once full), so that every master holds at
+# least a fifth of the index keys at any size. Layout 1, of indexes begun before the layout
+# was recorded: two tables; a table and the sentence table (65,536 buckets); a table and the
+# id hashes (the third master under a fifth of the keys until its table fills), which a new
+# index takes where the sentence rule is off (layout 2 would leave a master empty).
+PLACEMENTS = {1: {"t0": 0, "t3": 1, "t1": 2, "s": 3, "t2": 4, "ids": 5},
+              2: {"t0": 0, "t1": 1, "ids": 0, "t2": 2, "t3": 3, "s": 4}}
 
 
-def role_tag(namespace: str, role: str) -> str:
-    """A hash tag for ``role`` whose slot falls in the sixth of the slot range given by ``_SIXTH``."""
+def role_tag(namespace: str, role: str, layout: int) -> str:
+    """A hash tag for ``role`` whose slot falls in the sixth of the slot range given by ``PLACEMENTS``."""
     for n in range(100_000):
         tag = f"{namespace}.{role}{n or ''}"
-        if key_slot(tag.encode()) * 6 // REDIS_CLUSTER_HASH_SLOTS == _SIXTH[role]:
+        if key_slot(tag.encode()) * 6 // REDIS_CLUSTER_HASH_SLOTS == PLACEMENTS[layout][role]:
             return tag
     raise RuntimeError(f"no hash tag found for {namespace} {role}")  # not reached: about 1 in 6 fits
+
+
+def layout_of(client: Any, namespace: str, sentences: bool) -> int:
+    """The layout of the spread index of ``namespace``, recorded under ``<namespace>:spread:layout``
+    by the first worker: 1 where an index of layout 1 was begun before it was recorded (its id
+    hashes' slot holds its keys) or where the sentence rule is off, else 2."""
+    key = f"{namespace}:spread:layout"
+    found = client.get(key)
+    if found is None:
+        tag = "{%s}:" % role_tag(namespace, "ids", 1)
+        begun = client.exists(*(tag + k for k in ("form", "stats", "ids", "held", "generations")))
+        client.set(key, 1 if begun or not sentences else 2, nx=True)
+        found = client.get(key)
+    layout = int(found) if found.isdigit() else None
+    if layout not in PLACEMENTS:
+        raise ValueError(f"{key} names layout {found!r}, not one this version knows ({sorted(PLACEMENTS)})")
+    return layout
 
 
 class Begun(NamedTuple):

@@ -37,8 +37,8 @@ from news_crawler.index.base import Decision, Document, Item, as_documents, chec
 from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.spread_scripts import entries
 from news_crawler.index.spread_claim import claim, take_back_calls, undo
-from news_crawler.index.spread_read import (ROLES, Begun, begin, begin_call, begun_from, read_decided, role_tag,
-                                            run_scripts)
+from news_crawler.index.spread_read import (ROLES, Begun, begin, begin_call, begun_from, layout_of, read_decided,
+                                            role_tag, run_scripts)
 from news_crawler.index.spread_generations import SpreadGenerations
 from news_crawler.index.spread_record import Row, decision_rows, finish_call, finished, forget
 from news_crawler.index.spread_wait import await_decided, settled
@@ -64,10 +64,11 @@ class _Claimed(NamedTuple):
 class SpreadStore(RedisStore):
     def __init__(self, client: Any, namespace: str, *args: Any, **kwargs: Any) -> None:
         super().__init__(client, namespace, *args, **kwargs)
-        self.tags = {role: role_tag(namespace, role) for role in ROLES}
+        self.layout = layout_of(client, namespace, self.sentence_rule is not None)  # where the roles are
+        self.tags = {role: role_tag(namespace, role, self.layout) for role in ROLES}
         self.id_prefix = "{%s}:" % self.tags["ids"]  # and the stats, begun and form keys, of no generation
         self.stats_key = self.id_prefix + "stats"
-        self.generations = SpreadGenerations(self.tags, self.generations)
+        self.generations = SpreadGenerations(self.tags, self.generations, self.layout)
         self.scripts = entries(client)  # spread_scripts.py: one script on the server
         self.legacy_docs = bool(client.exists(self.id_prefix + "docs"))
         # An index begun by this version files drop records by the id's key only (its form
@@ -82,7 +83,8 @@ class SpreadStore(RedisStore):
         return f"{self.generations.role_prefix(f't{table}', prefix or self.live[0])}{table}{block:04x}"
 
     def sentence_bucket_key(self, key: int, prefix: str | None = None) -> str:
-        return "%ss%04x" % (self.generations.role_prefix("s", prefix or self.live[0]), key >> 8)
+        """Layout 2: 131,072 buckets, ``s<first two bytes as hex><the third's top bit>``; 1: 65,536."""
+        return self.generations.sentence_bucket_key(key, prefix or self.live[0])
 
     def sentence_buckets(self, key: int, prefix: str) -> list[tuple[str, int]]:
         return [(self.sentence_bucket_key(key, prefix), 8)]  # entries name the whole simhash

@@ -12,7 +12,9 @@
 --          distance; ARGV[4] length slack; ARGV[5] '1': append every document's entries
 -- ARGV[6]  per document: 8-byte simhash, a byte of the number of sentence keys and the keys
 --          (3 bytes each), length code
--- ARGV[7..] the bucket key prefixes of the older live generations (retention: read, and
+-- ARGV[7]  the index's layout (spread_read.py): '2', 131,072 buckets, s<the key's first two
+--          bytes as hex><the top bit of its third>; '1', 65,536, s<the first two bytes as hex>
+-- ARGV[8..] the bucket key prefixes of the older live generations (retention: read, and
 --          entries appended in ARGV[1]'s, the newest)
 -- Returns one string: per document a byte 1 when its entries were appended (else 0), a byte
 -- of the number of its keys with entries reported, and for each of those the key's number
@@ -24,7 +26,8 @@
 local s_match, s_distance, s_slack = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local always, blob = ARGV[5] == '1', ARGV[6]
 local prefixes = { ARGV[1] }
-for i = 7, #ARGV do prefixes[#prefixes + 1] = ARGV[i] end
+local halves = ARGV[7] ~= '1'
+for i = 8, #ARGV do prefixes[#prefixes + 1] = ARGV[i] end
 local G = #prefixes
 local HEX = {}
 for i = 0, 255 do HEX[i] = format('%02x', i) end
@@ -35,9 +38,10 @@ while j <= #blob do
   local n = byte(blob, j + 8)
   local d = { fp = sub(blob, j, j + 7), sig = sub(blob, j + 9, j + 8 + 3 * n), len = byte(blob, j + 9 + 3 * n), at = {} }
   for i = 1, n do
-    local a, b = byte(d.sig, 3 * i - 2, 3 * i - 1)
+    local a, b, c = byte(d.sig, 3 * i - 2, 3 * i)
     for g, prefix in ipairs(prefixes) do
       local key = prefix .. 's' .. HEX[a] .. HEX[b]
+      if halves then key = key .. (c >= 128 and '1' or '0') end
       if not slot[key] then
         names[#names + 1] = key
         slot[key] = #names
