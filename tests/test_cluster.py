@@ -5,6 +5,7 @@ concurrent writers keep no two near-duplicates."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -40,16 +41,17 @@ def test_any_node_gives_a_cluster_client_and_spider_keys_share_a_slot(cluster, c
     assert not connection.is_cluster(connection.from_settings(settings))  # the operator's word wins
 
 
-def _check(url, namespace, lines):
+def _check(url, namespace, lines, layout="one-slot"):
     out = subprocess.run([sys.executable, "-m", "news_crawler.cli.dedup", "check", "--redis-url", url,
                           "--namespace", namespace, "-"], input="\n".join(lines), capture_output=True, text=True,
-                         timeout=300)
+                         timeout=300, env={**os.environ, "DEDUP_CLUSTER_INDEX": layout})
     assert out.returncode == 0, out.stderr
     return [json.loads(x) for x in out.stdout.splitlines()]
 
 
+@pytest.mark.parametrize("layout", ["one-slot", "spread"])
 def test_check_decides_on_the_cluster_as_on_one_server(cluster, cluster_client, redis_server, redis_client,
-                                                       sina_articles):
+                                                       sina_articles, layout):
     rng = random.Random(4)
     lines = []
     for a in sina_articles[:600]:
@@ -57,12 +59,15 @@ def test_check_decides_on_the_cluster_as_on_one_server(cluster, cluster_client, 
         if rng.random() < 0.3:  # a reprint: credits, the tail cut
             body = "来源：新华网\n" + a["body"][: len(a["body"]) * 9 // 10]
             lines.append(json.dumps({"id": a["id"] + "~r", "body": body}, ensure_ascii=False))
-    on_cluster = _check(cluster.url, "news", lines)
-    alone = _check(redis_server.url, "news", lines)
+    on_cluster = _check(cluster.url, f"check-{layout}", lines, layout)
+    alone = _check(redis_server.url, f"check-{layout}", lines)
     assert on_cluster == alone
     rules = Counter(r.get("rule") for r in on_cluster)
     assert rules["simhash"] and rules["sentences"] and rules[None] > 500
-    assert _check(cluster.url, "news", lines[:50]) == [{**r, "replay": True} for r in on_cluster[:50]]
+    assert _check(cluster.url, f"check-{layout}", lines[:50], layout) == [{**r, "replay": True} for r in on_cluster[:50]]
+    if layout == "spread":  # spread over the masters indeed
+        per_master = cluster.keys_per_node(f"{{check-{layout}.*")
+        assert min(per_master) >= 0.2 * sum(per_master), per_master
 
 
 @pytest.mark.parametrize("layout", ["one-slot", "spread"])
@@ -103,16 +108,21 @@ def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, 
             assert all(m.simhash != d.simhash for m in store.nearest(d.simhash, 50)), d
 
 
-def test_a_crawl_and_its_recrawl_on_the_cluster(tmp_path, cluster, cluster_client):
+@pytest.mark.parametrize("layout", ["one-slot", "spread"])
+def test_a_crawl_and_its_recrawl_on_the_cluster(tmp_path, cluster, cluster_client, layout):
     if not (DATA / "pages").is_dir():
         pytest.skip("saved pages not found")
     catalog = build_catalog(DATA)
     mirror = Mirror(catalog, day=1)
     server = serve(mirror)
     url = f"http://127.0.0.1:{server.server_address[1]}"
+    spiders = ["sina", "163", "huanqiu"]
+    for name in spiders:  # each layout's crawl is a first crawl of these sites
+        for key in list(cluster_client.scan_iter(match=f"{{{name}}}*")):
+            cluster_client.delete(key)
+    settings = {"DEDUP_NAMESPACE": f"crawl-{layout}", "DEDUP_CLUSTER_INDEX": layout}
     try:
-        spiders = ["sina", "163", "huanqiu"]
-        summary, items = crawl(tmp_path, cluster.url, url, spiders=spiders, name="day1")
+        summary, items = crawl(tmp_path, cluster.url, url, spiders=spiders, name="day1", settings=settings)
         assert summary["failed"] == [] and items
         fetched = Counter(mirror.article_requests(0))
         wanted = {u.split("://")[1] for u, p in catalog.pages.items() if p.day == 1 and p.site in spiders}
@@ -123,14 +133,18 @@ def test_a_crawl_and_its_recrawl_on_the_cluster(tmp_path, cluster, cluster_clien
         assert len({cluster_client.get_node_from_key(f"{{{n}}}").name for n in owners}) >= 2
 
         before = len(mirror.requests)
-        summary2, items2 = crawl(tmp_path, cluster.url, url, spiders=spiders, name="again")
+        summary2, items2 = crawl(tmp_path, cluster.url, url, spiders=spiders, name="again", settings=settings)
         assert not Counter(mirror.article_requests(before))  # nothing fetched twice
         assert items2 == []
 
         status = subprocess.run([sys.executable, "-m", "news_crawler.cli.crawler", "status", "--json",
-                                 "-s", f"REDIS_URL={cluster.url}"], capture_output=True, text=True, timeout=120)
+                                 "-s", f"REDIS_URL={cluster.url}", "-s", f"DEDUP_NAMESPACE=crawl-{layout}", "-s",
+                                 f"DEDUP_CLUSTER_INDEX={layout}"], capture_output=True, text=True, timeout=120)
         report = json.loads(status.stdout)
         assert report["redis_masters"] == 3 and report["dedup"]["kept"] == len(items)
+        if layout == "spread":
+            assert cluster_client.get(f"crawl-{layout}:spread:layout") == b"2"
+            assert min(cluster.keys_per_node(f"{{crawl-{layout}.*")) > 0
         assert all(report["spiders"][name]["seen_urls"] >= 1 for name in spiders)
     finally:
         server.shutdown()
