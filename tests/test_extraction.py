@@ -405,17 +405,17 @@ def test_an_account_s_dated_byline_and_an_ad_label_leave_the_body(story_lines):
 
 
 def test_readabilitys_whitespace_squeeze_is_replaced_by_the_same_function():
-    """``article._clean`` stands in for readability's ``clean`` (faster on long runs of
-    whitespace): the same output on random mixes of every kind of whitespace, runs of 300
+    """``readability_speed.clean`` stands in for readability's ``clean`` (faster on long runs
+    of whitespace): the same output on random mixes of every kind of whitespace, runs of 300
     included, and on the text of every element of the labelled gne pages."""
     import random
 
     import lxml.html
     import readability.readability
 
-    from news_crawler.extraction import article
+    from news_crawler.extraction import readability_speed as fast
 
-    assert readability.readability.clean is article._clean
+    assert readability.readability.clean is fast.clean
     rng = random.Random(5)
     pieces = ["a", "中", " ", "  ", "\t", "\n", "\r", "\u3000", "\xa0", "\x0b", " " * 300, "\n" + " " * 299]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 40))) for _ in range(20_000)]
@@ -423,4 +423,59 @@ def test_readabilitys_whitespace_squeeze_is_replaced_by_the_same_function():
         root = lxml.html.fromstring(html)
         texts += [el.text_content() for el in root.iter("div", "td", "p", "a")]
     assert len(texts) > 30_000
-    assert [article._clean(t) for t in texts] == [article._readability_clean(t) for t in texts]
+    assert [fast.clean(t) for t in texts] == [fast.ORIGINAL_CLEAN(t) for t in texts]
+
+
+def _found_in_serialization(node) -> bool:
+    from news_crawler.extraction import readability_speed as fast
+
+    return bool(fast._BLOCK_TAG.search(str(fast.ORIGINAL_TOSTRING(node, encoding="utf-8"))))
+
+
+def test_the_block_tag_test_of_misused_divs_answers_as_the_serialization_does():
+    """readability serializes every child of every <div> to search it for a block tag; the
+    stand-in answers from the tags: the same answer for tricky subtrees and for every element
+    of every real page."""
+    import lxml.html
+    import readability.readability
+
+    from news_crawler.extraction import readability_speed as fast
+
+    assert readability.readability.tostring is fast.block_tag_marker
+    tricky = lxml.html.fromstring(
+        "<div><span>a<!-- <div>old</div> --></span><span><!-- <span> --></span><param name=x><picture></picture>"
+        "<b title='<div>'>&lt;table&gt;</b><script>var s = '<table>';</script><o:p>x</o:p><PRE>y</PRE>"
+        "<span><em><img src=a.png></em></span><i>plain<br>text</i><dlx>odd</dlx><ulist>odd</ulist>"
+        "<?php echo '<div>' ?><span><?xml-stylesheet href='a'?></span><font>a<blockquote>q</blockquote></font></div>")
+    children = list(tricky)
+    assert len(children) >= 14
+    assert [fast.holds_block_tag(c) for c in children] == [_found_in_serialization(c) for c in children]
+    assert any(fast.holds_block_tag(c) for c in children) and not all(fast.holds_block_tag(c) for c in children)
+    n = 0
+    for path in sorted((DATA / "pages").rglob("*.html")):
+        root = lxml.html.fromstring(path.read_bytes())
+        for el in root.iter():
+            n += 1
+            assert fast.holds_block_tag(el) == _found_in_serialization(el), (path, el)
+    assert n > 100_000
+
+
+def test_readability_gives_the_same_summary_with_the_faster_helpers():
+    """On every real page, readability's summary with the stand-ins equals the one with its
+    own clean() and tostring()."""
+    import readability.readability
+    from readability import Document
+
+    from news_crawler.extraction import readability_speed as fast
+
+    module = readability.readability
+    pages = [path.read_bytes().decode("utf-8", "replace") for path in sorted((DATA / "pages").rglob("*.html"))]
+    assert len(pages) >= 130
+    faster = [Document(html).summary() for html in pages]
+    ours = module.clean, module.tostring
+    module.clean, module.tostring = fast.ORIGINAL_CLEAN, fast.ORIGINAL_TOSTRING
+    try:
+        original = [Document(html).summary() for html in pages]
+    finally:
+        module.clean, module.tostring = ours
+    assert faster == original

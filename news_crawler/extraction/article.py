@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import lxml.html
 from lxml.etree import ParserError
-import readability.readability
 from readability import Document
 
 from news_crawler.extraction.chrome import strip_chrome
@@ -24,6 +23,7 @@ from news_crawler.extraction.structured import linked_data
 from news_crawler.extraction.title import find_title
 from news_crawler.extraction.posts import first_post, fragment
 from news_crawler.extraction.traditional import as_written, is_traditional, with_simplified_labels
+from news_crawler.extraction import readability_speed  # noqa: F401,I001 - readability made faster, the same output
 
 _BLOCK = ("p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "td", "th", "section", "article", "blockquote",
           "pre")
@@ -32,36 +32,6 @@ _BLANKS = re.compile(r"[ \t\u3000\xa0]+")
 
 # readability logs every candidate it scores at INFO.
 logging.getLogger("readability.readability").setLevel(logging.WARNING)
-
-
-def _faster_cleaner() -> None:
-    """readability's module cleaner scrubs ``javascript:`` links and ``on*`` attributes on
-    every element: a third of its time on a portal page, for attributes text extraction never
-    reads. The same cleaner without that gives the same bodies on all 136 real pages of
-    ../shared/data/pages (9.7 ms a page instead of 15.3; BENCHMARKS.md)."""
-    cleaner = readability.readability.html_cleaner
-    options = {k: v for k, v in vars(cleaner).items() if not k.startswith("_")}
-    readability.readability.html_cleaner = type(cleaner)(**{**options, "javascript": False})
-
-
-_faster_cleaner()
-
-# readability's clean() (whitespace squeezed before text is measured) as it is, and the same
-# substitutions with each run of whitespace tried from its start only: its patterns, tried at
-# every position of a run, take time in the square of the run's length (portal pages indent
-# by hundreds of spaces). Same results (tests/test_extraction.py); 2.4x faster on the text of
-# every element of the labelled pages.
-_readability_clean = readability.readability.clean
-_LONG_RUN = re.compile(r"(?<!\s)\s{255,}")
-_LINE_RUN = re.compile(r"(?<!\s)\s*\n\s*")
-_TABS = re.compile(r"\t|[ \t]{2,}")
-
-
-def _clean(text: str) -> str:
-    return _TABS.sub(" ", _LINE_RUN.sub("\n", _LONG_RUN.sub(" " * 255, text))).strip()
-
-
-readability.readability.clean = _clean
 
 
 @dataclass
