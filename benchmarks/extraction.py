@@ -87,12 +87,16 @@ def with_readability(html: str) -> dict:
     from news_crawler.extraction import readability_speed as fast  # which puts faster helpers in readability: not here
 
     module = readability.readability
-    ours = module.clean, module.tostring
-    module.clean, module.tostring = fast.ORIGINAL_CLEAN, fast.ORIGINAL_TOSTRING
+    ours = module.clean, getattr(module, fast.SERIALIZER or "clean")
+    module.clean = fast.ORIGINAL_CLEAN
+    if fast.SERIALIZER:
+        setattr(module, fast.SERIALIZER, fast.ORIGINAL_SERIALIZER)
     try:
         summary = Document(html).summary()
     finally:
-        module.clean, module.tostring = ours
+        module.clean = ours[0]
+        if fast.SERIALIZER:
+            setattr(module, fast.SERIALIZER, ours[1])
     return {"body": lxml.html.fromstring(summary).text_content() if summary.strip() else "", "time": "", "author": ""}
 
 

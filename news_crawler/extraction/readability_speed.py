@@ -8,27 +8,31 @@ checks each against the original). Imported for its effect by ``article.py``.
 - ``clean()`` (whitespace squeezed before text is measured): its patterns, tried at every
   position of a run of whitespace, take time in the square of the run's length (portal pages
   indent by hundreds of spaces); here each run is tried from its start only.
-- ``tostring()``, which it calls only to serialize every child of every ``<div>`` and search
-  the text for a block tag (``<p``, ``<div``, ``<table`` ...): here the answer comes from the
-  subtree's tags, and only comments and processing instructions, whose text may hold such a
-  tag, are serialized.
+- ``tostring()`` (``tostring_`` in 0.8), which it calls only to serialize every child of
+  every ``<div>`` and search the text for a block tag (``<p``, ``<div``, ``<table`` ...):
+  here the answer comes from the subtree's tags, and only comments and processing
+  instructions, whose text may hold such a tag, are serialized. Replaced only where the
+  module calls it nowhere else.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 
 import readability.readability
 from lxml import etree
 
-ORIGINAL_CLEAN = readability.readability.clean
-ORIGINAL_TOSTRING = readability.readability.tostring
+_MODULE = readability.readability
+ORIGINAL_CLEAN = _MODULE.clean
+ORIGINAL_TOSTRING = etree.tostring
 
 _LONG_RUN = re.compile(r"(?<!\s)\s{255,}")
 _LINE_RUN = re.compile(r"(?<!\s)\s*\n\s*")
 _TABS = re.compile(r"\t|[ \t]{2,}")
-_BLOCK_TAG = readability.readability.REGEXES["divToPElementsRe"]  # <(blockquote|dl|div|img|ol|p|pre|table|ul), any case
-_BLOCK_PREFIXES = ("blockquote", "dl", "div", "img", "ol", "p", "table", "ul")  # what it finds after "<" ("pre" is a "p")
+_BLOCK_TAG = _MODULE.REGEXES["divToPElementsRe"]  # <(blockquote|dl|div|img|ol|p|pre|table|ul), any case (0.9)
+_NAMES = re.fullmatch(r"<\(([a-z]+(?:\|[a-z]+)*)\)", _BLOCK_TAG.pattern) if _BLOCK_TAG.flags & re.I else None
+_BLOCK_PREFIXES = tuple(_NAMES.group(1).split("|")) if _NAMES else ()  # a tag starting so is found after "<"
 
 
 def clean(text: str) -> str:
@@ -61,11 +65,31 @@ def block_tag_marker(node: etree._Element, **_: object) -> bytes:
 
 
 def faster_cleaner() -> None:
-    cleaner = readability.readability.html_cleaner
+    cleaner = _MODULE.html_cleaner
     options = {k: v for k, v in vars(cleaner).items() if not k.startswith("_")}
-    readability.readability.html_cleaner = type(cleaner)(**{**options, "javascript": False})
+    _MODULE.html_cleaner = type(cleaner)(**{**options, "javascript": False})
+
+
+def serializer_searched_only() -> str | None:
+    """The name of the serializer readability calls only in its misused-div test (a line of
+    that method, and no other line of the module but imports and comments), or None."""
+    def uses(source: str, name: str) -> int:
+        return sum(1 for line in source.splitlines() if re.search(rf"\b{name}\b", line)
+                   and not line.lstrip().startswith(("#", "from ", "import ")))
+
+    module_source = inspect.getsource(_MODULE)
+    method = inspect.getsource(_MODULE.Document.transform_misused_divs_into_paragraphs)
+    if not _BLOCK_PREFIXES:  # a pattern of another form: left as it is
+        return None
+    for name in ("tostring", "tostring_"):
+        if hasattr(_MODULE, name) and uses(method, name) == 1 and uses(module_source, name) == 1:
+            return name
+    return None
 
 
 faster_cleaner()
-readability.readability.clean = clean
-readability.readability.tostring = block_tag_marker
+_MODULE.clean = clean
+SERIALIZER = serializer_searched_only()
+ORIGINAL_SERIALIZER = getattr(_MODULE, SERIALIZER) if SERIALIZER else None
+if SERIALIZER:
+    setattr(_MODULE, SERIALIZER, block_tag_marker)
