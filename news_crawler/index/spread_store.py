@@ -1,8 +1,9 @@
 """The index spread over a Redis Cluster's masters, without a cross-slot transaction.
 
 Each block table, the sentence table and the id hashes live in hash slots of their own,
-chosen to fall in different sixths of the slot range (so an evenly split cluster of three
-masters holds two of them each). Batch after batch, one round trip each:
+placed by sixths of the slot range (``spread_read.py``, ``PLACEMENTS``: on an evenly split
+cluster of three masters, two tables and the id hashes, two tables, the sentence table).
+Batch after batch, one round trip each:
 
 1. Begin (``spread_read.py``, on the ids' master, a round ahead): the decisions recorded
    before for its ids; the others' simhashes registered under their ids in the begun hash.
