@@ -373,6 +373,8 @@ def test_a_spread_index_of_the_first_layout_is_still_read_and_added_to(cluster, 
     assert [(d.duplicate_of, d.rule) for d in store.decide_many(far)] == [(d.id, "sentences") for d in docs[:5]]
     assert store.decide("new", rng.getrandbits(64)).kept and store.counts()["kept"] == 51
     assert SpreadStore(cluster_client, "fresh", sentences=rule).layout == 2
+    cluster_client.delete("fresh:spread:layout")  # its record lost: the index found tells
+    assert SpreadStore(cluster_client, "fresh").layout == 2
     cluster_client.set("odd:spread:layout", "9")
     with pytest.raises(ValueError, match="odd:spread:layout names layout"):
         SpreadStore(cluster_client, "odd", sentences=rule)

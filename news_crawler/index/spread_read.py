@@ -39,14 +39,14 @@ def role_tag(namespace: str, role: str, layout: int) -> str:
 
 def layout_of(client: Any, namespace: str, sentences: bool) -> int:
     """The layout of the spread index of ``namespace``, recorded under ``<namespace>:spread:layout``
-    by the first worker: 1 where an index of layout 1 was begun before it was recorded (its id
-    hashes' slot holds its keys) or where the sentence rule is off, else 2."""
+    by the first worker: that of an index found without a record (its id hashes' slot holds
+    its keys: layout 1 was never recorded), else 1 where the sentence rule is off, else 2."""
     key = f"{namespace}:spread:layout"
     found = client.get(key)
     if found is None:
-        tag = "{%s}:" % role_tag(namespace, "ids", 1)
-        begun = client.exists(*(tag + k for k in ("form", "stats", "ids", "held", "generations")))
-        client.set(key, 1 if begun or not sentences else 2, nx=True)
+        held = [n for n in sorted(PLACEMENTS, reverse=True) if client.exists(
+            *("{%s}:%s" % (role_tag(namespace, "ids", n), k) for k in ("form", "stats", "ids", "held", "generations")))]
+        client.set(key, held[0] if held else 2 if sentences else 1, nx=True)
         found = client.get(key)
     layout = int(found) if found.isdigit() else None
     if layout not in PLACEMENTS:
