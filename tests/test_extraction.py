@@ -217,6 +217,16 @@ def test_paragraphs_of_one_story_are_not_posts(sina_articles):
     assert char_f1(extract_article(page).body, paragraphs) >= 0.95
 
 
+def test_a_paragraph_cut_into_a_word_processors_spans_is_not_a_page_of_posts(sina_articles):
+    text = "".join("".join(a["body"].split()) for a in sina_articles[13:16])
+    runs = [f"{year}年3月2日，{text[k * 400 : k * 400 + 400]}。" for k, year in enumerate((2016, 2017, 2018))]
+    dated = "".join(runs)  # each run with a date and 100+ characters
+    spans = "".join(f'<span style="font-family:仿宋_GB2312"><font face="仿宋">{r}</font></span>' for r in runs)
+    page = (f"<html><head><title>标题_某网</title></head><body><h1>标题</h1><div class='con'>"
+            f"<p class='MsoNormal'>{spans}<o:p></o:p></p></div></body></html>")
+    assert char_f1(extract_article(page).body, dated) >= 0.95
+
+
 @pytest.fixture(scope="module")
 def plain_stories(sina_articles):
     """Real stories that name no one and give no date of their own, to put bylines above."""

@@ -6,7 +6,7 @@ The container readability chose is found in the page by its longest line; from t
 the first level whose parent holds two or more children of the same shape (tag and
 attributes), the first two of them posts (a date, 100+ characters of text that is not
 links), names the post to keep. Paragraphs of a news story never qualify: they carry no
-date each.
+date each; nor do inline elements (a word processor's ``<span>`` runs cutting one paragraph).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ _UNSHAPED = {"id", "name", "style", "href", "src", "onclick", "title"}  # differ
 POST_MIN_CHARS = 100
 POST_MIN_PLAIN = 0.6  # share of a post's text outside links
 MAX_LEVELS = 12
+_INLINE = {"span", "font", "a", "b", "strong", "em", "i", "u", "small", "big", "sub", "sup", "label", "abbr", "cite"}
 # A fragment readability can parse on its own needs its table or list around it.
 _WRAP = {"tr": "<table>{}</table>", "td": "<table><tr>{}</tr></table>", "li": "<ul>{}</ul>"}
 
@@ -70,7 +71,7 @@ def first_post(root: HtmlElement, body: str) -> HtmlElement | None:
             return None
         shape = _shape(el)
         same = [c for c in parent if isinstance(c.tag, str) and _shape(c) == shape]
-        if len(same) >= 2 and _is_post(same[0]) and _is_post(same[1]):
+        if el.tag not in _INLINE and len(same) >= 2 and _is_post(same[0]) and _is_post(same[1]):
             return same[0]
         el = parent
     return None
