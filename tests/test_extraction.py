@@ -227,6 +227,19 @@ def test_a_paragraph_cut_into_a_word_processors_spans_is_not_a_page_of_posts(sin
     assert char_f1(extract_article(page).body, dated) >= 0.95
 
 
+def test_the_byline_is_found_when_inline_runs_cut_the_storys_first_words(story_lines):
+    title = "某县召开秋粮收购工作会议"
+    lead = "据悉，某县召开秋粮收购工作会议。" + story_lines[0]  # the headline's words again, in the story
+    first = f"<span>{lead[:18]}</span><span>{lead[18:]}</span>"  # a word processor's runs
+    paras = "".join(f"<p>{x}</p>" for x in story_lines[1:])
+    page = (f"<html><head><title>{title}</title></head><body><div class='t'>{title}</div>"
+            f"<div class='info'>发布时间：2019-04-19 11:23&nbsp;&nbsp;作者：孙悦&nbsp;&nbsp;来源：区融媒体中心</div>"
+            f"<div class='con'><p>{first}</p>{paras}</div></body></html>")
+    article = extract_article(page)
+    assert article.author == "孙悦"
+    assert article.body.splitlines() == [lead, *story_lines[1:]]
+
+
 @pytest.fixture(scope="module")
 def plain_stories(sina_articles):
     """Real stories that name no one and give no date of their own, to put bylines above."""

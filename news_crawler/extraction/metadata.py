@@ -81,10 +81,24 @@ def _headline_at(text: str, title: str, end: int) -> int:
     return at
 
 
+def _located(text: str, snippet: str, last: bool = False) -> tuple[int, int]:
+    """Where ``snippet`` of the body stands in the page's ``text`` (its first, or ``last``,
+    appearance), as (start, end): the page's text has a space between inline elements (a
+    word processor's runs cut a paragraph anywhere), allowed between its characters; else (-1, -1)."""
+    at = text.rfind(snippet) if last else text.find(snippet)
+    if at >= 0:
+        return at, at + len(snippet)
+    found = None
+    for found in re.finditer(r"\s*".join(map(re.escape, "".join(snippet.split()))), text):
+        if not last:
+            break
+    return found.span() if found else (-1, -1)
+
+
 def _head(text: str, title: str, lines: list[str]) -> tuple[int, int]:
     """Where the headline (else the body) starts in ``text``, and where the body's first
     line does (-1: not found)."""
-    first_at = text.find(lines[0][:20]) if lines else -1
+    first_at = _located(text, lines[0][:20])[0] if lines else -1
     title_at = _headline_at(text, title, first_at if first_at >= 0 else len(text))
     return (title_at if title_at >= 0 else max(first_at, 0)), first_at
 
@@ -100,7 +114,7 @@ def _regions(text: str, title: str, body: str) -> list[str]:
     body's end."""
     lines = body.splitlines()
     head_start, first_at = _head(text, title, lines)
-    last_at = text.find(lines[-1][-20:]) if lines else -1
+    last_at = _located(text, lines[-1][-20:])[0] if lines else -1
     head_end = max(first_at, head_start) + (len(lines[0]) if lines else 0) + 120
     regions = [text[head_start:head_end]]
     if last_at >= 0:
@@ -115,10 +129,10 @@ def _trailer(text: str, body: str) -> str:
     short ones only (a related headline or a comment runs longer), none of the story's."""
     lines = body.splitlines()
     tail = lines[-1][-20:] if lines else ""
-    at = text.rfind(tail) if tail else -1
+    at, end = _located(text, tail, last=True) if tail.strip() else (-1, -1)
     if at < 0:
         return ""
-    under = text[at + len(tail):].splitlines()[1:4]
+    under = text[end:].splitlines()[1:4]
     return "\n".join(line for line in under if len(line.strip()) <= CHROME_MAX_CHARS and line.strip() not in body)
 
 
