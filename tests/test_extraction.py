@@ -359,6 +359,16 @@ def test_a_summary_of_the_storys_own_words_and_a_row_of_tools_leave_the_body(sto
     assert chrome.strip_chrome("\n".join([lead] + story), "标题").splitlines() == [lead] + story
 
 
+def test_an_unlabelled_summary_repeating_the_lead_and_a_divider_line_leave_the_body(story_lines):
+    story = story_lines
+    lines = ["标题", "时间:2019-03-01 10:08来源:未知 作者:佚名 点击:次", story[0][:20] + "...", *story,
+             "------分隔线----------------------------"]
+    assert chrome.strip_chrome("\n".join(lines), "标题").splitlines() == story
+    # A first line that the next one does not begin with stays, as do dashes inside a line.
+    other = ["某县召开会议。", *story[1:], "——" + story[0]]
+    assert chrome.strip_chrome("\n".join(other), "标题").splitlines() == other
+
+
 def test_a_subtitle_tag_credit_and_issue_line_above_the_story_leave_it_but_stay_under_it(story_lines):
     story = story_lines
     notes = ["【新春走基层】", "——记某某市的一年", "光明日报记者 王建宏 张文攀", "《某某日报》（2019年08月28日 第03版）"]

@@ -22,12 +22,13 @@ _TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印|关闭|收藏|分享|纠错|返�
                     r"关注公众号|关注我们|长按二维码关注|长按识别二维码)\s*[】\]]?\s*)+$")
 # Notices that are no part of the story: the original's link, a picture's credit, a video's
 # placeholder, a wire story's end mark ((完), END), "see more", a gallery's "next picture", an
-# account's name, a reprint's takedown notice.
+# account's name, a reprint's takedown notice, a divider (------分隔线------).
 _NOTICE = re.compile(r"^(?:原文链接\s*[:：]|图片来源\s*[:：]|图源\s*[:：]|[（(【\[]?\s*图片来(?:源|自)于?网络\s*[）)】\]]?$|"
                      r"视频加载中|[（(【\[]\s*完\s*[）)】\]]$|(?:点击)?查看更多[^，,。！？]{0,8}$|更多精彩(?:内容)?(?:请|敬请)?关注[^，,。！？]{0,12}$|"
                      r"本文来(?:源|自)于?网络.{0,20}侵权|(?:广告|广告位|推广|AD|Advertisement)$|[-—\s]*END[-—\s]*$|"
                      r"点击(?:图片|查看)?(?:进入下一页|查看大图|看大图)$|(?:微信号|公众号|微信公众号)\s*[:：]\s*\S{2,30}$|"
-                     r".{0,30}(?:如有|若有|如涉及|若涉及)侵权.{0,16}(?:联系|删除).{0,12}$)")
+                     r".{0,30}(?:如有|若有|如涉及|若涉及)侵权.{0,16}(?:联系|删除).{0,12}$|"
+                     r"(?=.*[-—─=_~*]{3})[-—─=_~*\s]*(?:分隔线|分割线)?[-—─=_~*\s]*$)")
 # "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
 _CREDIT_LINE = re.compile(r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*[\u4e00-\u9fa5·]{2,4}"
                           r"(?:[\s\u3000、]+(?:(?:记者|通讯员|实习生)[\s\u3000]*)?[\u4e00-\u9fa5·]{2,4}){0,4}$")
@@ -123,15 +124,23 @@ def strip_chrome(body: str, title: str = "") -> str:
 
 def _without_head_notes(lines: list[str], title: str) -> list[str]:
     """``lines`` without a subtitle (——…), a column's tag, a writer's credit, a paper's issue
-    line or a summary of the story's own words (摘要：…) standing above the story, under the
-    headline and its byline. (Under the story, labelled pages count credits and issue lines
+    line or a summary of the story's own words (摘要：…, or unlabelled: the lead's first words,
+    cut off) standing above the story, under the headline and its byline. (Under the story, labelled pages count credits and issue lines
     as the story's.)"""
     while True:
         first = next((i for i, line in enumerate(lines) if line.strip() and not is_chrome(line.strip(), title)), len(lines))
         line = lines[first].strip() if first < len(lines) else ""
         summary = _SUMMARY.match(line)
         if (_SUBTITLE.match(line) or _CREDIT_LINE.match(line) or _EDITION.match(line)
-                or summary and summary.group(1).rstrip(".…。 ")[:30] in "".join(lines[first + 1:])):
+                or summary and summary.group(1).rstrip(".…。 ")[:30] in "".join(lines[first + 1:])
+                or _repeats_lead(line, lines[first + 1:])):
             lines = lines[first + 1:]
         else:
             return lines
+
+
+def _repeats_lead(line: str, after: list[str]) -> bool:
+    """``line`` is the first words of the next line, cut off (a CMS's summary box, "……" and all)."""
+    lead = next((x.strip() for x in after if x.strip()), "")
+    cut = line.rstrip(".…。 ")
+    return len(cut) >= 8 and len(lead) > len(line) and lead.startswith(cut)
