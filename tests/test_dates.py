@@ -96,6 +96,18 @@ def test_a_labelled_byline_under_the_story_beats_a_date_the_story_tells_of():
     assert extract_article(page).published_at == "2019-03-05T10:20:00+08:00"
 
 
+def test_a_disclosure_table_above_the_headline_gives_the_publication_date_not_the_storys_dates():
+    from news_crawler.extraction import extract_article
+
+    story = "1924年3月10日，他生于浙江海宁。2016年1月1日起，图书馆统计借阅量，这一数字逐年上升，读者遍及全省。" * 3
+    table = ("<table><tr><th>索引号：</th><td>113301000025/2019-01234</td><th>发布机构：</th><td>市政府办公室</td></tr>"
+             "<tr><th>成文日期：</th><td>2019-02-26</td><th>发布日期：</th><td>2019-03-01</td></tr>"
+             "<tr><th>名称：</th><td>关于某某工作的通知</td></tr></table>")
+    page = (f"<html><head><title>关于某某工作的通知_政府信息公开</title></head><body>{table}"
+            f"<h1>关于某某工作的通知</h1><div class='zw'><p>{story}</p><p>{story}</p></div></body></html>")
+    assert extract_article(page).published_at == "2019-03-01"
+
+
 def test_a_date_that_runs_past_the_end_of_the_region_read_is_read_whole():
     text = "标题\n来源：澎湃新闻 作者：赵培 发布时间：2019-04-17 17:56\n责任编辑：赵培 2020-01-01"
     at = text.index("2019")

@@ -71,7 +71,8 @@ def find_published_at(root: HtmlElement, text: str, title: str, body: str = "", 
     headline (a two-digit year's too: 19-03-01 10:23) not labelled as an update and not in a paragraph of the story (``body``) (a
     bare date when it gives no time: comments and sidebars further down carry other times),
     or its month-day time without a year (this year's, as platforms mean it);
-    else the first date labelled as the publication's (发布时间：…, a byline under the story);
+    else the first date labelled as the publication's (发布时间：…, a byline under the story; else
+    one above the headline, as a government disclosure page's table gives 发布日期 there);
     else the first date with a time of day after the headline, else the first date after it;
     else the nearest date above the headline (e-paper layouts); else a date in Chinese numerals
     (二〇一九年三月一日); else a year and month (1998年3月 -> 1998-03)."""
@@ -94,9 +95,10 @@ def find_published_at(root: HtmlElement, text: str, title: str, body: str = "", 
         this_year = _without_year(text[start : start + len(title) + BYLINE_REACH])
         if this_year:
             return this_year
-    labelled = [d for d in dates_in(text, start) if _PUBLISHED.search(text[max(d[0] - 8, 0) : d[0]])]
+    labelled = [d for d in dates_in(text) if _PUBLISHED.search(text[max(d[0] - 8, 0) : d[0]])]
+    under = [d for d in labelled if d[0] >= start]  # a byline under the story; else one above (a disclosure table)
     if labelled:
-        return labelled[0][1]
+        return (under or labelled)[0][1]
     after = dates_in(text, start)
     timed = [iso for _, iso, has_time in after if has_time]
     if timed:
