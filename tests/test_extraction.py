@@ -361,11 +361,14 @@ def test_a_summary_of_the_storys_own_words_and_a_row_of_tools_leave_the_body(sto
 
 def test_an_unlabelled_summary_repeating_the_lead_and_a_divider_line_leave_the_body(story_lines):
     story = story_lines
-    lines = ["标题", "时间:2019-03-01 10:08来源:未知 作者:佚名 点击:次", story[0][:20] + "...", *story,
-             "------分隔线----------------------------"]
-    assert chrome.strip_chrome("\n".join(lines), "标题").splitlines() == story
-    # A first line that the next one does not begin with stays, as do dashes inside a line.
+    for summary in (story[0][:20] + "...", story[0] + story[1][:10]):  # cut anywhere, past the first paragraph too
+        lines = ["标题", "时间:2019-03-01 10:08来源:未知 作者:佚名 点击:次", summary, *story,
+                 "------分隔线----------------------------"]
+        assert chrome.strip_chrome("\n".join(lines), "标题").splitlines() == story, summary
+    # A first line that the next ones do not begin with stays, as does one the same as the
+    # next (a paragraph repeated), and dashes inside a line.
     other = ["某县召开会议。", *story[1:], "——" + story[0]]
+    assert chrome.strip_chrome("\n".join(story[:1] + story), "标题").splitlines() == story[:1] + story
     assert chrome.strip_chrome("\n".join(other), "标题").splitlines() == other
 
 

@@ -140,7 +140,14 @@ def _without_head_notes(lines: list[str], title: str) -> list[str]:
 
 
 def _repeats_lead(line: str, after: list[str]) -> bool:
-    """``line`` is the first words of the next line, cut off (a CMS's summary box, "……" and all)."""
-    lead = next((x.strip() for x in after if x.strip()), "")
-    cut = line.rstrip(".…。 ")
-    return len(cut) >= 8 and len(lead) > len(line) and lead.startswith(cut)
+    """``line`` is the story's first words again (a CMS's summary box, cut off at some length,
+    "……" and all, maybe past the first paragraph): the lines after it begin with it. A line
+    the same as the next one is not taken for one (a paragraph may be repeated)."""
+    cut = "".join(line.split()).rstrip(".…。")
+    story, lines = "", [x for x in after if x.strip()]
+    for x in lines:
+        if len(story) > len(cut):
+            break
+        story += "".join(x.split())
+    same = bool(lines) and "".join(lines[0].split()).rstrip(".…。") == cut
+    return len(cut) >= 8 and len(story) > len(cut) and story.startswith(cut) and not same
