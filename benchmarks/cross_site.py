@@ -1,5 +1,5 @@
-"""The same real stories on thirty-two sites of different kinds (``site_templates.py``,
-``more_site_templates.py``, ``markup_templates.py``): what extraction gets right on each, and how many of the
+"""The same real stories on forty-four sites of different kinds (``site_templates.py``,
+``more_site_templates.py``, ``markup_templates.py``, ``cms_templates.py``): what extraction gets right on each, and how many of the
 reprints the index drops.
 
     python benchmarks/cross_site.py [--stories 200]
@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import BOILERPLATE, EDITORS, SOURCES, load_articles, reprint  # noqa: E402
-from markup_templates import ALL as TEMPLATES  # noqa: E402
+from cms_templates import ALL as TEMPLATES  # noqa: E402
 
 from news_crawler.extraction import extract_article  # noqa: E402
 from news_crawler.extraction.decode import decode_html  # noqa: E402
