@@ -98,3 +98,13 @@ def test_a_byline_that_names_no_one_gives_no_author(placeholder):
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
     article = extract_article(page(f"<span>发布时间：2019-03-01 10:20　作者：{placeholder}　点击数：</span>", no_credit))
     assert article.author == "" and article.published_at == "2019-03-01T10:20:00+08:00"
+
+
+def test_a_print_page_s_rules_end_lines_and_full_width_digits_are_read():
+    story = "".join(STORY) * 2
+    printed = ("<html><head><title>金庸逝世 李亚鹏回忆 - 打印本页</title></head><body><center><h3>金庸逝世 李亚鹏回忆</h3></center>"
+               f"<hr>作者：孙悦&nbsp;&nbsp;日期：2019-12-21 08:38<hr>{story}<br><br>{story}<hr><center><a>打印</a></center></body></html>")
+    article = extract_article(printed)
+    assert article.published_at == "2019-12-21T08:38:00+08:00" and article.body.startswith("新京报讯")
+    wide = printed.replace("2019-12-21 08:38", "２０１９年１２月２１日 ０８：３８")
+    assert extract_article(wide).published_at == "2019-12-21T08:38:00+08:00"

@@ -25,8 +25,8 @@ from news_crawler.extraction.posts import first_post, fragment
 from news_crawler.extraction.traditional import as_written, is_traditional, with_simplified_labels
 from news_crawler.extraction import readability_speed  # noqa: F401,I001 - readability made faster, the same output
 
-_BLOCK = ("p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "td", "th", "section", "article", "blockquote",
-          "pre")
+_BLOCK = ("p", "div", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "td", "th", "section", "article",
+          "blockquote", "pre", "center", "dt", "dd", "header", "footer", "figcaption", "address", "caption")
 _DROP = ("script", "style", "noscript", "template", "iframe", "svg")
 _BLANKS = re.compile(r"[ \t\u3000\xa0]+")
 
