@@ -28,6 +28,8 @@ def page(byline: str, story: list[str] = STORY) -> str:
     ("<span>2019-12-21 08:38</span><span>作者：新华社记者 欧阳晓东</span>", "欧阳晓东"),
     ("<span>2019-12-21 08:38</span><span>王小红/文</span><span>来源：新华社</span>", "王小红"),
     ("<span>2019-12-21 08:38</span><span>文｜孙悦</span>", "孙悦"),
+    # the label in a table cell of its own, the name in the next
+    ("<table><tr><td>作者</td><td>孙悦</td><td>发布时间</td><td>2019-12-21 08:38</td></tr></table>", "孙悦"),
 ])
 def test_the_writer_credited_above_the_story_is_the_author(byline, author):
     article = extract_article(page(byline))
@@ -98,6 +100,12 @@ def test_a_byline_that_names_no_one_gives_no_author(placeholder):
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
     article = extract_article(page(f"<span>发布时间：2019-03-01 10:20　作者：{placeholder}　点击数：</span>", no_credit))
     assert article.author == "" and article.published_at == "2019-03-01T10:20:00+08:00"
+
+
+def test_a_bare_name_above_a_story_opening_with_bracketed_emoji_codes_is_the_author():
+    story = ["[作揖][作揖]@某某影业: 声明：", *STORY[1:]]  # a weibo post quoted: its emoji codes in brackets
+    article = extract_article(page("<span>孙悦</span> <span>2019-12-21 08:38</span>", story))
+    assert article.author == "孙悦"
 
 
 def test_a_print_page_s_rules_end_lines_and_full_width_digits_are_read():

@@ -30,7 +30,8 @@ _AUTHOR_LABELS = [
     # (not the end of 创作者, 工作者, 合作者...: "提醒创作者：新的政策…")
     re.compile(rf"(?:(?<![创工写合著制操劳])作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[】\]〕]\s*|[ \t\u3000]+){_TITLE}"
                rf"[\[【〔]?({_PADDED_NAME}|{_NAMES}|{_LATIN_NAME}|{_HANDLE})"),
-    re.compile(rf"(?:^|\n)[ \t]*作者({_NAME})(?=[ \t]*(?:\n|$))"),  # a line that is only "作者魏星"
+    # a line that is only "作者魏星", or 作者 in a table cell of its own and the name in the next
+    re.compile(rf"(?:^|\n)[ \t]*作者(?:[ \t]*[:：]?[ \t]*\n[ \t]*)?({_NAME})(?=[ \t]*(?:\n|$))"),
     re.compile(rf"记者(?:{_COLON}|\s+)({_PADDED_NAME}|{_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)\]】]|报道|\n|{SEP}))"),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
@@ -42,7 +43,8 @@ _AUTHOR_LABELS = [
     re.compile(rf"(?:^|\s)({_NAMES}|{_HANDLE})\s*发表于\s*[:：]?{_DATE_AHEAD}"),
     re.compile(rf"由\s*({_NAME}|{_HANDLE})\s*(?:于{_DATE_AHEAD}|(?:张贴|发表|发布)\s*(?:于|@)?{_DATE_AHEAD})"),
     re.compile(rf"\d:\d\d(?::\d\d)?\s+by\s+({_HANDLE}|{_NAMES})(?![\w.])"),
-    re.compile(rf"\d:\d\d(?::\d\d)?\s*[\[【]\s*({_NAMES})\s*[\]】]"),
+    # "08:19 [ 黄宇 ]", not a story's emoji codes "[作揖][作揖]@某某" (text or another code after)
+    re.compile(rf"\d:\d\d(?::\d\d)?\s*[\[【]\s*({_NAMES})\s*[\]】](?![\u4e00-\u9fa5@\[【A-Za-z0-9])"),
     # (not after a word: "来源：人民日报（北京）"; after 讯/电: "本报讯（张三）")
     re.compile(rf"(?:(?<![\u4e00-\u9fa5A-Za-z0-9])|(?<=[讯电]))[(（]\s*({_NAMES})\s*"
                rf"(?:[）)]\s*(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
