@@ -29,11 +29,11 @@ from html import escape
 from more_site_templates import ALL as EARLIER
 from site_templates import NAMES, OUTLETS, _links, _page, _paragraphs, _when
 
-_OWN_CREDIT = re.compile(r"[（(][^（）()]{0,20}?(?:记者|通讯员|实习生)[^（）()]{0,20}[）)]")
+_OWN_CREDIT = re.compile(r"[（(][^（）()]{0,20}?(?:记者|通讯员|实习生|文\s*[/／]|[/／]\s*文)[^（）()]{0,20}[）)]")
 
 
 def _uncredited(lines: list[str]) -> list[str]:
-    """The story without a reporter's credit of its own (（记者 X）, （文/记者 X）)."""
+    """The story without a reporter's credit of its own (（记者 X）, （文/记者 X）, （文/X）, （X/文 Y/摄影）)."""
     return [_OWN_CREDIT.sub("", line) for line in lines]
 
 
