@@ -1,4 +1,4 @@
-"""The same real stories on forty-four sites of different kinds (``site_templates.py``,
+"""The same real stories on fifty-one sites of different kinds (``site_templates.py``,
 ``more_site_templates.py``, ``markup_templates.py``, ``cms_templates.py``): what extraction gets right on each, and how many of the
 reprints the index drops.
 

@@ -1,4 +1,4 @@
-"""Real stories on the forty-four kinds of site of ``benchmarks/site_templates.py``,
+"""Real stories on the fifty-one kinds of site of ``benchmarks/site_templates.py``,
 ``benchmarks/more_site_templates.py``, ``benchmarks/markup_templates.py`` and
 ``benchmarks/cms_templates.py`` (a one-table older CMS in GBK, a county site without a
 charset, a government portal, portals, a mobile page, a self-media article, a forum portal,
