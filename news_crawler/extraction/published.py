@@ -28,6 +28,7 @@ BYLINE_REACH = 300  # characters after the headline where its byline stands
 # character for one (labels keep their full-width colons: 时间：19-03-01 is read by them).
 _HALF_WIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
 _WIDE_COLON = re.compile(r"(?<=\d)：(?=\d)")
+_WIDE_DIGIT = re.compile("[０-９]")
 # "更新时间：" before a date: when the byline also gives another, that one is the publication's.
 _UPDATED = re.compile(r"(?:更新|修改|修订|编辑)(?:时间|日期|于)?\s*[:：]?\s*$")
 _PUBLISHED = re.compile(r"(?:发布|发表|发稿|刊发|出版)(?:时间|日期)\s*[:：]\s*$")
@@ -81,7 +82,8 @@ def find_published_at(root: HtmlElement, text: str, title: str, body: str = "", 
     else the nearest date above the headline (e-paper layouts); else a date in Chinese numerals
     (二〇一九年三月一日); else a year and month (1998年3月 -> 1998-03). Full-width digits read as
     ASCII ones."""
-    text, title, body = (_WIDE_COLON.sub(":", x.translate(_HALF_WIDTH)) for x in (text, title, body))
+    if _WIDE_DIGIT.search(text):
+        text, title, body = (_WIDE_COLON.sub(":", x.translate(_HALF_WIDTH)) for x in (text, title, body))
     meta = parse_datetime(meta_content(root, _TIME_META))
     if meta and "T" in meta:
         return meta
