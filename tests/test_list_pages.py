@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from news_crawler.extraction.pagination import next_page, page_of
+from news_crawler.extraction.pagination import joined_pages, next_page, page_of
 from news_crawler.spiders.listing import feed_links, is_feed, root_element
 from news_mirror.catalog import Catalog
 from news_mirror.handler import mirror_path
@@ -200,3 +200,11 @@ def test_pages_of_an_article():
     assert next_page(page, "https://a.cn/n/x.shtml") == "https://a.cn/n/x_2.shtml"
     assert next_page(page, "https://a.cn/n/x_2.shtml") is None  # a link back is not the next page
     assert next_page("<a href='y.shtml'>下一篇</a>", "https://a.cn/n/x.shtml") is None
+
+
+def test_a_later_page_s_lines_already_in_the_pages_before_are_left_out():
+    first = "县里召开秋粮收购工作会议，部署今年秋粮收购各项工作。\n会议要求各乡镇切实做好收购服务，确保农民卖粮方便。"
+    # page 2 repeats the article's summary box (its first words, cut off) and a line of page 1
+    second = "县里召开秋粮收购工作会议，部署今年...\n会议要求各乡镇切实做好收购服务，确保农民卖粮方便。\n收购从十月开始，持续两个月。\n好。"
+    assert joined_pages(first, second) == first + "\n收购从十月开始，持续两个月。\n好。"
+    assert joined_pages("", second) == second and joined_pages(first, "") == first

@@ -4,7 +4,8 @@ next page is.
 Chinese portals number an article's pages as ``story_2.shtml`` (``story.shtml`` is the
 first) or ``story.html?page=2`` (also ``p=``, ``pageno=``, ``pn=``), and link the next one
 as 下一页. A link to a page of the same article with the next number, or a 下一页 link to
-one, is the next page; 下一篇 (the next article) never is.
+one, is the next page; 下一篇 (the next article) never is. The pages' bodies join into one,
+without the lines a later page repeats.
 """
 
 from __future__ import annotations
@@ -73,3 +74,16 @@ def next_page(html: str, url: str, raw: bytes | None = None, encoding: str = "")
         if text in _NEXT_WORDS or text == str(number + 1) or text.startswith("下一页"):
             return target
     return None
+
+
+_REPEAT_MIN_CHARS = 10  # a shorter line (好。, 图) may well stand on two pages
+
+
+def joined_pages(before: str, page: str) -> str:
+    """The body of an article's pages so far, ``before``, with a later ``page``'s body: its
+    lines already in the pages before (a summary box, lead or byline every page repeats;
+    a summary's "..." left out) are not taken twice."""
+    seen = "".join(before.split())
+    lines = [line for line in page.split("\n")
+             if len(key := "".join(line.split()).rstrip(".…")) < _REPEAT_MIN_CHARS or key not in seen]
+    return "\n".join(p for p in (before, "\n".join(lines)) if p)

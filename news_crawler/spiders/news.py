@@ -28,7 +28,7 @@ from twisted.python.failure import Failure
 from news_crawler.config import as_list, with_defaults
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.page import page_fields
-from news_crawler.extraction.pagination import page_of
+from news_crawler.extraction.pagination import joined_pages, page_of
 from news_crawler.items import ArticleItem
 from news_crawler.pool import WorkerPool
 from news_crawler.spiders.listing import as_html, feed_links, is_feed, is_sitemap_index, unpacked, without_tracking
@@ -197,7 +197,7 @@ class NewsSpider(scrapy.Spider):
         article = response.meta.get("article")
         next_url = fields.pop("next_page", None)
         if article is not None:  # a later page: its text joins the first page's
-            fields = {**article, "body": "\n".join(p for p in (article["body"], fields.get("body", "")) if p)}
+            fields = {**article, "body": joined_pages(article["body"], fields.get("body", ""))}
         else:
             fields = {**fields, "url": response.url}
         pages = response.meta.get("article_pages", 1)
