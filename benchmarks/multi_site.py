@@ -3,7 +3,7 @@ with the generic spider, day 1 and then day 2 with new articles.
 
     python benchmarks/multi_site.py [--stories 150] [--reprints 0.3] [--templates a,b,c,d,e] [--oldest-first] [-s NAME=VALUE]
 
-The sites are templates of ``site_templates.py`` and ``more_site_templates.py`` over real
+The sites are templates of ``cms_templates.py`` (and the files it builds on) over real
 sina stories, by default a portal (UTF-8, every story split over two pages: the first site
 always splits them), an older one-table CMS (GBK), a county site with no charset anywhere
 (GBK), a mobile site reached by its Atom feed, and a Discuz-like portal (GBK); ``--templates``
@@ -43,11 +43,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_redis import bench_server  # noqa: E402
 from corpus import load_articles  # noqa: E402
 from cross_site import jaccard, lines_of, similarity  # noqa: E402
-from more_site_templates import ALL  # noqa: E402
+from cms_templates import ALL  # noqa: E402
 
 from news_crawler import connection  # noqa: E402
 from news_crawler.config import plain_settings  # noqa: E402
 from news_crawler.engine import store_from_settings  # noqa: E402
+from news_crawler.extraction.decode import decode_html  # noqa: E402
 from news_mirror.catalog import Catalog  # noqa: E402
 from news_mirror.handler import mirror_path  # noqa: E402
 from news_mirror.server import Mirror, serve  # noqa: E402
@@ -87,8 +88,8 @@ def render(template: str, story: dict, others: list[str], seed: str, pager: str 
            ) -> tuple[bytes, dict]:
     """A page of ``template`` (the same byline for every page of one story: one seed)."""
     raw, truth = ALL[template](story["title"], lines or lines_of(story["body"]), others, random.Random(seed))
-    if pager:
-        raw = raw.replace(b"</body>", pager.encode() + b"</body>")
+    if pager:  # in the page's own charset (a GBK page's 下一页 in GBK)
+        raw = raw.replace(b"</body>", pager.encode(decode_html(raw)[1], "xmlcharrefreplace") + b"</body>")
     return raw, truth
 
 
@@ -124,9 +125,9 @@ def build(stories: list[dict], reprint_share: float) -> tuple[list[Page], dict[s
                 seconds[second] = url
                 bodies[url], page.truth = render(template, story, others, url, f'<div class="page"><a href="{second}">'
                                                  "下一页</a></div>", parts[0])
-                bodies[second], _ = render(template, story, others, url, f'<div class="page"><a href="{url}">上一页</a>'
-                                           "</div>", parts[1])
-                page.truth["text"] = "\n".join(parts[0] + parts[1])
+                bodies[second], rest = render(template, story, others, url, f'<div class="page"><a href="{url}">上一页</a>'
+                                              "</div>", parts[1])
+                page.truth["text"] += "\n" + rest["text"]  # each page's lines as its template wrote them
             else:
                 bodies[url], page.truth = render(template, story, others, url)
             pages.append(page)
