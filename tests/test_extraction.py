@@ -345,6 +345,8 @@ def story_lines(plain_stories):
     ([], ["【延伸阅读】", "女警一天打100电话被停机 电信:核实非诈骗后恢复"]),
     ([], ["点击图片进入下一页", "（编辑 李明）", "本文系转载，如有侵权请联系删除。", "- END -", "关注我们", "微信号：mouwang"]),
     ([], ["下载客户端，随时随地看新闻", "扫描二维码关注我们", "欢迎转发分享", "【发表评论】【加入收藏】【告诉好友】【打印此文】【关闭窗口】"]),
+    # a related block's label and headlines run into one line (<b>相关文章</b><a>…</a><a>…</a>)
+    ([], ["相关文章1994年北大授予金庸名誉教授 经过国务院批准2018MAMA提名名单出炉 防弹与Wanna One争五奖20年忘年之交!金庸粉头马云以小说地名命名办公室"]),
 ])
 def test_notes_related_stories_page_numbers_and_disclaimers_leave_the_body(before, after, story_lines):
     story = story_lines

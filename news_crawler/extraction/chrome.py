@@ -75,6 +75,9 @@ _FOOTER = re.compile(r"^(?:版权所有|Copyright\b|©\s*\d{4})|(?:ICP[备证]\s
 # (sina puts such blocks mid-story too); else only its header line goes (see _NAV).
 _RELATED = re.compile(r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢|延伸\s*[·・]\s*推荐|"
                       r"点击进入专题)\s*[】\]]?\s*[:：]?\s*$")
+# ... or its label and headlines run into one line (<b>相关文章</b><a>…</a><a>…</a>): no sentence ends in it.
+_RELATED_RUN = re.compile(r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢)\s*[】\]]?\s*[:：]?"
+                          r"[^。！？]{8,}$")
 # A line after a related block that ends a sentence is the story going on. Related
 # headlines and their cut-off summaries do not end with 。, and one that asks (…好看吗？)
 # is short and has no pause inside; a paragraph has a comma or runs longer.
@@ -117,7 +120,8 @@ def strip_chrome(body: str, title: str = "") -> str:
         if not second_half:
             continue
         if (_CLOSERS.match(line) or (len(line) <= CHROME_MAX_CHARS and _FOOTER.search(line))
-                or (_RELATED.match(line) and not any(_PARAGRAPH.match(x.strip()) for x in lines[i + 1:]))):
+                or ((_RELATED.match(line) or _RELATED_RUN.match(line))
+                    and not any(_PARAGRAPH.match(x.strip()) for x in lines[i + 1:]))):
             lines = lines[:i]
             break
     lines = [_LEADING_CREDIT.sub("", line) for line in lines]
