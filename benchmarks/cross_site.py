@@ -1,5 +1,6 @@
-"""The same real stories on fifty-one sites of different kinds (``site_templates.py``,
-``more_site_templates.py``, ``markup_templates.py``, ``cms_templates.py``): what extraction gets right on each, and how many of the
+"""The same real stories on fifty-seven sites of different kinds (``site_templates.py``,
+``more_site_templates.py``, ``markup_templates.py``, ``cms_templates.py``,
+``headline_templates.py``): what extraction gets right on each, and how many of the
 reprints the index drops.
 
     python benchmarks/cross_site.py [--stories 200]
@@ -8,7 +9,7 @@ Each story (a real sina article, its paragraphs as lines) is published on every 
 each page with its own chrome and other stories' headlines around it. Every page is
 extracted; per site it prints the share of bodies >= 0.95 similar to the story (difflib
 ratio, whitespace ignored), of authors right (pages that name one), of times right (to the
-minute, or the day where the page gives only a date). Then all pages, shuffled, are
+minute, or the day where the page gives only a date) and headlines right. Then all pages, shuffled, are
 decided through the index with the default fingerprint and both rules: reprints dropped
 is the share of the four later copies of each story dropped as near-duplicates (a page
 refused for an empty body is not dropped); distinct dropped
@@ -33,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import BOILERPLATE, EDITORS, SOURCES, load_articles, reprint  # noqa: E402
-from cms_templates import ALL as TEMPLATES  # noqa: E402
+from headline_templates import ALL as TEMPLATES  # noqa: E402
 
 from news_crawler.extraction import extract_article  # noqa: E402
 from news_crawler.extraction.decode import decode_html  # noqa: E402
@@ -100,7 +101,7 @@ def main() -> None:
     stories = [a for a in load_articles(args.stories * 3) if len(a["body"]) > 300][: args.stories]
     rng = random.Random(11)
     extracted, truth, texts, timings = [], [], [], []
-    scores = {name: [0, 0, 0, 0, []] for name in TEMPLATES}  # body, author, authors given, time, misses
+    scores = {name: [0, 0, 0, 0, [], 0] for name in TEMPLATES}  # body, author, authors given, time, misses, headline
     for n, story in enumerate(stories):
         others = [stories[(n + k) % len(stories)]["title"] for k in (3, 5, 8, 13, 21, 34)]
         texts.append("\n".join(lines_of(story["body"])))
@@ -119,17 +120,21 @@ def main() -> None:
             s[1] += bool(want["author"]) and article.author == want["author"]
             s[2] += bool(want["author"])
             s[3] += got == want["time"]
-            if sim < 0.95 or (want["author"] and article.author != want["author"]) or got != want["time"]:
+            s[5] += article.title == copy["title"]
+            if (sim < 0.95 or (want["author"] and article.author != want["author"]) or got != want["time"]
+                    or article.title != copy["title"]):
                 s[4].append(f"    story {n}: similarity {sim:.3f}, author {article.author!r} (want "
-                            f"{want['author']!r}), time {article.published_at!r} (want {want['time']})")
+                            f"{want['author']!r}), time {article.published_at!r} (want {want['time']}), "
+                            f"headline {article.title == copy['title']}")
             page_id = f"{name}/{n}"
             extracted.append((page_id, n, article.body))
             truth.append((page_id, n, want["text"]))
     total = len(stories)
     print(f"{total} stories on {len(TEMPLATES)} sites, extraction {1000 * sum(timings) / len(timings):.1f} ms a page")
-    for name, (body, author, given, when, misses) in scores.items():
+    for name, (body, author, given, when, misses, headline) in scores.items():
         authors = f"{author / given:.1%}" if given else "none given"
-        print(f"  {name:<12} bodies >= 0.95 {body / total:.1%}, author {authors}, time {when / total:.1%}")
+        print(f"  {name:<12} bodies >= 0.95 {body / total:.1%}, author {authors}, time {when / total:.1%}, "
+              f"headline {headline / total:.1%}")
         for line in misses[: args.misses]:
             print(line)
     order = list(range(len(extracted)))

@@ -3,7 +3,7 @@ with the generic spider, day 1 and then day 2 with new articles.
 
     python benchmarks/multi_site.py [--stories 150] [--reprints 0.3] [--templates a,b,c,d,e] [--oldest-first] [-s NAME=VALUE]
 
-The sites are templates of ``cms_templates.py`` (and the files it builds on) over real
+The sites are templates of ``headline_templates.py`` (and the files it builds on) over real
 sina stories, by default a portal (UTF-8, every story split over two pages: the first site
 always splits them), an older one-table CMS (GBK), a county site with no charset anywhere
 (GBK), a mobile site reached by its Atom feed, and a Discuz-like portal (GBK); ``--templates``
@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_redis import bench_server  # noqa: E402
 from corpus import load_articles  # noqa: E402
 from cross_site import jaccard, lines_of, similarity  # noqa: E402
-from cms_templates import ALL  # noqa: E402
+from headline_templates import ALL  # noqa: E402
 
 from news_crawler import connection  # noqa: E402
 from news_crawler.config import plain_settings  # noqa: E402

@@ -1,10 +1,11 @@
-"""Real stories on the fifty-one kinds of site of ``benchmarks/site_templates.py``,
-``benchmarks/more_site_templates.py``, ``benchmarks/markup_templates.py`` and
-``benchmarks/cms_templates.py`` (a one-table older CMS in GBK, a county site without a
-charset, a government portal, portals, a mobile page, a self-media article, a forum portal,
-JSON-LD and microdata, DedeCMS, WordPress, a word processor's paste...):
-every page gives the story as its body, the byline's writer and the byline's time, and
-every copy after the first is dropped as a near-duplicate of the first."""
+"""Real stories on the fifty-seven kinds of site of ``benchmarks/site_templates.py``,
+``benchmarks/more_site_templates.py``, ``benchmarks/markup_templates.py``,
+``benchmarks/cms_templates.py`` and ``benchmarks/headline_templates.py`` (a one-table older
+CMS in GBK, a county site without a charset, a government portal, portals, a mobile page, a
+self-media article, a forum portal, JSON-LD and microdata, DedeCMS, WordPress, a word
+processor's paste, a page without ``<h1>``...): every page gives the story as its body, the
+headline, the byline's writer and the byline's time, and every copy after the first is
+dropped as a near-duplicate of the first."""
 
 import random
 import re
@@ -20,7 +21,7 @@ from news_crawler.index import MemoryStore, SentenceRule
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from cross_site import lines_of, similarity  # noqa: E402
-from cms_templates import ALL as TEMPLATES  # noqa: E402
+from headline_templates import ALL as TEMPLATES  # noqa: E402
 
 
 @pytest.fixture(scope="module")
