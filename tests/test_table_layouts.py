@@ -77,7 +77,8 @@ def test_a_footer_ends_the_body_and_a_long_line_naming_a_licence_does_not(short_
     _, lines = short_stories[1]
     story = lines * 3
     for footer in (["版权所有 某某信息网 备案号：京ICP备12345678号"], ["Copyright © 2019 某某网 All Rights Reserved", "联系我们"],
-                   ["主办：某市人民政府办公室 网站标识码：3301000001"]):
+                   ["主办：某市人民政府办公室 网站标识码：3301000001"], ["Powered by EmpireCMS 7.5 © 2002-2019 EmpireSoft Inc."],
+                   ["技术支持：某某网络科技有限公司"]):
         assert chrome.strip_chrome("\n".join(story + footer), "标题").splitlines() == story, footer
     licence = ("记者查询发现，该网站首页底部标注的“京ICP备12345678号”实为另一家公司的备案，"
                "涉事平台已被要求限期整改，相关部门表示将继续跟进调查处理情况。")

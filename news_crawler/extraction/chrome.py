@@ -69,9 +69,11 @@ _CLOSERS = re.compile(
     r"|本文为\S{1,8}号作者或机构在\S{1,8}上传并发布"  # a platform's disclaimer (澎湃号, 网易号)
     r"|声明\s*[:：]\s*\S{0,12}?(?:本文|该文|本站|本网|以上|此文|文章|稿件|转载|力求|不构成))"
 )
-# A site's footer (copyright, ICP licence, site code): what a whole-table body ends with.
+# A site's footer (copyright, ICP licence, site code, "Powered by" its CMS, 技术支持): what a
+# whole-table body ends with.
 # A sentence that names a licence number is the story's.
-_FOOTER = re.compile(r"^(?:版权所有|Copyright\b|©\s*\d{4})|(?:ICP[备证]\s*\d|公网安备\s*\d|网站标识码)(?!.*[。！？]$)",
+_FOOTER = re.compile(r"^(?:版权所有|Copyright\b|©\s*\d{4}|Powered\s+by\b|技术支持\s*[:：])|©\s*(?:19|20)\d\d"
+                     r"|(?:ICP[备证]\s*\d|公网安备\s*\d|网站标识码)(?!.*[。！？]$)",
                      re.IGNORECASE)
 # A related-stories block: the end of the body when no paragraph of the story follows it
 # (sina puts such blocks mid-story too); else only its header line goes (see _NAV).
