@@ -208,3 +208,17 @@ def test_a_later_page_s_lines_already_in_the_pages_before_are_left_out():
     second = "县里召开秋粮收购工作会议，部署今年...\n会议要求各乡镇切实做好收购服务，确保农民卖粮方便。\n收购从十月开始，持续两个月。\n好。"
     assert joined_pages(first, second) == first + "\n收购从十月开始，持续两个月。\n好。"
     assert joined_pages("", second) == second and joined_pages(first, "") == first
+
+
+def test_a_later_page_s_few_last_lines_are_its_body():
+    from news_crawler.extraction import extract_article
+
+    rest = "蓝洁瑛过去提到曾被性侵的不堪往事时，表示男友新年期间跑出去玩无故冷落她，甚至还不避讳露出旧伤痕，凄凉处境让人心疼不已。"
+    page = ("<html><head><title>蓝洁瑛被曝每晚凄厉惨叫--某某市新闻网</title></head><body><div class='top'><a>首页</a> | "
+            "<a>本地</a></div><div class='wrap'><div class='biaoti'>蓝洁瑛被曝每晚凄厉惨叫</div><div class='xinxi'><font>日期："
+            f"2019-3-3 9:59&nbsp;&nbsp;作者：刘芳</font></div><div class='zhengwen'>&nbsp;&nbsp;&nbsp;&nbsp;{rest}</div>"
+            "<div class='fenye'>上一篇：<a>3D戏曲电影用科技做翅膀 让传统戏曲飞得更高更远</a><br>下一篇：<a>4金块拼出嘉禾片头 "
+            "邹文怀被赞“香港电影教父”</a></div></div><div class='page'><a href='x.html'>上一页</a></div></body></html>")
+    assert extract_article(page, "https://a.cn/n/x_2.html").body == rest
+    # readability takes the menu; on a first page a story so short is not looked for
+    assert extract_article(page, "https://a.cn/n/x.html").body != rest

@@ -21,6 +21,7 @@ from news_crawler.extraction.metadata import find_author, find_editor, find_sour
 from news_crawler.extraction.published import find_published_at
 from news_crawler.extraction.structured import linked_data
 from news_crawler.extraction.title import find_title
+from news_crawler.extraction.pagination import page_of
 from news_crawler.extraction.posts import first_post, fragment
 from news_crawler.extraction.traditional import as_written, is_traditional, with_simplified_labels
 from news_crawler.extraction import readability_speed  # noqa: F401,I001 - readability made faster, the same output
@@ -96,6 +97,7 @@ def _sections_as_divs(html: str) -> str:
 
 SHORT_BODY = 200  # characters: below this readability may have missed the article
 SHORT_STORY = 50  # characters: the shortest story looked for when readability found nothing
+LATER_PAGE = 20  # characters: the least text of an article's later page (its last lines)
 
 
 def extract_body(html: str) -> str:
@@ -113,16 +115,21 @@ def extract_body(html: str) -> str:
 _SENTENCE_END = re.compile(r"[。！？]")
 
 
-def _densest_text(page: lxml.html.HtmlElement, body: str) -> str:
+def _densest_text(page: lxml.html.HtmlElement, body: str, later: bool = False) -> str:
     """The text of the block with the most text of its own (``densest.py``): 200 characters
     of it, or, where readability found nothing at all, a short story's 50 in two sentences
-    or more, or 100 with a sentence's end (a reprint cut short; a footer or a menu has none)."""
-    if body.strip():
+    or more, or 100 with a sentence's end (a reprint cut short; a footer or a menu has none).
+    On a ``later`` page of an article, whose last lines may be few, 20 with a sentence's end
+    where readability's ``body`` has none (a menu)."""
+    later = later and not _SENTENCE_END.search(body)
+    if body.strip() and not later:
         block = densest_block(page, SHORT_BODY)
         return block_text(block) if block is not None else ""
-    block = densest_block(page, SHORT_STORY)
+    block = densest_block(page, LATER_PAGE if later else SHORT_STORY)
     text = block_text(block) if block is not None else ""
     ends = len(_SENTENCE_END.findall(text))
+    if later:
+        return text if ends else ""
     return text if len(text) >= SHORT_BODY or ends >= 2 or (ends and len(text) >= 2 * SHORT_STORY) else ""
 
 
@@ -147,7 +154,8 @@ def extract_article(html: str, url: str = "") -> Article:
     linked = linked.about(title)
     body = extract_body(html)
     if len(body) < SHORT_BODY:  # readability may have dropped the article's table
-        body = max(body, _densest_text(page if page is not None else root, body), key=len)
+        later = bool(url) and page_of(url)[1] > 1  # an article's page 2, 3...: its text may be short
+        body = max(body, _densest_text(page if page is not None else root, body, later), key=len)
     if len(body) < SHORT_BODY and len(linked.body) > len(body):  # a page its script draws: JSON-LD's articleBody
         body = linked.body
     post = first_post(root, body)
