@@ -116,3 +116,12 @@ def test_a_print_page_s_rules_end_lines_and_full_width_digits_are_read():
     assert article.published_at == "2019-12-21T08:38:00+08:00" and article.body.startswith("新京报讯")
     wide = printed.replace("2019-12-21 08:38", "２０１９年１２月２１日 ０８：３８")
     assert extract_article(wide).published_at == "2019-12-21T08:38:00+08:00"
+
+
+def test_an_original_headline_note_cut_by_inline_runs_is_not_taken_for_the_headline():
+    note = "<p><span>原标</span><span>题：金庸逝世 李亚鹏回忆</span></p>"  # a word processor's runs
+    story = "".join(f"<p>{escape(line[:-1])}（{n}）。</p>" for n in range(8) for line in STORY)  # no line ends twice
+    html = ("<html><head><title>金庸逝世 李亚鹏回忆_某网</title></head><body><h1>金庸逝世 李亚鹏回忆</h1>"
+            f"<div class='info'><span>2019-12-21 08:38</span><span>作者：孙悦</span></div><div>{note}{story}</div></body></html>")
+    article = extract_article(html)
+    assert article.author == "孙悦" and article.body.startswith("新京报讯")

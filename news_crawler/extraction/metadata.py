@@ -78,7 +78,7 @@ def _headline_at(text: str, title: str, end: int) -> int:
     """Where the headline stands above the story: its last appearance before ``end`` that is
     not a "原标题：" note (a menu or a breadcrumb may hold it further up)."""
     at = text.rfind(title[:12], 0, end) if title else -1
-    while at > 0 and text[max(at - 4, 0):at].rstrip().endswith(("原标题：", "原标题:", "原题：", "原题:")):
+    while at > 0 and "".join(text[max(at - 8, 0):at].split()).endswith(("原标题：", "原标题:", "原题：", "原题:")):
         at = text.rfind(title[:12], 0, at)
     return at
 
