@@ -207,6 +207,9 @@ def test_a_later_page_s_lines_already_in_the_pages_before_are_left_out():
     # page 2 repeats the article's summary box (its first words, cut off) and a line of page 1
     second = "县里召开秋粮收购工作会议，部署今年...\n会议要求各乡镇切实做好收购服务，确保农民卖粮方便。\n收购从十月开始，持续两个月。\n好。"
     assert joined_pages(first, second) == first + "\n收购从十月开始，持续两个月。\n好。"
+    # below its first new line, a paragraph the story quotes again stays
+    quoted = "收购从十月开始，持续两个月。\n会议要求各乡镇切实做好收购服务，确保农民卖粮方便。"
+    assert joined_pages(first, quoted) == first + "\n" + quoted
     assert joined_pages("", second) == second and joined_pages(first, "") == first
 
 

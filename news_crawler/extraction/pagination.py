@@ -76,14 +76,13 @@ def next_page(html: str, url: str, raw: bytes | None = None, encoding: str = "")
     return None
 
 
-_REPEAT_MIN_CHARS = 10  # a shorter line (好。, 图) may well stand on two pages
-
-
 def joined_pages(before: str, page: str) -> str:
-    """The body of an article's pages so far, ``before``, with a later ``page``'s body: its
-    lines already in the pages before (a summary box, lead or byline every page repeats;
-    a summary's "..." left out) are not taken twice."""
+    """The body of an article's pages so far, ``before``, with a later ``page``'s body: the
+    lines heading it that the pages before already hold (a summary box, lead or byline
+    every page repeats; a summary's "..." left out) are not taken twice. From its first new
+    line on, the page is kept whole: a story may quote a paragraph twice."""
     seen = "".join(before.split())
-    lines = [line for line in page.split("\n")
-             if len(key := "".join(line.split()).rstrip(".…")) < _REPEAT_MIN_CHARS or key not in seen]
+    lines = page.split("\n")
+    while lines and (key := "".join(lines[0].split()).rstrip(".…")) and key in seen:
+        lines.pop(0)
     return "\n".join(p for p in (before, "\n".join(lines)) if p)
