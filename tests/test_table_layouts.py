@@ -68,6 +68,8 @@ def test_related_headlines_that_ask_a_question_still_end_the_body(short_stories)
     story = lines * 3  # the block must stand in the body's second half
     related = ["相关文章:", OTHER_HEADLINES[3], OTHER_HEADLINES[4]]
     assert chrome.strip_chrome("\n".join(story + related), "标题").splitlines() == story
+    asking = ["相关文章:", "40人同时看戏却看到两个故事，赖声川咋做的？", "56岁美国甜心又“婚”头？单身超10年终宣告订婚"]
+    assert chrome.strip_chrome("\n".join(story + asking), "标题").splitlines() == story  # a pause in a question
     story_goes_on = ["相关文章:", OTHER_HEADLINES[3], "记者了解到，这一做法已在全市推广，受到群众欢迎。"]
     kept = chrome.strip_chrome("\n".join(story + story_goes_on), "标题").splitlines()
     assert kept == story + story_goes_on[1:]

@@ -84,8 +84,9 @@ _RELATED_RUN = re.compile(r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新�
                           r"[^。！？]{8,}$")
 # A line after a related block that ends a sentence is the story going on. Related
 # headlines and their cut-off summaries do not end with 。, and one that asks (…好看吗？)
-# is short and has no pause inside; a paragraph has a comma or runs longer.
-_PARAGRAPH = re.compile(r"(?=.{20})(?:.*[，,；;。].+|.{40,})[。！？!?][”」』）)]?$")
+# is short and has no pause inside; a paragraph has a comma or runs longer. One that asks
+# with a pause inside (…两个故事，赖声川咋做的？) is a headline still under 40 characters.
+_PARAGRAPH = re.compile(r"(?=.{20})(?:.*[，,；;。].+|.{40,})[。！!][”」』）)]?$|.{40,}[？?][”」』）)]?$")
 _SPACE = re.compile(r"\s+")
 CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
 HEADLINE_WITHIN = 6  # lines: a headline this near the top of a body starts the story
