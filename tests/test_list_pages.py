@@ -225,3 +225,19 @@ def test_a_later_page_s_few_last_lines_are_its_body():
     assert extract_article(page, "https://a.cn/n/x_2.html").body == rest
     # readability takes the menu; on a first page a story so short is not looked for
     assert extract_article(page, "https://a.cn/n/x.html").body != rest
+
+
+def test_a_first_page_s_few_lines_are_its_body_when_a_next_page_follows():
+    from news_crawler.extraction.page import page_fields
+
+    lead = "因为昨天都在工作，得知消息有些惊讶及伤感，第一时间都觉得很可惜不知道说什么，真的觉得很可惜及伤感。"
+    page = ("<html><head><title>蓝洁瑛被曝每晚凄厉惨叫--某某市新闻网</title></head><body><div class='top'><a>首页</a> | "
+            "<a>本地</a></div><div class='wrap'><div class='biaoti'>蓝洁瑛被曝每晚凄厉惨叫</div><div class='xinxi'><font>日期："
+            f"2019-3-3 9:59&nbsp;&nbsp;作者：刘芳</font></div><div class='zhengwen'>&nbsp;&nbsp;&nbsp;&nbsp;{lead}</div>"
+            "<div class='fenye'>上一篇：<a>3D戏曲电影用科技做翅膀 让传统戏曲飞得更高更远</a><br>下一篇：<a>4金块拼出嘉禾片头 "
+            "邹文怀被赞“香港电影教父”</a></div></div>{pager}</body></html>")
+    paged = page_fields(page.format(pager="<div class='page'><a href='x_2.html'>下一页</a></div>").encode(), "text/html",
+                        "https://a.cn/n/x.html")
+    assert paged["next_page"] == "https://a.cn/n/x_2.html" and paged["body"] == lead
+    alone = page_fields(page.format(pager="").encode(), "text/html", "https://a.cn/n/x.html")
+    assert alone["next_page"] is None and alone["body"] != lead  # a page alone so short is not looked for

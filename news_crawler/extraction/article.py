@@ -137,10 +137,11 @@ def _densest_text(page: lxml.html.HtmlElement, body: str, later: bool = False) -
 _XML_DECLARATION = re.compile(r"^\ufeff?\s*<\?xml[^>]*\?>")
 
 
-def extract_article(html: str, url: str = "") -> Article:
+def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
     """Title, author, published_at (ISO 8601) and plain-text body of an article page (HTML,
     or XHTML with its ``<?xml ...?>`` prolog). Fields that cannot be found are empty
-    strings; nothing raises on odd HTML."""
+    strings; nothing raises on odd HTML. ``paged``: the article goes on to a next page (its
+    text here may be short, as on a later page, ``url`` numbered 2, 3...)."""
     html = _XML_DECLARATION.sub("", html or "", count=1)
     if not html.strip():
         return Article()
@@ -154,7 +155,7 @@ def extract_article(html: str, url: str = "") -> Article:
     linked = linked.about(title)
     body = extract_body(html)
     if len(body) < SHORT_BODY:  # readability may have dropped the article's table
-        later = bool(url) and page_of(url)[1] > 1  # an article's page 2, 3...: its text may be short
+        later = paged or (bool(url) and page_of(url)[1] > 1)  # one page of several: its text may be short
         body = max(body, _densest_text(page if page is not None else root, body, later), key=len)
     if len(body) < SHORT_BODY and len(linked.body) > len(body):  # a page its script draws: JSON-LD's articleBody
         body = linked.body

@@ -30,7 +30,8 @@ def page_fields(body: bytes, content_type: str, url: str,
     if fields is not None:
         return fields
     html, encoding = decode_html(body, content_type or None)
-    article = extract(html) if extract is not None else extract_article(html, url)
+    following = next_page(html, url, body, encoding)
+    article = extract(html) if extract is not None else extract_article(html, url, paged=following is not None)
     return {"title": article.title, "author": article.author, "published_at": article.published_at,
             "body": article.body, "editor": article.editor, "source": article.source, "encoding": encoding,
-            "next_page": next_page(html, url, body, encoding)}
+            "next_page": following}
