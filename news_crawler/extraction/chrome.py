@@ -138,8 +138,8 @@ def strip_chrome(body: str, title: str = "") -> str:
 def _without_head_notes(lines: list[str], title: str) -> list[str]:
     """``lines`` without a subtitle (——…), a column's tag, a writer's credit, a paper's issue
     line or a summary of the story's own words (摘要：…, or unlabelled: the lead's first words,
-    cut off) standing above the story, under the headline and its byline. (Under the story, labelled pages count credits and issue lines
-    as the story's.)"""
+    cut off) standing above the story, under the headline and its byline. (Under the story,
+    labelled pages count credits and issue lines as the story's.)"""
     while True:
         first = next((i for i, line in enumerate(lines) if line.strip() and not is_chrome(line.strip(), title)), len(lines))
         line = lines[first].strip() if first < len(lines) else ""

@@ -5,7 +5,7 @@ Chinese portals number an article's pages as ``story_2.shtml`` (``story.shtml`` 
 first) or ``story.html?page=2`` (also ``p=``, ``pageno=``, ``pn=``), and link the next one
 as 下一页. A link to a page of the same article with the next number, or a 下一页 link to
 one, is the next page; 下一篇 (the next article) never is. The pages' bodies join into one,
-without the lines a later page repeats.
+without the lines heading a later page that the pages before already hold.
 """
 
 from __future__ import annotations
