@@ -16,10 +16,12 @@ import pytest
 
 from news_crawler import connection
 from news_crawler.config import plain_settings
+from news_crawler.engine import store_from_settings
 from news_crawler.fingerprint import UnusableText
 from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
 from news_crawler.index.base import id_key
-from news_crawler.index.spread_read import role_tag
+from news_crawler.index.drop_records import read_records
+from news_crawler.index.kept_ids import id_hash, short_ref
 from news_crawler.index.spread_store import SpreadStore
 from news_mirror.catalog import build_catalog
 from news_mirror.server import Mirror, serve
@@ -49,7 +51,7 @@ def _check(url, namespace, lines, layout="one-slot"):
     return [json.loads(x) for x in out.stdout.splitlines()]
 
 
-@pytest.mark.parametrize("layout", ["one-slot", "spread"])
+@pytest.mark.parametrize("layout", ["one-slot", "spread", "spread-balanced"])
 def test_check_decides_on_the_cluster_as_on_one_server(cluster, cluster_client, redis_server, redis_client,
                                                        sina_articles, layout):
     rng = random.Random(4)
@@ -65,12 +67,12 @@ def test_check_decides_on_the_cluster_as_on_one_server(cluster, cluster_client, 
     rules = Counter(r.get("rule") for r in on_cluster)
     assert rules["simhash"] and rules["sentences"] and rules[None] > 500
     assert _check(cluster.url, f"check-{layout}", lines[:50], layout) == [{**r, "replay": True} for r in on_cluster[:50]]
-    if layout == "spread":  # spread over the masters indeed
+    if layout != "one-slot":  # spread over the masters indeed (compact: a fifth each on a bigger index, see below)
         per_master = cluster.keys_per_node(f"{{check-{layout}.*")
-        assert min(per_master) >= 0.2 * sum(per_master), per_master
+        assert min(per_master) >= (0.2 if layout == "spread-balanced" else 0.15) * sum(per_master), per_master
 
 
-@pytest.mark.parametrize("layout", ["one-slot", "spread"])
+@pytest.mark.parametrize("layout", ["one-slot", "spread", "spread-balanced"])
 def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, cluster_client, sina_articles,
                                                                       fingerprinter, layout):
     docs = {}
@@ -87,7 +89,7 @@ def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, 
     race(cluster.url, streams, layout)
 
     rule = SentenceRule()
-    store = (SpreadStore if layout == "spread" else RedisStore)(cluster_client, "race", sentences=rule)
+    store = (SpreadStore if layout.startswith("spread") else RedisStore)(cluster_client, "race", sentences=rule)
     kept = set(store.kept_documents())
     kept_docs = [docs[i] for i in sorted(kept)]
     assert_no_two_duplicates(kept_docs, rule)
@@ -143,7 +145,7 @@ def test_a_crawl_and_its_recrawl_on_the_cluster(tmp_path, cluster, cluster_clien
         report = json.loads(status.stdout)
         assert report["redis_masters"] == 3 and report["dedup"]["kept"] == len(items)
         if layout == "spread":
-            assert cluster_client.get(f"crawl-{layout}:spread:layout") == b"2"
+            assert cluster_client.get(f"crawl-{layout}:spread:layout") == b"3"
             assert min(cluster.keys_per_node(f"{{crawl-{layout}.*")) > 0
         assert all(report["spiders"][name]["seen_urls"] >= 1 for name in spiders)
     finally:
@@ -197,6 +199,7 @@ def test_batches_begun_a_round_ahead_decide_as_one_server(cluster, cluster_clien
 def test_a_spread_index_written_before_docids_still_answers_replays(cluster, cluster_client):
     from tests.test_index import as_earlier_versions_wrote_it
 
+    cluster_client.set("news:spread:layout", 2)  # the layouts before the compact one had an ids hash
     store = SpreadStore(cluster_client, "news")
     store.decide_many([("a", 0x0F0F_0F0F_0F0F_0F0F), ("b", 0x0F0F_0F0F_0F0F_0F0E), ("c", 1 << 40)])
     as_earlier_versions_wrote_it(cluster_client, store)
@@ -208,7 +211,21 @@ def test_a_spread_index_written_before_docids_still_answers_replays(cluster, clu
     assert store.decide("d", 0x0F0F_0F0F_0F0F_0F0F).kept
 
 
-def test_spread_drop_records_are_capped(cluster, cluster_client):
+def test_compact_spread_drop_records_are_capped_by_eras(cluster, cluster_client):
+    store = SpreadStore(cluster_client, "news", drops_max=4)  # two records an era, two eras live
+    original = 0x0F0F_0F0F_0F0F_0F0F
+    store.decide_many([("orig", original)] + [(f"c{i}", original ^ (1 << (i % 3))) for i in range(9)])
+    prefix, ids = store.live[0], [f"c{i}" for i in range(9)]
+    assert [r is not None for r in read_records(cluster_client, prefix, store.drops_rotate, ids)] == [False] * 6 + [True] * 3
+    assert not cluster_client.exists(prefix + "drops", prefix + "drops:old")
+    assert store.lookup("c8").duplicate_of == "orig" and store.lookup("c0") is None  # its record went with its era
+    counted = store.counts()
+    assert store.decide("c8", 5).replayed and store.forget("c8") == "dropped"
+    assert store.counts()["dropped"] == counted["dropped"] - 1 and store.lookup("c8") is None
+
+
+def test_spread_drop_records_of_the_layouts_before_are_capped(cluster, cluster_client):
+    cluster_client.set("news:spread:layout", 2)  # one drops hash, renamed drops:old when full
     store = SpreadStore(cluster_client, "news", drops_max=4)
     original = 0x0F0F_0F0F_0F0F_0F0F
     store.decide_many([("orig", original)] + [(f"c{i}", original ^ (1 << (i % 3))) for i in range(9)])
@@ -341,43 +358,101 @@ def test_a_worker_deciding_between_anothers_claims_and_its_record_waits_for_it(c
     assert b.lookup("b").duplicate_of == "a" and a.counts()["kept"] == 1
 
 
-@pytest.mark.parametrize("n", [300, 3000])
-def test_every_master_holds_a_fifth_of_the_spread_index_keys(cluster, cluster_client, n):
-    """Two block tables and the id hashes, two block tables, the sentence table in twice as
-    many buckets: at least a fifth of the keys on each master at any size."""
-    rng = random.Random(n)
-    docs = [Document(f"d{i}", rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(rng.choice((0, 3, 4, 5)))),
-                     rng.randint(80, 120)) for i in range(n)]
-    store = SpreadStore(cluster_client, f"spread{n}", sentences=SentenceRule(), batch_size=100)
-    assert store.layout == 2 and all(d.kept for d in store.decide_many(docs))
-    per_master = cluster.keys_per_node(f"{{spread{n}.*")
-    assert min(per_master) >= 0.2 * sum(per_master), per_master
-    off = SpreadStore(cluster_client, f"off{n}", batch_size=100)  # no sentence table: layout 1 spreads the tables
-    assert off.layout == 1 and all(d.kept for d in off.decide_many(docs))
-    per_master = cluster.keys_per_node(f"{{off{n}.*")
-    assert min(per_master) >= 0.2 * sum(per_master), per_master
+def test_every_master_holds_a_fifth_of_the_spread_index_keys(cluster, cluster_client):
+    """Two block tables, two block tables, the sentence table with the id records and drop
+    records: a fifth of the keys or more on each master once the index holds some thousands
+    of articles (here 10,000 with five sentence keys each and 3,000 copies), with the sentence
+    rule or without. (The third master holds a sentence bucket a key and a small hash an id
+    where the others hold two buckets a document: on a few hundred it has over three fifths.)"""
+    rng = random.Random(3)
+    docs = [Document(f"d{i}", rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(5)), rng.randint(80, 120))
+            for i in range(10_000)]
+    copies = [Document(f"c{i}", d.simhash ^ 1, d.sentences, d.length) for i, d in enumerate(docs[:3000])]
+    for name, rule in (("spread", SentenceRule()), ("off", None)):
+        store = SpreadStore(cluster_client, name, sentences=rule, batch_size=500)
+        assert store.layout == 3 and all(d.kept for d in store.decide_many(docs))
+        assert not any(d.kept for d in store.decide_many(copies))
+        per_master = cluster.keys_per_node(f"{{{name}.*")
+        assert min(per_master) >= 0.2 * sum(per_master), per_master
 
 
-def test_a_spread_index_of_the_first_layout_is_still_read_and_added_to(cluster, cluster_client):
-    rule, rng = SentenceRule(), random.Random(5)
+@pytest.mark.parametrize("layout", [1, 2])
+def test_a_spread_index_of_an_earlier_layout_is_still_read_and_added_to(cluster, cluster_client, layout):
+    rule, rng, old = SentenceRule(), random.Random(5), f"old{layout}"
     docs = [Document(f"d{i}", rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(4)), 100) for i in range(50)]
-    cluster_client.set("old:spread:layout", 1)  # begun by a version that placed the roles so
-    assert all(d.kept for d in SpreadStore(cluster_client, "old", sentences=rule).decide_many(docs))
-    assert cluster_client.exists("{%s}:s%04x" % (role_tag("old", "s", 1), docs[0].sentences[0] >> 8))
-    cluster_client.delete("old:spread:layout")  # and wrote no record of it
-    store = SpreadStore(cluster_client, "old", sentences=rule)
-    assert store.layout == 1 and cluster_client.get("old:spread:layout") == b"1"
+    cluster_client.set(f"{old}:spread:layout", layout)  # begun by a version that placed the roles so
+    first = SpreadStore(cluster_client, old, sentences=rule)
+    assert all(d.kept for d in first.decide_many(docs))
+    assert cluster_client.exists(first.sentence_bucket_key(docs[0].sentences[0]))
+    assert cluster_client.hlen(first.id_prefix + "ids") == 50  # its id records as that version wrote them
+    cluster_client.delete(f"{old}:spread:layout")  # and wrote no record of it
+    store = SpreadStore(cluster_client, old, sentences=rule)
+    assert store.layout == layout and cluster_client.get(f"{old}:spread:layout") == str(layout).encode()
     copies = [Document(f"c{i}", d.simhash ^ (1 << i % 64 | 1 << 40), d.sentences, d.length) for i, d in enumerate(docs)]
     assert [d.duplicate_of for d in store.decide_many(copies)] == [d.id for d in docs]
     far = [Document(f"f{i}", d.simhash ^ ((1 << 20) - 1 << 30), d.sentences, d.length) for i, d in enumerate(docs[:5])]
     assert [(d.duplicate_of, d.rule) for d in store.decide_many(far)] == [(d.id, "sentences") for d in docs[:5]]
     assert store.decide("new", rng.getrandbits(64)).kept and store.counts()["kept"] == 51
-    assert SpreadStore(cluster_client, "fresh", sentences=rule).layout == 2
+    assert store.forget("d7") == "kept" and store.lookup("d7") is None and store.counts()["kept"] == 50
+
+
+def test_the_setting_chooses_a_new_spread_indexs_layout_and_an_index_keeps_its_own(cluster, cluster_client):
+    def store(namespace, index, sentences=True):
+        return store_from_settings(plain_settings({"DEDUP_NAMESPACE": namespace, "DEDUP_CLUSTER_INDEX": index,
+                                                   "DEDUP_SENTENCES": sentences}), cluster_client)
+
+    assert store("wide", "spread-balanced").layout == 2 and store("wide0", "spread-balanced", False).layout == 1
+    assert store("small", "spread").layout == 3
+    assert store("wide", "spread").layout == 2 and store("small", "spread-balanced").layout == 3  # recorded
+    assert type(store("one", "one-slot")) is RedisStore
+    with pytest.raises(ValueError, match="DEDUP_CLUSTER_INDEX must be one of one-slot, spread, spread-balanced"):
+        store("odd", "spread-wide")
+
+
+def test_a_new_spread_index_takes_the_compact_layout_and_says_so(cluster, cluster_client):
+    rule = SentenceRule()
+    assert SpreadStore(cluster_client, "fresh", sentences=rule).layout == 3
     cluster_client.delete("fresh:spread:layout")  # its record lost: the index found tells
-    assert SpreadStore(cluster_client, "fresh").layout == 2
+    assert SpreadStore(cluster_client, "fresh").layout == 3
+    store = SpreadStore(cluster_client, "fresh2")
+    store.decide("a", 1)
+    cluster_client.delete("fresh2:spread:layout")
+    assert SpreadStore(cluster_client, "fresh2").layout == 3
     cluster_client.set("odd:spread:layout", "9")
     with pytest.raises(ValueError, match="odd:spread:layout names layout"):
         SpreadStore(cluster_client, "odd", sentences=rule)
+
+
+def test_the_compact_layout_files_ids_as_one_server_and_answers_by_them(cluster, cluster_client, redis_client):
+    """Kept URLs filed short in small hashes (a long one in pieces), no ids or docids hash;
+    replays, copies by either rule, lookups, forgetting and the counts answer as one server."""
+    rule, rng = SentenceRule(), random.Random(11)
+    long_url = "https://mp.weixin.qq.com/s?__biz=MzA3&mid=2650&idx=1&sn=" + "ab12" * 40
+    urls = [f"https://news.example.com.cn/c/2024-05-{i % 28 + 1:02d}/doc-{i:08d}.shtml" for i in range(40)] + [long_url]
+    docs = [Document(u, rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(4)), 100) for u in urls]
+    store, alone = SpreadStore(cluster_client, "cmp", sentences=rule), RedisStore(redis_client, "cmp", sentences=rule)
+    assert store.layout == 3 and store.id_prefix == store.generations.role_prefix("s", store.live[0])
+    assert all(d.kept for d in store.decide_many(docs))
+    prefix = store.live[0]
+    assert not cluster_client.exists(prefix + "ids", prefix + "docids")
+    assert int(cluster_client.get(prefix + "held")) == 41 and store.report()["fingerprints"] == 41
+    filed = cluster_client.hget(id_hash(prefix, docs[0].simhash.to_bytes(8, "big")), docs[0].simhash.to_bytes(8, "big")[2:])
+    assert filed[:1] == b"\4" and len(filed) < len(urls[0]) - 20  # origin numbered, digits two to a byte
+    entry = cluster_client.get(store.sentence_bucket_key(docs[0].sentences[0]))
+    assert len(entry) % 6 == 0 and short_ref(docs[0].simhash.to_bytes(8, "big")) in entry
+    copies = [Document(f"https://other.example.org/{i}", d.simhash ^ 1, (), 100) for i, d in enumerate(docs[:20])]
+    copies += [Document(f"https://other.example.org/s{i}", d.simhash ^ 0xFFFF_FF00, d.sentences, 101)
+               for i, d in enumerate(docs[20:])]
+    alone.decide_many(docs)
+    assert store.decide_many(copies) == alone.decide_many(copies)
+    assert [(d.duplicate_of, d.rule) for d in store.decide_many(copies[-2:])] == [(urls[-2], "sentences"), (long_url, "sentences")]
+    replays = store.decide_many([(u, 5) for u in urls])
+    assert [(d.replayed, d.simhash) for d in replays] == [(True, d.simhash) for d in docs]
+    assert store.lookup(long_url).simhash == docs[-1].simhash and store.lookup(copies[3].id).duplicate_of == urls[3]
+    assert store.forget(long_url) == "kept" and store.lookup(long_url) is None
+    assert store.counts()["kept"] == 40 and int(cluster_client.get(prefix + "held")) == 40
+    assert store.decide(copies[-1].id + "x", docs[-1].simhash ^ 0xFFFF_FF00, docs[-1].sentences, 101).kept  # nothing left of it
+    assert store.decide(long_url, docs[-1].simhash, docs[-1].sentences, 100).duplicate_of == copies[-1].id + "x"
 
 
 def test_spread_buckets_take_no_spare_room(cluster, cluster_client):
@@ -495,6 +570,7 @@ def test_a_worker_that_died_between_its_claims_and_its_record_leaves_nothing_und
 
 
 def test_spread_drop_records_are_compact_and_those_of_earlier_versions_still_answer(cluster, cluster_client):
+    cluster_client.set("news:spread:layout", 2)  # records by id key in one drops hash (layouts 1 and 2)
     store = SpreadStore(cluster_client, "news")
     original = 0x0F0F_0F0F_0F0F_0F0F
     store.decide_many([("orig", original), ("copy", original ^ 1)])

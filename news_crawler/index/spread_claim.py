@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Document
+from news_crawler.index.kept_ids import short_ref
 from news_crawler.index.memory import MemoryStore
 from news_crawler.index.spread_read import run_scripts
 
@@ -49,10 +50,11 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
         for d in signed:
             packed += [d.simhash.to_bytes(8, "big"), bytes([len(d.sentences)]),
                        b"".join(k.to_bytes(3, "big") for k in d.sentences), bytes([d.length])]
-        calls.append((store.scripts["claim_sentences"], [store.slot_key("s")],
-                      [store.generations.role_prefix("s", newest), rule.match, rule.max_distance, rule.length_slack,
-                       "1" if check_kept else "0", b"".join(packed), store.layout,
-                       *(store.generations.role_prefix("s", p) for p in older)]))
+        head = [store.generations.role_prefix("s", newest), rule.match, rule.max_distance, rule.length_slack,
+                "1" if check_kept else "0", b"".join(packed)]
+        older_s = [store.generations.role_prefix("s", p) for p in older]
+        calls.append((store.scripts["claim_short"], [store.id_prefix + "begun"], [*head, *older_s]) if store.compact
+                     else (store.scripts["claim_sentences"], [store.slot_key("s")], [*head, store.layout, *older_s]))
     n_claims = len(calls)
     ahead, replies = len(before), run_scripts(store.client, [*before, *calls, *beside])
     ahead_replies, replies = replies[:ahead], replies[ahead:]
@@ -61,7 +63,7 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
     sentences = _sentence_entries(signed, replies[4], placed) if signed else {}
     kept = {fp for entries in tables.values() for fp in entries.values()}
     maybe = list({fp for entries in sentences.values() for fp, _ in entries.values()} - kept)
-    if check_kept and maybe:
+    if check_kept and maybe and not store.compact:  # the compact claim reported only kept documents
         for prefix in store.live:
             if maybe:
                 live = store.client.hmget(prefix + "ids", [fp.to_bytes(8, "big") for fp in maybe])
@@ -104,10 +106,11 @@ def _table_entries(docs: list[Document], replies: list[bytes], placed: dict[str,
 
 
 def _sentence_entries(signed: list[Document], reply: bytes, placed: dict[str, list[int]]
-                      ) -> dict[int, dict[int, tuple[int, int]]]:
+                      ) -> dict[int, dict[tuple[int, int], tuple[int, int]]]:
     """Per sentence key, the (simhash, length code) entries reported by their generation
-    (newest first) and place in the bucket, as one number."""
-    sentences: dict[int, dict[int, tuple[int, int]]] = {}
+    (newest first) and place in the bucket, as one number, and simhash (a compact entry's
+    short ref may name two)."""
+    sentences: dict[int, dict[tuple[int, int], tuple[int, int]]] = {}
     p = 0
     for d in signed:
         if reply[p]:
@@ -120,7 +123,8 @@ def _sentence_entries(signed: list[Document], reply: bytes, placed: dict[str, li
             p += 3
             found = sentences.setdefault(key, {})
             for q in range(p, p + 13 * n, 13):
-                found[int.from_bytes(reply[q : q + 4], "big")] = (int.from_bytes(reply[q + 4 : q + 12], "big"), reply[q + 12])
+                fp = int.from_bytes(reply[q + 4 : q + 12], "big")
+                found[int.from_bytes(reply[q : q + 4], "big"), fp] = (fp, reply[q + 12])
             p += 13 * n
     return sentences
 
@@ -137,11 +141,12 @@ def take_back_calls(store: Any, losers: list[Document], placed: dict[str, list[i
             if t < SENTENCE_TABLE:
                 pairs += [store.bucket_key(t, blocks(d.simhash)[t]), raw[: 2 * t] + raw[2 * t + 2 :]]
             else:
+                ref = short_ref(raw) if store.compact else raw
                 for k in d.sentences:
-                    pairs += [store.sentence_bucket_key(k), bytes([k & 0xFF]) + raw + bytes([d.length])]
+                    pairs += [store.sentence_bucket_key(k), bytes([k & 0xFF]) + ref + bytes([d.length])]
         if pairs:
             calls.append((store.scripts["remove"], [store.slot_key(f"t{t}" if t < 4 else "s")],
-                          [6 if t < SENTENCE_TABLE else 10, *pairs]))
+                          [6 if t < SENTENCE_TABLE or store.compact else 10, *pairs]))
     return calls
 
 

@@ -10,6 +10,7 @@ chunk of them in one slot."""
 
 from __future__ import annotations
 
+from news_crawler.index.drop_records import drop_hashes, live_eras
 from news_crawler.index.generations import BUCKETS, Generations
 
 ID_HASHES = ("ids", "docids", "docs", "drops", "drops:old", "drops:recent", "form")  # per generation
@@ -27,8 +28,11 @@ class SpreadGenerations(Generations):
         return "{%s}%s" % (self.tags[role], prefix[len(self.base):])
 
     def sentence_bucket_key(self, key: int, prefix: str) -> str:
-        """The bucket of 3-byte sentence ``key`` in the generation ``prefix`` names: layout 2
-        has 131,072 (``s<first two bytes as hex><the third's top bit>``), layout 1 65,536."""
+        """The bucket of 3-byte sentence ``key`` in the generation ``prefix`` names: layout 3
+        has 65,536 (``S<first two bytes as hex>``, as one server), layout 2 131,072
+        (``s<first two bytes as hex><the third's top bit>``), layout 1 65,536 (``s<hex>``)."""
+        if self.layout == 3:
+            return "%sS%04x" % (self.role_prefix("s", prefix), key >> 8)
         if self.layout == 1:
             return "%ss%04x" % (self.role_prefix("s", prefix), key >> 8)
         return "%ss%04x%d" % (self.role_prefix("s", prefix), key >> 8, key >> 7 & 1)
@@ -39,6 +43,10 @@ class SpreadGenerations(Generations):
         for t in range(4):
             table = self.role_prefix(f"t{t}", prefix)
             names += [f"{table}{t}{b:04x}" for b in range(BUCKETS)]
-        names += [self.sentence_bucket_key(k, prefix) for k in range(0, 1 << 24, 256 if self.layout == 1 else 128)]
+        names += [self.sentence_bucket_key(k, prefix) for k in range(0, 1 << 24, 128 if self.layout == 2 else 256)]
+        if self.layout == 3:  # kept ids and drop records filed as on one server (lua/ids.lua, lua/drops.lua)
+            names += [f"{prefix}i{b:04x}" for b in range(BUCKETS)]  # the ids and their records by key
+            names += [name for era in live_eras(self.client, prefix, self.drops_rotate) for name in drop_hashes(prefix, era)]
+            names += [prefix + "held", prefix + "drops:n"]
         return names + [prefix + h for h in ID_HASHES]
 

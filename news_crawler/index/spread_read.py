@@ -18,18 +18,29 @@ from news_crawler.index.drop_records import compact_records
 
 ROLES = ("t0", "t1", "t2", "t3", "s", "ids")
 # Where each role's hash tag falls, by sixths of the slot range (three masters hold two each).
-# Layout 2: two block tables and the id hashes; two block tables; the sentence table alone,
-# in 131,072 buckets (as many keys as two tables once full), so that every master holds at
-# least a fifth of the index keys at any size. Layout 1, of indexes begun before the layout
-# was recorded: two tables; a table and the sentence table (65,536 buckets); a table and the
-# id hashes (the third master under a fifth of the keys until its table fills), which a new
-# index takes where the sentence rule is off (layout 2 would leave a master empty).
+# Layout 3, the compact one (a new index with DEDUP_CLUSTER_INDEX=spread): two block tables;
+# two block tables; the sentence table and the id hashes in one slot (``COMPACT``), so that
+# the sentence claims find a short entry's document among the kept ids and the id records
+# are the one server's compact small hashes (``lua/ids.lua``): that master holds the
+# sentence table and the id records and does most of the work. Layout 2, the balanced one
+# (spread-balanced): two block tables and the id hashes; two block tables; the sentence
+# table alone, in 131,072 buckets of whole-simhash entries: every master holds a fifth of
+# the keys at any size and the work is shared more evenly, for more memory (one ids hash,
+# one docids hash, 10-byte entries). Layout 1 (spread-balanced without the sentence rule,
+# and earlier indexes): two tables; a table and the sentence table (65,536 buckets); a
+# table and the id hashes.
 PLACEMENTS = {1: {"t0": 0, "t3": 1, "t1": 2, "s": 3, "t2": 4, "ids": 5},
-              2: {"t0": 0, "t1": 1, "ids": 0, "t2": 2, "t3": 3, "s": 4}}
+              2: {"t0": 0, "t1": 1, "ids": 0, "t2": 2, "t3": 3, "s": 4},
+              3: {"t0": 0, "t1": 1, "t2": 2, "t3": 3, "s": 4, "ids": 4}}
+COMPACT = 3  # the layout whose id hashes share the sentence table's hash tag (DEDUP_CLUSTER_INDEX=spread)
+BALANCED = 2  # the layout with the id hashes beside two tables (DEDUP_CLUSTER_INDEX=spread-balanced)
 
 
 def role_tag(namespace: str, role: str, layout: int) -> str:
-    """A hash tag for ``role`` whose slot falls in the sixth of the slot range given by ``PLACEMENTS``."""
+    """A hash tag for ``role`` whose slot falls in the sixth of the slot range given by
+    ``PLACEMENTS``; in the compact layout the id hashes take the sentence table's tag."""
+    if layout == COMPACT and role == "ids":
+        role = "s"
     for n in range(100_000):
         tag = f"{namespace}.{role}{n or ''}"
         if key_slot(tag.encode()) * 6 // REDIS_CLUSTER_HASH_SLOTS == PLACEMENTS[layout][role]:
@@ -37,16 +48,19 @@ def role_tag(namespace: str, role: str, layout: int) -> str:
     raise RuntimeError(f"no hash tag found for {namespace} {role}")  # not reached: about 1 in 6 fits
 
 
-def layout_of(client: Any, namespace: str, sentences: bool) -> int:
+def layout_of(client: Any, namespace: str, new: int = COMPACT, sentences: bool = True) -> int:
     """The layout of the spread index of ``namespace``, recorded under ``<namespace>:spread:layout``
     by the first worker: that of an index found without a record (its id hashes' slot holds
-    its keys: layout 1 was never recorded), else 1 where the sentence rule is off, else 2."""
+    its keys: layout 1 was never recorded), else ``new`` (the balanced layout without the
+    sentence rule is layout 1: layout 2 would leave the sentence table's master empty)."""
+    if new == BALANCED and not sentences:
+        new = 1
     key = f"{namespace}:spread:layout"
     found = client.get(key)
     if found is None:
         held = [n for n in sorted(PLACEMENTS, reverse=True) if client.exists(
             *("{%s}:%s" % (role_tag(namespace, "ids", n), k) for k in ("form", "stats", "ids", "held", "generations")))]
-        client.set(key, held[0] if held else 2 if sentences else 1, nx=True)
+        client.set(key, held[0] if held else new, nx=True)
         found = client.get(key)
     layout = int(found) if found.isdigit() else None
     if layout not in PLACEMENTS:
@@ -108,7 +122,10 @@ def run_scripts(client: Any, calls: list[tuple[Any, list[str], list[Any]]]) -> l
 
 
 def decided_keys(store: Any) -> list[str]:
-    """The begun hash, then each live generation's id hashes (``spread/decided.lua``)."""
+    """The begun hash, then each live generation's id hashes (``spread/decided.lua``); in the
+    compact layout the origins hash (the rest is found by the generations' prefixes)."""
+    if store.compact:
+        return [store.id_prefix + "begun", store.origins_key]
     return [store.id_prefix + "begun", *(prefix + k for prefix in store.live
                                          for k in ("docids", "ids", "docs", "drops", "drops:old"))]
 
@@ -121,7 +138,7 @@ def decided_args(store: Any, docs: Sequence[Document | str], register: bool = Fa
         raw = doc_id.encode()
         packed += [id_key(doc_id), fp.to_bytes(8, "big"), len(raw).to_bytes(4, "big"), raw]
     return ["1" if store.legacy_docs else "0", b"".join(packed), "1" if register else "0",
-            "1" if store.drops_by_id else "0"]
+            "1" if store.drops_by_id else "0", *(("1", store.drops_rotate, *store.live) if store.compact else ("0",))]
 
 
 def sized(blob: bytes) -> list[bytes]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Decision, Document, id_key
-from news_crawler.index.drop_records import rule_and_day
+from news_crawler.index.drop_records import drop_hash, live_eras, rule_and_day
 from news_crawler.index.spread_read import Begun
 
 Row = tuple[str, Document, "int | None", int, str]  # code, document, simhash it duplicates, distance, rule
@@ -46,9 +46,12 @@ def finish_call(store: Any, rows: list[Row]) -> tuple[Any, list[str], list[Any]]
                    b"\0" if dup_fp is None else b"\1" + dup_fp.to_bytes(8, "big"),
                    bytes([dist, len(rule_)]), rule_, id_key(doc.id), len(doc_id).to_bytes(4, "big"), doc_id]
     newest, *older = store.live
+    args = [seconds, time.strftime("%Y-%m-%d", time.gmtime(seconds)), store.drops_rotate, b"".join(packed)]
+    if store.compact:
+        return (store.scripts["finish"], [store.origins_key, newest + "held", newest + "drops", store.stats_key,
+                                          store.id_prefix + "begun"], [*args, "1", *store.live])
     return (store.scripts["finish"], [newest + "ids", newest + "docids", newest + "drops", store.stats_key,
-                                      store.id_prefix + "begun", *(prefix + "ids" for prefix in older)],
-            [seconds, time.strftime("%Y-%m-%d", time.gmtime(seconds)), store.drops_rotate, b"".join(packed)])
+                                      store.id_prefix + "begun", *(prefix + "ids" for prefix in older)], args)
 
 
 def finished(raw: bytes) -> list[tuple[str, int]]:
@@ -78,6 +81,9 @@ def _forget_kept(store: Any, prefix: str, doc_id: str, fp: bytes) -> str:
     for t, block in enumerate(blocks(int.from_bytes(fp, "big"))):
         key = store.bucket_key(t, block, prefix)
         store.scripts["remove"](keys=[store.slot_key(f"t{t}")], args=[6, key, fp[: 2 * t] + fp[2 * t + 2 :]])
+    if store.compact:
+        store.scripts["unfile"](keys=[store.stats_key], args=[prefix, id_key(doc_id), fp])
+        return "kept"
     pipe = store.client.pipeline(transaction=True)
     pipe.hdel(prefix + "ids", fp).hdel(prefix + "docids", id_key(doc_id)).hdel(prefix + "docs", doc_id)
     pipe.hincrby(store.stats_key, "kept", -1)
@@ -86,9 +92,11 @@ def _forget_kept(store: Any, prefix: str, doc_id: str, fp: bytes) -> str:
 
 
 def _forget_dropped(store: Any, prefix: str, doc_id: str) -> bool:
-    """A drop record by the id's key, or by the id (earlier versions), in drops or drops:old."""
-    drops = prefix + "drops"
-    where = [(h, f) for f in (id_key(doc_id), doc_id) for h in (drops, drops + ":old")]
+    """A drop record by the id's key in the small hashes of its era (the compact layout), or
+    in drops or drops:old by the id's key or by the id (earlier versions)."""
+    drops, key = prefix + "drops", id_key(doc_id)
+    where = [(drop_hash(prefix, era, key), key[1:]) for era in live_eras(store.client, prefix, store.drops_rotate)]
+    where += [(h, f) for f in (key, doc_id) for h in (drops, drops + ":old")]
     found = [(h, f, raw) for (h, f), raw in zip(where, (store.client.hget(h, f) for h, f in where)) if raw]
     if not found:
         return False

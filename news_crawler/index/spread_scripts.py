@@ -12,13 +12,14 @@ from typing import Any, NamedTuple
 
 from news_crawler.index.scripts import shared
 
-NAMES = ("claim_table", "claim_sentences", "decided", "remove", "finish")
+NAMES = ("claim_table", "claim_sentences", "claim_short", "decided", "remove", "finish", "unfile")
 _HERE = Path(__file__).with_name("spread")
 
 
 def program() -> str:
-    """The one script: ``lua/common.lua``, then each script's text as a function, then the call."""
-    parts = [shared(), "local SCRIPTS = {}\n"]
+    """The one script: ``lua/common.lua``, ``lua/ids.lua`` and ``lua/drops.lua``, then each
+    script's text as a function, then the call."""
+    parts = [shared("ids.lua", "drops.lua"), "local SCRIPTS = {}\n"]
     for name in NAMES:
         body = (_HERE / f"{name}.lua").read_text(encoding="utf-8")
         parts.append(f"SCRIPTS['{name}'] = function(KEYS, ARGV)\n{body}\nend\n")

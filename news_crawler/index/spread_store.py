@@ -1,8 +1,8 @@
 """The index spread over a Redis Cluster's masters, without a cross-slot transaction.
 
 Each block table, the sentence table and the id hashes live in hash slots of their own,
-placed by sixths of the slot range (``spread_read.py``, ``PLACEMENTS``: on an evenly split
-cluster of three masters, two tables and the id hashes, two tables, the sentence table).
+placed by sixths of the slot range (``spread_read.py``, ``PLACEMENTS``: a new index in the
+compact layout, the sentence table and the id records in one slot; or the balanced one).
 Batch after batch, one round trip each:
 
 1. Begin (``spread_read.py``, on the ids' master, a round ahead): the decisions recorded
@@ -35,10 +35,11 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from news_crawler.index.base import Decision, Document, Item, as_documents, check_document
+from news_crawler.index.kept_ids import id_hash
 from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.spread_scripts import entries
 from news_crawler.index.spread_claim import claim, take_back_calls, undo
-from news_crawler.index.spread_read import (ROLES, Begun, begin, begin_call, begun_from, layout_of, read_decided,
+from news_crawler.index.spread_read import (COMPACT, ROLES, Begun, begin, begin_call, begun_from, layout_of, read_decided,
                                             role_tag, run_scripts)
 from news_crawler.index.spread_generations import SpreadGenerations
 from news_crawler.index.spread_record import Row, decision_rows, finish_call, finished, forget
@@ -63,12 +64,14 @@ class _Claimed(NamedTuple):
 
 
 class SpreadStore(RedisStore):
-    def __init__(self, client: Any, namespace: str, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, client: Any, namespace: str, *args: Any, new_layout: int = COMPACT, **kwargs: Any) -> None:
         super().__init__(client, namespace, *args, **kwargs)
-        self.layout = layout_of(client, namespace, self.sentence_rule is not None)  # where the roles are
+        self.layout = layout_of(client, namespace, new_layout, self.sentence_rule is not None)  # or as recorded
+        self.compact = self.layout == COMPACT  # the one server's sentence entries and id records
         self.tags = {role: role_tag(namespace, role, self.layout) for role in ROLES}
         self.id_prefix = "{%s}:" % self.tags["ids"]  # and the stats, begun and form keys, of no generation
         self.stats_key = self.id_prefix + "stats"
+        self.origins_key = self.id_prefix + "origins"  # lua/ids.lua: URLs filed by their origin's number
         self.generations = SpreadGenerations(self.tags, self.generations, self.layout)
         self.scripts = entries(client)  # spread_scripts.py: one script on the server
         self.legacy_docs = bool(client.exists(self.id_prefix + "docs"))
@@ -84,11 +87,16 @@ class SpreadStore(RedisStore):
         return f"{self.generations.role_prefix(f't{table}', prefix or self.live[0])}{table}{block:04x}"
 
     def sentence_bucket_key(self, key: int, prefix: str | None = None) -> str:
-        """Layout 2: 131,072 buckets, ``s<first two bytes as hex><the third's top bit>``; 1: 65,536."""
+        """The bucket of sentence ``key`` (``spread_generations.py``: its form by layout)."""
         return self.generations.sentence_bucket_key(key, prefix or self.live[0])
 
     def sentence_buckets(self, key: int, prefix: str) -> list[tuple[str, int]]:
-        return [(self.sentence_bucket_key(key, prefix), 8)]  # entries name the whole simhash
+        """Compact entries name a kept document by its short ref, else by its whole simhash."""
+        return [(self.sentence_bucket_key(key, prefix), 4 if self.compact else 8)]
+
+    def docid_key(self, key: bytes, prefix: str | None = None) -> str:
+        """Compact: the id hash named by the key's first two bytes (``spread/finish.lua``)."""
+        return id_hash(prefix or self.live[0], key) if self.compact else super().docid_key(key, prefix)
 
     def slot_key(self, role: str) -> str:
         """A key in the slot of ``role`` ("t0".."t3", "s"), naming it to a script that builds

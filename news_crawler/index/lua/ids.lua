@@ -131,21 +131,37 @@ local function kept_id(prefix, fp)
   return redis.call('HGET', prefix .. 'ids', fp)
 end
 
--- The simhashes kept under prefix whose short_ref (lua/common.lua) is ref, and their ids, as
--- {simhash, id} pairs: a compact sentence entry's document (one, nearly always).
-local function ids_near(prefix, ref)
+-- kept_id for an index whose small hashes name every simhash kept (byte 0 for an id in
+-- the ids hash): an id not in its small hash is not looked for in the ids hash.
+local function filed_id(prefix, fp)
+  local value = filed_value(id_hash(prefix, fp), sub(fp, 3))
+  if not value then return false end
+  if value == '\0' then return redis.call('HGET', prefix .. 'ids', fp) end
+  return full_id(value)
+end
+
+-- found(fp, filed, i) for each simhash kept under prefix whose short_ref (lua/common.lua) is
+-- ref (a compact sentence entry's document: one, nearly always), filed[i] its field in its
+-- small hash's HGETALL reply.
+local function each_near(prefix, ref, found)
   local filed = redis.call('HGETALL', id_hash(prefix, ref))
-  local third, check, out = sub(ref, 3, 3), byte(ref, 4), {}
+  local third, check = sub(ref, 3, 3), byte(ref, 4)
   for i = 1, #filed, 2 do
     local field = filed[i]
     local fp = sub(ref, 1, 2) .. field
-    if #field == 6 and sub(field, 1, 1) == third and check_byte(fp) == check then
-      local value = entry_value(filed, i)
-      local id
-      if value == '\0' then id = redis.call('HGET', prefix .. 'ids', fp) else id = full_id(value) end
-      if id then out[#out + 1] = { fp, id } end
-    end
+    if #field == 6 and sub(field, 1, 1) == third and check_byte(fp) == check then found(fp, filed, i) end
   end
+end
+
+-- The simhashes kept under prefix whose short_ref is ref, and their ids, as {simhash, id} pairs.
+local function ids_near(prefix, ref)
+  local out = {}
+  each_near(prefix, ref, function(fp, filed, i)
+    local value = entry_value(filed, i)
+    local id
+    if value == '\0' then id = redis.call('HGET', prefix .. 'ids', fp) else id = full_id(value) end
+    if id then out[#out + 1] = { fp, id } end
+  end)
   return out
 end
 

@@ -3,11 +3,15 @@
 --
 -- KEYS[1] the begun hash (simhash -> id of a document being decided: registered when its
 -- batch began, until it is recorded); then per live generation, newest first, five keys: its
--- docids hash, ids hash, docs hash (written before docids), drops hash and drops:old
+-- docids hash, ids hash, docs hash (written before docids), drops hash and drops:old; in the
+-- compact layout only KEYS[2], the origins hash: kept ids and drop records are filed as on
+-- one server (lua/ids.lua, lua/drops.lua: ARGV[6] records an era; records by id key in the
+-- i<hex> small hashes, see finish.lua) under the live
+-- generations' prefixes ARGV[7..], newest first
 -- ARGV[1] '1' when the docs hash is to be read; ARGV[2] per id: its 8-byte key, its 8-byte
 -- simhash (zeros when only reading), 4 bytes of length, the id; ARGV[3] '1' to register;
 -- ARGV[4] '1' when the drops hashes may hold records filed by id (an index begun by an
--- earlier version); drops:old is read where it exists
+-- earlier version); drops:old is read where it exists; ARGV[5] '1': the compact layout
 -- Returns one string: per id, 4 bytes of length and its answer: 'K' and its 8-byte simhash
 -- when kept (the docids entry confirmed by the ids hash); when dropped, 'd', its 23-byte drop
 -- record (finish.lua, filed under the id's key) and the id its kept simhash names, or 'D'
@@ -25,17 +29,54 @@
 local byte, sub, char = string.byte, string.sub, string.char
 local out, blob, p, register, mine = {}, ARGV[2], 1, ARGV[3] == '1', {}
 local by_id, begun = ARGV[4] == '1', KEYS[1]
-local docids, ids, docs, drops = {}, {}, {}, {}  -- per live generation; drops: every drop hash
-for k = 2, #KEYS, 5 do
-  docids[#docids + 1], ids[#ids + 1], docs[#docs + 1] = KEYS[k], KEYS[k + 1], KEYS[k + 2]
-  drops[#drops + 1] = KEYS[k + 3]
-  if redis.call('EXISTS', KEYS[k + 4]) == 1 then drops[#drops + 1] = KEYS[k + 4] end
+local compact, id_filed = ARGV[5] == '1', filed_id  -- lua/ids.lua's
+local docids, ids, docs, drops, prefixes = {}, {}, {}, {}, {}  -- per live generation; drops: every drop hash
+if compact then
+  ORIGINS = KEYS[2]
+  for k = 7, #ARGV do prefixes[#prefixes + 1] = ARGV[k] end
+else
+  for k = 2, #KEYS, 5 do
+    docids[#docids + 1], ids[#ids + 1], docs[#docs + 1] = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+    drops[#drops + 1] = KEYS[k + 3]
+    if redis.call('EXISTS', KEYS[k + 4]) == 1 then drops[#drops + 1] = KEYS[k + 4] end
+  end
+end
+-- The drop record filed under an id's 8-byte key in a live generation, and the hash and
+-- field it is filed under; or nil.
+local eras = {}
+for g, prefix in ipairs(prefixes) do eras[g] = drop_eras(prefix, tonumber(ARGV[6])) end
+local function drop_of(key)
+  for g, prefix in ipairs(prefixes) do
+    local raw, where = find_drop(prefix, eras[g], key)
+    if raw then return raw, where, sub(key, 2) end
+  end
+  for _, where in ipairs(drops) do
+    local raw = redis.call('HGET', where, key)
+    if raw then return raw, where, key end
+  end
+  return nil
 end
 -- The id kept with 8-byte simhash fp in a live generation, or false.
 local function kept_id(fp)
-  for _, h in ipairs(ids) do
-    local id = redis.call('HGET', h, fp)
+  for _, h in ipairs(compact and prefixes or ids) do
+    local id
+    if compact then id = id_filed(h, fp) else id = redis.call('HGET', h, fp) end
     if id then return id end
+  end
+  return false
+end
+-- The 8-byte simhash id (8-byte key) is kept with in a live generation, or false.
+local function kept_simhash(key, id)
+  for g = 1, compact and #prefixes or #docids do
+    local fp
+    if compact then
+      fp = filed_simhash(prefixes[g], id_hash(prefixes[g], key), key, id)
+    else
+      fp = redis.call('HGET', docids[g], key)
+      if fp and redis.call('HGET', ids[g], fp) ~= id then fp = false end
+      if not fp and ARGV[1] == '1' then fp = redis.call('HGET', docs[g], id) end
+    end
+    if fp then return fp end
   end
   return false
 end
@@ -45,22 +86,19 @@ while p <= #blob do
   local n = ((b1 * 256 + b2) * 256 + b3) * 256 + b4
   local id = sub(blob, p + 20, p + 19 + n)
   p = p + 20 + n
-  local fp = false
-  for g = 1, #docids do
-    fp = redis.call('HGET', docids[g], key)
-    if fp and redis.call('HGET', ids[g], fp) ~= id then fp = false end
-    if not fp and ARGV[1] == '1' then fp = redis.call('HGET', docs[g], id) end
-    if fp then break end
-  end
+  local fp = kept_simhash(key, id)
   local a
   if fp then
     a = 'K' .. fp
   else
-    for _, where in ipairs(drops) do
-      local drop = not a and redis.call('HGET', where, key)
-      if drop then
-        local name = kept_id(sub(drop, 16, 23))
-        if name then a = 'd' .. drop .. name else redis.call('HDEL', where, key) end
+    local drop, where, field = drop_of(key)
+    while drop do  -- a record whose kept simhash names no id (forgotten since) goes
+      local name = kept_id(sub(drop, 16, 23))
+      if name then
+        a, drop = 'd' .. drop .. name, nil
+      else
+        redis.call('HDEL', where, field)
+        drop, where, field = drop_of(key)
       end
     end
     for _, where in ipairs(by_id and drops or {}) do
