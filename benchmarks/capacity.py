@@ -1,9 +1,10 @@
 """Redis memory of the near-duplicate index by structure, and what a retention costs.
 
-    python benchmarks/capacity.py [--kept 1000000] [--drop-share 0.2] [--urls real|sina] [--keys real|5]
+    python benchmarks/capacity.py [--kept 1000000] [--drop-share 0.2] [--urls real|sina] [--keys real|5] [--spread]
 
 Keeps ``--kept`` documents with URL ids, both rules on, then drops ``kept x drop-share`` copies (a bit flipped, a new
-URL), on a throwaway valkey-server. Each document has as many sentence keys as a real
+URL), on a throwaway valkey-server, or with ``--spread`` the spread index on a throwaway
+three-master cluster (the keys are the same structures, named by the store). Each document has as many sentence keys as a real
 article drawn at random (``--keys real``: the counts of the first 2,000 articles of the sina
 corpus, fingerprinted; one with fewer than the rule's three files none), or five each
 (``--keys 5``); measures each structure with ``MEMORY USAGE`` (bucket
@@ -13,7 +14,7 @@ generation's worth more is held (the one being filled), so a window of R days ho
 R + generation days of articles at most. Then the crawl's own per-URL record: ``--outcomes``
 URL outcomes in one day's hash, as the tracker writes them (three in five kept, one in five a
 near-duplicate naming the URL it copies, one in five invalid with its reason), and what
-``OUTCOMES_KEEP_DAYS`` days of them hold.
+``OUTCOMES_KEEP_DAYS`` days of them hold (one server only).
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ import json
 import random
 import string
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -39,8 +43,10 @@ from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
 from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
 from news_crawler.index.drop_records import drop_hashes, live_eras  # noqa: E402
 from news_crawler.index.kept_ids import id_hash  # noqa: E402
+from news_crawler.index.spread_store import SpreadStore  # noqa: E402
 from news_crawler.outcomes import OutcomeStore  # noqa: E402
 from news_mirror.data import GNE_PAGES, require  # noqa: E402
+from tests.redis_cluster import TestCluster  # noqa: E402
 
 GENERATION_DAYS = 7
 
@@ -80,10 +86,31 @@ def real_key_counts(n: int = 2000) -> list[int]:
 
 
 def usage(client: redis.Redis, keys: list[str]) -> int:
-    pipe = client.pipeline(transaction=False)
-    for key in keys:
-        pipe.memory_usage(key, samples=0)
-    return sum(int(n or 0) for n in pipe.execute())
+    total = 0
+    for start in range(0, len(keys), 20_000):
+        pipe = client.pipeline(transaction=False)
+        for key in keys[start : start + 20_000]:
+            pipe.memory_usage(key, samples=0)
+        total += sum(int(n or 0) for n in pipe.execute())
+    return total
+
+
+@contextmanager
+def index_store(spread: bool) -> Iterator[tuple[Any, RedisStore]]:
+    """A client and an empty store: on a throwaway valkey-server, or (``spread``) the spread
+    index on a throwaway three-master cluster (as ``tests/redis_cluster.py`` starts it)."""
+    if not spread:
+        with bench_server() as address:
+            client = redis.Redis.from_url(address)
+            yield client, RedisStore(client, "cap", batch_size=500, sentences=SentenceRule())
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        cluster = TestCluster(Path(tmp))
+        try:
+            client = redis.RedisCluster.from_url(cluster.url)
+            yield client, SpreadStore(client, "cap", batch_size=500, sentences=SentenceRule())
+        finally:
+            cluster.stop()
 
 
 def main() -> None:
@@ -95,6 +122,8 @@ def main() -> None:
                     help="ids shaped like the real pages' URLs (23 sites), or sina-shaped URLs of one site")
     ap.add_argument("--keys", choices=("real", "5"), default="real",
                     help="sentence keys a document: as many as a real article drawn at random, or five")
+    ap.add_argument("--spread", action="store_true",
+                    help="the spread index on a three-master cluster (DEDUP_CLUSTER_INDEX=spread) instead of one server")
     args = ap.parse_args()
     key_counts = real_key_counts() if args.keys == "real" else [5]
     print(f"sentence keys a document: {sum(key_counts) / len(key_counts):.2f} on average "
@@ -109,9 +138,7 @@ def main() -> None:
             if made not in seen:
                 seen.add(made)
                 return made
-    with bench_server() as address:
-        client = redis.Redis.from_url(address)
-        store = RedisStore(client, "cap", batch_size=500, sentences=SentenceRule())
+    with index_store(args.spread) as (client, store):
         kept: list[Document] = []
         t = time.perf_counter()
         for start in range(0, args.kept, 10_000):
@@ -132,15 +159,20 @@ def main() -> None:
         drops = usage(client, [name for era in live_eras(client, store.prefix(), store.drops_rotate)
                                for name in drop_hashes(store.prefix(), era)]
                       + [store.drops_key, store.drops_key + ":old", store.drops_key + ":recent", store.drops_key + ":n"])
-        docs = usage(client, [store.docid_key(b.to_bytes(2, "big")) for b in range(1 << 16)] + [store.docs_key])
+        filed = [] if getattr(store, "compact", False) else [store.docid_key(b.to_bytes(2, "big")) for b in range(1 << 16)]
+        docs = usage(client, filed + [store.docs_key])  # the compact spread layout files them in the ids' small hashes
         per_kept = (tables + sentences + ids + docs) / n_kept
         per_drop = drops / max(1, n_dropped)
         rows = [("four block tables", tables / n_kept), ("sentence table", sentences / n_kept),
                 ("kept ids (simhash -> URL)", ids / n_kept), ("filed ids (id key -> simhash)", docs / n_kept)]
+        if getattr(store, "compact", False):
+            rows[2] = ("kept ids and filed ids", ids / n_kept)
         for name, value in rows:
             print(f"  {name:<30} {value:7.1f} bytes a kept article")
         print(f"  {'all of a kept article':<30} {per_kept:7.1f}")
         print(f"  {'drop record':<30} {per_drop:7.1f} bytes a dropped article")
+        print(f"  {'whole index, a kept article':<30} {per_kept + args.drop_share * per_drop:7.1f} "
+              f"(with {args.drop_share:g} drops a kept article)")
 
         print(f"\nmemory for N kept articles a day ({args.drop_share:.0%} as many drops), retention R days "
               f"(R + {GENERATION_DAYS} days held at most):")
@@ -153,7 +185,7 @@ def main() -> None:
                 total = per_day * days * (per_kept + args.drop_share * per_drop)
                 cells.append(f"{total / 2**30:11.2f} GiB" if total >= 2**30 else f"{total / 2**20:11.0f} MiB")
             print(f"{per_day:>12,}" + "".join(f"{c:>14}" for c in cells))
-        if args.outcomes:
+        if args.outcomes and not args.spread:
             outcomes_table(client, rng, args.outcomes, url)
 
 

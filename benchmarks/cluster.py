@@ -3,8 +3,8 @@
     python benchmarks/cluster.py [--stored 200000] [--articles 2000] [--rounds 3] [--retention-days 0]
 
 Both are valkey-server processes on loopback TCP (the cluster started as the tests start
-it: ``tests/redis_cluster.py``). Three stores, both layouts of the index on the cluster
-(``DEDUP_CLUSTER_INDEX``: one slot, and spread) beside the one server: each first holds
+it: ``tests/redis_cluster.py``). Four stores, the layouts of the index on the cluster
+(``DEDUP_CLUSTER_INDEX``: one slot, spread, spread-balanced) beside the one server: each first holds
 ``--stored`` random documents (simhash, five sentence keys, a size code); then, round by
 round, each decides the real articles and their reprints four times over under fresh random
 masks, batches of 256, ``--rounds`` rounds, the stores taking turns; best and median, and
@@ -37,12 +37,13 @@ from tests.redis_cluster import TestCluster  # noqa: E402
 from tests.redis_server import TestServer  # noqa: E402
 
 
-def load(url: str, stored: int, layout: str = "one-slot", retention_days: float = 0) -> tuple[object, object, int]:
+def load(url: str, stored: int, layout: str = "one-slot", retention_days: float = 0,
+         namespace: str = "bench") -> tuple[object, object, int]:
     """A client and a store on ``url`` holding ``stored`` random documents, and the bytes
     they took (every node's)."""
     connection._clients.clear()
     client = connection.from_settings(plain_settings({"REDIS_URL": url}))
-    store = store_from_settings(plain_settings({"DEDUP_NAMESPACE": "bench", "DEDUP_BATCH_SIZE": 500,
+    store = store_from_settings(plain_settings({"DEDUP_NAMESPACE": namespace, "DEDUP_BATCH_SIZE": 500,
                                                 "DEDUP_RETENTION_DAYS": retention_days,
                                                 "DEDUP_CLUSTER_INDEX": layout}), client)
     before = store.memory_used()
@@ -96,17 +97,18 @@ def main() -> None:
         cluster = TestCluster(Path(tmp) / "cluster")
         try:
             stores = {}
-            for name, url, layout in (("one server", server.url, "one-slot"),
-                                      ("cluster, index in one slot", cluster.url, "one-slot"),
-                                      ("cluster, index spread", cluster.url, "spread")):
-                stores[name] = load(url, args.stored, layout, args.retention_days)
+            for name, url, layout, namespace in (("one server", server.url, "one-slot", "bench"),
+                                                 ("cluster, index in one slot", cluster.url, "one-slot", "bench"),
+                                                 ("cluster, index spread", cluster.url, "spread", "bench"),
+                                                 ("cluster, spread-balanced", cluster.url, "spread-balanced", "benchb")):
+                stores[name] = load(url, args.stored, layout, args.retention_days, namespace)
             # Round by round, each store in turn (the order turning): a slow minute of the
             # machine falls on all of them alike, and each round gives paired ratios.
             names = list(stores)
             rates: dict[str, list[float]] = {n: [] for n in names}
             for rnd in range(args.rounds):
                 items = round_items(docs, rnd)
-                for name in names[rnd % 3:] + names[: rnd % 3]:
+                for name in names[rnd % len(names):] + names[: rnd % len(names)]:
                     rates[name].append(timed(stores[name][1], items))
             for name in names:
                 r = rates[name]
@@ -114,12 +116,13 @@ def main() -> None:
                 print(f"{name:<28} {type(client).__name__:<13} best {max(r):8,.0f}/s  median "
                       f"{statistics.median(r):8,.0f}/s  rounds {', '.join(f'{x:,.0f}' for x in r)};  index memory "
                       f"{added / args.stored:.0f} bytes a stored document (all nodes)")
-            for short, pattern in (("one slot", "{bench}*"), ("spread", "{bench.*")):
+            for short, pattern in (("one slot", "{bench}*"), ("spread", "{bench.*"), ("spread-balanced", "{benchb.*")):
                 keys = cluster.keys_per_node(pattern)
                 print(f"  index keys per master, {short}: {keys} = "
                       + " / ".join(f"{n / max(1, sum(keys)):.1%}" for n in keys))
             alone = rates["one server"]
-            for name, short in (("cluster, index in one slot", "one slot"), ("cluster, index spread", "spread")):
+            for name, short in (("cluster, index in one slot", "one slot"), ("cluster, index spread", "spread"),
+                                ("cluster, spread-balanced", "spread-balanced")):
                 paired = [x / a for x, a in zip(rates[name], alone)]
                 print(f"cluster / one server, {short}: {statistics.median(rates[name]) / statistics.median(alone):.2f}x "
                       f"(median rounds); round by round {', '.join(f'{x:.2f}x' for x in paired)} "
