@@ -81,6 +81,43 @@ local function sentence_mset(mset, keys, buckets, sig, ref, len)
   return mset
 end
 
+-- The documents of a spread sentence claim's argument (per document: 8-byte simhash, a byte
+-- n, n 3-byte keys, a length code) as {fp, sig, len, at}, with at[G * (i - 1) + g] the
+-- index in names of the bucket of key i in generation g (prefixes[g], G of them), which
+-- bucket(prefix, the key's three bytes) names; and the names.
+local function sentence_docs(blob, prefixes, bucket)
+  local G, docs, names, slot = #prefixes, {}, {}, {}
+  local j = 1
+  while j <= #blob do
+    local n = byte(blob, j + 8)
+    local d = { fp = sub(blob, j, j + 7), sig = sub(blob, j + 9, j + 8 + 3 * n), len = byte(blob, j + 9 + 3 * n), at = {} }
+    for i = 1, n do
+      local a, b, c = byte(d.sig, 3 * i - 2, 3 * i)
+      for g, prefix in ipairs(prefixes) do
+        local key = bucket(prefix, a, b, c)
+        if not slot[key] then
+          names[#names + 1] = key
+          slot[key] = #names
+        end
+        d.at[G * (i - 1) + g] = slot[key]
+      end
+    end
+    docs[#docs + 1] = d
+    j = j + 10 + 3 * n
+  end
+  return docs, names
+end
+
+-- Append document d (of sentence_docs) to the newest generation's buckets of its keys,
+-- naming it by ref: now[i] holds bucket i's bytes, changed[i] marks it to be written.
+local function append_sentences(d, ref, G, now, changed)
+  for k = 1, #d.sig / 3 do
+    local at = d.at[G * (k - 1) + 1]
+    now[at] = now[at] .. sub(d.sig, 3 * k, 3 * k) .. ref .. char(d.len)
+    changed[at] = true
+  end
+end
+
 -- The buckets named (a claim of the spread layout): what each held when the call began
 -- ('' for none), and a copy to grow.
 local function read_buckets(names)

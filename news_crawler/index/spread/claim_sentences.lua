@@ -31,27 +31,10 @@ for i = 8, #ARGV do prefixes[#prefixes + 1] = ARGV[i] end
 local G = #prefixes
 local HEX = {}
 for i = 0, 255 do HEX[i] = format('%02x', i) end
--- d.at[G * (i - 1) + g]: the index in names of the bucket of the document's key i in generation g
-local docs, names, slot = {}, {}, {}
-local j = 1
-while j <= #blob do
-  local n = byte(blob, j + 8)
-  local d = { fp = sub(blob, j, j + 7), sig = sub(blob, j + 9, j + 8 + 3 * n), len = byte(blob, j + 9 + 3 * n), at = {} }
-  for i = 1, n do
-    local a, b, c = byte(d.sig, 3 * i - 2, 3 * i)
-    for g, prefix in ipairs(prefixes) do
-      local key = prefix .. 's' .. HEX[a] .. HEX[b]
-      if halves then key = key .. (c >= 128 and '1' or '0') end
-      if not slot[key] then
-        names[#names + 1] = key
-        slot[key] = #names
-      end
-      d.at[G * (i - 1) + g] = slot[key]
-    end
-  end
-  docs[#docs + 1] = d
-  j = j + 10 + 3 * n
-end
+local docs, names = sentence_docs(blob, prefixes, function(prefix, a, b, c)
+  local key = prefix .. 's' .. HEX[a] .. HEX[b]
+  return halves and key .. (c >= 128 and '1' or '0') or key
+end)
 local was, now = read_buckets(names)
 local out, changed = {}, {}
 -- One closure for every key (upvalues set per document and key): the entries of the key
@@ -80,13 +63,7 @@ for _, d in ipairs(docs) do
     if near then found[#found + 1] = char(k, math.floor(#near / 256), #near % 256) .. table.concat(near) end
   end
   local appended = always or not lost
-  if appended then
-    for k = 1, n do
-      local at = d.at[G * (k - 1) + 1]
-      now[at] = now[at] .. sub(sig, 3 * k, 3 * k) .. fp .. char(len)
-      changed[at] = true
-    end
-  end
+  if appended then append_sentences(d, fp, G, now, changed) end
   out[#out + 1] = char(appended and 1 or 0, #found) .. table.concat(found)
 end
 write_buckets(names, now, changed)

@@ -29,26 +29,9 @@ for i = 7, #ARGV do prefixes[#prefixes + 1] = ARGV[i] end
 local G = #prefixes
 local HEX = {}
 for i = 0, 255 do HEX[i] = format('%02x', i) end
--- d.at[G * (i - 1) + g]: the index in names of the bucket of the document's key i in generation g
-local docs, names, slot = {}, {}, {}
-local j = 1
-while j <= #blob do
-  local n = byte(blob, j + 8)
-  local d = { fp = sub(blob, j, j + 7), sig = sub(blob, j + 9, j + 8 + 3 * n), len = byte(blob, j + 9 + 3 * n), at = {} }
-  for i = 1, n do
-    local a, b = byte(d.sig, 3 * i - 2, 3 * i - 1)
-    for g, prefix in ipairs(prefixes) do
-      local key = prefix .. 'S' .. HEX[a] .. HEX[b]
-      if not slot[key] then
-        names[#names + 1] = key
-        slot[key] = #names
-      end
-      d.at[G * (i - 1) + g] = slot[key]
-    end
-  end
-  docs[#docs + 1] = d
-  j = j + 10 + 3 * n
-end
+local docs, names = sentence_docs(blob, prefixes, function(prefix, a, b)
+  return prefix .. 'S' .. HEX[a] .. HEX[b]
+end)
 local was, now = read_buckets(names)
 
 local begun  -- short_ref -> the simhashes registered in the begun hash, read when first needed
@@ -129,14 +112,7 @@ for _, d in ipairs(docs) do
   end
   close_key()
   local appended = always or not lost
-  if appended then
-    local ref = short_ref(fp)
-    for k = 1, n do
-      local at = d.at[G * (k - 1) + 1]
-      now[at] = now[at] .. sub(sig, 3 * k, 3 * k) .. ref .. char(len)
-      changed[at] = true
-    end
-  end
+  if appended then append_sentences(d, short_ref(fp), G, now, changed) end
   out[#out + 1] = char(appended and 1 or 0, #found) .. table.concat(found)
 end
 write_buckets(names, now, changed)
