@@ -1,8 +1,9 @@
 """Spread index (``spread_store.py``): the tables read and claimed at once. Every document
 of a batch is checked and inserted in each block table and in the sentence table by one
-atomic script a table (``spread/claim_table.lua``, ``spread/claim_sentences.lua``), all
-masters at once: a script reports the entries near each document as the table was when the
-call began, and inserts the document's entry only where it finds none (a document near one
+atomic script a table (``spread/claim_table.lua``, ``spread/claim_sentences.lua``; in the
+compact layout table 0 and the sentence table share a slot and one call,
+``spread/claim_table_and_sentences.lua``), all masters at once: a script reports the
+entries near each document as the table was when the call began, and inserts the document's entry only where it finds none (a document near one
 kept, or being kept by another worker, is never kept). What they report becomes a
 ``MemoryStore`` that decides the batch exactly as one Lua call on one server would; the
 entries of the documents it drops are then taken back. Two near-duplicates share a block
@@ -17,7 +18,7 @@ from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Document
 from news_crawler.index.kept_ids import short_ref
 from news_crawler.index.memory import MemoryStore
-from news_crawler.index.spread_read import run_scripts
+from news_crawler.index.spread_read import COMPACT, run_scripts
 
 SENTENCE_TABLE = 4  # in ``Claimed.placed``, after the block tables 0..3
 
@@ -27,17 +28,15 @@ class Claimed(NamedTuple):
     names: dict[str, int]  # the view's placeholder names of kept documents ("\0<hex>") -> simhash
     placed: dict[str, list[int]]  # per id, the tables its entries were inserted in
     before: list[Any]  # the replies of the calls sent before the claims
-    beside: list[Any]  # the replies of the calls sent after them
 
 
 def claim(store: Any, docs: list[Document], check_kept: bool = False,
-          before: Sequence[tuple[Any, list[str], list[Any]]] = (),
-          beside: Sequence[tuple[Any, list[str], list[Any]]] = ()) -> Claimed:
+          before: Sequence[tuple[Any, list[str], list[Any]]] = ()) -> Claimed:
     """Read and claim every table for ``docs`` (distinct ids), all in one round with the
-    ``before`` calls (on each master they run ahead of its claims) and the ``beside`` calls
-    (after them). With ``check_kept`` (a batch decided again), sentence entries are
-    inserted whatever they meet, and those they meet are checked to name documents still
-    kept (forgetting leaves a document's sentence entries behind)."""
+    ``before`` calls (on each master they run ahead of its claims). With ``check_kept`` (a
+    batch decided again), sentence entries are inserted whatever they meet, and those they
+    meet are checked to name documents still kept (forgetting leaves a document's sentence
+    entries behind; the compact layouts' claims check it themselves)."""
     rule = store.sentence_rule
     signed = [d for d in docs if rule and len(d.sentences) >= rule.match]
     fps = b"".join(d.simhash.to_bytes(8, "big") for d in docs)
@@ -50,20 +49,27 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
         for d in signed:
             packed += [d.simhash.to_bytes(8, "big"), bytes([len(d.sentences)]),
                        b"".join(k.to_bytes(3, "big") for k in d.sentences), bytes([d.length])]
-        head = [store.generations.role_prefix("s", newest), rule.match, rule.max_distance, rule.length_slack,
-                "1" if check_kept else "0", b"".join(packed)]
+        mode = ("T" if check_kept else "t") if store.layout == COMPACT else ("1" if check_kept else "0")
+        head = [store.generations.role_prefix("s", newest), rule.match, rule.max_distance, rule.length_slack, mode,
+                b"".join(packed)]
         older_s = [store.generations.role_prefix("s", p) for p in older]
-        calls.append((store.scripts["claim_short"], [store.id_prefix + "begun"], [*head, *older_s]) if store.compact
-                     else (store.scripts["claim_sentences"], [store.slot_key("s")], [*head, store.layout, *older_s]))
-    n_claims = len(calls)
-    ahead, replies = len(before), run_scripts(store.client, [*before, *calls, *beside])
+        if store.layout == COMPACT:  # with table 0's claim, in one call (claim_table_and_sentences.lua)
+            script, keys, args = calls[0]
+            calls[0] = (store.scripts["claim_table_and_sentences"], keys, [len(args), *args, *head, *older_s])
+        elif store.compact:
+            calls.append((store.scripts["claim_short"], [store.id_prefix + "begun"], [*head, *older_s]))
+        else:
+            calls.append((store.scripts["claim_sentences"], [store.slot_key("s")], [*head, store.layout, *older_s]))
+    ahead, replies = len(before), run_scripts(store.client, [*before, *calls])
     ahead_replies, replies = replies[:ahead], replies[ahead:]
+    if signed and store.layout == COMPACT:
+        replies = [replies[0][0], *replies[1:4], replies[0][1]]
     placed: dict[str, list[int]] = {d.id: [] for d in docs}
     tables = _table_entries(docs, replies[:4], placed)
     sentences = _sentence_entries(signed, replies[4], placed) if signed else {}
     kept = {fp for entries in tables.values() for fp in entries.values()}
     maybe = list({fp for entries in sentences.values() for fp, _ in entries.values()} - kept)
-    if check_kept and maybe and not store.compact:  # the compact claim reported only kept documents
+    if check_kept and maybe and not store.compact:  # a compact claim reported only documents it found
         for prefix in store.live:
             if maybe:
                 live = store.client.hmget(prefix + "ids", [fp.to_bytes(8, "big") for fp in maybe])
@@ -76,7 +82,7 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
     view.preload({k: [v[p] for p in sorted(v)] for k, v in tables.items()},
                  {k: [v[p] for p in sorted(v)] for k, v in sentences.items()},
                  {fp: name for name, fp in names.items()})
-    return Claimed(view, names, placed, ahead_replies, replies[n_claims:])
+    return Claimed(view, names, placed, ahead_replies)
 
 
 def _table_entries(docs: list[Document], replies: list[bytes], placed: dict[str, list[int]]

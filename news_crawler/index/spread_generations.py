@@ -28,10 +28,10 @@ class SpreadGenerations(Generations):
         return "{%s}%s" % (self.tags[role], prefix[len(self.base):])
 
     def sentence_bucket_key(self, key: int, prefix: str) -> str:
-        """The bucket of 3-byte sentence ``key`` in the generation ``prefix`` names: layout 3
-        has 65,536 (``S<first two bytes as hex>``, as one server), layout 2 131,072
+        """The bucket of 3-byte sentence ``key`` in the generation ``prefix`` names: layouts 3
+        and 4 have 65,536 (``S<first two bytes as hex>``, as one server), layout 2 131,072
         (``s<first two bytes as hex><the third's top bit>``), layout 1 65,536 (``s<hex>``)."""
-        if self.layout == 3:
+        if self.layout >= 3:
             return "%sS%04x" % (self.role_prefix("s", prefix), key >> 8)
         if self.layout == 1:
             return "%ss%04x" % (self.role_prefix("s", prefix), key >> 8)
@@ -44,7 +44,7 @@ class SpreadGenerations(Generations):
             table = self.role_prefix(f"t{t}", prefix)
             names += [f"{table}{t}{b:04x}" for b in range(BUCKETS)]
         names += [self.sentence_bucket_key(k, prefix) for k in range(0, 1 << 24, 128 if self.layout == 2 else 256)]
-        if self.layout == 3:  # kept ids and drop records filed as on one server (lua/ids.lua, lua/drops.lua)
+        if self.layout >= 3:  # kept ids and drop records filed as on one server (lua/ids.lua, lua/drops.lua)
             names += [f"{prefix}i{b:04x}" for b in range(BUCKETS)]  # the ids and their records by key
             names += [name for era in live_eras(self.client, prefix, self.drops_rotate) for name in drop_hashes(prefix, era)]
             names += [prefix + "held", prefix + "drops:n"]

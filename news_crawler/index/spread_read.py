@@ -18,29 +18,33 @@ from news_crawler.index.drop_records import compact_records
 
 ROLES = ("t0", "t1", "t2", "t3", "s", "ids")
 # Where each role's hash tag falls, by sixths of the slot range (three masters hold two each).
-# Layout 3, the compact one (a new index with DEDUP_CLUSTER_INDEX=spread): two block tables;
-# two block tables; the sentence table and the id hashes in one slot (``COMPACT``), so that
-# the sentence claims find a short entry's document among the kept ids and the id records
-# are the one server's compact small hashes (``lua/ids.lua``): that master holds the
-# sentence table and the id records and does most of the work. Layout 2, the balanced one
-# (spread-balanced): two block tables and the id hashes; two block tables; the sentence
-# table alone, in 131,072 buckets of whole-simhash entries: every master holds a fifth of
-# the keys at any size and the work is shared more evenly, for more memory (one ids hash,
-# one docids hash, 10-byte entries). Layout 1 (spread-balanced without the sentence rule,
-# and earlier indexes): two tables; a table and the sentence table (65,536 buckets); a
-# table and the id hashes.
+# Layout 4, the compact one (a new index with DEDUP_CLUSTER_INDEX=spread): the sentence
+# table in the slot of block table 0 (``COMPACT``), whose buckets name every simhash kept
+# or being decided by its first two bytes, so that a sentence claim finds a short entry's
+# document there in the same atomic call as table 0's claim; two block tables; a block
+# table and the id hashes, filed as on one server (``lua/ids.lua``). Layout 3 (indexes
+# started so before): two block tables; two; the sentence table and the id hashes in one
+# slot (``SENTENCES_BY_IDS``), the short entries' documents found among the kept ids: that
+# master does most of the work. Layout 2, the balanced one (spread-balanced): two block
+# tables and the id hashes; two block tables; the sentence table alone, in 131,072 buckets
+# of whole-simhash entries: a fifth of the keys on every master at any size, for more
+# memory (one ids hash, one docids hash, 10-byte entries). Layout 1 (spread-balanced
+# without the sentence rule, and earlier indexes): two tables; a table and the sentence
+# table (65,536 buckets); a table and the id hashes.
 PLACEMENTS = {1: {"t0": 0, "t3": 1, "t1": 2, "s": 3, "t2": 4, "ids": 5},
               2: {"t0": 0, "t1": 1, "ids": 0, "t2": 2, "t3": 3, "s": 4},
-              3: {"t0": 0, "t1": 1, "t2": 2, "t3": 3, "s": 4, "ids": 4}}
-COMPACT = 3  # the layout whose id hashes share the sentence table's hash tag (DEDUP_CLUSTER_INDEX=spread)
+              3: {"t0": 0, "t1": 1, "t2": 2, "t3": 3, "s": 4, "ids": 4},
+              4: {"t0": 0, "s": 0, "t1": 2, "t2": 3, "ids": 4, "t3": 5}}
+COMPACT = 4  # the layout of DEDUP_CLUSTER_INDEX=spread: short sentence entries found through table 0
+SENTENCES_BY_IDS = 3  # the compact layout before: short sentence entries found among the kept ids
 BALANCED = 2  # the layout with the id hashes beside two tables (DEDUP_CLUSTER_INDEX=spread-balanced)
+SHARED_TAGS = {SENTENCES_BY_IDS: {"ids": "s"}, COMPACT: {"s": "t0"}}  # a role in another's slot
 
 
 def role_tag(namespace: str, role: str, layout: int) -> str:
     """A hash tag for ``role`` whose slot falls in the sixth of the slot range given by
-    ``PLACEMENTS``; in the compact layout the id hashes take the sentence table's tag."""
-    if layout == COMPACT and role == "ids":
-        role = "s"
+    ``PLACEMENTS``; a role sharing another's slot (``SHARED_TAGS``) takes its tag."""
+    role = SHARED_TAGS.get(layout, {}).get(role, role)
     for n in range(100_000):
         tag = f"{namespace}.{role}{n or ''}"
         if key_slot(tag.encode()) * 6 // REDIS_CLUSTER_HASH_SLOTS == PLACEMENTS[layout][role]:
@@ -51,10 +55,11 @@ def role_tag(namespace: str, role: str, layout: int) -> str:
 def layout_of(client: Any, namespace: str, new: int = COMPACT, sentences: bool = True) -> int:
     """The layout of the spread index of ``namespace``, recorded under ``<namespace>:spread:layout``
     by the first worker: that of an index found without a record (its id hashes' slot holds
-    its keys: layout 1 was never recorded), else ``new`` (the balanced layout without the
-    sentence rule is layout 1: layout 2 would leave the sentence table's master empty)."""
-    if new == BALANCED and not sentences:
-        new = 1
+    its keys: layout 1 was never recorded), else ``new``. Without the sentence rule the
+    balanced layout is layout 1 and the compact one layout 3 (two block tables a master, then
+    the id hashes): layouts 2 and 4 would leave the sentence table's master nearly empty."""
+    if not sentences:
+        new = {BALANCED: 1, COMPACT: SENTENCES_BY_IDS}.get(new, new)
     key = f"{namespace}:spread:layout"
     found = client.get(key)
     if found is None:

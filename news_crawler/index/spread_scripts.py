@@ -12,7 +12,8 @@ from typing import Any, NamedTuple
 
 from news_crawler.index.scripts import shared
 
-NAMES = ("claim_table", "claim_sentences", "claim_short", "decided", "remove", "finish", "unfile")
+NAMES = ("claim_table", "claim_sentences", "claim_short", "claim_table_and_sentences", "decided", "remove", "finish",
+         "unfile")
 _HERE = Path(__file__).with_name("spread")
 
 

@@ -1,16 +1,15 @@
 """The index spread over a Redis Cluster's masters, without a cross-slot transaction.
 
-Each block table, the sentence table and the id hashes live in hash slots of their own,
-placed by sixths of the slot range (``spread_read.py``, ``PLACEMENTS``: a new index in the
-compact layout, the sentence table and the id records in one slot; or the balanced one).
-Batch after batch, one round trip each:
+Each block table, the sentence table and the id hashes live in hash slots placed by sixths
+of the slot range (``spread_read.py``, ``PLACEMENTS``: a new index in the compact layout,
+the sentence table in block table 0's slot; or the balanced one). Batch after batch:
 
-1. Begin (``spread_read.py``, on the ids' master, a round ahead): the decisions recorded
-   before for its ids; the others' simhashes registered under their ids in the begun hash.
-   A simhash kept under another id makes this one its copy at distance 0; the same id
-   begun or kept is another worker's to decide at this moment: its record is waited for
-   (if none comes, that worker died, and what it left is taken out and the document
-   decided here).
+1. Begin (``spread_read.py``, on the ids' master, while the batch before is decided): the
+   decisions recorded before for its ids; the others' simhashes registered under their ids
+   in the begun hash. A simhash kept under another id makes this one its copy at distance
+   0; the same id begun or kept is another worker's to decide at this moment: its record is
+   waited for (if none comes, that worker died, and what it left is taken out and the
+   document decided here).
 2. Claim (``spread_claim.py``): the four block tables and the sentence table read and
    claimed at once, one atomic check-and-insert a table, all masters side by side. Then the
    batch is decided on what they report, exactly as one Lua call on one server would
@@ -32,6 +31,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from news_crawler.index.base import Decision, Document, Item, as_documents, check_document
@@ -39,8 +39,9 @@ from news_crawler.index.kept_ids import id_hash
 from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.spread_scripts import entries
 from news_crawler.index.spread_claim import claim, take_back_calls, undo
-from news_crawler.index.spread_read import (COMPACT, ROLES, Begun, begin, begin_call, begun_from, layout_of, read_decided,
-                                            role_tag, run_scripts)
+from news_crawler.index.spread_pending import PendingCall
+from news_crawler.index.spread_read import (COMPACT, ROLES, SENTENCES_BY_IDS, Begun, begin, begin_call, begun_from,
+                                            layout_of, read_decided, role_tag, run_scripts)
 from news_crawler.index.spread_generations import SpreadGenerations
 from news_crawler.index.spread_record import Row, decision_rows, finish_call, finished, forget
 from news_crawler.index.spread_wait import await_decided, settled
@@ -50,9 +51,7 @@ _FORM = ("local f = redis.call('GET', KEYS[1]) if not f then f = redis.call('EXI
          "KEYS[5], KEYS[6]) > 0 and '1' or '2' redis.call('SET', KEYS[1], f) end return f")
 WAIT_SECONDS = 10.0  # for another worker deciding the same id (see _settled)
 RETRIES = 10  # decisions again of a document whose duplicate lost its claim meanwhile, or left by a dead worker
-
-
-_Early = tuple[list[Document], Begun] | None  # documents begun a round ahead, and what their beginning said
+_Early = tuple[list[Document], PendingCall] | None  # documents begun a round ahead, and that call, unread
 
 
 class _Claimed(NamedTuple):
@@ -67,7 +66,7 @@ class SpreadStore(RedisStore):
     def __init__(self, client: Any, namespace: str, *args: Any, new_layout: int = COMPACT, **kwargs: Any) -> None:
         super().__init__(client, namespace, *args, **kwargs)
         self.layout = layout_of(client, namespace, new_layout, self.sentence_rule is not None)  # or as recorded
-        self.compact = self.layout == COMPACT  # the one server's sentence entries and id records
+        self.compact = self.layout in (COMPACT, SENTENCES_BY_IDS)  # the one server's sentence entries and id records
         self.tags = {role: role_tag(namespace, role, self.layout) for role in ROLES}
         self.id_prefix = "{%s}:" % self.tags["ids"]  # and the stats, begun and form keys, of no generation
         self.stats_key = self.id_prefix + "stats"
@@ -122,14 +121,18 @@ class SpreadStore(RedisStore):
         again: list[Document] = []
         answers: list[tuple[Sequence[Document], dict[str, Decision]]] = []
         pending: _Claimed | None = None
-        begun = None
-        for n, batch in enumerate(batches):
-            upcoming = batches[n + 1] if n + 1 < len(batches) else ()
-            claimed, begun, recorded = self._round(batch, pending, begun, upcoming, attempt)
-            if pending:
-                again += self._settle(pending, recorded, decided)
-            pending = claimed
-            answers.append((batch, claimed.begun.earlier))
+        begun: _Early = None
+        try:
+            for n, batch in enumerate(batches):
+                upcoming = batches[n + 1] if n + 1 < len(batches) else ()
+                claimed, begun, recorded = self._round(batch, pending, begun, upcoming, attempt)
+                if pending:
+                    again += self._settle(pending, recorded, decided)
+                pending = claimed
+                answers.append((batch, claimed.begun.earlier))
+        finally:
+            if begun:  # a failure left the next batch's beginning unread
+                begun[1].discard()
         if pending:
             again += self._settle(pending, self._record(pending.rows, pending.take_back), decided)
         if again:
@@ -145,15 +148,16 @@ class SpreadStore(RedisStore):
                     out.append(decided[doc.id])
                     answered.add(doc.id)  # a later occurrence of the id is a replay of this one
                 else:
-                    out.append(self._as_replay(decided[doc.id]))
+                    out.append(replace(decided[doc.id], replayed=True))
         return out
 
     def _round(self, docs: Sequence[Document], pending: _Claimed | None, begun: _Early, upcoming: Sequence[Document],
                attempt: int) -> tuple[_Claimed, _Early, list[tuple[str, int]]]:
-        """Claim ``docs`` and decide them on what the claims report; in the same round record
-        ``pending`` (the batch before) and begin ``upcoming``. ``begun``: this batch begun so
-        in the round before. The ids of ``pending`` are not decided here (a later occurrence
-        is a replay), nor begun ahead (they are answered so in their turn)."""
+        """Claim ``docs`` and decide them on what the claims report, in the round that records
+        ``pending`` (the batch before); ``upcoming`` is begun meanwhile, read in the next round
+        (``spread_pending.py``), as ``begun`` was for ``docs``. The ids of ``pending`` are not
+        decided here (a later occurrence is a replay), nor begun ahead (they are answered so in
+        their turn)."""
         held = pending.first if pending else {}
         first: dict[str, Document] = {}
         for d in docs:
@@ -168,15 +172,14 @@ class SpreadStore(RedisStore):
         fresh = [d for d in first.values() if d.id not in earlier and d.id not in begun_now.elsewhere
                  and d.id not in begun_now.copies]
         before = [*pending.take_back, finish_call(self, pending.rows)] if pending and pending.rows else []
-        beside = [begin_call(self, list(ahead.values()))] if ahead else []
         if fresh:
-            claimed = claim(self, fresh, check_kept=attempt > 0, before=before, beside=beside)
-            ahead_replies, beside_replies = claimed.before, claimed.beside
+            claimed = claim(self, fresh, check_kept=attempt > 0, before=before)
+            ahead_replies = claimed.before
         else:
-            claimed, replies = None, run_scripts(self.client, [*before, *beside]) if before or beside else []
-            ahead_replies, beside_replies = replies[: len(before)], replies[len(before) :]
+            claimed, ahead_replies = None, run_scripts(self.client, before) if before else []
         recorded = finished(ahead_replies[-1]) if before else []
-        next_begun = (list(ahead.values()), begun_from(list(ahead.values()), beside_replies[0])) if ahead else None
+        upcoming_ = list(ahead.values())  # begun while this batch is decided
+        next_begun = (upcoming_, PendingCall(self.client, begin_call(self, upcoming_))) if upcoming_ else None
         local = dict(zip((d.id for d in fresh), claimed.view.decide_many(fresh))) if claimed else {}
         rows = decision_rows(first, begun_now, local, claimed.names if claimed else {})
         losers = [d for d in fresh if not local[d.id].kept]
@@ -216,7 +219,7 @@ class SpreadStore(RedisStore):
 
     def _begun(self, first: dict[str, Document], begun: _Early) -> Begun:
         """``begun`` (some of ``first`` begun a round ahead) with the rest of ``first`` begun now."""
-        early, got = begun if begun else ([], Begun({}, set(), set()))
+        early, got = (begun[0], begun_from(begun[0], begun[1].reply())) if begun else ([], Begun({}, set(), set()))
         done = {d.id for d in early}
         rest = [d for d in first.values() if d.id not in done]
         if not rest:
@@ -229,10 +232,6 @@ class SpreadStore(RedisStore):
 
     def _settled(self, ids: list[str]) -> tuple[dict[str, Decision], list[str]]:
         return settled(self, ids, WAIT_SECONDS)
-
-    @staticmethod
-    def _as_replay(d: Decision) -> Decision:
-        return Decision(d.id, d.simhash, d.duplicate_of, d.distance, replayed=True, rule=d.rule)
 
     def _read_decided(self, ids: list[str]) -> dict[str, Decision]:
         return read_decided(self, ids)

@@ -1,17 +1,25 @@
--- Spread index, compact layout: the sentence table, in the slot of the id hashes, read and
--- claimed at once as claim_sentences.lua does in the layouts before, but with the one
--- server's 6-byte entries (<prefix>S<first two bytes of the key as hex>: the key's third
--- byte, the short_ref of the document's simhash, its length code; lua/common.lua). A ref
--- shared by the rule's number of the document's keys is looked up among the documents
--- kept in the entry's generation (lua/ids.lua, each_near) and, unless ARGV[5] is '1', among
--- those other workers are deciding (registered in the begun hash: spread/decided.lua); each
--- document it names is checked for distance. An entry naming no such document (forgotten,
--- or taken back since) counts for nothing. Entries this call appends are not reported.
+-- Spread index, compact layouts: the sentence table read and claimed at once as
+-- claim_sentences.lua does in the layouts before, but with the one server's 6-byte entries
+-- (<prefix>S<first two bytes of the key as hex>: the key's third byte, the short_ref of the
+-- document's simhash, its length code; lua/common.lua). A ref shared by the rule's number
+-- of the document's keys names the documents it may stand for, each checked for distance:
+-- - layout 4 (ARGV[5] 't' or 'T'; the sentence table in the slot of block table 0, this
+--   called by claim_table_and_sentences.lua before table 0's own claim): the simhashes in
+--   the entry's generation's table-0 bucket of the ref's first two bytes, whose entries
+--   (the other six bytes) give the ref's third byte and check byte. Those are the documents
+--   kept there and those being decided by other workers: a document is kept only if its
+--   entry went into every block table, in the same call as its sentence entries;
+-- - layout 3 (ARGV[5] '0' or '1'; the sentence table in the slot of the id hashes): the
+--   documents kept in the entry's generation (lua/ids.lua, each_near) and, with '0', those
+--   other workers are deciding (registered in the begun hash: spread/decided.lua).
+-- An entry naming no such document (forgotten, or taken back since) counts for nothing.
+-- Entries this call appends are not reported.
 --
--- KEYS[1]  the begun hash (simhash -> id), of this slot
+-- KEYS[1]  layout 3: the begun hash (simhash -> id), of this slot; layout 4: a key of the slot
 -- ARGV[1]  the newest generation's prefix (entries appended there); ARGV[2] sentences to
---          share; ARGV[3] max distance; ARGV[4] length slack; ARGV[5] '1': append every
---          document's entries, and look up only kept documents (the worker decides again)
+--          share; ARGV[3] max distance; ARGV[4] length slack; ARGV[5] the layout's mode
+--          (above): '1' or 'T' append every document's entries (the worker decides again:
+--          in layout 3 only kept documents are looked up)
 -- ARGV[6]  per document: 8-byte simhash, a byte of the number of sentence keys and the keys
 --          (3 bytes each), length code
 -- ARGV[7..] the older live generations' prefixes (read)
@@ -23,7 +31,8 @@
 -- (common.lua and ids.lua are prepended.)
 
 local s_match, s_distance, s_slack = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local always, blob = ARGV[5] == '1', ARGV[6]
+local mode, blob = ARGV[5], ARGV[6]
+local always, by_table = mode == '1' or mode == 'T', mode == 't' or mode == 'T'
 local prefixes = { ARGV[1] }
 for i = 7, #ARGV do prefixes[#prefixes + 1] = ARGV[i] end
 local G = #prefixes
@@ -46,14 +55,31 @@ local function being_decided(ref)
   end
   return begun[ref]
 end
+-- found(fp) for each simhash in generation g's table-0 bucket of ref's first two bytes
+-- whose short_ref is ref (layout 4).
+local function each_in_table(g, ref, found)
+  local head, third, check = sub(ref, 1, 2), byte(ref, 3, 4)
+  local bucket = redis.call('GET', prefixes[g] .. '0' .. HEX[byte(ref, 1)] .. HEX[byte(ref, 2)]) or ''
+  for p = 1, #bucket, 6 do
+    if byte(bucket, p) == third then
+      local fp = head .. sub(bucket, p, p + 5)
+      if check_byte(fp) == check then found(fp) end
+    end
+  end
+end
 local named = {}  -- generation .. ref -> the simhashes it names
 local function holders(g, ref)
   local who = char(g) .. ref
   local fps = named[who]
   if not fps then
     fps = {}
-    each_near(prefixes[g], ref, function(fp) fps[#fps + 1] = fp end)
-    for _, fp in ipairs(not always and being_decided(ref) or {}) do fps[#fps + 1] = fp end
+    local function add(fp) fps[#fps + 1] = fp end
+    if by_table then
+      each_in_table(g, ref, add)
+    else
+      each_near(prefixes[g], ref, add)
+      for _, fp in ipairs(not always and being_decided(ref) or {}) do add(fp) end
+    end
     named[who] = fps
   end
   return fps
