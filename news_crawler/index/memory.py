@@ -77,15 +77,20 @@ class MemoryStore(FingerprintStore):
             if rule == SENTENCES:
                 self._counts["dropped:sentences"] += 1
             return Decision(doc.id, fp, self._ids[other], d, rule=rule)
+        self._keep(doc)
+        self._docs[doc.id] = fp
+        self._counts["kept"] += 1
+        return Decision(doc.id, fp)
+
+    def _keep(self, doc: Document) -> None:
+        """Into the tables, the sentence buckets and the ids."""
+        fp = doc.simhash
         for t, b in enumerate(blocks(fp)):
             self._tables[t][b].append(fp)
         if self.sentence_rule and len(doc.sentences) >= self.sentence_rule.match:
             for key in doc.sentences:
                 self._sentences[key].append((fp, doc.length))
         self._ids[fp] = doc.id
-        self._docs[doc.id] = fp
-        self._counts["kept"] += 1
-        return Decision(doc.id, fp)
 
     def _nearest_within(self, fp: int) -> tuple[int, int] | None:
         """Nearest kept fingerprint within max distance; ties go to the first found, table
@@ -178,3 +183,20 @@ class MemoryStore(FingerprintStore):
     def counts(self) -> dict[str, int]:
         with self._lock:
             return {"kept": 0, "dropped": 0, **self._counts}
+
+
+class BatchView(MemoryStore):
+    """A batch of new documents (distinct ids, none decided before) decided on entries read
+    elsewhere (``preload``) exactly as ``MemoryStore`` decides them, without what only a
+    store keeps: earlier decisions, drop records and counts. The spread index decides each
+    batch so on what its claims reported (``spread_claim.py``)."""
+
+    def _decide(self, doc: Document) -> Decision:
+        fp = doc.simhash
+        best, rule = self._nearest_within(fp), SIMHASH
+        if best is None:
+            best, rule = self._sentence_match(doc), SENTENCES
+        if best is not None:
+            return Decision(doc.id, fp, self._ids[best[1]], best[0], rule=rule)
+        self._keep(doc)
+        return Decision(doc.id, fp)

@@ -5,7 +5,7 @@ compact layout table 0 and the sentence table share a slot and one call,
 ``spread/claim_table_and_sentences.lua``), all masters at once: a script reports the
 entries near each document as the table was when the call began, and inserts the document's entry only where it finds none (a document near one
 kept, or being kept by another worker, is never kept). What they report becomes a
-``MemoryStore`` that decides the batch exactly as one Lua call on one server would; the
+``BatchView`` that decides the batch exactly as one Lua call on one server would; the
 entries of the documents it drops are then taken back. Two near-duplicates share a block
 table, where the call that comes second finds the first one's entry: never are both kept."""
 
@@ -17,14 +17,14 @@ from typing import Any, NamedTuple
 from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Document
 from news_crawler.index.kept_ids import short_ref
-from news_crawler.index.memory import MemoryStore
+from news_crawler.index.memory import BatchView
 from news_crawler.index.spread_read import COMPACT, run_scripts
 
 SENTENCE_TABLE = 4  # in ``Claimed.placed``, after the block tables 0..3
 
 
 class Claimed(NamedTuple):
-    view: MemoryStore  # the entries reported, ready to decide the batch
+    view: BatchView  # the entries reported, ready to decide the batch
     names: dict[str, int]  # the view's placeholder names of kept documents ("\0<hex>") -> simhash
     placed: dict[str, list[int]]  # per id, the tables its entries were inserted in
     before: list[Any]  # the replies of the calls sent before the claims
@@ -78,7 +78,7 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
     else:
         kept.update(maybe)
     names = {f"\0{fp:016x}": fp for fp in kept}
-    view = MemoryStore(store.max_distance, rule)
+    view = BatchView(store.max_distance, rule)
     view.preload({k: [v[p] for p in sorted(v)] for k, v in tables.items()},
                  {k: [v[p] for p in sorted(v)] for k, v in sentences.items()},
                  {fp: name for name, fp in names.items()})

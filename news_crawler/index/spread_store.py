@@ -13,7 +13,7 @@ the sentence table in block table 0's slot; or the balanced one). Batch after ba
 2. Claim (``spread_claim.py``): the four block tables and the sentence table read and
    claimed at once, one atomic check-and-insert a table, all masters side by side. Then the
    batch is decided on what they report, exactly as one Lua call on one server would
-   (``MemoryStore``), so a lone writer gets the standalone server's answers. Near-duplicates
+   (``BatchView``, a ``MemoryStore``), so a lone writer gets the standalone server's answers. Near-duplicates
    share some table; there the later call finds the earlier one's entry, so never are two
    kept.
 3. Record (``spread/finish.lua``), in the next batch's round, ahead of its claims on each
