@@ -1,6 +1,7 @@
-"""The spread index begins each next batch while the worker decides the one it claimed
-(``spread_pending.py``): on a real three-master cluster, that call survives a master that
-lost its scripts, and a run that fails leaves no connection behind with a reply unread."""
+"""The spread index sends a round's calls at once and begins each next batch while the
+worker decides the one it claimed (``spread_pending.py``): on a real three-master cluster,
+those calls survive masters that lost their scripts, and a run that fails leaves no
+connection behind with a reply unread."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import random
 import pytest
 
 from news_crawler.index import Document, RedisStore, SentenceRule
-from news_crawler.index import spread_store
-from news_crawler.index.spread_pending import PendingCall
+from news_crawler.index import spread_claim, spread_store
+from news_crawler.index.spread_pending import SentCalls
 from news_crawler.index.spread_store import SpreadStore
 
 
@@ -26,22 +27,24 @@ def _docs(n: int, seed: int) -> list[Document]:
     return docs + docs[:10]  # and replays
 
 
-def test_a_next_batch_begun_on_a_master_that_lost_its_scripts_is_begun_again(cluster, cluster_client, redis_client,
+def test_a_rounds_calls_sent_to_masters_that_lost_their_scripts_are_made_again(cluster, cluster_client, redis_client,
                                                                            monkeypatch):
-    """Every master's scripts are flushed just before each next batch's beginning is sent:
-    the call comes back refused, is made again with the scripts loaded, and every decision
-    is the one server's."""
+    """Every master's scripts are flushed just before each round's calls are sent (the
+    record of the batch before, the claims, the next batch's beginning): they come back
+    refused, are made again in their order with the scripts loaded, and every decision is
+    the one server's."""
     sent = []
 
-    def flushed_first(client, call):
+    def flushed_first(client, calls):
         cluster_client.script_flush()  # every master
-        sent.append(call)
-        return PendingCall(client, call)
+        sent.append(calls)
+        return SentCalls(client, calls)
 
-    monkeypatch.setattr(spread_store, "PendingCall", flushed_first)
+    monkeypatch.setattr(spread_store, "SentCalls", flushed_first)
+    monkeypatch.setattr(spread_claim, "SentCalls", flushed_first)
     docs, rule = _docs(300, 1), SentenceRule()
     spread = SpreadStore(cluster_client, "flushed", sentences=rule, batch_size=20).decide_many(docs)
-    assert len(sent) >= 14  # each batch but the first was begun ahead
+    assert len(sent) >= 15 and all(c[-1][0].name == "decided" for c in sent[:-1])  # each next batch begun after the claims
     assert spread == RedisStore(redis_client, "flushed", sentences=rule, batch_size=20).decide_many(docs)
     assert {d.rule for d in spread} == {None, "simhash", "sentences"}
 

@@ -18,6 +18,7 @@ from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Document
 from news_crawler.index.kept_ids import short_ref
 from news_crawler.index.memory import BatchView
+from news_crawler.index.spread_pending import SentCalls
 from news_crawler.index.spread_read import COMPACT, run_scripts
 
 SENTENCE_TABLE = 4  # in ``Claimed.placed``, after the block tables 0..3
@@ -28,12 +29,15 @@ class Claimed(NamedTuple):
     names: dict[str, int]  # the view's placeholder names of kept documents ("\0<hex>") -> simhash
     placed: dict[str, list[int]]  # per id, the tables its entries were inserted in
     before: list[Any]  # the replies of the calls sent before the claims
+    sent: Any  # every call sent (spread_pending.SentCalls): the replies of those sent after them still to read
 
 
 def claim(store: Any, docs: list[Document], check_kept: bool = False,
-          before: Sequence[tuple[Any, list[str], list[Any]]] = ()) -> Claimed:
+          before: Sequence[tuple[Any, list[str], list[Any]]] = (),
+          after: Sequence[tuple[Any, list[str], list[Any]]] = ()) -> Claimed:
     """Read and claim every table for ``docs`` (distinct ids), all in one round with the
-    ``before`` calls (on each master they run ahead of its claims). With ``check_kept`` (a
+    ``before`` calls (on each master they run ahead of its claims) and the ``after`` calls
+    (after them; their replies are not waited for). With ``check_kept`` (a
     batch decided again), sentence entries are inserted whatever they meet, and those they
     meet are checked to name documents still kept (forgetting leaves a document's sentence
     entries behind; the compact layouts' claims check it themselves)."""
@@ -60,7 +64,8 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
             calls.append((store.scripts["claim_short"], [store.id_prefix + "begun"], [*head, *older_s]))
         else:
             calls.append((store.scripts["claim_sentences"], [store.slot_key("s")], [*head, store.layout, *older_s]))
-    ahead, replies = len(before), run_scripts(store.client, [*before, *calls])
+    sent = SentCalls(store.client, [*before, *calls, *after])
+    ahead, replies = len(before), sent.replies(len(before) + len(calls))
     ahead_replies, replies = replies[:ahead], replies[ahead:]
     if signed and store.layout == COMPACT:
         replies = [replies[0][0], *replies[1:4], replies[0][1]]
@@ -82,7 +87,7 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
     view.preload({k: [v[p] for p in sorted(v)] for k, v in tables.items()},
                  {k: [v[p] for p in sorted(v)] for k, v in sentences.items()},
                  {fp: name for name, fp in names.items()})
-    return Claimed(view, names, placed, ahead_replies)
+    return Claimed(view, names, placed, ahead_replies, sent)
 
 
 def _table_entries(docs: list[Document], replies: list[bytes], placed: dict[str, list[int]]

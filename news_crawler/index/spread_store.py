@@ -39,7 +39,7 @@ from news_crawler.index.kept_ids import id_hash
 from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.spread_scripts import entries
 from news_crawler.index.spread_claim import claim, take_back_calls, undo
-from news_crawler.index.spread_pending import PendingCall
+from news_crawler.index.spread_pending import SentCalls
 from news_crawler.index.spread_read import (COMPACT, ROLES, SENTENCES_BY_IDS, Begun, begin, begin_call, begun_from,
                                             layout_of, read_decided, role_tag, run_scripts)
 from news_crawler.index.spread_generations import SpreadGenerations
@@ -51,7 +51,7 @@ _FORM = ("local f = redis.call('GET', KEYS[1]) if not f then f = redis.call('EXI
          "KEYS[5], KEYS[6]) > 0 and '1' or '2' redis.call('SET', KEYS[1], f) end return f")
 WAIT_SECONDS = 10.0  # for another worker deciding the same id (see _settled)
 RETRIES = 10  # decisions again of a document whose duplicate lost its claim meanwhile, or left by a dead worker
-_Early = tuple[list[Document], PendingCall] | None  # documents begun a round ahead, and that call, unread
+_Early = tuple[list[Document], SentCalls] | None  # documents begun a round ahead, and that call, unread
 
 
 class _Claimed(NamedTuple):
@@ -172,14 +172,16 @@ class SpreadStore(RedisStore):
         fresh = [d for d in first.values() if d.id not in earlier and d.id not in begun_now.elsewhere
                  and d.id not in begun_now.copies]
         before = [*pending.take_back, finish_call(self, pending.rows)] if pending and pending.rows else []
+        upcoming_ = list(ahead.values())  # begun after the claims, while this batch is decided
+        after = [begin_call(self, upcoming_)] if upcoming_ else []
         if fresh:
-            claimed = claim(self, fresh, check_kept=attempt > 0, before=before)
-            ahead_replies = claimed.before
+            claimed = claim(self, fresh, check_kept=attempt > 0, before=before, after=after)
+            ahead_replies, sent = claimed.before, claimed.sent
         else:
-            claimed, ahead_replies = None, run_scripts(self.client, before) if before else []
+            claimed, sent = None, SentCalls(self.client, [*before, *after])
+            ahead_replies = sent.replies(len(before))
         recorded = finished(ahead_replies[-1]) if before else []
-        upcoming_ = list(ahead.values())  # begun while this batch is decided
-        next_begun = (upcoming_, PendingCall(self.client, begin_call(self, upcoming_))) if upcoming_ else None
+        next_begun = (upcoming_, sent) if upcoming_ else None
         local = dict(zip((d.id for d in fresh), claimed.view.decide_many(fresh))) if claimed else {}
         rows = decision_rows(first, begun_now, local, claimed.names if claimed else {})
         losers = [d for d in fresh if not local[d.id].kept]
@@ -219,7 +221,7 @@ class SpreadStore(RedisStore):
 
     def _begun(self, first: dict[str, Document], begun: _Early) -> Begun:
         """``begun`` (some of ``first`` begun a round ahead) with the rest of ``first`` begun now."""
-        early, got = (begun[0], begun_from(begun[0], begun[1].reply())) if begun else ([], Begun({}, set(), set()))
+        early, got = (begun[0], begun_from(begun[0], begun[1].replies()[-1])) if begun else ([], Begun({}, set(), set()))
         done = {d.id for d in early}
         rest = [d for d in first.values() if d.id not in done]
         if not rest:
