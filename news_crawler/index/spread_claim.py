@@ -3,8 +3,9 @@ of a batch is checked and inserted in each block table and in the sentence table
 atomic script a table (``spread/claim_table.lua``, ``spread/claim_sentences.lua``; in the
 compact layout table 0 and the sentence table share a slot and one call,
 ``spread/claim_table_and_sentences.lua``), all masters at once: a script reports the
-entries near each document as the table was when the call began, and inserts the document's entry only where it finds none (a document near one
-kept, or being kept by another worker, is never kept). What they report becomes a
+entries near each document as the table was when the call began, and inserts the
+document's entry only where it finds none (a document near one kept, or being kept by
+another worker, is never kept). What they report becomes a
 ``BatchView`` that decides the batch exactly as one Lua call on one server would; the
 entries of the documents it drops are then taken back. Two near-duplicates share a block
 table, where the call that comes second finds the first one's entry: never are both kept."""
@@ -37,10 +38,10 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
           after: Sequence[tuple[Any, list[str], list[Any]]] = ()) -> Claimed:
     """Read and claim every table for ``docs`` (distinct ids), all in one round with the
     ``before`` calls (on each master they run ahead of its claims) and the ``after`` calls
-    (after them; their replies are not waited for). With ``check_kept`` (a
-    batch decided again), sentence entries are inserted whatever they meet, and those they
-    meet are checked to name documents still kept (forgetting leaves a document's sentence
-    entries behind; the compact layouts' claims check it themselves)."""
+    (after them; their replies are not waited for). With ``check_kept`` (a batch decided
+    again), sentence entries are inserted whatever they meet, and those they meet are
+    checked to name documents still kept (forgetting leaves a document's sentence entries
+    behind; the compact layouts' claims check it themselves)."""
     rule = store.sentence_rule
     signed = [d for d in docs if rule and len(d.sentences) >= rule.match]
     fps = b"".join(d.simhash.to_bytes(8, "big") for d in docs)
