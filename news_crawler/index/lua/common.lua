@@ -84,14 +84,16 @@ end
 -- The documents of a spread sentence claim's argument (per document: 8-byte simhash, a byte
 -- n, n 3-byte keys, a length code) as {fp, sig, len, at}, with at[G * (i - 1) + g] the
 -- index in names of the bucket of key i in generation g (prefixes[g], G of them), which
--- bucket(prefix, the key's three bytes) names; and the names.
-local function sentence_docs(blob, prefixes, bucket)
+-- bucket(prefix, the key's three bytes) names; and the names. A document whose simhash is in
+-- skip (a table, or nil) has skip set and no buckets.
+local function sentence_docs(blob, prefixes, bucket, skip)
   local G, docs, names, slot = #prefixes, {}, {}, {}
   local j = 1
   while j <= #blob do
     local n = byte(blob, j + 8)
     local d = { fp = sub(blob, j, j + 7), sig = sub(blob, j + 9, j + 8 + 3 * n), len = byte(blob, j + 9 + 3 * n), at = {} }
-    for i = 1, n do
+    d.skip = skip and skip[d.fp]
+    for i = 1, d.skip and 0 or n do
       local a, b, c = byte(d.sig, 3 * i - 2, 3 * i)
       for g, prefix in ipairs(prefixes) do
         local key = bucket(prefix, a, b, c)

@@ -4,8 +4,9 @@
 -- document's simhash, its length code; lua/common.lua). A ref shared by the rule's number
 -- of the document's keys names the documents it may stand for, each checked for distance:
 -- - layout 4 (ARGV[5] 't' or 'T'; the sentence table in the slot of block table 0, this
---   called by claim_table_and_sentences.lua before table 0's own claim): the simhashes in
---   the entry's generation's table-0 bucket of the ref's first two bytes, whose entries
+--   called by claim_table_and_sentences.lua between table 0's reads and writes, with
+--   ARGV.skip the simhashes of the documents to skip): the simhashes in the entry's
+--   generation's table-0 bucket of the ref's first two bytes, whose entries
 --   (the other six bytes) give the ref's third byte and check byte. Those are the documents
 --   kept there and those being decided by other workers: a document is kept only if its
 --   entry went into every block table, in the same call as its sentence entries;
@@ -40,7 +41,7 @@ local HEX = {}
 for i = 0, 255 do HEX[i] = format('%02x', i) end
 local docs, names = sentence_docs(blob, prefixes, function(prefix, a, b)
   return prefix .. 'S' .. HEX[a] .. HEX[b]
-end)
+end, ARGV.skip)
 local was, now = read_buckets(names)
 
 local begun  -- short_ref -> the simhashes registered in the begun hash, read when first needed
@@ -104,42 +105,46 @@ local function close_key()
 end
 local out, changed = {}, {}
 for _, d in ipairs(docs) do
-  local sig, len, fp = d.sig, d.len, d.fp
-  local n = #sig / 3
-  hits, shared, seen = {}, {}, {}
-  for k = 1, n do
-    key_no = k
-    for g = 1, G do
-      gen = g
-      sentence_entries(was[d.at[G * (k - 1) + g]], sub(sig, 3 * k, 3 * k), len, s_slack, visit, false, 4)
+  if d.skip then  -- near an entry of table 0 (claim_table_and_sentences.lua): never kept
+    out[#out + 1] = '\0\0'
+  else
+    local sig, len, fp = d.sig, d.len, d.fp
+    local n = #sig / 3
+    hits, shared, seen = {}, {}, {}
+    for k = 1, n do
+      key_no = k
+      for g = 1, G do
+        gen = g
+        sentence_entries(was[d.at[G * (k - 1) + g]], sub(sig, 3 * k, 3 * k), len, s_slack, visit, false, 4)
+      end
     end
-  end
-  -- The entries of the refs shared by enough keys whose documents are within the distance,
-  -- grouped by key (hits are in the keys' order).
-  local lost = false
-  found, near, near_key = {}, nil, nil
-  for _, h in ipairs(hits) do
-    local k, g, ref, len2, p = h[1], h[2], h[3], h[4], h[5]
-    if k ~= near_key then
-      close_key()
-      near_key = k
-    end
-    if shared[char(g) .. ref] >= s_match then
-      for _, other in ipairs(holders(g, ref)) do
-        if distance(fp, other) <= s_distance then
-          local place = (p - 1) / 6
-          near = near or {}
-          near[#near + 1] = char(g - 1, math.floor(place / 65536), math.floor(place / 256) % 256, place % 256)
-                            .. other .. char(len2)
-          lost = true
+    -- The entries of the refs shared by enough keys whose documents are within the distance,
+    -- grouped by key (hits are in the keys' order).
+    local lost = false
+    found, near, near_key = {}, nil, nil
+    for _, h in ipairs(hits) do
+      local k, g, ref, len2, p = h[1], h[2], h[3], h[4], h[5]
+      if k ~= near_key then
+        close_key()
+        near_key = k
+      end
+      if shared[char(g) .. ref] >= s_match then
+        for _, other in ipairs(holders(g, ref)) do
+          if distance(fp, other) <= s_distance then
+            local place = (p - 1) / 6
+            near = near or {}
+            near[#near + 1] = char(g - 1, math.floor(place / 65536), math.floor(place / 256) % 256, place % 256)
+                              .. other .. char(len2)
+            lost = true
+          end
         end
       end
     end
+    close_key()
+    local appended = always or not lost
+    if appended then append_sentences(d, short_ref(fp), G, now, changed) end
+    out[#out + 1] = char(appended and 1 or 0, #found) .. table.concat(found)
   end
-  close_key()
-  local appended = always or not lost
-  if appended then append_sentences(d, short_ref(fp), G, now, changed) end
-  out[#out + 1] = char(appended and 1 or 0, #found) .. table.concat(found)
 end
 write_buckets(names, now, changed)
 return table.concat(out)

@@ -14,6 +14,9 @@
 -- Returns one string: per document a 2-byte count and its near entries, each the number of
 -- its generation among the prefixes (from 0, a byte), its place in its bucket (3 bytes) and
 -- its 6 bytes; a count of 0: the document's entry was appended.
+-- Called by claim_table_and_sentences.lua with ARGV.defer, a table: the simhashes of the
+-- documents with near entries go in it, and the buckets are written by the function
+-- returned with the string, not here.
 -- (common.lua is prepended.)
 
 local t, k, fps = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
@@ -45,24 +48,32 @@ for j, at in ipairs(docs) do
   for g, i in ipairs(at) do
     local bucket = was[i]
     for p = 1, #bucket, 6 do
-      local a1, a2, a3, a4, a5, a6 = byte(bucket, p, p + 5)
-      if POP[bxor(a1, q1)] + POP[bxor(a2, q2)] + POP[bxor(a3, q3)] + POP[bxor(a4, q4)] + POP[bxor(a5, q5)]
-          + POP[bxor(a6, q6)] <= k then
-        local place = (p - 1) / 6
-        near = near or {}
-        near[#near + 1] = char(g - 1, math.floor(place / 65536), math.floor(place / 256) % 256, place % 256)
-                          .. sub(bucket, p, p + 5)
+      -- Most entries differ in far more than k bits: two bytes usually tell (as decide.lua).
+      local a1, a2 = byte(bucket, p, p + 1)
+      local d = POP[bxor(a1, q1)] + POP[bxor(a2, q2)]
+      if d <= k then
+        local a3, a4, a5, a6 = byte(bucket, p + 2, p + 5)
+        if d + POP[bxor(a3, q3)] + POP[bxor(a4, q4)] + POP[bxor(a5, q5)] + POP[bxor(a6, q6)] <= k then
+          local place = (p - 1) / 6
+          near = near or {}
+          near[#near + 1] = char(g - 1, math.floor(place / 65536), math.floor(place / 256) % 256, place % 256)
+                            .. sub(bucket, p, p + 5)
+        end
       end
     end
   end
   if near then
     out[j] = char(math.floor(#near / 256), #near % 256) .. table.concat(near)
+    if ARGV.defer then ARGV.defer[sub(fps, p0, p0 + 7)] = true end
   else
     out[j] = '\0\0'
     local i = at[1]
     now[i] = now[i] .. entry
     changed[i] = true
   end
+end
+if ARGV.defer then  -- called by claim_table_and_sentences.lua, which writes after the sentence claim
+  return table.concat(out), function() write_buckets(names, now, changed) end
 end
 write_buckets(names, now, changed)
 return table.concat(out)
