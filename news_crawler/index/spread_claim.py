@@ -20,7 +20,7 @@ from news_crawler.index.base import Document
 from news_crawler.index.kept_ids import short_ref
 from news_crawler.index.memory import BatchView
 from news_crawler.index.spread_pending import SentCalls
-from news_crawler.index.spread_read import COMPACT, run_scripts
+from news_crawler.index.spread_read import BY_TABLE_0, SPLIT, run_scripts, table_role
 
 SENTENCE_TABLE = 4  # in ``Claimed.placed``, after the block tables 0..3
 
@@ -44,21 +44,22 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
     behind; the compact layouts' claims check it themselves)."""
     rule = store.sentence_rule
     signed = [d for d in docs if rule and len(d.sentences) >= rule.match]
-    fps = b"".join(d.simhash.to_bytes(8, "big") for d in docs)
     newest, *older = store.live  # the live generations' prefixes, newest first
-    calls = [(store.scripts["claim_table"], [store.slot_key(f"t{t}")],
-              [store.bucket_key(t, 0, newest)[:-4], t, store.max_distance, fps,
-               *(store.bucket_key(t, 0, p)[:-4] for p in older)]) for t in range(4)]
+    parts = table_parts(store.layout, docs)
+    calls = [(store.scripts["claim_table"], [store.slot_key(table_role(store.layout, t, block))],
+              [store.bucket_key(t, block, newest)[:-4], t, store.max_distance,
+               b"".join(d.simhash.to_bytes(8, "big") for d in part), *(store.bucket_key(t, block, p)[:-4] for p in older)])
+             for t, block, part in parts]
     if signed:
         packed = []
         for d in signed:
             packed += [d.simhash.to_bytes(8, "big"), bytes([len(d.sentences)]),
                        b"".join(k.to_bytes(3, "big") for k in d.sentences), bytes([d.length])]
-        mode = ("T" if check_kept else "t") if store.layout == COMPACT else ("1" if check_kept else "0")
+        mode = ("T" if check_kept else "t") if store.layout in BY_TABLE_0 else ("1" if check_kept else "0")
         head = [store.generations.role_prefix("s", newest), rule.match, rule.max_distance, rule.length_slack, mode,
                 b"".join(packed)]
         older_s = [store.generations.role_prefix("s", p) for p in older]
-        if store.layout == COMPACT:  # with table 0's claim, in one call (claim_table_and_sentences.lua)
+        if store.layout in BY_TABLE_0:  # with table 0's claim, in one call (claim_table_and_sentences.lua)
             script, keys, args = calls[0]
             calls[0] = (store.scripts["claim_table_and_sentences"], keys, [len(args), *args, *head, *older_s])
         elif store.compact:
@@ -68,11 +69,11 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
     sent = SentCalls(store.client, [*before, *calls, *after])
     ahead, replies = len(before), sent.replies(len(before) + len(calls))
     ahead_replies, replies = replies[:ahead], replies[ahead:]
-    if signed and store.layout == COMPACT:
-        replies = [replies[0][0], *replies[1:4], replies[0][1]]
+    if signed and store.layout in BY_TABLE_0:
+        replies = [replies[0][0], *replies[1 : len(parts)], replies[0][1]]
     placed: dict[str, list[int]] = {d.id: [] for d in docs}
-    tables = _table_entries(docs, replies[:4], placed)
-    sentences = _sentence_entries(signed, replies[4], placed) if signed else {}
+    tables = _table_entries(parts, replies[: len(parts)], placed)
+    sentences = _sentence_entries(signed, replies[len(parts)], placed) if signed else {}
     kept = {fp for entries in tables.values() for fp in entries.values()}
     maybe = list({fp for entries in sentences.values() for fp, _ in entries.values()} - kept)
     if check_kept and maybe and not store.compact:  # a compact claim reported only documents it found
@@ -91,12 +92,28 @@ def claim(store: Any, docs: list[Document], check_kept: bool = False,
     return Claimed(view, names, placed, ahead_replies, sent)
 
 
-def _table_entries(docs: list[Document], replies: list[bytes], placed: dict[str, list[int]]
+def table_parts(layout: int, docs: list[Document]) -> list[tuple[int, int, list[Document]]]:
+    """The claims of the block tables, table 0's first: (table, a block of the claim's
+    slot, its documents). A table split over two slots (``SPLIT``) has a claim for each
+    half of its buckets."""
+    parts = []
+    for t in range(4):
+        if f"t{t}" not in SPLIT.get(layout, {}):
+            parts.append((t, 0, docs))
+            continue
+        for half in (0, 0x8000):
+            part = [d for d in docs if (blocks(d.simhash)[t] & 0x8000) == half]
+            if part:
+                parts.append((t, half, part))
+    return parts
+
+
+def _table_entries(parts: list[tuple[int, int, list[Document]]], replies: list[bytes], placed: dict[str, list[int]]
                    ) -> dict[tuple[int, int], dict[int, int]]:
     """Per (table, block), the simhashes reported by their generation (newest first) and
     place in the bucket, as one number."""
     tables: dict[tuple[int, int], dict[int, int]] = {}
-    for t, reply in enumerate(replies):
+    for (t, _, docs), reply in zip(parts, replies):
         low_bits = 48 - 16 * t  # an entry is the simhash without block t: the bits below it stay
         low_mask = (1 << low_bits) - 1
         p = 0
@@ -143,23 +160,23 @@ def _sentence_entries(signed: list[Document], reply: bytes, placed: dict[str, li
 
 def take_back_calls(store: Any, losers: list[Document], placed: dict[str, list[int]]) -> list[tuple[Any, list, list]]:
     """The calls that take the losers' entries out of the tables they were inserted in."""
-    calls = []
+    by_role: dict[str, list[Any]] = {}  # in the tables' order, the sentence table last
     for t in range(5):
-        pairs: list[Any] = []
         for d in losers:
             if t not in placed.get(d.id, ()):
                 continue
             raw = d.simhash.to_bytes(8, "big")
             if t < SENTENCE_TABLE:
-                pairs += [store.bucket_key(t, blocks(d.simhash)[t]), raw[: 2 * t] + raw[2 * t + 2 :]]
+                block = blocks(d.simhash)[t]
+                by_role.setdefault(table_role(store.layout, t, block), []).extend(
+                    (store.bucket_key(t, block), raw[: 2 * t] + raw[2 * t + 2 :]))
             else:
                 ref = short_ref(raw) if store.compact else raw
                 for k in d.sentences:
-                    pairs += [store.sentence_bucket_key(k), bytes([k & 0xFF]) + ref + bytes([d.length])]
-        if pairs:
-            calls.append((store.scripts["remove"], [store.slot_key(f"t{t}" if t < 4 else "s")],
-                          [6 if t < SENTENCE_TABLE or store.compact else 10, *pairs]))
-    return calls
+                    by_role.setdefault("s", []).extend(
+                        (store.sentence_bucket_key(k), bytes([k & 0xFF]) + ref + bytes([d.length])))
+    return [(store.scripts["remove"], [store.slot_key(role)], [6 if role != "s" or store.compact else 10, *pairs])
+            for role, pairs in by_role.items()]
 
 
 def undo(store: Any, docs: list[Document]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from news_crawler.index.drop_records import drop_hashes, live_eras
 from news_crawler.index.generations import BUCKETS, Generations
+from news_crawler.index.spread_read import table_role
 
 ID_HASHES = ("ids", "docids", "docs", "drops", "drops:old", "drops:recent", "form")  # per generation
 
@@ -23,7 +24,7 @@ class SpreadGenerations(Generations):
         self.tags, self.layout = tags, layout
 
     def role_prefix(self, role: str, prefix: str) -> str:
-        """The prefix of ``role`` ("t0".."t3", "s", "ids") in the generation whose id
+        """The prefix of ``role`` ("t0".."t3", "t3b", "s", "ids") in the generation whose id
         hashes' prefix is ``prefix``."""
         return "{%s}%s" % (self.tags[role], prefix[len(self.base):])
 
@@ -40,9 +41,8 @@ class SpreadGenerations(Generations):
     def key_names(self, generation: int | None = None, prefix: str | None = None) -> list[str]:
         prefix = prefix or self.prefix(generation)
         names = []
-        for t in range(4):
-            table = self.role_prefix(f"t{t}", prefix)
-            names += [f"{table}{t}{b:04x}" for b in range(BUCKETS)]
+        for t in range(4):  # a table in two slots (spread_read.SPLIT) by halves: each chunk unlinked is in one slot
+            names += [f"{self.role_prefix(table_role(self.layout, t, b), prefix)}{t}{b:04x}" for b in range(BUCKETS)]
         names += [self.sentence_bucket_key(k, prefix) for k in range(0, 1 << 24, 128 if self.layout == 2 else 256)]
         if self.layout >= 3:  # kept ids and drop records filed as on one server (lua/ids.lua, lua/drops.lua)
             names += [f"{prefix}i{b:04x}" for b in range(BUCKETS)]  # the ids and their records by key

@@ -16,37 +16,52 @@ from news_crawler.fingerprint.simhash64 import from_hex
 from news_crawler.index.base import Decision, Document, id_key
 from news_crawler.index.drop_records import compact_records
 
-ROLES = ("t0", "t1", "t2", "t3", "s", "ids")
 # Where each role's hash tag falls, by sixths of the slot range (three masters hold two each).
-# Layout 4, the compact one (a new index with DEDUP_CLUSTER_INDEX=spread): the sentence
-# table in the slot of block table 0 (``COMPACT``), whose buckets name every simhash kept
-# or being decided by its first two bytes, so that a sentence claim finds a short entry's
-# document there in the same atomic call as table 0's claim; two block tables; a block
-# table and the id hashes, filed as on one server (``lua/ids.lua``). Layout 3 (indexes
-# started so before): two block tables; two; the sentence table and the id hashes in one
-# slot (``SENTENCES_BY_IDS``), the short entries' documents found among the kept ids: that
-# master does most of the work. Layout 2, the balanced one (spread-balanced): two block
-# tables and the id hashes; two block tables; the sentence table alone, in 131,072 buckets
-# of whole-simhash entries: a fifth of the keys on every master at any size, for more
-# memory (one ids hash, one docids hash, 10-byte entries). Layout 1 (spread-balanced
-# without the sentence rule, and earlier indexes): two tables; a table and the sentence
-# table (65,536 buckets); a table and the id hashes.
+# Layout 5, the compact one (a new index with DEDUP_CLUSTER_INDEX=spread): the sentence
+# table in the slot of block table 0 (``SHARED_TAGS``), whose buckets name every simhash
+# kept or being decided by its first two bytes, so that a sentence claim finds a short
+# entry's document there in the same atomic call as table 0's claim; two block tables and
+# the upper half of table 3's buckets (``SPLIT``: role t3b, its own slot); the lower half
+# and the id hashes, filed as on one server (``lua/ids.lua``). Halving table 3 gives every
+# master a fifth of the keys or more on a small index too, where the sentence table has a
+# bucket a key. (Near-duplicates share a bucket, so a claim on a bucket's slot is all their
+# race needs.) Layout 4 (indexes started so before): the same with table 3 whole beside the
+# id hashes. Layout 3 (before that): two block tables; two; the sentence table and the id
+# hashes in one slot (``SENTENCES_BY_IDS``), the short entries' documents found among the
+# kept ids: that master does most of the work. Layout 2, the balanced one
+# (spread-balanced): two block tables and the id hashes; two block tables; the sentence
+# table alone, in 131,072 buckets of whole-simhash entries: a fifth of the keys on every
+# master at any size, for more memory (one ids hash, one docids hash, 10-byte entries).
+# Layout 1 (spread-balanced without the sentence rule, and earlier indexes): two tables; a
+# table and the sentence table (65,536 buckets); a table and the id hashes.
 PLACEMENTS = {1: {"t0": 0, "t3": 1, "t1": 2, "s": 3, "t2": 4, "ids": 5},
               2: {"t0": 0, "t1": 1, "ids": 0, "t2": 2, "t3": 3, "s": 4},
               3: {"t0": 0, "t1": 1, "t2": 2, "t3": 3, "s": 4, "ids": 4},
-              4: {"t0": 0, "s": 0, "t1": 2, "t2": 3, "ids": 4, "t3": 5}}
-COMPACT = 4  # the layout of DEDUP_CLUSTER_INDEX=spread: short sentence entries found through table 0
-SENTENCES_BY_IDS = 3  # the compact layout before: short sentence entries found among the kept ids
+              4: {"t0": 0, "s": 0, "t1": 2, "t2": 3, "ids": 4, "t3": 5},
+              5: {"t0": 0, "s": 0, "t1": 2, "t2": 3, "t3b": 3, "t3": 4, "ids": 5}}
+COMPACT = 5  # the layout of DEDUP_CLUSTER_INDEX=spread
+BY_TABLE_0 = (4, COMPACT)  # the layouts whose short sentence entries are found through table 0
+SENTENCES_BY_IDS = 3  # the compact layout before those: short sentence entries found among the kept ids
 BALANCED = 2  # the layout with the id hashes beside two tables (DEDUP_CLUSTER_INDEX=spread-balanced)
-SHARED_TAGS = {SENTENCES_BY_IDS: {"ids": "s"}, COMPACT: {"s": "t0"}}  # a role in another's slot
+SHARED_TAGS = {SENTENCES_BY_IDS: {"ids": "s"}, 4: {"s": "t0"}, COMPACT: {"s": "t0"}}  # a role in another's slot
+SPLIT = {COMPACT: {"t3": "t3b"}}  # a table whose buckets from 0x8000 up are in another role's slot
+
+
+def table_role(layout: int, table: int, block: int) -> str:
+    """The role whose slot holds bucket ``block`` of block table ``table``."""
+    role = f"t{table}"
+    return SPLIT[layout].get(role, role) if layout in SPLIT and block >= 0x8000 else role
 
 
 def role_tag(namespace: str, role: str, layout: int) -> str:
     """A hash tag for ``role`` whose slot falls in the sixth of the slot range given by
-    ``PLACEMENTS``; a role sharing another's slot (``SHARED_TAGS``) takes its tag."""
+    ``PLACEMENTS``; a role sharing another's slot (``SHARED_TAGS``) takes its tag. The id
+    hashes' tag tells the layout of an index found without its record (``layout_of``):
+    layout 5's is named ``id`` (its sixth is layout 1's, and layout 4's the other)."""
     role = SHARED_TAGS.get(layout, {}).get(role, role)
+    name = "id" if layout == COMPACT and role == "ids" else role
     for n in range(100_000):
-        tag = f"{namespace}.{role}{n or ''}"
+        tag = f"{namespace}.{name}{n or ''}"
         if key_slot(tag.encode()) * 6 // REDIS_CLUSTER_HASH_SLOTS == PLACEMENTS[layout][role]:
             return tag
     raise RuntimeError(f"no hash tag found for {namespace} {role}")  # not reached: about 1 in 6 fits

@@ -9,7 +9,7 @@ from typing import Any
 from news_crawler.fingerprint.simhash64 import blocks
 from news_crawler.index.base import Decision, Document, id_key
 from news_crawler.index.drop_records import drop_hash, live_eras, rule_and_day
-from news_crawler.index.spread_read import Begun
+from news_crawler.index.spread_read import Begun, table_role
 
 Row = tuple[str, Document, "int | None", int, str]  # code, document, simhash it duplicates, distance, rule
 
@@ -80,7 +80,8 @@ def forget(store: Any, doc_id: str) -> str:
 def _forget_kept(store: Any, prefix: str, doc_id: str, fp: bytes) -> str:
     for t, block in enumerate(blocks(int.from_bytes(fp, "big"))):
         key = store.bucket_key(t, block, prefix)
-        store.scripts["remove"](keys=[store.slot_key(f"t{t}")], args=[6, key, fp[: 2 * t] + fp[2 * t + 2 :]])
+        store.scripts["remove"](keys=[store.slot_key(table_role(store.layout, t, block))],
+                                args=[6, key, fp[: 2 * t] + fp[2 * t + 2 :]])
     if store.compact:
         store.scripts["unfile"](keys=[store.stats_key], args=[prefix, id_key(doc_id), fp])
         return "kept"

@@ -1,8 +1,8 @@
 """The index spread over a Redis Cluster's masters, without a cross-slot transaction.
 
-Each block table, the sentence table and the id hashes live in hash slots placed by sixths
-of the slot range (``spread_read.py``, ``PLACEMENTS``: a new index in the compact layout,
-the sentence table in block table 0's slot; or the balanced one). Batch after batch:
+Each block table (table 3 in two halves), the sentence table and the id hashes live in hash
+slots placed by sixths of the slot range (``spread_read.py``, ``PLACEMENTS``: a new index in
+the compact layout, the sentence table in block table 0's slot; or the balanced one):
 
 1. Begin (``spread_read.py``, on the ids' master, while the batch before is decided): the
    decisions recorded before for its ids; the others' simhashes registered under their ids
@@ -40,8 +40,8 @@ from news_crawler.index.redis_store import RedisStore
 from news_crawler.index.spread_scripts import entries
 from news_crawler.index.spread_claim import claim, take_back_calls, undo
 from news_crawler.index.spread_pending import SentCalls
-from news_crawler.index.spread_read import (COMPACT, ROLES, SENTENCES_BY_IDS, Begun, begin, begin_call, begun_from,
-                                            layout_of, read_decided, role_tag, run_scripts)
+from news_crawler.index.spread_read import (COMPACT, PLACEMENTS, SENTENCES_BY_IDS, Begun, begin, begin_call,
+                                            begun_from, layout_of, read_decided, role_tag, run_scripts, table_role)
 from news_crawler.index.spread_generations import SpreadGenerations
 from news_crawler.index.spread_record import Row, decision_rows, finish_call, finished, forget
 from news_crawler.index.spread_wait import await_decided, settled
@@ -66,8 +66,8 @@ class SpreadStore(RedisStore):
     def __init__(self, client: Any, namespace: str, *args: Any, new_layout: int = COMPACT, **kwargs: Any) -> None:
         super().__init__(client, namespace, *args, **kwargs)
         self.layout = layout_of(client, namespace, new_layout, self.sentence_rule is not None)  # or as recorded
-        self.compact = self.layout in (COMPACT, SENTENCES_BY_IDS)  # the one server's sentence entries and id records
-        self.tags = {role: role_tag(namespace, role, self.layout) for role in ROLES}
+        self.compact = self.layout >= SENTENCES_BY_IDS  # the one server's sentence entries and id records
+        self.tags = {role: role_tag(namespace, role, self.layout) for role in PLACEMENTS[self.layout]}
         self.id_prefix = "{%s}:" % self.tags["ids"]  # and the stats, begun and form keys, of no generation
         self.stats_key = self.id_prefix + "stats"
         self.origins_key = self.id_prefix + "origins"  # lua/ids.lua: URLs filed by their origin's number
@@ -83,7 +83,8 @@ class SpreadStore(RedisStore):
     # Where keys are (generations: spread_generations.py) ----------------------------------
 
     def bucket_key(self, table: int, block: int, prefix: str | None = None) -> str:
-        return f"{self.generations.role_prefix(f't{table}', prefix or self.live[0])}{table}{block:04x}"
+        role = table_role(self.layout, table, block)
+        return f"{self.generations.role_prefix(role, prefix or self.live[0])}{table}{block:04x}"
 
     def sentence_bucket_key(self, key: int, prefix: str | None = None) -> str:
         """The bucket of sentence ``key`` (``spread_generations.py``: its form by layout)."""
@@ -98,8 +99,8 @@ class SpreadStore(RedisStore):
         return id_hash(prefix or self.live[0], key) if self.compact else super().docid_key(key, prefix)
 
     def slot_key(self, role: str) -> str:
-        """A key in the slot of ``role`` ("t0".."t3", "s"), naming it to a script that builds
-        its bucket keys itself."""
+        """A key in the slot of ``role`` ("t0".."t3", "t3b", "s"), naming it to a script that
+        builds its bucket keys itself."""
         return "{%s}:v" % self.tags[role]
 
     # Deciding -----------------------------------------------------------------------------
@@ -189,10 +190,9 @@ class SpreadStore(RedisStore):
         return _Claimed(first, begun_now, rows, take_back), next_begun, recorded
 
     def _settle(self, batch: _Claimed, recorded: list[tuple[str, int]], decided: dict[str, Decision]) -> list[Document]:
-        """Into ``decided``: the decisions of ``batch``'s rows, recorded; those the record
-        could not settle (another worker deciding the same id, or what one duplicates)
-        waited for. Returned: the documents to decide again (their duplicate gone, or left
-        by a worker that died)."""
+        """Into ``decided``: the decisions of ``batch``'s rows, recorded; those the record could
+        not settle (another worker deciding the same id, or what one duplicates) waited for.
+        Returned: the documents to decide again (their duplicate gone, or left by one that died)."""
         waiting, again = [], []
         undecided: dict[int, list[Document]] = {}
         for (code, doc, dup, dist, rule), (name, replay) in zip(batch.rows, recorded):
