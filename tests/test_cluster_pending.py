@@ -30,7 +30,7 @@ def _docs(n: int, seed: int) -> list[Document]:
 def test_a_rounds_calls_sent_to_masters_that_lost_their_scripts_are_made_again(cluster, cluster_client, redis_client,
                                                                            monkeypatch):
     """Every master's scripts are flushed just before each round's calls are sent (the
-    record of the batch before, the claims, the next batch's beginning): they come back
+    claims, the next batch's beginning, the record of the batch before): they come back
     refused, are made again in their order with the scripts loaded, and every decision is
     the one server's."""
     sent = []
@@ -44,7 +44,9 @@ def test_a_rounds_calls_sent_to_masters_that_lost_their_scripts_are_made_again(c
     monkeypatch.setattr(spread_claim, "SentCalls", flushed_first)
     docs, rule = _docs(300, 1), SentenceRule()
     spread = SpreadStore(cluster_client, "flushed", sentences=rule, batch_size=20).decide_many(docs)
-    assert len(sent) >= 15 and all(c[-1][0].name == "decided" for c in sent[:-1])  # each next batch begun after the claims
+    # Each next batch begun after the claims, then the record of the batch before (none in the first round).
+    ends = [[call[0].name for call in c][-2:] for c in sent]
+    assert len(sent) >= 15 and ends[0][-1] == "decided" and all(e == ["decided", "finish"] for e in ends[1:-1]), ends
     assert spread == RedisStore(redis_client, "flushed", sentences=rule, batch_size=20).decide_many(docs)
     assert {d.rule for d in spread} == {None, "simhash", "sentences"}
 

@@ -16,13 +16,13 @@ the compact layout, the sentence table in block table 0's slot; or the balanced 
    (``BatchView``, a ``MemoryStore``), so a lone writer gets the standalone server's answers. Near-duplicates
    share some table; there the later call finds the earlier one's entry, so never are two
    kept.
-3. Record (``spread/finish.lua``), in the next batch's round, ahead of its claims on each
-   master, with the taking back of the entries of what was dropped: kept documents (their
-   registration moved to the ids hash), drops (named by the id of what they duplicate),
-   counts. A drop whose duplicate is gone meanwhile (another worker dropped it, or it was
-   forgotten) is decided again once every batch is recorded; one whose duplicate another
-   worker is still deciding waits for that worker's record first, so a drop always names a
-   kept document.
+3. Record (``spread/finish.lua``), in the next batch's round, on the ids' master after its
+   claims (the taking back of the entries of what was dropped goes ahead of them on each
+   master): kept documents (their registration moved to the ids hash), drops (named by the
+   id of what they duplicate), counts. A drop whose duplicate is gone meanwhile (another
+   worker dropped it, or it was forgotten) is decided again once every batch is recorded;
+   one whose duplicate another worker is still deciding waits for that worker's record
+   first, so a drop always names a kept document.
 
 Retention (``DEDUP_RETENTION_DAYS``): by time generations (``spread_generations.py``); a
 run of batches reads every live generation and writes the newest.
@@ -51,7 +51,7 @@ _FORM = ("local f = redis.call('GET', KEYS[1]) if not f then f = redis.call('EXI
          "KEYS[5], KEYS[6]) > 0 and '1' or '2' redis.call('SET', KEYS[1], f) end return f")
 WAIT_SECONDS = 10.0  # for another worker deciding the same id (see _settled)
 RETRIES = 10  # decisions again of a document whose duplicate lost its claim meanwhile, or left by a dead worker
-_Early = tuple[list[Document], SentCalls] | None  # documents begun a round ahead, and that call, unread
+_Early = tuple[list[Document], SentCalls, int] | None  # documents begun a round ahead, the calls sent, its number
 
 
 class _Claimed(NamedTuple):
@@ -155,10 +155,11 @@ class SpreadStore(RedisStore):
     def _round(self, docs: Sequence[Document], pending: _Claimed | None, begun: _Early, upcoming: Sequence[Document],
                attempt: int) -> tuple[_Claimed, _Early, list[tuple[str, int]]]:
         """Claim ``docs`` and decide them on what the claims report, in the round that records
-        ``pending`` (the batch before); ``upcoming`` is begun meanwhile, read in the next round
-        (``spread_pending.py``), as ``begun`` was for ``docs``. The ids of ``pending`` are not
-        decided here (a later occurrence is a replay), nor begun ahead (they are answered so in
-        their turn)."""
+        ``pending`` (the batch before: its take-backs ahead of the claims, its record on the
+        ids' master after them, while this batch is decided); ``upcoming`` is begun before
+        that record, read in the next round (``spread_pending.py``), as ``begun`` was for
+        ``docs``. The ids of ``pending`` are neither decided here (a later occurrence is a
+        replay) nor begun ahead (they are begun in their turn, once its record is made)."""
         held = pending.first if pending else {}
         first: dict[str, Document] = {}
         for d in docs:
@@ -167,26 +168,26 @@ class SpreadStore(RedisStore):
         begun_now = self._begun(first, begun)
         ahead: dict[str, Document] = {}  # in order of first occurrence, as ``first``: registrations go in that order
         for d in upcoming:
-            if d.id not in first:
+            if d.id not in first and d.id not in held:
                 ahead.setdefault(d.id, d)
         earlier = begun_now.earlier
         fresh = [d for d in first.values() if d.id not in earlier and d.id not in begun_now.elsewhere
                  and d.id not in begun_now.copies]
-        before = [*pending.take_back, finish_call(self, pending.rows)] if pending and pending.rows else []
+        before = list(pending.take_back) if pending else []
         upcoming_ = list(ahead.values())  # begun after the claims, while this batch is decided
         after = [begin_call(self, upcoming_)] if upcoming_ else []
+        after += [finish_call(self, pending.rows)] if pending and pending.rows else []
         if fresh:
             claimed = claim(self, fresh, check_kept=attempt > 0, before=before, after=after)
-            ahead_replies, sent = claimed.before, claimed.sent
+            sent = claimed.sent
         else:
             claimed, sent = None, SentCalls(self.client, [*before, *after])
-            ahead_replies = sent.replies(len(before))
-        recorded = finished(ahead_replies[-1]) if before else []
-        next_begun = (upcoming_, sent) if upcoming_ else None
+        next_begun = (upcoming_, sent, len(sent.calls) - len(after)) if upcoming_ else None
         local = dict(zip((d.id for d in fresh), claimed.view.decide_many(fresh))) if claimed else {}
         rows = decision_rows(first, begun_now, local, claimed.names if claimed else {})
         losers = [d for d in fresh if not local[d.id].kept]
         take_back = take_back_calls(self, losers, claimed.placed) if losers else []
+        recorded = finished(sent.replies()[-1]) if pending and pending.rows else []
         return _Claimed(first, begun_now, rows, take_back), next_begun, recorded
 
     def _settle(self, batch: _Claimed, recorded: list[tuple[str, int]], decided: dict[str, Decision]) -> list[Document]:
@@ -221,8 +222,8 @@ class SpreadStore(RedisStore):
 
     def _begun(self, first: dict[str, Document], begun: _Early) -> Begun:
         """``begun`` (some of ``first`` begun a round ahead) with the rest of ``first`` begun now."""
-        early, got = (begun[0], begun_from(begun[0], begun[1].replies()[-1])) if begun else ([], Begun({}, set(), set()))
-        done = {d.id for d in early}
+        got = begun_from(begun[0], begun[1].replies()[begun[2]]) if begun else Begun({}, set(), set())
+        done = {d.id for d in begun[0]} if begun else set()
         rest = [d for d in first.values() if d.id not in done]
         if not rest:
             return got
@@ -241,8 +242,7 @@ class SpreadStore(RedisStore):
     def _begin(self, docs: list[Document]) -> Begun:
         return begin(self, docs)
 
-    def _record(self, rows: list[Row], take_back: Sequence[tuple[Any, list[str], list[Any]]] = ()
-                ) -> list[tuple[str, int]]:
+    def _record(self, rows: list[Row], take_back: Sequence[Any] = ()) -> list[tuple[str, int]]:
         """Record ``rows`` (``spread/finish.lua``), and make the ``take_back`` calls beside it."""
         return finished(run_scripts(self.client, [finish_call(self, rows), *take_back])[0]) if rows else []
 
