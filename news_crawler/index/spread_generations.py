@@ -1,9 +1,9 @@
 """Retention of the spread index (``spread_store.py``) by time generations, as
 ``generations.py`` keeps the index on one server: each generation's keys carry ``g<n>:``
-after their role's hash tag (``{news.t0}:g2900:0ab12``, ``{news.ids}:g2900:ids``), so every
+after their role's hash tag (``{news.t04}:g2900:0ab12``, ``{news.id}:g2900:i0ab1``), so every
 role keeps its slot; the generations are numbered, registered and expired in the id hashes'
-slot. A generation is named by its prefix there (``{news.ids}:g2900:``); the other roles'
-prefixes follow from it. Without retention there is one generation, ``{news.ids}:``, the
+slot. A generation is named by its prefix there (``{news.id}:g2900:``); the other roles'
+prefixes follow from it. Without retention there is one generation, ``{news.id}:``, the
 keys as the spread index always had them. An expired generation goes with UNLINK of its
 key names (the buckets of four tables and of the sentence table, a few hashes), each
 chunk of them in one slot."""

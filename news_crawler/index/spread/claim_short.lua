@@ -3,7 +3,7 @@
 -- (<prefix>S<first two bytes of the key as hex>: the key's third byte, the short_ref of the
 -- document's simhash, its length code; lua/common.lua). A ref shared by the rule's number
 -- of the document's keys names the documents it may stand for, each checked for distance:
--- - layout 4 (ARGV[5] 't' or 'T'; the sentence table in the slot of block table 0, this
+-- - layouts 4 and 5 (ARGV[5] 't' or 'T'; the sentence table in the slot of block table 0, this
 --   called by claim_table_and_sentences.lua between table 0's reads and writes, with
 --   ARGV.skip the simhashes of the documents to skip): the simhashes in the entry's
 --   generation's table-0 bucket of the ref's first two bytes, whose entries
@@ -16,7 +16,7 @@
 -- An entry naming no such document (forgotten, or taken back since) counts for nothing.
 -- Entries this call appends are not reported.
 --
--- KEYS[1]  layout 3: the begun hash (simhash -> id), of this slot; layout 4: a key of the slot
+-- KEYS[1]  layout 3: the begun hash (simhash -> id), of this slot; layouts 4, 5: a key of the slot
 -- ARGV[1]  the newest generation's prefix (entries appended there); ARGV[2] sentences to
 --          share; ARGV[3] max distance; ARGV[4] length slack; ARGV[5] the layout's mode
 --          (above): '1' or 'T' append every document's entries (the worker decides again:
@@ -57,7 +57,7 @@ local function being_decided(ref)
   return begun[ref]
 end
 -- found(fp) for each simhash in generation g's table-0 bucket of ref's first two bytes
--- whose short_ref is ref (layout 4).
+-- whose short_ref is ref (layouts 4 and 5).
 local function each_in_table(g, ref, found)
   local head, third, check = sub(ref, 1, 2), byte(ref, 3, 4)
   local bucket = redis.call('GET', prefixes[g] .. '0' .. HEX[byte(ref, 1)] .. HEX[byte(ref, 2)]) or ''

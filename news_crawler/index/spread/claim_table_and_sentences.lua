@@ -1,4 +1,4 @@
--- Spread index, layout 4: block table 0 and the sentence table, which share a hash slot,
+-- Spread index, layouts 4 and 5: block table 0 and the sentence table, which share a hash slot,
 -- read and claimed in one atomic call. Table 0's claim (claim_table.lua) reads first, and
 -- writes last: the sentence claim (claim_short.lua) between finds the documents its entries
 -- name in table 0 as the call found it. A document with an entry near it in table 0 is never
