@@ -99,6 +99,22 @@ def test_a_hyphen_in_a_headline_is_not_a_site_suffix(short_stories):
         assert article.title == headline and article.body.splitlines() == [" ".join(x.split()) for x in lines]
 
 
+def test_a_headline_with_a_column_bar_is_taken_whole_where_the_page_shows_it(short_stories):
+    """直击|…, 穿搭丨…, 视频：撩星记 | …: a column's name before a bar is the headline's when the
+    page shows the headline whole; a site's name after it is not."""
+    _, lines = short_stories[2]
+    for page_title, headline in (("直击|高瓴张磊：价值投资大有作为", "直击|高瓴张磊：价值投资大有作为"),
+                                 ("直击|高瓴张磊：价值投资大有作为-某某县人民政府", "直击|高瓴张磊：价值投资大有作为"),
+                                 ("穿搭丨冷空气驾到 卫衣拿出来了_某某网", "穿搭丨冷空气驾到 卫衣拿出来了"),
+                                 ("视频：撩星记 | 官鸿超甜表白 - 某某网", "视频：撩星记 | 官鸿超甜表白"),
+                                 ("县里召开秋粮收购工作会议 | 某县人民政府网", "县里召开秋粮收购工作会议")):
+        page = one_table_page(headline, lines).replace(f"<title>{headline}</title>", f"<title>{page_title}</title>")
+        assert extract_article(page).title == headline, page_title
+    # A page that does not show its headline as a line keeps the cut: the site's name goes.
+    page = one_table_page("x", lines).replace("<title>x</title>", "<title>县里召开秋粮收购工作会议-某县人民政府网</title>")
+    assert extract_article(page.replace("<b>x</b>", "")).title == "县里召开秋粮收购工作会议"
+
+
 @pytest.mark.parametrize("credit", ["校对：刘洋", "责任校对：王磊", "审校：李静", "编审：陈晨", "监制：张晓明",
                                     "值班编辑：赵敏", "编辑|禤志杰", "责编｜陈梦莹", "来源|广州参考、羊城晚报", "策划：孙立",
                                     "（责任编辑 赵敏）", "责任编辑 赵敏"])
@@ -151,3 +167,23 @@ def test_a_story_of_one_long_line_is_cut_at_a_footer_in_the_first_half_of_its_li
     # The same lines where the story is many lines keep being cut by the lines' count alone.
     many = lines * 3 + ["版权所有，未经授权不得转载。", "网友评论", "一条很长的评论" * 30]
     assert chrome.strip_chrome("\n".join(many), "标题").splitlines() == lines * 3
+
+
+def test_previous_and_next_links_after_a_related_block_are_no_story_going_on(short_stories):
+    """上一篇/下一篇 lines are chrome however long their headlines run: they do not keep a
+    related block above them in the body."""
+    _, lines = short_stories[4]
+    story = lines * 3
+    long_next = (f"上一篇：{OTHER_HEADLINES[0]}网红脸又赢了 Bigbang胜利实锤女友撩汉靠裙装 "
+                 "下一篇：你的微信号可能会被回收 而且里面钱不退？")
+    block = ["相关文章：", f"{OTHER_HEADLINES[3]} 2018-11-01", f"{OTHER_HEADLINES[4]} 2018-10-30", long_next]
+    assert chrome.strip_chrome("\n".join(story + block), "标题").splitlines() == story
+
+
+@pytest.mark.parametrize("header", ["发表评论 共有2条评论", "网友评论（12）", "全部评论 (3)", "共有0条评论", "已有5人参与评论",
+                                    "评论(0)", "网友评论 共3条"])
+def test_a_comment_box_with_its_count_ends_the_body(header, short_stories):
+    _, lines = short_stories[5]
+    story = lines * 3
+    tail = [header, "匿名 发表于 2018-11-06 12:00", "好文章，说得很对，支持一下。"]
+    assert chrome.strip_chrome("\n".join(story + tail), "标题").splitlines() == story

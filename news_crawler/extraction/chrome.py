@@ -63,7 +63,9 @@ _EDITOR_LINE = re.compile(r"^(?:责任编辑|责编)[ \t\u3000]+[\u4e00-\u9fa5·
 # Lines after which nothing is the story's, when they stand in the body's second half: a
 # comment box, the article's page numbers (【1】【2】【3】), a platform's disclaimer.
 _CLOSERS = re.compile(
-    r"^(?:(?:网友评论|发表评论|我要评论|相关评论|评论区|已有\d+条评论|网友留言)\s*[:：]?\s*$"
+    r"^(?:(?:网友评论|发表评论|我要评论|相关评论|全部评论|最新评论|热门评论|评论|评论区|网友留言)\s*[:：]?\s*"
+    r"(?:[（(]\s*\d+\s*[）)]|(?:共有?|已有)\s*\d+\s*条(?:评论)?)?\s*$"  # 发表评论 共有2条评论, 网友评论（12）
+    r"|(?:共有?|已有)\s*\d+\s*(?:条评论|人参与(?:评论)?|人评论)\s*$"
     r"|(?:[【\[]\s*\d{1,2}\s*[】\]]\s*){2,}$"
     r"|(?:特别声明|免责声明|版权声明)\s*[:：]|Notice: The content above|图片来自网络"
     r"|本文为\S{1,8}号作者或机构在\S{1,8}上传并发布"  # a platform's disclaimer (澎湃号, 网易号)
@@ -126,7 +128,7 @@ def strip_chrome(body: str, title: str = "") -> str:
             continue
         if (_CLOSERS.match(line) or (len(line) <= CHROME_MAX_CHARS and _FOOTER.search(line))
                 or ((_RELATED.match(line) or _RELATED_RUN.match(line))
-                    and not any(_PARAGRAPH.match(x.strip()) for x in lines[i + 1:]))):
+                    and not any(_PARAGRAPH.match(x.strip()) and not is_chrome(x.strip(), title) for x in lines[i + 1:]))):
             lines = lines[:i]
             break
     lines = [_LEADING_CREDIT.sub("", line) for line in lines]
