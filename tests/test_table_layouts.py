@@ -187,3 +187,36 @@ def test_a_comment_box_with_its_count_ends_the_body(header, short_stories):
     story = lines * 3
     tail = [header, "匿名 发表于 2018-11-06 12:00", "好文章，说得很对，支持一下。"]
     assert chrome.strip_chrome("\n".join(story + tail), "标题").splitlines() == story
+
+
+def test_an_old_site_s_byline_labels_and_its_empty_related_and_comment_rows_leave_the_body(short_stories):
+    """文章作者：X 文章来源：Y 点击数：N 更新时间：2018/11/5 above the story, then 相关文章： with
+    没有相关文章 and a comment row with its notice in brackets under it (an older CMS's
+    article page, as ASP sites print it)."""
+    title, lines = short_stories[6]
+    cell = "<br>".join(escape(x) for x in lines)
+    page = (f"<html><head><title>{escape(title)}--某某教育网</title></head><body><table>"
+            "<tr><td>您现在的位置： <a href=/>某某教育网</a> &gt;&gt; <a href=/n/>新闻中心</a> &gt;&gt; 正文</td></tr>"
+            f"<tr><td align=center><strong>{escape(title)}</strong></td></tr>"
+            "<tr><td align=center>文章作者：钱学敏&nbsp;&nbsp;文章来源：某某教育局&nbsp;&nbsp;点击数：<font>327</font>"
+            "&nbsp;&nbsp;更新时间：2018/11/5</td></tr>"
+            f"<tr><td id=fontzoom>{cell}</td></tr><tr><td>【<a>发表评论</a>】【<a>打印此文</a>】【<a>关闭窗口</a>】</td></tr>"
+            f"<tr><td>上一篇文章： <a href=/1.html>{escape(OTHER_HEADLINES[0])}</a></td></tr>"
+            "<tr><td>相关文章：<br>没有相关文章</td></tr>"
+            "<tr><td>网友评论：（只显示最新10条。评论内容只代表网友观点，与本站立场无关！）</td></tr></table></body></html>")
+    article = extract_article(page)
+    assert article.body.splitlines() == [" ".join(x.split()) for x in lines]
+    assert (article.author, article.source, article.published_at) == ("钱学敏", "某某教育局", "2018-11-05")
+
+
+def test_a_discuz_portal_article_s_byline_gives_its_original_writer_and_outlet(short_stories):
+    title, lines = short_stories[7]
+    pipe = "<span class=pipe>|</span>"
+    page = (f"<html><head><title>{escape(title)} - 本地新闻 - 某某论坛 - Powered by Discuz!</title></head><body>"
+            f"<div id=pt>某某论坛 › 门户 › 本地新闻 › 查看内容</div><div class=h><h1>{escape(title)}</h1>"
+            f"<p class=xg1>2018-11-5 09:30{pipe} 发布者: admin{pipe} 查看: 1234{pipe} 评论: 0{pipe}原作者: 刘建军{pipe}"
+            "来自: 某某日报</p></div><table><tr><td id=article_content>"
+            + "".join(f"<p>{escape(x)}</p>" for x in lines) + "</td></tr></table></body></html>")
+    article = extract_article(page)
+    assert article.body.splitlines() == [" ".join(x.split()) for x in lines]
+    assert (article.author, article.source, article.published_at) == ("刘建军", "某某日报", "2018-11-05T09:30:00+08:00")

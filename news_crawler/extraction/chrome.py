@@ -13,7 +13,8 @@ import re
 
 _BYLINE = re.compile(r"^[【\[(（]?\s*(?:发布时间|发布日期|发表时间|更新时间|时间|日期|来源|信息来源|文章来源|本文来源|稿件来源|"
                      r"新闻来源|作者|点击数|点击|浏览次数|浏览|阅读|字号|字体|【字体|编辑|责任编辑|责编|审核|供稿|"
-                     r"校对|责任校对|审校|编审|终审|监制|值班编辑|主编|美编|策划|统筹|稿源|出处|转自|来源于)\s*[:：|｜丨/]")
+                     r"校对|责任校对|审校|编审|终审|监制|值班编辑|主编|美编|策划|统筹|稿源|出处|转自|来源于|文章作者|原作者|"
+                     r"文章录入|录入者?|发布者|发布人|发稿人|撰稿人?|更新日期|添加时间|上传时间|录入时间|来自)\s*[:：|｜丨/]")
 _NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上一页|下一页|相关新闻|相关阅读|相关文章|相关链接|相关报道|推荐阅读|"
                   r"热点推荐|延伸阅读|延伸\s*[·・]\s*推荐|此前报道|点击进入|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】|"
                   r"返回[^\s，,]{1,8}[，,]?\s*查看更多)")
@@ -24,7 +25,8 @@ _TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印(?:此文|本文|本页)?|关闭(?
 # Notices that are no part of the story: the original's link, a picture's credit, a video's
 # placeholder, a wire story's end mark ((完), END), "see more", a gallery's "next picture", an
 # account's name, a reprint's takedown notice, a divider (------分隔线------), an app's or an
-# account's promotion (下载客户端…, 扫描二维码关注我们, 欢迎转发分享), a blog's like box (赞过：, 正在加载……).
+# account's promotion (下载客户端…, 扫描二维码关注我们, 欢迎转发分享), a blog's like box (赞过：, 正在加载……),
+# an empty related block (没有相关文章).
 _NOTICE = re.compile(r"^(?:原文链接\s*[:：]|图片来源\s*[:：]|图源\s*[:：]|[（(【\[]?\s*图片来(?:源|自)于?网络\s*[）)】\]]?$|"
                      r"视频加载中|[（(【\[]\s*完\s*[）)】\]]$|(?:点击)?查看更多[^，,。！？]{0,8}$|更多精彩(?:内容)?(?:请|敬请)?关注[^，,。！？]{0,12}$|"
                      r"本文来(?:源|自)于?网络.{0,20}侵权|(?:广告|广告位|推广|AD|Advertisement)$|[-—\s]*END[-—\s]*$|"
@@ -33,7 +35,7 @@ _NOTICE = re.compile(r"^(?:原文链接\s*[:：]|图片来源\s*[:：]|图源\s*
                      r"(?=.*[-—─=_~*]{3})[-—─=_~*\s]*(?:分隔线|分割线)?[-—─=_~*\s]*$|"
                      r"(?:下载|打开)\S{0,8}(?:客户端|APP|App|app)[，,]?.{0,12}$|"
                      r"(?:长按|扫描|扫码|扫一扫)\S{0,6}关注.{0,10}$|欢迎(?:转发|分享|关注|转载)\S{0,6}$|"
-                     r"(?:赞过|喜欢此文的人)\s*[:：]?$|\S{0,4}\s*(?:正在加载|加载中)[.…。]*$)")
+                     r"(?:赞过|喜欢此文的人)\s*[:：]?$|\S{0,4}\s*(?:正在加载|加载中)[.…。]*$|(?:没有|暂无)相关\S{0,4}$)")
 # "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
 _CREDIT_LINE = re.compile(r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*[\u4e00-\u9fa5·]{2,4}"
                           r"(?:[\s\u3000、]+(?:(?:记者|通讯员|实习生)[\s\u3000]*)?[\u4e00-\u9fa5·]{2,4}){0,4}$")
@@ -64,7 +66,7 @@ _EDITOR_LINE = re.compile(r"^(?:责任编辑|责编)[ \t\u3000]+[\u4e00-\u9fa5·
 # comment box, the article's page numbers (【1】【2】【3】), a platform's disclaimer.
 _CLOSERS = re.compile(
     r"^(?:(?:网友评论|发表评论|我要评论|相关评论|全部评论|最新评论|热门评论|评论|评论区|网友留言)\s*[:：]?\s*"
-    r"(?:[（(]\s*\d+\s*[）)]|(?:共有?|已有)\s*\d+\s*条(?:评论)?)?\s*$"  # 发表评论 共有2条评论, 网友评论（12）
+    r"(?:(?:共有?|已有)\s*\d+\s*条(?:评论)?)?\s*(?:[（(][^（）()]{0,60}[）)])?\s*$"  # 发表评论 共有2条评论, 评论(15)
     r"|(?:共有?|已有)\s*\d+\s*(?:条评论|人参与(?:评论)?|人评论)\s*$"
     r"|(?:[【\[]\s*\d{1,2}\s*[】\]]\s*){2,}$"
     r"|(?:特别声明|免责声明|版权声明)\s*[:：]|Notice: The content above|图片来自网络"
@@ -127,14 +129,24 @@ def strip_chrome(body: str, title: str = "") -> str:
         if not second_half:
             continue
         if (_CLOSERS.match(line) or (len(line) <= CHROME_MAX_CHARS and _FOOTER.search(line))
-                or ((_RELATED.match(line) or _RELATED_RUN.match(line))
-                    and not any(_PARAGRAPH.match(x.strip()) and not is_chrome(x.strip(), title) for x in lines[i + 1:]))):
+                or ((_RELATED.match(line) or _RELATED_RUN.match(line)) and not _story_goes_on(lines[i + 1:], title))):
             lines = lines[:i]
             break
     lines = [_LEADING_CREDIT.sub("", line) for line in lines]
     lines = _without_head_notes(lines, title)
     kept = (_TRAILING_EDITOR.sub("", line) for line in lines if not is_chrome(line.strip(), title))
     return "\n".join(line for line in kept if line.strip())
+
+
+def _story_goes_on(lines: list[str], title: str) -> bool:
+    """A paragraph of the story stands in ``lines`` (after a related block), before a
+    comment box or the like closes the page."""
+    for line in (x.strip() for x in lines):
+        if _CLOSERS.match(line):
+            return False
+        if _PARAGRAPH.match(line) and not is_chrome(line, title):
+            return True
+    return False
 
 
 def _without_head_notes(lines: list[str], title: str) -> list[str]:

@@ -216,7 +216,7 @@ def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str
 
 
 _EDITOR = re.compile(rf"(?:(?:责任编辑|责编)(?:{_COLON}|[ \t\u3000]+)|编辑{_COLON})({_NAMES})")  # 责任编辑 X too
-_SOURCE = re.compile(r"(?:稿件来源|文章来源|信息来源|新闻来源|来源于|来源|稿源|转自|出处)\s*[:：|｜丨】\]〕]\s*[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})")
+_SOURCE = re.compile(r"(?:(?:稿件来源|文章来源|信息来源|新闻来源|来源于|来源|稿源|转自|出处)\s*[:：|｜丨】\]〕]|来自\s*[:：])\s*[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})")
 _SOURCE_END = re.compile(r"(?:作者|记者|编辑|责任编辑|点击|阅读|浏览|时间|发布|日期)[:：]?.*$")
 
 
