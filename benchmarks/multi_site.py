@@ -20,7 +20,8 @@ again on day 2, bodies >= 0.95 similar to the story (difflib, whitespace ignored
 and times (to the minute, or the day where the page gives only a date) right, reprints
 dropped as near-duplicates of the copy crawled first, distinct articles dropped. With
 ``--urls query`` the sites write show.php?id=N articles (page 2 at &page=2), list.php?page=N
-lists linked as "?page=N", and an RSS feed.
+lists linked as "?page=N", and an RSS feed; with ``--urls cms``, show_N.html articles
+(small ids that read like page numbers), page 2 at show_N_1.html, list_N.html lists.
 """
 
 from __future__ import annotations
@@ -62,8 +63,9 @@ PER_LIST = 10
 GBK_TEMPLATES = {"old_cms", "county_site", "forum_style", "netease", "bracket_table", "local_paper", "div_title"}
 OLDEST_FIRST = False  # --oldest-first: lists that add new articles at their end
 # How URLs are written (--urls): paths (/news/2019/00042.html, its page 2 00042_2.html, lists
-# /news/index_2.html, an Atom feed) or queries (show.php?id=42, &page=2, list.php?page=2
-# linked as "?page=2", an RSS feed).
+# /news/index_2.html, an Atom feed), queries (show.php?id=42, &page=2, list.php?page=2
+# linked as "?page=2", an RSS feed) or a CMS's (show_42.html: an id, not a page number; its
+# page 2 show_42_1.html, numbered from 0 as TRS does; lists list_2.html; an RSS feed).
 STYLES = {
     "paths": {"article": "/news/2019/{n:05d}.html", "page2": "/news/2019/{n:05d}_2.html", "list": "/news/index.html",
               "next": "index_{k}.html", "lists": "/news/index{suffix}.html", "feed": "/feed.atom",
@@ -71,6 +73,9 @@ STYLES = {
     "query": {"article": "/show.php?id={n}", "page2": "/show.php?id={n}&page=2", "list": "/list.php?page=1",
               "next": "?page={k}", "lists": "/list.php?page={k}", "feed": "/rss.xml",
               "allow": r"/show\.php\?id=\d+$", "follow": r"/list\.php\?page=\d+$"},
+    "cms": {"article": "/html/news/show_{n}.html", "page2": "/html/news/show_{n}_1.html", "list": "/html/news/list.html",
+            "next": "list_{k}.html", "lists": "/html/news/list{suffix}.html", "feed": "/rss.xml",
+            "allow": r"/html/news/show_\d+\.html", "follow": r"/html/news/list_\d+\.html"},
 }
 STYLE = STYLES["paths"]
 

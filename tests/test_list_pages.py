@@ -7,6 +7,7 @@ import html
 import json
 import subprocess
 import sys
+from urllib.parse import urljoin
 
 import pytest
 
@@ -41,10 +42,16 @@ def list_page(links: list[str], more: str = "") -> bytes:
     return f"<html><body><ul>{items}</ul>{more}</body></html>".encode()
 
 
+def thirds_of(body: str) -> list[list[str]]:
+    sentences = [s + "。" for s in body.replace("\n", "").split("。") if s.strip()]
+    cut = len(sentences) // 3
+    return [sentences[:cut], sentences[cut:2 * cut], sentences[2 * cut:]]
+
+
 @pytest.fixture
 def site(sina_articles):
     """A site with an Atom feed, an XHTML list, a list over three pages and a three-page article."""
-    texts = [a for a in sina_articles if len(a["body"]) > 900][:9]
+    texts = [a for a in sina_articles if len(a["body"]) > 900][:10]
     urls = [f"{SITE}/news/2024/a{n}.html" for n in range(9)]
     mirror = Mirror(Catalog(), day=1)
     for n, (url, a) in enumerate(zip(urls[:8], texts)):
@@ -52,14 +59,17 @@ def site(sina_articles):
             mirror.add(url, xhtml_article_page(a["title"], a["body"].splitlines()), "application/xhtml+xml")
         else:
             mirror.add(url, article_page(a["title"], a["body"].splitlines()))
-    sentences = [s + "。" for s in texts[8]["body"].replace("\n", "").split("。") if s.strip()]
-    cut = len(sentences) // 3
-    thirds = [sentences[:cut], sentences[cut:2 * cut], sentences[2 * cut:]]
+    thirds = thirds_of(texts[8]["body"])
     story = f"{SITE}/news/2024/story.html"
     for n, part in enumerate(thirds, 1):
         page = story if n == 1 else f"{SITE}/news/2024/story_{n}.html"
         nav = f"<a href='story_{n + 1}.html'>下一页</a>" if n < 3 else "<a href='story_2.html'>上一页</a>"
         mirror.add(page, article_page(texts[8]["title"], part, nav))
+    trs = f"{SITE}/news/2024/t20240506_4567890.html"  # numbered as TRS does: page 2 is _1, page 3 _2
+    for n, part in enumerate(thirds_of(texts[9]["body"]), 1):
+        page = trs if n == 1 else trs.replace(".html", f"_{n - 1}.html")
+        nav = f"<a href='t20240506_4567890_{n}.html'>下一页</a>" if n < 3 else "<a href='t20240506_4567890_1.html'>上一页</a>"
+        mirror.add(page, article_page(texts[9]["title"], part, nav))
     atom = "".join(f"<entry><title>t</title><link rel='alternate' href='{u}'/><id>tag:example.cn,{n}</id></entry>"
                    for n, u in enumerate(urls[:2]))
     mirror.add(f"{SITE}/atom.xml", (f"<?xml version='1.0' encoding='utf-8'?><feed xmlns='http://www.w3.org/2005/Atom'>"
@@ -72,9 +82,9 @@ def site(sina_articles):
                                                     "<a href='index_2.html'>下一页</a>"))
     mirror.add(f"{SITE}/news/index_2.html", list_page([urls[5]], "<a href='index_3.html'>下一页</a>"))
     mirror.add(f"{SITE}/news/index_3.html", list_page([urls[6]], "<a href='index_4.html'>下一页</a>"))
-    mirror.add(f"{SITE}/news/index_4.html", list_page([urls[7]]))
+    mirror.add(f"{SITE}/news/index_4.html", list_page([urls[7], trs]))
     server = serve(mirror)
-    yield mirror, f"http://127.0.0.1:{server.server_address[1]}", urls, story, texts
+    yield mirror, f"http://127.0.0.1:{server.server_address[1]}", urls, story, texts, trs
     server.shutdown()
 
 
@@ -123,14 +133,15 @@ def test_a_sitemap_index_of_plain_and_gzipped_sitemaps(tmp_path, redis_server, s
 
 
 def test_feeds_xhtml_pagination_and_multi_page_articles(tmp_path, redis_server, redis_client, site):
-    mirror, url, urls, story, texts = site
+    mirror, url, urls, story, texts, trs = site
     items = crawl(tmp_path, redis_server.url, url, "all")
-    assert set(items) == set(urls[:8]) | {story}  # every article, and story_2 never an item of its own
-    joined = items[story]["body"]
-    sentences = [s for s in texts[8]["body"].replace("\n", "").split("。") if s.strip()]
-    assert all(s.strip() in joined for s in sentences)  # the three pages' text, in one item
-    assert joined.index(sentences[0].strip()) < joined.index(sentences[-1].strip())
-    assert items[story]["title"] == texts[8]["title"]
+    assert set(items) == set(urls[:8]) | {story, trs}  # every article, and story_2 never an item of its own
+    for first, text in ((story, texts[8]), (trs, texts[9])):
+        joined = items[first]["body"]
+        sentences = [s for s in text["body"].replace("\n", "").split("。") if s.strip()]
+        assert all(s.strip() in joined for s in sentences)  # the three pages' text, in one item
+        assert joined.index(sentences[0].strip()) < joined.index(sentences[-1].strip())
+        assert items[first]["title"] == text["title"]
     for n in (2, 3):  # XHTML, GBK declared only in the XML prolog
         first = texts[n]["body"].splitlines()[0].strip()
         assert items[urls[n]]["title"] == texts[n]["title"] and items[urls[n]]["body"].startswith(first[:30])
@@ -147,7 +158,7 @@ def test_feeds_xhtml_pagination_and_multi_page_articles(tmp_path, redis_server, 
 
 def test_a_list_page_whose_articles_were_all_seen_ends_its_pagination(tmp_path, redis_server, redis_client, site,
                                                                        sina_articles):
-    mirror, url, urls, story, texts = site
+    mirror, url, urls, story, texts, trs = site
     redis_client.delete(*redis_client.keys("news:*") or ["none"])
     start = f"{SITE}/news/index.html"
     crawl(tmp_path, redis_server.url, url, "day1", start_urls=start, LIST_STOP_AT_SEEN="True")  # the whole list
@@ -167,7 +178,7 @@ def test_a_list_page_whose_articles_were_all_seen_ends_its_pagination(tmp_path, 
 
 
 def test_tracking_parameters_leave_article_links_so_one_article_is_one_url(tmp_path, redis_server, redis_client, site):
-    mirror, url, urls, story, texts = site
+    mirror, url, urls, story, texts, trs = site
     redis_client.delete(*redis_client.keys("news:*") or ["none"])
     feed = "".join(f"<item><title>t</title><link>{u}</link></item>" for u in (urls[0] + "?utm_source=rss", urls[1]))
     mirror.add(f"{SITE}/rss.xml", f"<?xml version='1.0'?><rss><channel>{feed}</channel></rss>".encode(),
@@ -180,6 +191,25 @@ def test_tracking_parameters_leave_article_links_so_one_article_is_one_url(tmp_p
     assert set(items) == {urls[0], urls[1]}, crawl.log[-3000:]
     asked = mirror.requests[since:]
     assert mirror_path(urls[0]) in asked and not [r for r in asked if "utm_" in r or "spm=" in r]  # under its own URL
+
+
+def test_articles_whose_urls_end_in_a_small_number_are_no_later_pages_unless_the_list_links_the_first(
+        tmp_path, redis_server, redis_client, site, sina_articles):
+    """show_12.html is article 12, not page 12 of show.html: only a list that also links
+    show.html makes show_2.html its second page."""
+    mirror, url, urls, story, texts, trs = site
+    redis_client.delete(*redis_client.keys("news:*") or ["none"])
+    ids = [f"{SITE}/news/2024/show_{n}.html" for n in (12, 13, 7)]
+    for n, u in enumerate(ids):
+        mirror.add(u, article_page(sina_articles[50 + n]["title"], sina_articles[50 + n]["body"].splitlines()))
+    mirror.add(f"{SITE}/news/2024/show.html", b"<html><body>not an article</body></html>")
+    feed = "".join(f"<item><title>t</title><link>{u}</link></item>" for u in ids[2:])
+    mirror.add(f"{SITE}/ids.xml", f"<?xml version='1.0'?><rss><channel>{feed}</channel></rss>".encode(),
+               "application/rss+xml")
+    mirror.add(f"{SITE}/ids.html", list_page(ids[:2] + [story.replace(".html", "_2.html"), story]))
+    items = crawl(tmp_path, redis_server.url, url, "ids", start_urls=f"{SITE}/ids.html,{SITE}/ids.xml")
+    assert set(items) == set(ids) | {story}, crawl.log[-3000:]
+    assert mirror_path(f"{SITE}/news/2024/show.html") not in mirror.requests
 
 
 def test_list_page_and_feed_recognition():
@@ -241,3 +271,39 @@ def test_a_first_page_s_few_lines_are_its_body_when_a_next_page_follows():
     assert paged["next_page"] == "https://a.cn/n/x_2.html" and paged["body"] == lead
     alone = page_fields(page.format(pager="").encode(), "text/html", "https://a.cn/n/x.html")
     assert alone["next_page"] is None and alone["body"] != lead  # a page alone so short is not looked for
+
+
+@pytest.mark.parametrize("here,there", [
+    ("https://a.gov.cn/art/t20181105_123456.html", "t20181105_123456_1.html"),  # TRS numbers from 0: _1 is page 2
+    ("https://a.gov.cn/art/t20181105_123456_1.html", "t20181105_123456_2.html"),
+    ("https://bbs.a.cn/article-123-1.html", "article-123-2.html"),  # Discuz's portal
+    ("https://a.cn/2018/11/slug/", "/2018/11/slug/2/"),  # WordPress
+    ("https://a.cn/show.asp?id=5", "show.asp?id=5&pageindex=2"),
+])
+def test_a_next_page_link_to_the_article_s_next_page_in_other_numberings(here, there):
+    page = f"<div class='pages'><a href='{there}'>下一页</a></div><a href='/n/7.html'>下一篇</a>"
+    assert next_page(page, here) == urljoin(here, there)
+
+
+@pytest.mark.parametrize("here,there", [
+    ("https://a.cn/news-456.html", "news-457.html"),  # another article, whatever the link says
+    ("https://a.cn/2018/11/slug/", "/2018/11/other/2/"),
+    ("https://a.cn/n/x_3.html", "x_2.html"),  # back
+    ("https://a.cn/show.asp?id=5", "show.asp?id=6"),
+])
+def test_a_next_page_link_to_another_article_or_back_is_not_followed(here, there):
+    assert next_page(f"<a href='{there}'>下一页</a>", here) is None
+
+
+def test_the_last_of_an_article_s_pages_in_another_numbering_is_read_as_a_later_page():
+    from news_crawler.extraction.page import page_fields
+
+    rest = "蓝洁瑛过去提到曾被性侵的不堪往事时，表示男友新年期间跑出去玩无故冷落她，甚至还不避讳露出旧伤痕，凄凉处境让人心疼不已。"
+    page = ("<html><head><title>蓝洁瑛被曝每晚凄厉惨叫--某某市新闻网</title></head><body><div class='top'><a>首页</a> | "
+            "<a>本地</a></div><div class='wrap'><div class='biaoti'>蓝洁瑛被曝每晚凄厉惨叫</div><div class='xinxi'><font>日期："
+            f"2019-3-3 9:59&nbsp;&nbsp;作者：刘芳</font></div><div class='zhengwen'>&nbsp;&nbsp;&nbsp;&nbsp;{rest}</div>"
+            "<div class='fenye'>上一篇：<a>3D戏曲电影用科技做翅膀 让传统戏曲飞得更高更远</a><br>下一篇：<a>4金块拼出嘉禾片头 "
+            "邹文怀被赞“香港电影教父”</a></div></div><div class='page'><a href='t1_5.html'>上一页</a></div></body></html>")
+    url = "https://a.gov.cn/art/t1_5_1.html"  # TRS's page 2: its URL does not tell
+    assert page_fields(page.encode(), "text/html", url, later=True)["body"] == rest
+    assert page_fields(page.encode(), "text/html", url)["body"] != rest

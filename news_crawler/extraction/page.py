@@ -22,16 +22,17 @@ def not_a_page(content_type: str) -> dict[str, str] | None:
 
 
 def page_fields(body: bytes, content_type: str, url: str,
-                extract: Callable[[str], Article] | None = None) -> dict[str, Any]:
+                extract: Callable[[str], Article] | None = None, later: bool = False) -> dict[str, Any]:
     """``title``, ``author``, ``published_at``, ``body`` and ``encoding`` of a fetched page
     (or ``invalid_reason``), and ``next_page``: the URL of the article's next page, or None;
-    ``extract`` replaces the generic extraction of the decoded HTML."""
+    ``extract`` replaces the generic extraction of the decoded HTML; ``later``: the page is
+    a later page of an article (its text may be short), whatever its URL says."""
     fields = not_a_page(content_type)
     if fields is not None:
         return fields
     html, encoding = decode_html(body, content_type or None)
     following = next_page(html, url, body, encoding)
-    article = extract(html) if extract is not None else extract_article(html, url, paged=following is not None)
+    article = extract(html) if extract is not None else extract_article(html, url, paged=later or following is not None)
     return {"title": article.title, "author": article.author, "published_at": article.published_at,
             "body": article.body, "editor": article.editor, "source": article.source, "encoding": encoding,
             "next_page": following}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from itertools import product
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 _NUMBERED = re.compile(r"^(?P<stem>.+?)_(?P<n>[1-9]\d{0,2})(?P<ext>\.s?html?)$", re.I)  # not 2024_05.html
@@ -73,6 +74,43 @@ def next_page(html: str, url: str, raw: bytes | None = None, encoding: str = "")
             continue
         if text in _NEXT_WORDS or text == str(number + 1) or text.startswith("下一页"):
             return target
+    return _next_in_another_numbering(html, url)
+
+
+_SIBLING_PATH = re.compile(r"^(?P<stem>.+?)[_-](?P<n>\d{1,3})(?P<ext>\.\w{2,5})$|^(?P<dir>.+/)(?P<d>\d{1,3})/?$")
+_SIBLING_MAX = 50  # an article has no more pages than this: a bigger number is another article
+
+
+def _siblings(url: str) -> list[tuple[tuple[str, ...], int]]:
+    """How ``url`` may read as a page of an article: the URL without its page's number, and
+    the number (t1_5_1.html: TRS numbers pages from 0; article-123-2.html: Discuz; slug/2/:
+    WordPress; ?pageindex=2); always the URL itself as a first page (show_12.html may be
+    article 12), numbered 0."""
+    parts = urlsplit(url)
+    readings = [((parts.netloc, parts.path, parts.query), 0)]
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    for i, (key, value) in enumerate(query):
+        if "page" in key.lower() and value.isdigit():
+            readings.append(((parts.netloc, parts.path, urlencode(query[:i] + query[i + 1:])), int(value)))
+    m = _SIBLING_PATH.match(parts.path)
+    if m:
+        path = m["stem"] + m["ext"] if m["ext"] else m["dir"]
+        readings.append(((parts.netloc, path, parts.query), int(m["n"] or m["d"])))
+    return readings
+
+
+def _next_in_another_numbering(html: str, url: str) -> str | None:
+    """A 下一页 link to this article's next page where its CMS numbers pages its own way:
+    the same URL but for a page number one up (from none: 1 or 2), never a big one."""
+    if not any(word in html for word in _CJK_HINTS):
+        return None
+    here = _siblings(url)
+    for target, text in _anchors(html, url):
+        if text.startswith(_CJK_HINTS):
+            for (target_key, target_number), (key, number) in product(_siblings(target)[1:], here):
+                if target_key == key and target_number <= _SIBLING_MAX and (
+                        target_number == number + 1 or (number == 0 and target_number == 2)):
+                    return target
     return None
 
 

@@ -116,12 +116,15 @@ class NewsSpider(scrapy.Spider):
         else:
             page = as_html(response)
             urls = (link.url for link in self.links.extract_links(page)) if page is not None else iter(())
-        for url in urls:
-            # The article's own URL: no #fragment (the page is fetched without it, and an item
-            # must not take the URL of whichever link came first), no tracking parameters.
-            url = without_tracking(urldefrag(url)[0], getattr(self, "tracking", None))
+        # The article's own URL: no #fragment (the page is fetched without it, and an item
+        # must not take the URL of whichever link came first), no tracking parameters.
+        links = [without_tracking(urldefrag(url)[0], getattr(self, "tracking", None)) for url in urls]
+        linked = set(links)
+        for url in links:
+            # story_2.html is a later page of story.html where the list links that too;
+            # else show_12.html is an article of its own, not page 12 of show.html.
             first, number = page_of(url)
-            yield first if number > 1 and self.is_article(first) else url
+            yield first if number > 1 and first in linked and self.is_article(first) else url
 
     def more_list_pages(self, response: Response) -> Iterator[scrapy.Request]:
         """The list's next pages (links matching ``follow``), down to ``LIST_PAGE_LIMIT``."""
@@ -190,11 +193,12 @@ class NewsSpider(scrapy.Spider):
     async def parse_article(self, response: Response) -> AsyncIterator[Any]:
         self.crawler.stats.inc_value(f"pages/article/{self.site}")
         content_type = response.headers.get(b"Content-Type", b"").decode("latin-1")
+        article = response.meta.get("article")  # the pages before, on a later page
         if type(self).extract is not NewsSpider.extract:  # a portal's own extraction: here, as written
             fields = page_fields(response.body, content_type, response.url, lambda html: self.extract(html, response))
         else:  # in the worker pool, with the fingerprints: the reactor thread only moves bytes
-            fields = await self.workers.run(page_fields, response.body, content_type, response.url)
-        article = response.meta.get("article")
+            fields = await self.workers.run(page_fields, response.body, content_type, response.url, None,
+                                            article is not None)
         next_url = fields.pop("next_page", None)
         if article is not None:  # a later page: its text joins the first page's
             fields = {**article, "body": joined_pages(article["body"], fields.get("body", ""))}
