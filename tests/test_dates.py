@@ -159,3 +159,20 @@ def test_a_time_before_its_date_and_an_am_pm_after_a_chinese_style_date():
     assert dates_in("2019-03-01 12:30 a.m.")[0][1] == "2019-03-01T00:30:00+08:00"
     assert dates_in("2019-03-01 10:08 AMD")[0][1] == "2019-03-01T10:08:00+08:00"  # a word, not a half of the day
     assert [d[1] for d in dates_in("比分 12:00\n2019-03-01 发布")] == ["2019-03-01"]  # another line's time is not its
+
+
+@pytest.mark.parametrize("byline,expected", [
+    ("时间：19-03-01　来源：县农业局", "2019-03-01"),  # a labelled two-digit year with no time
+    ("发布日期：19/03/01", "2019-03-01"),
+    ("二〇一九年三月一日　来源：县农业局", "2019-03-01"),  # in Chinese numerals, under the headline
+])
+def test_a_date_only_byline_in_a_short_or_chinese_form_beats_a_comment_s_full_time(byline, expected):
+    from news_crawler.extraction import extract_article
+
+    story = "县里召开秋粮收购工作会议，部署今年秋粮收购工作，要求各乡镇做好准备，确保农民卖粮方便。" * 3
+    page = ("<html><head><title>县里召开秋粮收购工作会议</title></head><body><h1>县里召开秋粮收购工作会议</h1>"
+            f"<div>{byline}</div><div><p>{story}</p><p>{story}</p></div>"
+            "<div class='comments'>网友 2019-03-02 18:22:10 说得好</div></body></html>")
+    assert extract_article(page).published_at == expected
+    from news_crawler.extraction.dates import short_year_dates
+    assert short_year_dates("电话：88-12-10") == [] and short_year_dates("编号 19-03-01") == []  # no label, no time

@@ -66,27 +66,32 @@ def dates_in(text: str, start: int = 0, end: int | None = None) -> list[tuple[in
     return sorted(found)
 
 
-# "19-03-01 10:23": a two-digit year (20yy), as some older CMS bylines print it; with a time.
-_SHORT_YEAR = re.compile(r"(?<![\d/.:-])(?P<y>\d\d)([-/.])(?P<m>1[0-2]|0[1-9])\2(?P<d>3[01]|[12]\d|0[1-9])\s+"
-                         r"(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?(?![\d:/.-])")
+# "19-03-01 10:23": a two-digit year (20yy), as some older CMS bylines print it; with a time,
+# or after a date's label (时间：19-03-01).
+_SHORT_YEAR = re.compile(r"(?:(?P<label>(?:时间|日期)\s*[:：]\s*)|(?<![\d/.:-]))(?P<y>\d\d)([-/.])(?P<m>1[0-2]|0[1-9])\3"
+                         r"(?P<d>3[01]|[12]\d|0[1-9])(?:\s+(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?)?"
+                         r"(?![\d:/.-])")
 
 
 def short_year_dates(text: str, start: int = 0, end: int | None = None, now: datetime | None = None) -> list[tuple[int, str, bool]]:
-    """Dates with a two-digit year and a time that start in ``text[start:end]``, as
-    ``dates_in`` gives them; none later than a day after ``now``."""
+    """Dates with a two-digit year and a time (or a date's label) that start in
+    ``text[start:end]``, as ``dates_in`` gives them; none later than a day after ``now``."""
     end = len(text) if end is None else end
     latest = (now or datetime.now(SHANGHAI)) + timedelta(days=1)
     found = []
     for m in _SHORT_YEAR.finditer(text, start, min(len(text), end + 20)):
-        if m.start() >= end:
+        at, timed = m.start("y"), m["H"] is not None
+        if at >= end:
             break
+        if not timed and not m["label"]:
+            continue
         try:
-            when = datetime(2000 + int(m["y"]), int(m["m"]), int(m["d"]), int(m["H"]), int(m["M"]), int(m["S"] or 0),
-                            tzinfo=SHANGHAI)
+            when = datetime(2000 + int(m["y"]), int(m["m"]), int(m["d"]), int(m["H"] or 0), int(m["M"] or 0),
+                            int(m["S"] or 0), tzinfo=SHANGHAI)
         except ValueError:
             continue
         if when <= latest:
-            found.append((m.start(), when.isoformat(), True))
+            found.append((at, when.isoformat() if timed else when.date().isoformat(), timed))
     return found
 
 
@@ -102,13 +107,21 @@ def _han_number(s: str) -> int:
     return (_HAN_DIGIT.get(tens, -1) if tens else 1) * 10 + (_HAN_DIGIT.get(ones, -1) if ones else 0)
 
 
-def han_date(text: str) -> str:
-    """``2019-03-01`` for the first 二〇一九年三月一日 in ``text`` (an official document's date), else ``""``."""
-    for m in _HAN_DATE.finditer(text):
+def han_dates(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, str, bool]]:
+    """Dates in Chinese numerals (二〇一九年三月一日, an official document's) that start in
+    ``text[start:end]``, as ``dates_in`` gives them."""
+    found = []
+    for m in _HAN_DATE.finditer(text, start, len(text) if end is None else min(len(text), end + 12)):
         year, month, day = int("".join(str(_HAN_DIGIT[c]) for c in m[1])), _han_number(m[2]), _han_number(m[3])
-        if 1990 <= year <= 2100 and 1 <= month <= 12 and 1 <= day <= 31:
-            return f"{year:04d}-{month:02d}-{day:02d}"
-    return ""
+        if 1990 <= year <= 2100 and 1 <= month <= 12 and 1 <= day <= 31 and (end is None or m.start() < end):
+            found.append((m.start(), f"{year:04d}-{month:02d}-{day:02d}", False))
+    return found
+
+
+def han_date(text: str) -> str:
+    """``2019-03-01`` for the first 二〇一九年三月一日 in ``text``, else ``""``."""
+    found = han_dates(text)
+    return found[0][1] if found else ""
 
 
 def year_month(text: str) -> str:

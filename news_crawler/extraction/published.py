@@ -11,6 +11,7 @@ from news_crawler.extraction.dates import (
     SHANGHAI,
     dates_in,
     han_date,
+    han_dates,
     parse_datetime,
     short_year_dates,
     year_month,
@@ -24,6 +25,7 @@ _TIME_META = (
     "weibo:article:create_at", "sailthru.date", "date",
 )
 BYLINE_REACH = 300  # characters after the headline where its byline stands
+_HAN_BYLINE_REACH = 60  # a date in Chinese numerals this near the headline: the byline's (further down: a notice's own)
 # Full-width digits, and colons between digits (２０１９年３月１日 １０：２３), as ASCII, one
 # character for one (labels keep their full-width colons: 时间：19-03-01 is read by them).
 _HALF_WIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
@@ -75,7 +77,8 @@ def find_published_at(root: HtmlElement, text: str, title: str, body: str = "", 
     ``<time datetime>`` (``structured.py``, in the page's source ``html``); else the byline's: the first date right after the
     headline (a two-digit year's too: 19-03-01 10:23) not labelled as an update and not in a paragraph of the story (``body``) (a
     bare date when it gives no time: comments and sidebars further down carry other times),
-    or its month-day time without a year (this year's, as platforms mean it);
+    (or in Chinese numerals right under the headline), or its month-day time without a year
+    (this year's, as platforms mean it);
     else the first date labelled as the publication's (发布时间：…, a byline under the story; else
     one above the headline, as a government disclosure page's table gives 发布日期 there);
     else the first date with a time of day after the headline, else the first date after it;
@@ -95,7 +98,8 @@ def find_published_at(root: HtmlElement, text: str, title: str, body: str = "", 
         meta = meta or stated
     if found >= 0:
         reach = start + len(title) + BYLINE_REACH
-        byline = [d for d in sorted(dates_in(text, start, reach) + short_year_dates(text, start, reach))
+        han = han_dates(text, start, start + len(title) + _HAN_BYLINE_REACH)
+        byline = [d for d in sorted(dates_in(text, start, reach) + short_year_dates(text, start, reach) + han)
                   if not _in_story(text, d[0], body)]
         published = [d for d in byline if not _UPDATED.search(text[max(d[0] - 8, 0) : d[0]])]
         if published or byline:
