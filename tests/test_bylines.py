@@ -28,6 +28,8 @@ def page(byline: str, story: list[str] = STORY) -> str:
     ("<span>2019-12-21 08:38</span><span>作者：新华社记者 欧阳晓东</span>", "欧阳晓东"),
     ("<span>2019-12-21 08:38</span><span>王小红/文</span><span>来源：新华社</span>", "王小红"),
     ("<span>2019-12-21 08:38</span><span>文｜孙悦</span>", "孙悦"),
+    ("<span>2019-12-21 08:38</span><span>文/图 孙悦</span>", "孙悦"),  # writer and photographer
+    ("<span>2019-12-21 08:38</span><span>图文 孙悦</span>", "孙悦"),
     # the label in a table cell of its own, the name in the next
     ("<table><tr><td>作者</td><td>孙悦</td><td>发布时间</td><td>2019-12-21 08:38</td></tr></table>", "孙悦"),
 ])

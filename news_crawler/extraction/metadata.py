@@ -35,6 +35,7 @@ _AUTHOR_LABELS = [
     re.compile(rf"记者(?:{_COLON}|\s+)({_PADDED_NAME}|{_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)\]】]|报道|\n|{SEP}))"),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
+    re.compile(rf"(?:^|[(（\[【\s])(?:文/图|文／图|图/文|图文)[ \t\u3000]+({_NAMES})"),  # "文/图 张三": writer and photographer
     re.compile(rf"(?:^|[(（\[【\s])({_NAMES})\s*[/／]\s*文(?=$|[\s)）\]】])"),  # "张三/文"
     # "通讯员 张三" the only credit (after a 记者 one, the reporter is the author)
     re.compile(rf"(?:^|[(（\[【\s])通讯员(?:{_COLON}|[ \t\u3000]+)({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:[）)\]】]|报道|\n|$|{SEP}))"),
@@ -50,7 +51,7 @@ _AUTHOR_LABELS = [
                rf"(?:[）)]\s*(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
     _ISSUER,
 ]
-_CREDITS = 7  # the labels above that credit a writer (作者, 记者, 文/, /文, 通讯员): above the story they come first
+_CREDITS = 8  # the labels above that credit a writer (作者, 记者, 文/, /文, 通讯员): above the story they come first
 _EDITOR_AS_AUTHOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|[ \t\u3000]+)({_NAMES})")  # not into the next line
 # The line under a headline that is only a name, an account or "name/outlet": "石佳/中国青年报",
 # a self-media account "加拿大必读", "华夏人文 2020-03-09 18:14:21".
