@@ -125,7 +125,11 @@ def test_proofreading_and_supervising_credits_leave_the_body(credit, short_stori
 
 @pytest.mark.parametrize("notice", ["（完）", "扫一扫分享", "展开全文", "阅读原文", "举报/反馈", "原文链接：http://example.com/1.html",
                                     "图片来源：视觉中国", "（图片来源于网络）", "视频加载中...", "点击查看更多精彩内容",
-                                    "本文来源于网络，如有侵权请联系删除"])
+                                    "本文来源于网络，如有侵权请联系删除", "打印 | 关闭", "分享：", "【我要纠错】 责任编辑：王五",
+                                    "标签：金庸 李亚鹏", "关键词：金庸 李亚鹏", "Tags: 金庸", "阅读(123)", "喜欢(0)", "点赞 3",
+                                    "本文已被浏览 123 次", "本文链接：http://www.x.cn/a/1.html", "转载请注明出处",
+                                    "本文来自：新华网", "扫描二维码 分享到微信", "相关附件：", "附件下载：", "值班主任：赵六",
+                                    "监审：赵六"])
 def test_notices_and_tools_leave_the_body(notice, short_stories):
     _, lines = short_stories[3]
     assert chrome.strip_chrome("\n".join(lines + [notice]), "标题").splitlines() == lines
@@ -178,6 +182,14 @@ def test_previous_and_next_links_after_a_related_block_are_no_story_going_on(sho
                  "下一篇：你的微信号可能会被回收 而且里面钱不退？")
     block = ["相关文章：", f"{OTHER_HEADLINES[3]} 2018-11-01", f"{OTHER_HEADLINES[4]} 2018-10-30", long_next]
     assert chrome.strip_chrome("\n".join(story + block), "标题").splitlines() == story
+
+
+@pytest.mark.parametrize("header", ["点击排行", "热门文章", "最新文章", "精彩推荐", "热点新闻", "推荐文章"])
+def test_a_sidebar_s_header_after_the_story_ends_the_body(header, short_stories):
+    _, lines = short_stories[5]
+    story = lines * 3
+    tail = [header, OTHER_HEADLINES[3], OTHER_HEADLINES[4]]
+    assert chrome.strip_chrome("\n".join(story + tail), "标题").splitlines() == story
 
 
 @pytest.mark.parametrize("header", ["发表评论 共有2条评论", "网友评论（12）", "全部评论 (3)", "共有0条评论", "已有5人参与评论",

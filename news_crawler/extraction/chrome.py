@@ -14,19 +14,26 @@ import re
 _BYLINE = re.compile(r"^[【\[(（]?\s*(?:发布时间|发布日期|发表时间|更新时间|时间|日期|来源|信息来源|文章来源|本文来源|稿件来源|"
                      r"新闻来源|作者|点击数|点击|浏览次数|浏览|阅读|字号|字体|【字体|编辑|责任编辑|责编|审核|供稿|"
                      r"校对|责任校对|审校|编审|终审|监制|值班编辑|主编|美编|策划|统筹|稿源|出处|转自|来源于|文章作者|原作者|"
-                     r"文章录入|录入者?|发布者|发布人|发稿人|撰稿人?|更新日期|添加时间|上传时间|录入时间|来自)\s*[:：|｜丨/]")
+                     r"文章录入|录入者?|发布者|发布人|发稿人|撰稿人?|更新日期|添加时间|上传时间|录入时间|来自|本文来自|值班主任|监审|"
+                     r"签发|初审|复审|标签|关键词|关键字|Tags?)\s*[:：|｜丨/]", re.IGNORECASE)
 _NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上一页|下一页|相关新闻|相关阅读|相关文章|相关链接|相关报道|推荐阅读|"
                   r"热点推荐|延伸阅读|延伸\s*[·・]\s*推荐|此前报道|点击进入|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】|"
                   r"返回[^\s，,]{1,8}[，,]?\s*查看更多)")
-_TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印(?:此文|本文|本页)?|关闭(?:窗口|本页)?|(?:加入)?收藏(?:本文)?|分享|纠错|挑错|返回|顶部|"
+_TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印(?:此文|本文|本页)?|关闭(?:窗口|本页)?|(?:加入)?收藏(?:本文)?|分享|(?:我要)?纠错|挑错|返回|顶部|"
                     r"大|中|小|字号|邀请|举报|点赞|转发|(?:发表|我要)?评论|告诉好友|推荐(?:给好友)?|复制链接|打赏|"
                     r"微信|微博|QQ空间|QQ好友|扫一扫|微信扫一扫|扫一扫分享|展开全文|打开APP阅读全文|阅读原文|举报/反馈|反馈|"
-                    r"关注公众号|关注我们|长按二维码关注|长按识别二维码)\s*[】\]]?\s*)+$")
+                    r"关注公众号|关注我们|长按二维码关注|长按识别二维码)\s*[:：]?\s*[】\]]?\s*[|｜/]?\s*)+$")
+# A tool link before a line's chrome: "【我要纠错】 责任编辑：王五".
+_TOOL_FIRST = re.compile(r"^[【\[]\s*(?:我要纠错|纠错|打印|关闭|收藏|分享)\s*[】\]]\s*(?=\S)")
+# A counter: "阅读(123)", "点赞 3", "本文已被浏览 123 次".
+_COUNTER = re.compile(r"^(?:(?:阅读|浏览|点击|喜欢|点赞|赞|收藏|分享|转发)\s*[（(]?\s*\d+\s*[）)]?\s*次?"
+                      r"|本文已被(?:浏览|阅读|点击)\s*\d+\s*次)$")
 # Notices that are no part of the story: the original's link, a picture's credit, a video's
 # placeholder, a wire story's end mark ((完), END), "see more", a gallery's "next picture", an
 # account's name, a reprint's takedown notice, a divider (------分隔线------), an app's or an
 # account's promotion (下载客户端…, 扫描二维码关注我们, 欢迎转发分享), a blog's like box (赞过：, 正在加载……),
-# an empty related block (没有相关文章).
+# an empty related block (没有相关文章), the page's own link (本文链接：), "转载请注明出处", an
+# attachments' label with nothing after it.
 _NOTICE = re.compile(r"^(?:原文链接\s*[:：]|图片来源\s*[:：]|图源\s*[:：]|[（(【\[]?\s*图片来(?:源|自)于?网络\s*[）)】\]]?$|"
                      r"视频加载中|[（(【\[]\s*完\s*[）)】\]]$|(?:点击)?查看更多[^，,。！？]{0,8}$|更多精彩(?:内容)?(?:请|敬请)?关注[^，,。！？]{0,12}$|"
                      r"本文来(?:源|自)于?网络.{0,20}侵权|(?:广告|广告位|推广|AD|Advertisement)$|[-—\s]*END[-—\s]*$|"
@@ -35,7 +42,9 @@ _NOTICE = re.compile(r"^(?:原文链接\s*[:：]|图片来源\s*[:：]|图源\s*
                      r"(?=.*[-—─=_~*]{3})[-—─=_~*\s]*(?:分隔线|分割线)?[-—─=_~*\s]*$|"
                      r"(?:下载|打开)\S{0,8}(?:客户端|APP|App|app)[，,]?.{0,12}$|"
                      r"(?:长按|扫描|扫码|扫一扫)\S{0,6}关注.{0,10}$|欢迎(?:转发|分享|关注|转载)\S{0,6}$|"
-                     r"(?:赞过|喜欢此文的人)\s*[:：]?$|\S{0,4}\s*(?:正在加载|加载中)[.…。]*$|(?:没有|暂无)相关\S{0,4}$)")
+                     r"(?:赞过|喜欢此文的人)\s*[:：]?$|\S{0,4}\s*(?:正在加载|加载中)[.…。]*$|(?:没有|暂无)相关\S{0,4}$|"
+                     r"本文(?:链接|地址|网址)\s*[:：]|转载请注明(?:出处|来源)\S{0,10}$|(?:扫描|扫码|长按)\S{0,6}\s*分享\S{0,6}$|"
+                     r"(?:相关)?附件(?:下载)?\s*[:：]$)")
 # "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
 _CREDIT_LINE = re.compile(r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*[\u4e00-\u9fa5·]{2,4}"
                           r"(?:[\s\u3000、]+(?:(?:记者|通讯员|实习生)[\s\u3000]*)?[\u4e00-\u9fa5·]{2,4}){0,4}$")
@@ -79,10 +88,10 @@ _CLOSERS = re.compile(
 _FOOTER = re.compile(r"^(?:版权所有|Copyright\b|©\s*\d{4}|Powered\s+by\b|技术支持\s*[:：])|©\s*(?:19|20)\d\d"
                      r"|(?:ICP[备证]\s*\d|公网安备\s*\d|网站标识码)(?!.*[。！？]$)",
                      re.IGNORECASE)
-# A related-stories block: the end of the body when no paragraph of the story follows it
+# A related-stories block (or a sidebar's list): the end of the body when no paragraph of the story follows it
 # (sina puts such blocks mid-story too); else only its header line goes (see _NAV).
 _RELATED = re.compile(r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢|延伸\s*[·・]\s*推荐|"
-                      r"点击进入专题)\s*[】\]]?\s*[:：]?\s*$")
+                      r"点击进入专题|点击排行|热门文章|最新文章|推荐文章|精彩推荐|热点新闻|热门推荐|图片新闻)\s*[】\]]?\s*[:：]?\s*$")
 # ... or its label and headlines run into one line (<b>相关文章</b><a>…</a><a>…</a>): no sentence ends in it.
 _RELATED_RUN = re.compile(r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢)\s*[】\]]?\s*[:：]?"
                           r"[^。！？]{8,}$")
@@ -107,8 +116,11 @@ def is_chrome(line: str, title: str = "") -> bool:
         return True
     if len(line) > CHROME_MAX_CHARS:
         return False
+    if _TOOL_FIRST.match(line):
+        return is_chrome(_TOOL_FIRST.sub("", line), title)
     return bool(same_headline(line, title) or _BYLINE.match(line) or _DATED_BYLINE.match(line) or _NAV.match(line)
-                or _TOOLS.match(line) or _NOTICE.match(line) or _EDITOR_LINE.match(line) or _EDITOR_BRACKETED.match(line))
+                or _TOOLS.match(line) or _NOTICE.match(line) or _EDITOR_LINE.match(line) or _EDITOR_BRACKETED.match(line)
+                or _COUNTER.match(line))
 
 
 def strip_chrome(body: str, title: str = "") -> str:
