@@ -30,6 +30,9 @@ def page(byline: str, story: list[str] = STORY) -> str:
     ("<span>2019-12-21 08:38</span><span>文｜孙悦</span>", "孙悦"),
     ("<span>2019-12-21 08:38</span><span>文/图 孙悦</span>", "孙悦"),  # writer and photographer
     ("<span>2019-12-21 08:38</span><span>图文 孙悦</span>", "孙悦"),
+    ("<span>2019-12-21 08:38</span><span>本报记者 王小红 李明 发自北京</span>", "王小红 李明"),
+    ("来源：本站原创　作者：孙悦　更新时间：2019-12-21 08:38　点击：", "孙悦"),
+    ("作者：孙悦 录入：李明 2019-12-21 08:38", "孙悦"),
     # the label in a table cell of its own, the name in the next
     ("<table><tr><td>作者</td><td>孙悦</td><td>发布时间</td><td>2019-12-21 08:38</td></tr></table>", "孙悦"),
 ])
