@@ -203,7 +203,7 @@ def test_articles_whose_urls_end_in_a_small_number_are_no_later_pages_unless_the
     for n, u in enumerate(ids):
         mirror.add(u, article_page(sina_articles[50 + n]["title"], sina_articles[50 + n]["body"].splitlines()))
     mirror.add(f"{SITE}/news/2024/show.html", b"<html><body>not an article</body></html>")
-    feed = "".join(f"<item><title>t</title><link>{u}</link></item>" for u in ids[2:])
+    feed = "".join(f"<item><title>t</title><link>{u.replace(SITE, '')}</link></item>" for u in ids[2:])  # relative
     mirror.add(f"{SITE}/ids.xml", f"<?xml version='1.0'?><rss><channel>{feed}</channel></rss>".encode(),
                "application/rss+xml")
     mirror.add(f"{SITE}/ids.html", list_page(ids[:2] + [story.replace(".html", "_2.html"), story]))
@@ -220,6 +220,16 @@ def test_list_page_and_feed_recognition():
     rss = b"<rss><item><link>https://a.cn/3.html</link><guid><![CDATA[https://a.cn/4.html]]></guid></item></rss>"
     assert list(feed_links(atom)) == ["https://a.cn/1.html", "https://a.cn/2.html"]
     assert list(feed_links(rss)) == ["https://a.cn/3.html", "https://a.cn/4.html"]
+
+
+def test_a_feed_s_relative_links_are_read_against_its_own_url():
+    rss = (b"<rss><channel><link>/</link><item><link>/news/5.html</link><guid isPermaLink='false'>5</guid></item>"
+           b"<item><link>\n  //b.cn/6.html\n</link></item><item><link>7.html</link></item></channel></rss>")
+    assert list(feed_links(rss, "https://a.cn/feeds/rss.xml")) == [
+        "https://a.cn/", "https://a.cn/news/5.html", "https://b.cn/6.html", "https://a.cn/feeds/7.html"]
+    atom = b"<feed><entry><link rel='alternate' href='/news/8.html'/><id>urn:uuid:1</id></entry></feed>"
+    assert list(feed_links(atom, "https://a.cn/atom.xml")) == ["https://a.cn/news/8.html"]
+    assert list(feed_links(b"<urlset><url><loc>https://a.cn/9.html</loc></url></urlset>")) == ["https://a.cn/9.html"]
 
 
 def test_pages_of_an_article():

@@ -4,7 +4,7 @@ an HTML or XHTML list page) and the links it holds.
 A feed is told by its root element, not by an ``<?xml`` prolog: XHTML list pages start
 with one too, and their links are ``<a href>`` like any HTML page's. Feed links are the
 text of ``<link>``, ``<loc>``, ``<guid>`` and ``<id>`` (RSS, sitemaps) or the ``href`` of
-``<link>`` (Atom).
+``<link>`` (Atom); relative ones are read against the feed's URL.
 """
 
 from __future__ import annotations
@@ -14,13 +14,17 @@ import io
 import re
 import zlib
 from collections.abc import Iterator
+from urllib.parse import urljoin
 
 from scrapy.http import HtmlResponse, Response
 
 FEED_ROOTS = {"rss", "feed", "urlset", "sitemapindex", "rdf:rdf", "rdf"}
 _PROLOG = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:(?:<\?[^>]*\?>|<!--.*?-->|<!DOCTYPE[^>]*>)\s*)*<([A-Za-z][\w:.-]*)", re.S)
-_TEXT_LINK = re.compile(rb"<(?:link|loc|guid|id)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*(https?://[^<\s\]]+)", re.I)
-_HREF_LINK = re.compile(rb"""<link\b[^>]*?\bhref\s*=\s*["'](https?://[^"']+)["']""", re.I)
+# <link> and <loc> hold links, relative ones too (read against the feed's URL); <guid> and
+# <id> only when they are http(s) URLs (else an id: "urn:uuid:…", "5").
+_TEXT_LINK = re.compile(rb"<(?:link|loc)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*([^<\s\]]+)"
+                        rb"|<(?:guid|id)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*(https?://[^<\s\]]+)", re.I)
+_HREF_LINK = re.compile(rb"""<link\b[^>]*?\bhref\s*=\s*["']([^"']+)["']""", re.I)
 
 
 def root_element(body: bytes) -> str:
@@ -52,11 +56,18 @@ def unpacked(body: bytes, max_size: int) -> bytes | None:
     return out if not max_size or len(out) <= max_size else None
 
 
-def feed_links(body: bytes) -> Iterator[str]:
-    """Every http(s) link of an RSS/Atom feed or sitemap, in document order."""
-    found = sorted((m.start(), m.group(1)) for rx in (_TEXT_LINK, _HREF_LINK) for m in rx.finditer(body))
+def feed_links(body: bytes, base: str = "") -> Iterator[str]:
+    """Every http(s) link of an RSS/Atom feed or sitemap, in document order; relative ones
+    (/news/5.html, //b.cn/6.html) read against ``base``, the feed's URL (without it, left out)."""
+    found = sorted((m.start(), m.group(1) or m.group(2)) for rx in (_TEXT_LINK, _HREF_LINK) for m in rx.finditer(body))
     for _, raw in found:
-        yield raw.decode("utf-8", "replace").replace("&amp;", "&")
+        link = raw.decode("utf-8", "replace").replace("&amp;", "&")
+        link = urljoin(base, link) if base and not _ABSOLUTE.match(link) else link
+        if _ABSOLUTE.match(link):
+            yield link
+
+
+_ABSOLUTE = re.compile(r"https?://", re.I)
 
 
 def as_html(response: Response) -> HtmlResponse | None:

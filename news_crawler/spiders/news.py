@@ -112,7 +112,7 @@ class NewsSpider(scrapy.Spider):
     def article_urls(self, response: Response) -> Iterator[str]:
         """Article links of a list page, feed or sitemap, each at its article's first page."""
         if is_feed(response.body):
-            urls: Iterator[str] = (u for u in feed_links(response.body) if self.is_article(u))
+            urls: Iterator[str] = (u for u in feed_links(response.body, response.url) if self.is_article(u))
         else:
             page = as_html(response)
             urls = (link.url for link in self.links.extract_links(page)) if page is not None else iter(())
@@ -143,7 +143,7 @@ class NewsSpider(scrapy.Spider):
         depth = response.meta.get("list_depth", 0)
         if depth >= self.list_page_limit:
             return
-        for url in feed_links(response.body):
+        for url in feed_links(response.body, response.url):
             if (not self._follow or any(p.search(url) for p in self._follow)) and url not in self._lists_requested:
                 self._lists_requested.add(url)
                 yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed,
