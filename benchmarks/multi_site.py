@@ -62,6 +62,7 @@ DEFAULT_TEMPLATES = "portal,old_cms,county_site,mobile,forum_style"
 PER_LIST = 10
 GBK_TEMPLATES = {"old_cms", "county_site", "forum_style", "netease", "bracket_table", "local_paper", "div_title"}
 OLDEST_FIRST = False  # --oldest-first: lists that add new articles at their end
+FOLLOW = True  # --no-follow: crawled with start_urls and allow only, as the held-out crawl's command reads
 # How URLs are written (--urls): paths (/news/2019/00042.html, its page 2 00042_2.html, lists
 # /news/index_2.html, an Atom feed), queries (show.php?id=42, &page=2, list.php?page=2
 # linked as "?page=2", an RSS feed) or a CMS's (show_42.html: an id, not a page number; its
@@ -176,7 +177,7 @@ def crawl_site(tmp: Path, redis_url: str, mirror_url: str, site: int, day: int, 
     host, _, start = SITES[site]
     out = tmp / f"day{day}-{host}.jsonl"
     args = [sys.executable, "-m", "scrapy", "crawl", "news", "-O", str(out), "-a", f"start_urls=https://{host}{start}",
-            "-a", f"allow={STYLE['allow']}", "-a", f"follow={STYLE['follow']}", "-s", f"REDIS_URL={redis_url}",
+            "-a", f"allow={STYLE['allow']}", "-a", f"follow={STYLE['follow'] if FOLLOW else ''}", "-s", f"REDIS_URL={redis_url}",
             "-s", "DEDUP_NAMESPACE=multi", "-s", f"FEED_DIR={tmp / 'feeds'}", "-s", "LOG_LEVEL=WARNING"]
     for setting in settings:
         args += ["-s", setting]
@@ -236,7 +237,10 @@ def main() -> None:
     ap.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE", help="a setting of every crawl")
     ap.add_argument("--oldest-first", action="store_true", help="lists that add new articles at their end")
     ap.add_argument("--urls", choices=list(STYLES), default="paths", help="how URLs are written")
+    ap.add_argument("--no-follow", action="store_true", help="no -a follow: the lists' 下一页 links alone")
     args = ap.parse_args()
+    global FOLLOW
+    FOLLOW = not args.no_follow
     configure(args.templates, args.urls, args.oldest_first)
     stories = [a for a in load_articles(args.stories * 3) if len(a["body"]) > 300][: args.stories]
     pages, bodies = build(stories, args.reprints)

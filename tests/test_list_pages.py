@@ -156,6 +156,20 @@ def test_feeds_xhtml_pagination_and_multi_page_articles(tmp_path, redis_server, 
     assert urls[5] in shallow and urls[6] not in shallow
 
 
+def test_without_follow_a_list_s_next_page_link_is_followed(tmp_path, redis_server, redis_client, site):
+    """No -a follow: a list page's 下一页 link to a page that is no article is the list's next
+    page (LIST_FOLLOW_NEXT, on by default); 下一篇 and the articles' own pagers are not."""
+    mirror, url, urls, story, texts, trs = site
+    redis_client.delete(*redis_client.keys("news:*") or ["none"])
+    items = crawl(tmp_path, redis_server.url, url, "next", start_urls=f"{SITE}/news/index.html", follow="")
+    assert set(urls[4:8]) | {story, trs} == set(items)  # all four list pages' articles
+    assert "pages/list/www.example.cn': 4" in crawl.log
+    redis_client.delete(*redis_client.keys("news:*") or ["none"])
+    items = crawl(tmp_path, redis_server.url, url, "first-only", start_urls=f"{SITE}/news/index.html", follow="",
+                  LIST_FOLLOW_NEXT="False")
+    assert set(items) == {urls[4], story}
+
+
 def test_a_list_page_whose_articles_were_all_seen_ends_its_pagination(tmp_path, redis_server, redis_client, site,
                                                                        sina_articles):
     mirror, url, urls, story, texts, trs = site

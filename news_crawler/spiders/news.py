@@ -5,7 +5,8 @@
 Start pages (HTML or XHTML list pages, RSS or Atom feeds, sitemaps, gzipped or not) are
 fetched on every run, past the dupefilter; links on them whose URL matches ``allow`` are
 article pages, which go through the persistent Redis dupefilter, so a daily run fetches
-only articles it has not seen. Links matching ``follow`` are more list pages (pagination),
+only articles it has not seen. Links matching ``follow`` are more list pages (pagination;
+without ``follow``, a list page's 下一页 link to no article, ``LIST_FOLLOW_NEXT``),
 and so are the sitemaps of a sitemap index (those matching ``follow`` when it is given),
 fetched every run too, at most ``LIST_PAGE_LIMIT`` deep from a start page (and, with
 ``LIST_STOP_AT_SEEN``, not past a list page whose articles were all seen before). An article split over pages
@@ -42,6 +43,11 @@ def tracking_pattern(pattern: str | None) -> re.Pattern | None:
         return re.compile(pattern) if pattern else None
     except re.error as e:
         raise ValueError(f"bad URL_TRACKING_PARAMS pattern {pattern!r}: {e}") from None
+
+
+# A list page's link to its next page, by its text: 下一页, 下页, 后页, "next page", with arrows
+# or brackets around (下一页>, [下一页], Next »).
+NEXT_LINK_TEXT = re.compile(r"^\W*(?:下一页|下页|后页|下一頁|next(?:\s+page)?)\W*$", re.IGNORECASE)
 
 
 class NewsSpider(scrapy.Spider):
@@ -83,6 +89,9 @@ class NewsSpider(scrapy.Spider):
         self._follow = [re.compile(p) for p in self.follow]
         self.links = LinkExtractor(allow=self.allow, deny=self.deny, unique=True)
         self.list_links = LinkExtractor(allow=self.follow, unique=True) if self.follow else None
+        # Without follow patterns: a list page's 下一页 link, on a start page's host, to no article.
+        hosts = sorted({urlparse(u).hostname for u in self.start_urls if urlparse(u).hostname})
+        self.next_links = LinkExtractor(restrict_text=NEXT_LINK_TEXT, deny=self.allow, allow_domains=hosts, unique=True)
         self._lists_requested: set[str] = set(self.start_urls)  # this process's, so pagination cannot loop
 
     @classmethod
@@ -92,6 +101,7 @@ class NewsSpider(scrapy.Spider):
         settings = with_defaults(crawler.settings)
         spider.list_page_limit = settings.getint("LIST_PAGE_LIMIT")
         spider.list_stop_at_seen = settings.getbool("LIST_STOP_AT_SEEN")
+        spider.list_follow_next = settings.getbool("LIST_FOLLOW_NEXT")
         spider.article_max_pages = settings.getint("ARTICLE_MAX_PAGES")
         spider.tracking = tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
         spider.max_list_bytes = settings.getint("DOWNLOAD_MAXSIZE")
@@ -127,12 +137,14 @@ class NewsSpider(scrapy.Spider):
             yield first if number > 1 and first in linked and self.is_article(first) else url
 
     def more_list_pages(self, response: Response) -> Iterator[scrapy.Request]:
-        """The list's next pages (links matching ``follow``), down to ``LIST_PAGE_LIMIT``."""
+        """The list's next pages (links matching ``follow``; without it, its 下一页 link), down to
+        ``LIST_PAGE_LIMIT``."""
         depth = response.meta.get("list_depth", 0)
-        page = as_html(response) if self.list_links is not None and not is_feed(response.body) else None
+        links = self.list_links or (self.next_links if self.list_follow_next else None)
+        page = as_html(response) if links is not None and not is_feed(response.body) else None
         if page is None or depth >= self.list_page_limit:
             return
-        for link in self.list_links.extract_links(page):
+        for link in links.extract_links(page):
             if link.url not in self._lists_requested and not self.is_article(link.url):
                 self._lists_requested.add(link.url)
                 yield scrapy.Request(link.url, callback=self.parse, dont_filter=True, errback=self.failed,
@@ -177,7 +189,8 @@ class NewsSpider(scrapy.Spider):
         before, or none to judge by, or no pagination to stop, or ``LIST_STOP_AT_SEEN`` off, or
         a dupefilter that cannot tell without marking, or Redis not answering (then its next
         pages are followed)."""
-        if self.list_links is None or not articles or not getattr(self, "list_stop_at_seen", False):
+        paginated = self.list_links is not None or getattr(self, "list_follow_next", False)
+        if not paginated or not articles or not getattr(self, "list_stop_at_seen", False):
             return True
         scheduler = getattr(self.crawler.engine, "scheduler", None)
         seen_many = getattr(getattr(scheduler, "df", None), "seen_many", None)
