@@ -87,30 +87,28 @@ def test_a_footer_ends_the_body_and_a_long_line_naming_a_licence_does_not(short_
     assert chrome.strip_chrome("\n".join(story + [licence] + lines), "标题").splitlines() == story + [licence] + lines
 
 
-def test_a_hyphen_in_a_headline_is_not_a_site_suffix(short_stories):
+@pytest.mark.parametrize("page_title,headline", [
+    ("57岁梅格-瑞恩宣布订婚 未婚夫为美国摇滚歌手", "57岁梅格-瑞恩宣布订婚 未婚夫为美国摇滚歌手"),
+    ("57岁梅格-瑞恩宣布订婚_新浪网", "57岁梅格-瑞恩宣布订婚"),
+    ("县里召开秋粮收购工作会议-某县人民政府网", "县里召开秋粮收购工作会议"),
+    ("麻辣鸡与卡迪-Ｂ隔空和解_某某县人民政府", "麻辣鸡与卡迪-Ｂ隔空和解"),
+    ("COVID-19疫苗进展 多国启动接种-某某网", "COVID-19疫苗进展 多国启动接种"),
+    # 直击|…, 穿搭丨…: a column's name joined by a bar is the headline's where the page shows it whole
+    ("直击|高瓴张磊：价值投资大有作为", "直击|高瓴张磊：价值投资大有作为"),
+    ("直击|高瓴张磊：价值投资大有作为-某某县人民政府", "直击|高瓴张磊：价值投资大有作为"),
+    ("穿搭丨冷空气驾到 卫衣拿出来了_某某网", "穿搭丨冷空气驾到 卫衣拿出来了"),
+    ("视频：撩星记 | 官鸿超甜表白 - 某某网", "视频：撩星记 | 官鸿超甜表白"),
+    ("县里召开秋粮收购工作会议 | 某县人民政府网", "县里召开秋粮收购工作会议"),
+])
+def test_a_hyphen_or_a_column_s_bar_in_a_headline_is_not_a_site_suffix(page_title, headline, short_stories):
     _, lines = short_stories[2]
-    for page_title, headline in (("57岁梅格-瑞恩宣布订婚 未婚夫为美国摇滚歌手", "57岁梅格-瑞恩宣布订婚 未婚夫为美国摇滚歌手"),
-                                 ("57岁梅格-瑞恩宣布订婚_新浪网", "57岁梅格-瑞恩宣布订婚"),
-                                 ("县里召开秋粮收购工作会议-某县人民政府网", "县里召开秋粮收购工作会议"),
-                                 ("麻辣鸡与卡迪-Ｂ隔空和解_某某县人民政府", "麻辣鸡与卡迪-Ｂ隔空和解"),
-                                 ("COVID-19疫苗进展 多国启动接种-某某网", "COVID-19疫苗进展 多国启动接种")):
-        page = one_table_page(headline, lines).replace(f"<title>{headline}</title>", f"<title>{page_title}</title>")
-        article = extract_article(page)
-        assert article.title == headline and article.body.splitlines() == [" ".join(x.split()) for x in lines]
+    page = one_table_page(headline, lines).replace(f"<title>{headline}</title>", f"<title>{page_title}</title>")
+    article = extract_article(page)
+    assert article.title == headline and article.body.splitlines() == [" ".join(x.split()) for x in lines]
 
 
-def test_a_headline_with_a_column_bar_is_taken_whole_where_the_page_shows_it(short_stories):
-    """直击|…, 穿搭丨…, 视频：撩星记 | …: a column's name before a bar is the headline's when the
-    page shows the headline whole; a site's name after it is not."""
+def test_a_page_that_does_not_show_its_headline_keeps_the_title_without_the_site_s_name(short_stories):
     _, lines = short_stories[2]
-    for page_title, headline in (("直击|高瓴张磊：价值投资大有作为", "直击|高瓴张磊：价值投资大有作为"),
-                                 ("直击|高瓴张磊：价值投资大有作为-某某县人民政府", "直击|高瓴张磊：价值投资大有作为"),
-                                 ("穿搭丨冷空气驾到 卫衣拿出来了_某某网", "穿搭丨冷空气驾到 卫衣拿出来了"),
-                                 ("视频：撩星记 | 官鸿超甜表白 - 某某网", "视频：撩星记 | 官鸿超甜表白"),
-                                 ("县里召开秋粮收购工作会议 | 某县人民政府网", "县里召开秋粮收购工作会议")):
-        page = one_table_page(headline, lines).replace(f"<title>{headline}</title>", f"<title>{page_title}</title>")
-        assert extract_article(page).title == headline, page_title
-    # A page that does not show its headline as a line keeps the cut: the site's name goes.
     page = one_table_page("x", lines).replace("<title>x</title>", "<title>县里召开秋粮收购工作会议-某县人民政府网</title>")
     assert extract_article(page.replace("<b>x</b>", "")).title == "县里召开秋粮收购工作会议"
 
