@@ -65,8 +65,8 @@ ARTICLE_MIN_CHARS = 50
 # list that runs oldest first would then hide its new articles on later pages).
 LIST_PAGE_LIMIT = 100
 LIST_STOP_AT_SEEN = False
-# A spider without follow patterns follows a list page's 下一页 (下页, next page) link to a
-# page of a start page's host that is no article, as its next page.
+# A spider without follow patterns follows a list page's 下一页 (下页, next page) link, or its
+# link numbered one past it, to a page of a start page's host that is no article, as its next page.
 LIST_FOLLOW_NEXT = True
 # Query parameters a link carries for tracking, not for its article (?utm_source=rss, &spm=):
 # taken off article links, so that one article is one URL whichever list or feed linked it

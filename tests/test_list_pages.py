@@ -80,7 +80,8 @@ def site(sina_articles):
                "application/xhtml+xml")
     mirror.add(f"{SITE}/news/index.html", list_page([urls[4], story, story.replace(".html", "_2.html")],
                                                     "<a href='index_2.html'>下一页</a>"))
-    mirror.add(f"{SITE}/news/index_2.html", list_page([urls[5]], "<a href='index_3.html'>下一页</a>"))
+    mirror.add(f"{SITE}/news/index_2.html", list_page([urls[5]], "<a href='index.html'>1</a> <a href='index_3.html'>3</a> "
+                                                                "<a href='index_4.html'>4</a>"))  # numbers only
     mirror.add(f"{SITE}/news/index_3.html", list_page([urls[6]], "<a href='index_4.html'>下一页</a>"))
     mirror.add(f"{SITE}/news/index_4.html", list_page([urls[7], trs]))
     server = serve(mirror)
@@ -158,12 +159,14 @@ def test_feeds_xhtml_pagination_and_multi_page_articles(tmp_path, redis_server, 
 
 def test_without_follow_a_list_s_next_page_link_is_followed(tmp_path, redis_server, redis_client, site):
     """No -a follow: a list page's 下一页 link to a page that is no article is the list's next
-    page (LIST_FOLLOW_NEXT, on by default); 下一篇 and the articles' own pagers are not."""
+    page (LIST_FOLLOW_NEXT, on by default), and so is its link numbered one past it (page 2
+    links 3; not 4); 下一篇 and the articles' own pagers are not."""
     mirror, url, urls, story, texts, trs = site
     redis_client.delete(*redis_client.keys("news:*") or ["none"])
     items = crawl(tmp_path, redis_server.url, url, "next", start_urls=f"{SITE}/news/index.html", follow="")
     assert set(urls[4:8]) | {story, trs} == set(items)  # all four list pages' articles
     assert "pages/list/www.example.cn': 4" in crawl.log
+    assert mirror.requests.count(mirror_path(f"{SITE}/news/index_4.html")) == 1  # from page 3, at its depth
     redis_client.delete(*redis_client.keys("news:*") or ["none"])
     items = crawl(tmp_path, redis_server.url, url, "first-only", start_urls=f"{SITE}/news/index.html", follow="",
                   LIST_FOLLOW_NEXT="False")

@@ -27,6 +27,18 @@ _TEXT_LINK = re.compile(rb"<(?:link|loc)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*([^<\s\]]+
 _HREF_LINK = re.compile(rb"""<link\b[^>]*?\bhref\s*=\s*["']([^"']+)["']""", re.I)
 
 
+# A list page's link to its next page, by its text: 下一页, 下页, 后页, "next page", with arrows
+# or brackets around (下一页>, [下一页], Next »), or a page number ([3]).
+NEXT_LINK_TEXT = re.compile(r"^\W*(?:下一页|下页|后页|下一頁|next(?:\s+page)?|\d{1,4})\W*$", re.IGNORECASE)
+
+
+def is_next_list_page(text: str, depth: int) -> bool:
+    """A link's text names the next page of a list read ``depth`` pages from its start page:
+    a next word, or the number one past it (the start page is page 1)."""
+    number = text.strip(" \t\n[]【】()（）")
+    return not number.isdigit() or int(number) == depth + 2
+
+
 def root_element(body: bytes) -> str:
     """The lower-cased name of the document's first element ("" when there is none)."""
     m = _PROLOG.match(body[:4096])

@@ -32,7 +32,8 @@ from news_crawler.extraction.page import page_fields
 from news_crawler.extraction.pagination import joined_pages, page_of
 from news_crawler.items import ArticleItem
 from news_crawler.pool import WorkerPool
-from news_crawler.spiders.listing import as_html, feed_links, is_feed, is_sitemap_index, unpacked, without_tracking
+from news_crawler.spiders.listing import (NEXT_LINK_TEXT, as_html, feed_links, is_feed, is_next_list_page,
+                                          is_sitemap_index, unpacked, without_tracking)
 from news_crawler.spiders.seeds import RedisSeeds
 from news_crawler.tracker import fetch_failed
 
@@ -43,11 +44,6 @@ def tracking_pattern(pattern: str | None) -> re.Pattern | None:
         return re.compile(pattern) if pattern else None
     except re.error as e:
         raise ValueError(f"bad URL_TRACKING_PARAMS pattern {pattern!r}: {e}") from None
-
-
-# A list page's link to its next page, by its text: 下一页, 下页, 后页, "next page", with arrows
-# or brackets around (下一页>, [下一页], Next »).
-NEXT_LINK_TEXT = re.compile(r"^\W*(?:下一页|下页|后页|下一頁|next(?:\s+page)?)\W*$", re.IGNORECASE)
 
 
 class NewsSpider(scrapy.Spider):
@@ -145,6 +141,8 @@ class NewsSpider(scrapy.Spider):
         if page is None or depth >= self.list_page_limit:
             return
         for link in links.extract_links(page):
+            if links is self.next_links and not is_next_list_page(link.text, depth):
+                continue  # a page number, but not the next one
             if link.url not in self._lists_requested and not self.is_article(link.url):
                 self._lists_requested.add(link.url)
                 yield scrapy.Request(link.url, callback=self.parse, dont_filter=True, errback=self.failed,
