@@ -4,7 +4,9 @@ next page is.
 Chinese portals number an article's pages as ``story_2.shtml`` (``story.shtml`` is the
 first) or ``story.html?page=2`` (also ``p=``, ``pageno=``, ``pn=``), and link the next one
 as 下一页. A link to a page of the same article with the next number, or a 下一页 link to
-one, is the next page; 下一篇 (the next article) never is. The pages' bodies join into one,
+one, is the next page; 下一篇 (the next article) never is. A 下一页 link in a CMS's own
+numbering (TRS's ``t…_1.html`` for page 2, ``article-N-2.html``, ``slug/2/``,
+``?pageindex=2``) is followed too. The pages' bodies join into one,
 without the lines heading a later page that the pages before already hold.
 """
 
