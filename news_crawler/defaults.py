@@ -68,6 +68,12 @@ LIST_STOP_AT_SEEN = False
 # A spider without follow patterns follows a list page's 下一页 (下页, next page) link, or its
 # link numbered one past it, to a page of a start page's host that is no article, as its next page.
 LIST_FOLLOW_NEXT = True
+# New article links queued from one list page, feed or sitemap in one run, at most: the
+# links past them are counted (links/over_limit/<site>) and taken by the next runs, so one
+# page can never flood the queue. 0: no limit.
+LIST_LINKS_MAX = 1000
+# file: start pages (local testing); a file: link found in a page is never fetched.
+START_URLS_ALLOW_FILE = False
 # Query parameters a link carries for tracking, not for its article (?utm_source=rss, &spm=):
 # taken off article links, so that one article is one URL whichever list or feed linked it
 # (and a daily run does not fetch it again under new ones). "": links kept as written.

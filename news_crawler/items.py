@@ -16,3 +16,4 @@ class ArticleItem(scrapy.Item):
     source = scrapy.Field()  # the outlet the story comes from (来源), "" when the page names none
     encoding = scrapy.Field()  # how the page was decoded
     invalid_reason = scrapy.Field()  # set by the spider when it knows the page is unusable
+    invalid_kind = scrapy.Field()  # that reason's stat: articles/invalid_reason/<kind>

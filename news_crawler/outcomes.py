@@ -166,7 +166,11 @@ def classify_failure(failure: Any) -> tuple[str, str]:
     """``(outcome, reason)`` of a request that could not be fetched."""
     from scrapy.exceptions import IgnoreRequest
 
+    from news_crawler.safety import RedirectedOutside
+
     error = failure.value
+    if failure.check(RedirectedOutside):
+        return "invalid", RedirectedOutside.reason
     if failure.check(HttpError):
         status = error.response.status
         return ("gone" if status in GONE_STATUSES else "failed"), f"HTTP {status}"

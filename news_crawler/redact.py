@@ -1,4 +1,6 @@
-"""No secret in any log: passwords in Redis URLs (``redis://:secret@host``) are masked.
+"""No secret in any log: passwords in Redis URLs (``redis://:secret@host``) are masked. And
+no line made unreadable by a page: a URL longer than ``URL_LOG_CHARS`` is cut (a hostile
+page can link a URL of a megabyte, and Scrapy logs the URLs it ignores or redirects).
 
 Scrapy logs every overridden setting at start-up, ``REDIS_URL`` included; the
 ``RedactSecrets`` extension is built before that line is written and masks it, and any
@@ -9,9 +11,21 @@ from __future__ import annotations
 
 import logging
 import re
+from scrapy import signals
 from scrapy.crawler import Crawler
 
-_PASSWORD_IN_URL = re.compile(r"(\w+://[^:/@\s'\"]*:)[^@/\s'\"]+@")
+_PASSWORD_IN_URL = re.compile(r"(\b\w+://[^:/@\s'\"]*:)[^@/\s'\"]+@")
+URL_LOG_CHARS = 200
+_LONG_URL = re.compile(r"\b[a-zA-Z][\w+.-]*:[^\s<>'\"]{%d,}" % URL_LOG_CHARS)
+
+
+def short_url(url: str, limit: int = URL_LOG_CHARS) -> str:
+    """``url`` as a log line shows it: whole when short, else its start and its length."""
+    return url if len(url) <= limit else f"{url[:limit]}…({len(url)} chars)"
+
+
+def _short_urls(text: str) -> str:
+    return _LONG_URL.sub(lambda m: short_url(m.group(0)), text) if len(text) > URL_LOG_CHARS else text
 
 
 def redact(text: str) -> str:
@@ -27,6 +41,12 @@ class RedactFilter(logging.Filter):
             record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
         if isinstance(record.msg, str):
             record.msg = redact(record.msg)
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # a broken record: logging reports it itself
+            return True
+        if len(message) > URL_LOG_CHARS and _LONG_URL.search(message):
+            record.msg, record.args = _short_urls(message), None  # args may be a Request: its repr holds the URL
         return True
 
 
@@ -38,6 +58,8 @@ class RedactSecrets:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedactSecrets:
+        # Scrapy installs its root handler anew after the extensions are built: filter that one too.
+        crawler.signals.connect(install, signal=signals.engine_started)
         return cls()
 
 

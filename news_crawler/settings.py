@@ -25,27 +25,22 @@ SCHEDULER_PERSIST = True  # scrapy-redis' default is False: a daily crawl must r
 ITEM_PIPELINES = {
     "news_crawler.pipelines.validate.ValidationPipeline": 100,
     "news_crawler.pipelines.dedup.NearDuplicatePipeline": 200,
+    "news_crawler.pipelines.feed.FeedPipeline": 250,  # FEED_DIR/<spider>/<time>.<host-pid>.jsonl
     "news_crawler.pipelines.redis_export.RedisListPipeline": 300,
 }
 LOG_FORMATTER = "news_crawler.logformatter.ArticleLogFormatter"  # an article named in the log, not printed whole
 EXTENSIONS = {"news_crawler.redact.RedactSecrets": 0, "news_crawler.summary.CrawlSummary": 500}
 SPIDER_MIDDLEWARES = {"news_crawler.tracker.OutcomeTracker": 10}
-DOWNLOADER_MIDDLEWARES = {"scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+DOWNLOADER_MIDDLEWARES = {"news_crawler.safety.SafeRequests": 40,  # before Scrapy's offsite check (50)
+                          "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
                           "news_crawler.retry.BackoffRetryMiddleware": 550}
-TELNETCONSOLE_ENABLED = False  # one console per spider, its password logged: off unless asked for
-
-# Kept articles of each run go to their own JSON Lines file.
-FEED_URI_PARAMS = "news_crawler.feeds.uri_params"
-FEEDS = {
-    "%(feed_dir)s/%(name)s/%(time)s.%(worker)s.jsonl": {
-        "format": "jsonlines",
-        "encoding": "utf8",
-        "fields": ["url", "site", "title", "author", "published_at", "body", "simhash", "crawled_at", "editor",
-                   "source"],
-    }
-}
-FEED_EXPORT_ENCODING = "utf-8"
-FEED_STORAGES = {"": "news_crawler.feeds.UnbufferedFileStorage", "file": "news_crawler.feeds.UnbufferedFileStorage"}
+# Only http(s) is fetched: a page's file:, ftp:, s3: or data: link must never read a local file
+# or reach another service (START_URLS_ALLOW_FILE turns the file handler on for start pages).
+DOWNLOAD_HANDLERS = {"file": None, "ftp": None, "s3": None, "data": None}
+# Both run code in the crawl for whoever reaches their port or token: off unless asked for
+# (-s TELNETCONSOLE_ENABLED=True, -s REMOTE_CONTROL_ENABLED=True).
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False
 
 # Polite to the portals: robots.txt, a few requests per site at a time, adaptive delay.
 ROBOTSTXT_OBEY = True
@@ -58,5 +53,6 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
 DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024  # a 50 MB "article" is cut off and counted, not parsed
 DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
+FEED_EXPORT_ENCODING = "utf-8"  # -o/-O feeds as the feed files: Chinese as written, not \u escapes
 LOGSTATS_INTERVAL = 60.0
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"

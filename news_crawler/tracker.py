@@ -23,6 +23,7 @@ from news_crawler import connection
 from news_crawler.config import with_defaults
 from news_crawler.outage import Outage, outage_for
 from news_crawler.outcomes import OutcomeStore, classify_failure
+from news_crawler.redact import short_url
 
 logger = logging.getLogger(__name__)
 
@@ -160,10 +161,15 @@ class OutcomeTracker:
         site = self._site()
         if outcome == "failed":
             self.crawler.stats.inc_value(f"pages/failed/{site}")
-            logger.warning("fetch failed, will retry next run: %s (%s)", request.url, reason)
+            logger.warning("fetch failed, will retry next run: %s (%s)", short_url(request.url), reason)
             self.outage.run(lambda: self._retry_later(request, "failed", reason))
         else:
-            self.crawler.stats.inc_value(f"outcomes/{outcome}/{site}")
-            logger.info("%s: %s (%s), not retried", outcome, request.url, reason)
-            self.outage.run(lambda: self.store.record(request.url, outcome, reason))
+            url = request.meta.get("redirect_urls", [request.url])[0]  # the URL the dupefilter knows
+            if outcome == "invalid":  # a redirect off the site: counted with the pages that hold no article
+                self.crawler.stats.inc_value(f"articles/invalid/{site}")
+                self.crawler.stats.inc_value("articles/invalid_reason/redirected_outside")
+            else:
+                self.crawler.stats.inc_value(f"outcomes/{outcome}/{site}")
+            logger.info("%s: %s (%s), not retried", outcome, short_url(url), reason)
+            self.outage.run(lambda: self.store.record(url, outcome, reason))
         self._scheduler_call("ack", request)

@@ -11,7 +11,7 @@ from news_crawler.settings import *  # noqa: F401,F403 - the product's settings,
 
 MIRROR_URL = os.environ.get("MIRROR_URL", "")
 _HANDLER = "news_mirror.handler.MirrorDownloadHandler"
-DOWNLOAD_HANDLERS = {"http": _HANDLER, "https": _HANDLER}
+DOWNLOAD_HANDLERS = {**DOWNLOAD_HANDLERS, "http": _HANDLER, "https": _HANDLER}  # noqa: F405
 ROBOTSTXT_OBEY = False
 AUTOTHROTTLE_ENABLED = False
 

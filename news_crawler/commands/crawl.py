@@ -1,5 +1,7 @@
 """``scrapy crawl`` that exits 1 when the spider stopped because Redis stayed away past
-``REDIS_OUTAGE_LIMIT`` (finish reason ``redis_unavailable``), as ``news-crawler crawl`` does:
+``REDIS_OUTAGE_LIMIT`` (finish reason ``redis_unavailable``), or when pages met an error
+(``outcomes/error``: a kept article's feed line could not be written, a callback raised), as
+``news-crawler crawl`` does:
 Scrapy's own command exits 0 for every finish reason, and a cron job would not notice.
 Bad arguments of a news spider (``-a start_urls=...``) are a usage error (exit 2, one line)
 before anything starts, not a traceback."""
@@ -12,6 +14,8 @@ from typing import Any
 
 from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.exceptions import UsageError
+
+from news_crawler.summary import summarize
 
 STOPPED = "redis_unavailable"
 
@@ -30,11 +34,17 @@ class Command(ScrapyCrawl):
         if reason == STOPPED and not self.exitcode:
             print(f"{crawler.spidercls.name}: stopped, Redis unavailable (finish reason {reason})", file=sys.stderr)
             self.exitcode = 1
+        errors = sum(row["errors"] for row in summarize(crawler.stats.get_stats()).values()) if reason else 0
+        if errors and not self.exitcode:  # as news-crawler crawl: a cron job must notice
+            print(f"{crawler.spidercls.name}: {errors} pages met an error (a callback or pipeline raised, or a feed "
+                  "could not be written); they are fetched again on the next run: see the log", file=sys.stderr)
+            self.exitcode = 1
 
 
 def _check_arguments(loader: Any, name: str, spargs: dict[str, Any], settings: Any) -> None:
     """A news spider built from the arguments alone (no crawler, nothing started), and its
     settings' patterns compiled, so that what it refuses is reported as a usage error."""
+    from news_crawler.config import with_defaults
     from news_crawler.spiders.news import NewsSpider, tracking_pattern
 
     try:
@@ -43,7 +53,7 @@ def _check_arguments(loader: Any, name: str, spargs: dict[str, Any], settings: A
         return  # Scrapy says so itself
     if issubclass(spidercls, NewsSpider):
         try:
-            spidercls(**spargs)
+            spidercls(**spargs).check_settings(with_defaults(settings))
             tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
         except ValueError as e:
             raise UsageError(str(e), print_help=False) from None

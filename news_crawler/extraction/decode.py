@@ -4,6 +4,7 @@ charset, and for pages whose declared charset is wrong."""
 from __future__ import annotations
 
 import codecs
+import unicodedata
 import re
 
 from w3lib.encoding import html_to_unicode
@@ -64,3 +65,43 @@ def decode_html(body: bytes, content_type: str | None = None) -> tuple[str, str]
         if gb.count("\ufffd") < text.count("\ufffd"):
             return gb, "gb18030"
     return text, encoding
+
+
+# A page or a body is text when at most this share of its characters is unreadable:
+# U+FFFD (bytes its encoding could not decode), control characters, private-use or
+# unassigned code points. Real pages stay under 2% (the worst of the 136 saved ones: 1.7%,
+# GBK's user-defined characters); random bytes, images and compressed data read as GB18030
+# come out at 5-30%.
+NOT_TEXT_SHARE = 0.03
+_READABLE_CONTROLS = frozenset("\t\n\r\f\v")
+
+
+def unreadable_share(text: str) -> float:
+    """The share of ``text``'s characters that no reader can read (see ``NOT_TEXT_SHARE``)."""
+    if not text:
+        return 0.0
+    bad = 0
+    for ch in text:
+        code = ord(ch)
+        if code < 0x20:
+            bad += ch not in _READABLE_CONTROLS
+        elif code < 0x7F:
+            continue
+        elif (code < 0xA0 or ch == "\ufffd" or 0xE000 <= code <= 0xF8FF
+              or unicodedata.category(ch) in ("Cn", "Cs", "Co")):
+            bad += 1
+    return bad / len(text)
+
+
+def is_text(text: str) -> bool:
+    """``text`` reads as text, not as binary bytes decoded (an image, an archive, noise)."""
+    return unreadable_share(text) <= NOT_TEXT_SHARE
+
+
+_CONTROL_BYTES = bytes(b for b in range(0x20) if b not in b"\t\n\r\f\v\x1b") + b"\x7f"
+
+
+def is_binary(data: bytes) -> bool:
+    """``data`` holds control bytes no text page has (NUL, ...) beyond ``NOT_TEXT_SHARE``:
+    an image, an archive or noise, whatever its Content-Type says."""
+    return bool(data) and len(data) - len(data.translate(None, _CONTROL_BYTES)) > NOT_TEXT_SHARE * len(data)

@@ -7,17 +7,23 @@ from collections.abc import Callable
 from typing import Any
 
 from news_crawler.extraction.article import Article, extract_article
-from news_crawler.extraction.decode import decode_html
+from news_crawler.extraction.decode import decode_html, is_binary, is_text
 from news_crawler.extraction.pagination import next_page
 
 PAGE_TYPES = ("html", "xml", "text/plain")
 
 
+def invalid(reason: str, kind: str) -> dict[str, str]:
+    """The fields of an item whose page holds no article: ``reason`` for its outcome, ``kind``
+    for its counted stat (``articles/invalid_reason/<kind>``)."""
+    return {"title": "", "author": "", "published_at": "", "body": "", "editor": "", "source": "",
+            "invalid_reason": reason, "invalid_kind": kind}
+
+
 def not_a_page(content_type: str) -> dict[str, str] | None:
     """The fields of an item whose response is not a page (a PDF, an image), else None."""
     if content_type and not any(t in content_type.lower() for t in PAGE_TYPES):
-        return {"title": "", "author": "", "published_at": "", "body": "", "editor": "", "source": "",
-                "invalid_reason": f"not an HTML page ({content_type.split(';')[0]})"}
+        return invalid(f"not an HTML page ({content_type.split(';')[0]})", "not_html")
     return None
 
 
@@ -30,7 +36,11 @@ def page_fields(body: bytes, content_type: str, url: str,
     fields = not_a_page(content_type)
     if fields is not None:
         return fields
+    if is_binary(body):
+        return invalid("not text (binary bytes)", "not_text")
     html, encoding = decode_html(body, content_type or None)
+    if not is_text(html):
+        return invalid(f"not text (undecodable as {encoding})", "not_text")
     following = next_page(html, url, body, encoding)
     article = extract(html) if extract is not None else extract_article(html, url, paged=later or following is not None)
     return {"title": article.title, "author": article.author, "published_at": article.published_at,

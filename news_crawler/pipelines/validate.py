@@ -7,6 +7,7 @@ from scrapy.statscollectors import StatsCollector
 
 from news_crawler.config import with_defaults
 from news_crawler.drops import InvalidArticle
+from news_crawler.extraction.decode import is_text
 from news_crawler.items import ArticleItem
 
 
@@ -25,12 +26,14 @@ class ValidationPipeline:
         return InvalidArticle(f"invalid article ({reason}): {item.get('url')}", log_level="INFO")
 
     def process_item(self, item: ArticleItem) -> ArticleItem:
-        reason = item.pop("invalid_reason", None)
+        reason, kind = item.pop("invalid_reason", None), item.pop("invalid_kind", None)
         if reason:
-            raise self.invalid(item, reason, "not_html")
+            raise self.invalid(item, reason, kind or "not_html")
         body = (item.get("body") or "").strip()
         if not body:
             raise self.invalid(item, "no article text found on the page", "no_body")
+        if not is_text(body):
+            raise self.invalid(item, "not text (its characters are mostly unreadable)", "not_text")
         if len(body) < self.min_chars:
             raise self.invalid(item, f"article text too short ({len(body)} < ARTICLE_MIN_CHARS={self.min_chars})",
                                "too_short")

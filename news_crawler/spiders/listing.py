@@ -14,17 +14,26 @@ import io
 import re
 import zlib
 from collections.abc import Iterator
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
+from lxml import etree
 from scrapy.http import HtmlResponse, Response
+from w3lib.url import safe_url_string
 
+from news_crawler.extraction.decode import is_binary
+
+PROLOG_BYTES = 65536  # where the root element must start: past a long DOCTYPE subset, not the whole page
 FEED_ROOTS = {"rss", "feed", "urlset", "sitemapindex", "rdf:rdf", "rdf"}
-_PROLOG = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:(?:<\?[^>]*\?>|<!--.*?-->|<!DOCTYPE[^>]*>)\s*)*<([A-Za-z][\w:.-]*)", re.S)
+# A DOCTYPE may hold an internal subset (<!DOCTYPE rss [<!ENTITY c "&#169;">]>): skipped as
+# text, never parsed, so no entity is ever resolved and no external DTD fetched.
+_PROLOG = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:(?:<\?[^>]*\?>|<!--.*?-->|<!DOCTYPE[^>\[]*(?:\[.*?\]\s*)?>)\s*)*"
+                     rb"<([A-Za-z][\w:.-]*)", re.S)
 # <link> and <loc> hold links, relative ones too (read against the feed's URL); <guid> and
-# <id> only when they are http(s) URLs (else an id: "urn:uuid:…", "5").
-_TEXT_LINK = re.compile(rb"<(?:link|loc)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*([^<\s\]]+)"
+# <id> only when they are http(s) URLs (else an id: "urn:uuid:…", "5"); Atom's <link href>.
+# One pattern, so that links come in document order without being collected first.
+_FEED_LINK = re.compile(rb"""<link\b[^>]*?\bhref\s*=\s*["']([^"']+)["']"""
+                        rb"|<(?:link|loc)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*([^<\s\]]+)"
                         rb"|<(?:guid|id)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*(https?://[^<\s\]]+)", re.I)
-_HREF_LINK = re.compile(rb"""<link\b[^>]*?\bhref\s*=\s*["']([^"']+)["']""", re.I)
 
 
 # A list page's link to its next page, by its text: 下一页, 下页, 后页, "next page", with arrows
@@ -41,7 +50,7 @@ def is_next_list_page(text: str, depth: int) -> bool:
 
 def root_element(body: bytes) -> str:
     """The lower-cased name of the document's first element ("" when there is none)."""
-    m = _PROLOG.match(body[:4096])
+    m = _PROLOG.match(body[:PROLOG_BYTES])
     return m.group(1).decode("ascii", "replace").lower() if m else ""
 
 
@@ -69,17 +78,56 @@ def unpacked(body: bytes, max_size: int) -> bytes | None:
 
 
 def feed_links(body: bytes, base: str = "") -> Iterator[str]:
-    """Every http(s) link of an RSS/Atom feed or sitemap, in document order; relative ones
-    (/news/5.html, //b.cn/6.html) read against ``base``, the feed's URL (without it, left out)."""
-    found = sorted((m.start(), m.group(1) or m.group(2)) for rx in (_TEXT_LINK, _HREF_LINK) for m in rx.finditer(body))
-    for _, raw in found:
-        link = raw.decode("utf-8", "replace").replace("&amp;", "&")
-        link = urljoin(base, link) if base and not _ABSOLUTE.match(link) else link
-        if _ABSOLUTE.match(link):
-            yield link
+    """Every link of an RSS/Atom feed or sitemap, in document order, read as a stream;
+    relative ones (/news/5.html, //b.cn/6.html) read against ``base``, the feed's URL
+    (without it, left out). Links of any scheme come out: the caller refuses what is not
+    http(s) (``web_url``), so that it can count them."""
+    for m in _FEED_LINK.finditer(body):
+        link = (m.group(1) or m.group(2) or m.group(3)).decode("utf-8", "replace").replace("&amp;", "&")
+        if not _SCHEME.match(link):
+            if not base:
+                continue
+            link = urljoin(base, link)
+        yield link
 
 
-_ABSOLUTE = re.compile(r"https?://", re.I)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def web_url(url: str) -> bool:
+    """An http(s) URL with a host: the only kind of link a page may lead the crawler to
+    (``file:``, ``ftp:``, ``data:``... would read local files or reach other services)."""
+    try:
+        parts = urlsplit(url)
+        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # a broken IPv6 host, a bad port
+        return False
+
+
+def html_links(text: str, base: str, encoding: str = "utf-8") -> Iterator[tuple[str, str]]:
+    """``(url, text)`` of every ``<a>`` and ``<area>`` link of an HTML page, in document
+    order, read as a stream: each link element is dropped once read, so a page of a
+    million links never holds more than the links its reader keeps. URLs are absolute
+    (against ``<base href>`` or ``base``) and safely quoted as Scrapy's link extractor does
+    (the page's ``encoding`` for non-ASCII query text); ``javascript:``, ``mailto:`` and the
+    like come out as written, for the caller to refuse."""
+    parser = etree.HTMLPullParser(events=("end",), tag=("a", "area", "base"), recover=True)
+    for start in range(0, len(text), _CHUNK):
+        parser.feed(text[start:start + _CHUNK])
+        for _, element in parser.read_events():
+            href = (element.get("href") or "").strip()
+            if element.tag == "base":
+                base = urljoin(base, href) if href else base
+            elif href and not href.startswith("#"):
+                yield (safe_url_string(urljoin(base, href), encoding),
+                       " ".join("".join(element.itertext()).split()) if element.tag == "a" else "")
+            element.clear(keep_tail=True)
+            while element.getprevious() is not None:  # what was read before it, too
+                del element.getparent()[0]
+    parser.close()
+
+
+_CHUNK = 1 << 16
 
 
 def as_html(response: Response) -> HtmlResponse | None:
@@ -104,3 +152,12 @@ def without_tracking(url: str, params: re.Pattern | None) -> str:
     if len(kept) == len(pairs):
         return url
     return head + ("?" + "&".join(kept) if kept else "") + hash_ + fragment
+
+
+def is_markup(body: bytes) -> bool:
+    """A page to read ``<a>`` links from: text with tags (HTML, XHTML), not another XML
+    document, JSON, plain text or binary bytes."""
+    head = body[:PROLOG_BYTES]
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:5].lower() == b"<?xml" and root_element(head) != "html":
+        return False
+    return b"<" in head and not is_binary(head)

@@ -15,25 +15,27 @@ fetched every run too, at most ``LIST_PAGE_LIMIT`` deep from a start page (and, 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
 from typing import Any
-from urllib.parse import urldefrag, urlparse
+from urllib.parse import urlparse
 
 import scrapy
+import tldextract
 from scrapy.http import Response
-from scrapy.linkextractors import LinkExtractor
 from twisted.python.failure import Failure
 
 from news_crawler.config import as_list, with_defaults
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.page import page_fields
-from news_crawler.extraction.pagination import joined_pages, page_of
+from news_crawler.extraction.pagination import joined_pages
 from news_crawler.items import ArticleItem
 from news_crawler.pool import WorkerPool
-from news_crawler.spiders.listing import (NEXT_LINK_TEXT, as_html, feed_links, is_feed, is_next_list_page,
-                                          is_sitemap_index, unpacked, without_tracking)
+from news_crawler.spiders.list_page import ListPage
+from news_crawler.spiders.listing import (as_html, feed_links, html_links, is_feed, is_markup, is_sitemap_index, unpacked,
+                                          web_url)
 from news_crawler.spiders.seeds import RedisSeeds
 from news_crawler.tracker import fetch_failed
 
@@ -46,6 +48,24 @@ def tracking_pattern(pattern: str | None) -> re.Pattern | None:
         raise ValueError(f"bad URL_TRACKING_PARAMS pattern {pattern!r}: {e}") from None
 
 
+# The public suffix list as tldextract ships it: never fetched at run time.
+_DOMAINS = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+
+def site_domain(host: str) -> str:
+    """The domain a host belongs to (``news.sina.com.cn`` -> ``sina.com.cn``, ``www.example.gov.cn``
+    -> ``example.gov.cn``); an IP address or a single-label host is its own."""
+    return _DOMAINS(host).top_domain_under_public_suffix or host
+
+
+def on_domains(url: str, domains: list[str]) -> bool:
+    """``url`` is http(s) and its host (not host:port) is one of ``domains`` or under one."""
+    if not web_url(url):
+        return False
+    host = (urlparse(url).hostname or "").rstrip(".")
+    return any(host == d or host.endswith("." + d) for d in domains)
+
+
 class NewsSpider(scrapy.Spider):
     name = "news"
     site = ""
@@ -53,11 +73,14 @@ class NewsSpider(scrapy.Spider):
     allow: list[str] = []
     deny: list[str] = []
     follow: list[str] = []  # list pagination; portal spiders set their own
+    # Where the site's pages may be (Scrapy's attribute; -a allowed_domains=a.cn,b.cn): empty
+    # means the start pages' domains. Links, and where redirects land, must be on them.
+    allowed_domains: list[str] = []
     custom_settings: dict[str, Any] = {}
 
     def __init__(self, *args: Any, start_urls: str | list[str] | None = None, allow: str | list[str] | None = None,
                  deny: str | list[str] | None = None, follow: str | list[str] | None = None, site: str | None = None,
-                 **kwargs: Any) -> None:
+                 allowed_domains: str | list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if start_urls:
             self.start_urls = as_list(start_urls)
@@ -70,8 +93,9 @@ class NewsSpider(scrapy.Spider):
         if not self.start_urls:
             raise ValueError(f"spider {self.name!r} needs start pages: -a start_urls=URL[,URL...]")
         for url in self.start_urls:
-            if urlparse(url).scheme not in ("http", "https", "file") or not urlparse(url).path + urlparse(url).netloc:
-                raise ValueError(f"bad start URL {url!r}: it needs http:// or https://")
+            # file: start pages only with START_URLS_ALLOW_FILE, checked in from_crawler
+            if not (web_url(url) or (urlparse(url).scheme == "file" and urlparse(url).path)):
+                raise ValueError(f"bad start URL {url!r}: it needs http:// or https:// and a host")
         if not self.allow:
             raise ValueError(f"spider {self.name!r} needs the article URL pattern: -a allow=REGEX")
         for pattern in self.allow + self.deny + self.follow:
@@ -83,11 +107,12 @@ class NewsSpider(scrapy.Spider):
         self._allow = [re.compile(p) for p in self.allow]
         self._deny = [re.compile(p) for p in self.deny]
         self._follow = [re.compile(p) for p in self.follow]
-        self.links = LinkExtractor(allow=self.allow, deny=self.deny, unique=True)
-        self.list_links = LinkExtractor(allow=self.follow, unique=True) if self.follow else None
-        # Without follow patterns: a list page's 下一页 link, on a start page's host, to no article.
-        hosts = sorted({urlparse(u).hostname for u in self.start_urls if urlparse(u).hostname})
-        self.next_links = LinkExtractor(restrict_text=NEXT_LINK_TEXT, deny=self.allow, allow_domains=hosts, unique=True)
+        if allowed_domains:
+            self.allowed_domains = as_list(allowed_domains)
+        hosts = [urlparse(u).hostname for u in self.start_urls if web_url(u)]
+        self.domains = ([d.lower().strip(".") for d in self.allowed_domains]
+                        or sorted({site_domain(h) for h in hosts}))
+        self.hosts = set(hosts)  # without follow patterns: a 下一页 link to one of these is the list's next page
         self._lists_requested: set[str] = set(self.start_urls)  # this process's, so pagination cannot loop
 
     @classmethod
@@ -101,6 +126,8 @@ class NewsSpider(scrapy.Spider):
         spider.article_max_pages = settings.getint("ARTICLE_MAX_PAGES")
         spider.tracking = tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
         spider.max_list_bytes = settings.getint("DOWNLOAD_MAXSIZE")
+        spider.links_max = settings.getint("LIST_LINKS_MAX")
+        spider.check_settings(settings)
         if with_defaults(crawler.settings).getbool("SEED_FROM_REDIS"):
             spider.seeds = RedisSeeds.from_crawler(crawler, spider)
         return spider
@@ -110,50 +137,52 @@ class NewsSpider(scrapy.Spider):
             return  # a cluster worker: start pages arrive through Redis (see RedisSeeds)
         for url in self.start_urls:
             # List pages change every day: always fetch them, past the persistent dupefilter.
-            yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed)
+            yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed,
+                                 meta={"start_page": True})
+
+    def check_settings(self, settings: Any) -> None:
+        """ValueError for start pages the settings refuse: ``file:`` ones without
+        ``START_URLS_ALLOW_FILE``, or with no domain for the site's links (``allowed_domains``)."""
+        local = [url for url in self.start_urls if not web_url(url)]
+        if local and not settings.getbool("START_URLS_ALLOW_FILE"):
+            raise ValueError(f"start URL {local[0]!r} is not http(s); file: start pages are read only with "
+                             "-s START_URLS_ALLOW_FILE=True (local testing)")
+        if local and not self.domains:
+            raise ValueError("file: start pages name no site: say where its articles are with "
+                             "-a allowed_domains=DOMAIN[,DOMAIN...]")
+
+    @classmethod
+    def update_settings(cls, settings: Any) -> None:
+        super().update_settings(settings)
+        if settings.getbool("START_URLS_ALLOW_FILE"):  # Scrapy's file handler, off by default, for start pages
+            handlers = dict(settings.getdict("DOWNLOAD_HANDLERS"))
+            handlers["file"] = "scrapy.core.downloader.handlers.file.FileDownloadHandler"
+            settings.set("DOWNLOAD_HANDLERS", handlers, priority="spider")
+
+    def on_site(self, url: str) -> bool:
+        """``url`` is http(s), on the site's domains (``allowed_domains``, else the start pages')."""
+        return on_domains(url, self.domains)
+
+    def allows_redirect(self, request: scrapy.Request) -> bool:
+        """Where a redirect (HTTP or meta refresh) leads ``request`` is still the site's: on its
+        domains, and an article's first page still an article (matching ``allow``, not ``deny``)."""
+        if not self.on_site(request.url):
+            return False
+        first_page = request.callback == self.parse_article and "article" not in request.meta
+        return not first_page or self.is_article(request.url)
 
     def is_article(self, url: str) -> bool:
         return any(p.search(url) for p in self._allow) and not any(p.search(url) for p in self._deny)
-
-    def article_urls(self, response: Response) -> Iterator[str]:
-        """Article links of a list page, feed or sitemap, each at its article's first page."""
-        if is_feed(response.body):
-            urls: Iterator[str] = (u for u in feed_links(response.body, response.url) if self.is_article(u))
-        else:
-            page = as_html(response)
-            urls = (link.url for link in self.links.extract_links(page)) if page is not None else iter(())
-        # The article's own URL: no #fragment (the page is fetched without it, and an item
-        # must not take the URL of whichever link came first), no tracking parameters.
-        links = [without_tracking(urldefrag(url)[0], getattr(self, "tracking", None)) for url in urls]
-        linked = set(links)
-        for url in links:
-            # story_2.html is a later page of story.html where the list links that too;
-            # else show_12.html is an article of its own, not page 12 of show.html.
-            first, number = page_of(url)
-            yield first if number > 1 and first in linked and self.is_article(first) else url
-
-    def more_list_pages(self, response: Response) -> Iterator[scrapy.Request]:
-        """The list's next pages (links matching ``follow``; without it, its 下一页 link), down to
-        ``LIST_PAGE_LIMIT``."""
-        depth = response.meta.get("list_depth", 0)
-        links = self.list_links or (self.next_links if self.list_follow_next else None)
-        page = as_html(response) if links is not None and not is_feed(response.body) else None
-        if page is None or depth >= self.list_page_limit:
-            return
-        for link in links.extract_links(page):
-            if links is self.next_links and not is_next_list_page(link.text, depth):
-                continue  # a page number, but not the next one
-            if link.url not in self._lists_requested and not self.is_article(link.url):
-                self._lists_requested.add(link.url)
-                yield scrapy.Request(link.url, callback=self.parse, dont_filter=True, errback=self.failed,
-                                     meta={"list_depth": depth + 1})
 
     def sitemaps(self, response: Response) -> Iterator[scrapy.Request]:
         """The sitemaps a sitemap index lists (those matching ``follow``, when it is given)."""
         depth = response.meta.get("list_depth", 0)
         if depth >= self.list_page_limit:
             return
-        for url in feed_links(response.body, response.url):
+        for url in itertools.islice(feed_links(response.body, response.url), self.links_max):
+            if not self.on_site(url):
+                self.crawler.stats.inc_value(f"links/refused_{'scheme' if not web_url(url) else 'offsite'}/{self.site}")
+                continue
             if (not self._follow or any(p.search(url) for p in self._follow)) and url not in self._lists_requested:
                 self._lists_requested.add(url)
                 yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed,
@@ -171,35 +200,30 @@ class NewsSpider(scrapy.Spider):
         if is_sitemap_index(body):
             yield from self.sitemaps(response)
             return
-        articles = [scrapy.Request(url, callback=self.parse_article, errback=self.failed)
-                    for url in dict.fromkeys(self.article_urls(response))]
-        new = self.any_new(articles)  # asked before they are scheduled (which marks them seen)
-        yield from articles
-        if new:
-            yield from self.more_list_pages(response)
-        else:
-            self.crawler.stats.inc_value(f"pages/list_ended_at_seen/{self.site}")
-            self.logger.debug("list page %s: every article on it was seen before, its next pages not followed",
-                              response.url)
+        if is_feed(body):
+            yield from ListPage(self, response).read((url, "") for url in feed_links(body, response.url))
+            return
+        page = as_html(response) if is_markup(body) else None
+        if page is None:
+            self.crawler.stats.inc_value(f"pages/list_unrecognised/{self.site}")
+            self.logger.warning("list page %s is neither an HTML page nor a feed (it starts %r): no links taken from it",
+                                response.url, body[:20])
+            return
+        yield from ListPage(self, response).read(html_links(page.text, page.url, page.encoding), html=True)
 
-    def any_new(self, articles: list[scrapy.Request]) -> bool:
-        """Whether a list page with ``articles`` leads to new ones: some article not seen
-        before, or none to judge by, or no pagination to stop, or ``LIST_STOP_AT_SEEN`` off, or
-        a dupefilter that cannot tell without marking, or Redis not answering (then its next
-        pages are followed)."""
-        paginated = self.list_links is not None or getattr(self, "list_follow_next", False)
-        if not paginated or not articles or not getattr(self, "list_stop_at_seen", False):
-            return True
+    def seen(self, requests: list[scrapy.Request]) -> list[bool] | None:
+        """Which of ``requests`` the dupefilter has seen, without marking them; None when it
+        cannot tell (a dupefilter without ``seen_many``, or Redis not answering)."""
         scheduler = getattr(self.crawler.engine, "scheduler", None)
         seen_many = getattr(getattr(scheduler, "df", None), "seen_many", None)
-        if seen_many is None:
-            return True
+        if seen_many is None or not requests:
+            return None
         try:
-            return not all(seen_many(articles))
-        except Exception as e:  # noqa: BLE001 - an outage: the pages are followed as if new
-            self.logger.warning("could not ask the dupefilter whether %d articles were seen (%s): following the "
-                                "list's next pages", len(articles), e)
-            return True
+            return list(seen_many(requests))
+        except Exception as e:  # noqa: BLE001 - an outage: every link counts as new
+            self.logger.warning("could not ask the dupefilter whether %d articles were seen (%s): taking them as new",
+                                len(requests), e)
+            return None
 
     async def parse_article(self, response: Response) -> AsyncIterator[Any]:
         self.crawler.stats.inc_value(f"pages/article/{self.site}")
@@ -211,6 +235,9 @@ class NewsSpider(scrapy.Spider):
             fields = await self.workers.run(page_fields, response.body, content_type, response.url, None,
                                             article is not None)
         next_url = fields.pop("next_page", None)
+        if next_url and not self.on_site(next_url):  # a page of the story is on the site, or it is no page of it
+            self.crawler.stats.inc_value(f"links/refused_{'scheme' if not web_url(next_url) else 'offsite'}/{self.site}")
+            next_url = None
         if article is not None:  # a later page: its text joins the first page's
             fields = {**article, "body": joined_pages(article["body"], fields.get("body", ""))}
         else:
@@ -242,3 +269,4 @@ class NewsSpider(scrapy.Spider):
         """A page that could not be fetched: the outcome tracker decides what it means
         (gone, refused by robots.txt, or a failure to try again on the next run)."""
         self.crawler.signals.send_catch_log(fetch_failed, request=failure.request, failure=failure)
+

@@ -64,6 +64,7 @@ class ChinanewsSpider(NewsSpider):
     start_urls = ["https://www.chinanews.com.cn/scroll-news/news1.html",
                   "https://www.chinanews.com.cn/rss/scroll-news.xml"]
     allow = [r"^https?://www\.chinanews\.com(?:\.cn)?/\w+/\d{4}/\d{2}-\d{2}/\d+\.shtml"]
+    allowed_domains = ["chinanews.com.cn", "chinanews.com"]  # older articles are linked at chinanews.com
 
 
 class ThepaperSpider(NewsSpider):

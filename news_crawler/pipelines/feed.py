@@ -1,0 +1,73 @@
+"""Last step for a kept article: its line in the feed file, or it is not kept.
+
+Each worker writes ``FEED_DIR/<spider>/<time>.<host>-<pid>.jsonl`` (host and process id, so
+workers sharing one volume never write the same file), created with the first kept article.
+A line goes to the file in one unbuffered write before the item's URL is recorded as kept
+(the tracker records it after the last pipeline step), so a crawl killed at any moment never
+has a URL recorded as kept whose line is still in a buffer.
+
+A line that cannot be written (``FEED_DIR`` not writable, a name too long, a full disk)
+fails the item with ``FeedWriteError``: its outcome is ``error``, it is fetched again on the
+next run (the index then recovers it as kept but never written), ``feed/write_failed``
+counts it, and the crawl exits non-zero. A kept article is always in a feed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO
+
+from scrapy.crawler import Crawler
+from scrapy.statscollectors import StatsCollector
+
+from news_crawler.config import with_defaults
+from news_crawler.items import ArticleItem
+
+FEED_FIELDS = ("url", "site", "title", "author", "published_at", "body", "simhash", "crawled_at", "editor", "source")
+
+
+class FeedWriteError(Exception):
+    """A kept article's line could not be written: the article is not kept."""
+
+
+def feed_path(feed_dir: str, spider: str, started: datetime) -> Path:
+    """``FEED_DIR/<spider>/<time>.<host>-<pid>.jsonl``, the time in UTC as Scrapy's feeds write it."""
+    stamp = started.astimezone(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat().replace(":", "-")
+    return Path(feed_dir).expanduser() / spider / f"{stamp}.{socket.gethostname()}-{os.getpid()}.jsonl"
+
+
+class FeedPipeline:
+    def __init__(self, stats: StatsCollector, path: Path) -> None:
+        self.stats = stats
+        self.path = path
+        self.file: IO[bytes] | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> FeedPipeline:
+        settings = with_defaults(crawler.settings)
+        name = crawler.spider.name if crawler.spider is not None else "items"
+        return cls(crawler.stats, feed_path(settings.get("FEED_DIR"), name, datetime.now(timezone.utc)))
+
+    def process_item(self, item: ArticleItem) -> ArticleItem:
+        line = json.dumps({f: item[f] for f in FEED_FIELDS if f in item}, ensure_ascii=False) + "\n"
+        try:
+            if self.file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - open for the whole crawl
+            data = memoryview(line.encode("utf-8"))
+            while data:  # an unbuffered write may take part of the line
+                data = data[self.file.write(data) or 0:]
+        except OSError as e:
+            self.stats.inc_value("feed/write_failed")
+            raise FeedWriteError(f"feed {self.path} could not be written ({e.strerror or e}): not kept, fetched "
+                                 f"again on the next run: {item.get('url')}") from None
+        self.stats.inc_value("feed/written")
+        return item
+
+    def close_spider(self) -> None:
+        if self.file is not None:
+            self.file.close()

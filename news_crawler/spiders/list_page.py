@@ -1,0 +1,146 @@
+"""The links of one list page, feed or sitemap, taken as a stream: the generic spider's
+defence against a page that would flood the queue (see the README, "Crawling untrusted sites")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+from urllib.parse import urldefrag, urlparse
+
+import scrapy
+from scrapy.http import Response
+from scrapy.linkextractors import IGNORED_EXTENSIONS
+from scrapy.utils.url import url_has_any_extension
+
+from news_crawler.extraction.pagination import page_of
+from news_crawler.redact import short_url
+from news_crawler.spiders.listing import NEXT_LINK_TEXT, is_next_list_page, web_url, without_tracking
+
+if TYPE_CHECKING:
+    from news_crawler.spiders.news import NewsSpider
+
+_IGNORED = [f".{e}" for e in IGNORED_EXTENSIONS]  # images, documents, archives: never articles
+SEEN_BATCH = 200  # article links asked of the dupefilter at once
+
+
+class ListPage:
+    """The links of one list page, feed or sitemap, taken as a stream.
+
+    Article links (matching ``allow``, not ``deny``, on the site's domains) are asked of the
+    dupefilter a batch at a time, and at most ``LIST_LINKS_MAX`` new ones are queued: the
+    links past them are counted and left for the next run, which reads the page again and
+    takes the next new ones (a large sitemap comes in over several runs; nothing is lost).
+    A link that is not http(s) is refused and counted, never fetched. List pages it links
+    (``follow``, or without it its 下一页 link) come after its articles, as many at most.
+    """
+
+    def __init__(self, spider: NewsSpider, response: Response) -> None:
+        self.spider = spider
+        self.response = response
+        self.depth = response.meta.get("list_depth", 0)
+        self.stats = spider.crawler.stats
+        self.cap = spider.links_max if spider.links_max > 0 else float("inf")
+        self.queued = self.past = self.articles = 0
+        self.any_new = False
+        self.met: set[int] = set()  # hashes of the article links met, so that each is taken once
+        self.later: dict[str, list[str]] = {}  # first page -> its later pages, linked before it
+        self.deferred = 0
+        self.batch: list[str] = []
+
+    def read(self, links: Iterator[tuple[str, str]], html: bool = False) -> Iterator[scrapy.Request]:
+        spider, site = self.spider, self.spider.site
+        lists: list[scrapy.Request] = []
+        refused = offsite = 0
+        for url, text in links:
+            if not spider.crawler.crawling:
+                return  # shutting down: the rest is read again by the next run
+            if not web_url(url):
+                refused += spider.is_article(url) or any(p.search(url) for p in spider._follow)
+                continue
+            url = without_tracking(urldefrag(url)[0], spider.tracking)
+            if spider.is_article(url):
+                if not spider.on_site(url):
+                    offsite += 1
+                elif not url_has_any_extension(url, _IGNORED):
+                    yield from self._article(url)
+            elif html and len(lists) < self.cap and url not in spider._lists_requested and self._next_list(url, text):
+                spider._lists_requested.add(url)
+                lists.append(scrapy.Request(url, callback=spider.parse, dont_filter=True, errback=spider.failed,
+                                            meta={"list_depth": self.depth + 1}))
+        for pages in self.later.values():  # later pages whose first page the list does not link
+            for url in pages:
+                yield from self._article(url, final=True)
+        yield from self._flush()
+        if refused:
+            self.stats.inc_value(f"links/refused_scheme/{site}", refused)
+            spider.logger.warning("list page %s: %d links that are not http(s) refused", short_url(self.response.url),
+                                  refused)
+        if offsite:
+            self.stats.inc_value(f"links/refused_offsite/{site}", offsite)
+            spider.logger.info("list page %s: %d article links outside the site's domains (%s) left out",
+                               short_url(self.response.url), offsite, ", ".join(spider.domains))
+        if self.past:
+            self.stats.inc_value(f"links/over_limit/{site}", self.past)
+            spider.logger.warning("list page %s: %d new article links queued (LIST_LINKS_MAX), %d more left for the "
+                                  "next run", short_url(self.response.url), self.queued, self.past)
+        if self.articles and not self.any_new and spider.list_stop_at_seen:
+            if lists:
+                self.stats.inc_value(f"pages/list_ended_at_seen/{site}")
+                spider.logger.debug("list page %s: every article on it was seen before, its next pages not followed",
+                                    self.response.url)
+            return
+        yield from lists
+
+    def _next_list(self, url: str, text: str) -> bool:
+        """A link to the list's next page: matching ``follow``; without it, a 下一页 (or next
+        number) link to a start page's host (host, not host:port), LIST_PAGE_LIMIT deep."""
+        spider = self.spider
+        if self.depth >= spider.list_page_limit:
+            return False
+        if spider._follow:
+            return spider.on_site(url) and any(p.search(url) for p in spider._follow)
+        return (spider.list_follow_next and bool(NEXT_LINK_TEXT.search(text)) and is_next_list_page(text, self.depth)
+                and urlparse(url).hostname in spider.hosts)
+
+    def _article(self, url: str, final: bool = False) -> Iterator[scrapy.Request]:
+        """Take an article link, at its article's first page: story_2.html is a later page
+        of story.html where the list links that too (before or after it); else show_12.html
+        is an article of its own, not page 12 of show.html."""
+        self.articles += 1
+        if self.queued >= self.cap:
+            self.past += 1
+            return
+        key = hash(url)
+        if key in self.met:
+            return
+        first, number = page_of(url)
+        if not final and number > 1 and self.spider.is_article(first):
+            if hash(first) in self.met:
+                return
+            if self.deferred < self.cap:
+                self.deferred += 1
+                self.later.setdefault(first, []).append(url)
+                return
+        self.later.pop(url, None)  # the first page itself: its later pages go with it
+        self.met.add(key)
+        self.batch.append(url)
+        if len(self.batch) >= SEEN_BATCH:
+            yield from self._flush()
+
+    def _flush(self) -> Iterator[scrapy.Request]:
+        """The batch's new articles queued (those the dupefilter has not seen), up to the cap."""
+        spider = self.spider
+        requests = [scrapy.Request(u, callback=spider.parse_article, errback=spider.failed) for u in self.batch]
+        self.batch = []
+        seen = spider.seen(requests)
+        for n, request in enumerate(requests):
+            if seen is not None and seen[n]:
+                continue
+            self.any_new = True
+            if self.queued >= self.cap:
+                self.past += 1
+                continue
+            self.queued += 1
+            yield request
+        if seen is None and requests:
+            self.any_new = True
