@@ -18,6 +18,8 @@ def pipeline(**settings):
     ({"body": "", "invalid_reason": "not an HTML page (application/pdf)"}, "not_html"),
     ({"body": "   \n "}, "no_body"),
     ({"body": "短短的一句话。"}, "too_short"),
+    ({"body": "", "invalid_reason": "not text (binary bytes)", "invalid_kind": "not_text"}, "not_text"),
+    ({"body": "新闻正文" * 20 + "\ufffd\x01\ue000" * 10}, "not_text"),  # a body mostly unreadable
 ])
 def test_unusable_items_are_dropped_and_counted(fields, reason):
     validate, stats = pipeline()
@@ -30,3 +32,15 @@ def test_a_real_article_passes_and_the_minimum_is_a_setting():
     validate, stats = pipeline(ARTICLE_MIN_CHARS=5)
     item = ArticleItem(url="https://x.example/1", site="x", body="短短的一句话。")
     assert validate.process_item(item) is item and stats.get_value("articles/valid/x") == 1
+
+
+def test_real_bodies_are_text_and_decoded_noise_is_not(sina_articles):
+    import os
+    import zlib
+
+    from news_crawler.extraction.decode import decode_html, is_binary, is_text
+
+    assert all(is_text(a["body"]) for a in sina_articles)
+    for noise in (os.urandom(50_000), zlib.compress(("新闻" * 50_000).encode()), bytes(range(0x80, 0x100)) * 400):
+        html, _ = decode_html(noise, "text/html")
+        assert is_binary(noise) or not is_text(html)
