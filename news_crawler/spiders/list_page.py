@@ -3,14 +3,16 @@ defence against a page that would flood the queue (see the README, "Crawling unt
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import re
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import urldefrag, urlparse
 
 import scrapy
 from scrapy.http import Response
 from scrapy.linkextractors import IGNORED_EXTENSIONS
-from scrapy.utils.url import url_has_any_extension
+from w3lib.url import safe_url_string
 
 from news_crawler.extraction.pagination import page_of
 from news_crawler.redact import short_url
@@ -19,8 +21,11 @@ from news_crawler.spiders.listing import NEXT_LINK_TEXT, is_next_list_page, web_
 if TYPE_CHECKING:
     from news_crawler.spiders.news import NewsSpider
 
-_IGNORED = [f".{e}" for e in IGNORED_EXTENSIONS]  # images, documents, archives: never articles
+_HTTP = re.compile(r"https?://", re.I)
+# Images, documents, archives: never articles (Scrapy's link extractor leaves them out too).
+_IGNORED = re.compile(r"\.(?:%s)$" % "|".join(map(re.escape, IGNORED_EXTENSIONS)), re.I)
 SEEN_BATCH = 200  # article links asked of the dupefilter at once
+LINKS_PER_TURN = 500  # links read before the reactor gets a turn
 
 
 class ListPage:
@@ -47,30 +52,44 @@ class ListPage:
         self.deferred = 0
         self.batch: list[str] = []
 
-    def read(self, links: Iterator[tuple[str, str]], html: bool = False) -> Iterator[scrapy.Request]:
+    async def read(self, links: Iterator[tuple[str, str]], html: bool = False,
+                   encoding: str = "utf-8") -> AsyncIterator[scrapy.Request]:
+        """The requests for the page's ``links`` (``(url, text)``; ``html``: with their text,
+        from an HTML page whose non-ASCII query text is quoted in ``encoding``)."""
         spider, site = self.spider, self.spider.site
         lists: list[scrapy.Request] = []
         refused = offsite = 0
-        for url, text in links:
+        for n, (url, text) in enumerate(links, 1):
+            if n % LINKS_PER_TURN == 0:
+                await asyncio.sleep(0)  # downloads, signals and shutdown go on while a huge page is read
             if not spider.crawler.crawling:
                 return  # shutting down: the rest is read again by the next run
+            if self.queued >= self.cap and spider.is_article(url):  # the cap is reached: only counted
+                if _HTTP.match(url):
+                    self.past += 1
+                else:
+                    refused += 1
+                continue
             if not web_url(url):
                 refused += spider.is_article(url) or any(p.search(url) for p in spider._follow)
                 continue
-            url = without_tracking(urldefrag(url)[0], spider.tracking)
+            url = without_tracking(urldefrag(safe_url_string(url, encoding))[0], spider.tracking)
             if spider.is_article(url):
                 if not spider.on_site(url):
                     offsite += 1
-                elif not url_has_any_extension(url, _IGNORED):
-                    yield from self._article(url)
+                elif _IGNORED.search(urlparse(url).path) is None:
+                    for request in self._article(url):
+                        yield request
             elif html and len(lists) < self.cap and url not in spider._lists_requested and self._next_list(url, text):
                 spider._lists_requested.add(url)
                 lists.append(scrapy.Request(url, callback=spider.parse, dont_filter=True, errback=spider.failed,
                                             meta={"list_depth": self.depth + 1}))
         for pages in self.later.values():  # later pages whose first page the list does not link
             for url in pages:
-                yield from self._article(url, final=True)
-        yield from self._flush()
+                for request in self._article(url, final=True):
+                    yield request
+        for request in self._flush():
+            yield request
         if refused:
             self.stats.inc_value(f"links/refused_scheme/{site}", refused)
             spider.logger.warning("list page %s: %d links that are not http(s) refused", short_url(self.response.url),
@@ -89,7 +108,8 @@ class ListPage:
                 spider.logger.debug("list page %s: every article on it was seen before, its next pages not followed",
                                     self.response.url)
             return
-        yield from lists
+        for request in lists:
+            yield request
 
     def _next_list(self, url: str, text: str) -> bool:
         """A link to the list's next page: matching ``follow``; without it, a 下一页 (or next

@@ -18,7 +18,6 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 from scrapy.http import HtmlResponse, Response
-from w3lib.url import safe_url_string
 
 from news_crawler.extraction.decode import is_binary
 
@@ -104,23 +103,22 @@ def web_url(url: str) -> bool:
         return False
 
 
-def html_links(text: str, base: str, encoding: str = "utf-8") -> Iterator[tuple[str, str]]:
+def html_links(text: str, base: str) -> Iterator[tuple[str, str]]:
     """``(url, text)`` of every ``<a>`` and ``<area>`` link of an HTML page, in document
     order, read as a stream: each link element is dropped once read, so a page of a
     million links never holds more than the links its reader keeps. URLs are absolute
-    (against ``<base href>`` or ``base``) and safely quoted as Scrapy's link extractor does
-    (the page's ``encoding`` for non-ASCII query text); ``javascript:``, ``mailto:`` and the
-    like come out as written, for the caller to refuse."""
+    (against ``<base href>`` or ``base``), not yet quoted (the reader quotes those it takes,
+    ``w3lib.url.safe_url_string`` with the page's encoding, as Scrapy's link extractor does);
+    ``javascript:``, ``mailto:`` and the like come out as written, for the caller to refuse."""
     parser = etree.HTMLPullParser(events=("end",), tag=("a", "area", "base"), recover=True)
     for start in range(0, len(text), _CHUNK):
         parser.feed(text[start:start + _CHUNK])
         for _, element in parser.read_events():
-            href = (element.get("href") or "").strip()
+            href = (element.get("href") or "").strip().translate(_TAB_NEWLINE)  # as browsers read it (WHATWG)
             if element.tag == "base":
                 base = urljoin(base, href) if href else base
             elif href and not href.startswith("#"):
-                yield (safe_url_string(urljoin(base, href), encoding),
-                       " ".join("".join(element.itertext()).split()) if element.tag == "a" else "")
+                yield urljoin(base, href), " ".join("".join(element.itertext()).split()) if element.tag == "a" else ""
             element.clear(keep_tail=True)
             while element.getprevious() is not None:  # what was read before it, too
                 del element.getparent()[0]
@@ -128,6 +126,7 @@ def html_links(text: str, base: str, encoding: str = "utf-8") -> Iterator[tuple[
 
 
 _CHUNK = 1 << 16
+_TAB_NEWLINE = str.maketrans("", "", "\t\n\r")
 
 
 def as_html(response: Response) -> HtmlResponse | None:
