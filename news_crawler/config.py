@@ -98,3 +98,35 @@ def with_defaults(settings: BaseSettings) -> BaseSettings:
     filled.frozen = False  # a private copy: the crawler's own settings stay frozen
     filled.setdict(missing, priority="default")
     return filled
+
+
+def from_environment(known: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The settings of ``known`` (name -> default) that the environment sets, under their own
+    names, read as their default's type: true/false for a flag, a number, a comma-separated
+    list, a JSON object for a dict (empty: unset); a value that does not read as its type is
+    kept as written, for the settings check to report in one line."""
+    environ = os.environ if environ is None else environ
+    out: dict[str, Any] = {}
+    for name, default in known.items():
+        if name not in environ:
+            continue
+        text = environ[name]
+        if not text.strip() and not isinstance(default, str):
+            continue  # NAME= (as compose writes ${NAME:-}): unset
+        try:
+            if isinstance(default, bool):
+                out[name] = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False,
+                             "": False}[text.strip().lower()]
+            elif isinstance(default, int):
+                out[name] = int(text)
+            elif isinstance(default, float):
+                out[name] = float(text)
+            elif isinstance(default, (list, tuple)):
+                out[name] = json.loads(text) if text.lstrip().startswith("[") else as_list(text)
+            elif isinstance(default, dict):
+                out[name] = json.loads(text) if text.strip() else {}
+            else:
+                out[name] = text
+        except (KeyError, ValueError):
+            out[name] = text
+    return out

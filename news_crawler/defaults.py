@@ -87,6 +87,10 @@ ITEMS_REDIS_MAX = 1_000_000
 SUMMARY_FILE = ""
 FEED_DIR = "output"
 
+# Sites files (TOML, see sites.py) read after the built-in one, each adding sites or replacing
+# one by name; several are separated by commas.
+SITES_FILE = ""
+
 # Cluster workers: start pages come from a Redis list per spider, filled by the seeder;
 # a worker stops after WORKER_IDLE_SECONDS with nothing to do (0: never stops).
 SEED_FROM_REDIS = False

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
 from typing import Any
 
 from scrapy.crawler import CrawlerProcess
 
 from news_crawler.config import build_settings
-from news_crawler.spiders.portals import PORTALS
+from news_crawler.errors import UserError
+from news_crawler.sites import SiteSpiderLoader
+from news_crawler.spiders.news import check_arguments
 from news_crawler.summary import summarize
 
 
-def all_spider_names() -> list[str]:
-    return [s.name for s in PORTALS]
+def all_spider_names(settings: Any = None) -> list[str]:
+    """Every configured site (the built-in portals and ``SITES_FILE``'s), in declared order."""
+    return SiteSpiderLoader(settings if settings is not None else build_settings()).site_names()
 
 
 def run_spiders(names: list[str], overrides: dict[str, Any] | None = None,
                 spider_args: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """Crawl ``names`` concurrently until each finishes; return ``{spider: {reason, sites, pages}}``."""
     logging.getLogger("jieba").setLevel(logging.WARNING)
-    process = CrawlerProcess(build_settings(overrides))
+    settings = build_settings(overrides)
+    check_spiders(names, spider_args or {}, settings)
+    process = CrawlerProcess(settings)
     crawlers = []
     for name in names:
         crawler = process.create_crawler(name)
@@ -44,3 +50,27 @@ def merge_sites(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]
             for k, v in row.items():
                 into[k] += v
     return sites
+
+
+def check_spiders(names: list[str], spider_args: dict[str, Any], settings: Any) -> None:
+    """``UserError`` for an unknown spider, or for arguments or settings a spider refuses,
+    before anything starts."""
+    unknown_spiders(names, settings)
+    loader = SiteSpiderLoader(settings)
+    for name in names:
+        try:
+            check_arguments(loader.load(name), spider_args, settings)
+        except ValueError as e:
+            raise UserError(f"{name}: {e}") from None
+
+
+def unknown_spiders(names: list[str], settings: Any) -> None:
+    """``UserError`` naming the spiders of ``names`` that no site or code declares, with the
+    closest known names."""
+    known = SiteSpiderLoader(settings).list()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        close = sorted({c for n in unknown for c in difflib.get_close_matches(n, known, n=3, cutoff=0.5)})
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UserError(f"unknown spider {', '.join(unknown)}{hint} (known: {', '.join(known)}; "
+                        "declare a site in a sites file: SITES_FILE)")

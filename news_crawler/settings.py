@@ -1,24 +1,15 @@
-"""Scrapy settings of the news crawler. Every default comes from ``defaults.py``; the
-environment overrides the ones operators change (see the README's configuration table)."""
+"""Scrapy settings of the news crawler. Every default comes from ``defaults.py``. The
+environment sets any setting of the project under its own name (``REDIS_URL``,
+``DAILY_SPIDERS=sina,163``, ``DEDUP_MAX_DISTANCE=2``): see the README's configuration."""
 
-import os
-
-from news_crawler import defaults as _d
+from news_crawler.config import from_environment
 from news_crawler.defaults import *  # noqa: F401,F403 - one source of defaults
 
 BOT_NAME = "news_crawler"
 SPIDER_MODULES = ["news_crawler.spiders"]
+SPIDER_LOADER_CLASS = "news_crawler.sites.SiteSpiderLoader"  # every site of the sites files is a spider
 NEWSPIDER_MODULE = "news_crawler.spiders"
 COMMANDS_MODULE = "news_crawler.commands"  # scrapy crawl exits 1 when Redis stopped the spider
-
-REDIS_URL = os.environ.get("REDIS_URL", _d.REDIS_URL)
-EMBEDDED_REDIS_DIR = os.environ.get("EMBEDDED_REDIS_DIR", _d.EMBEDDED_REDIS_DIR)
-DEDUP_NAMESPACE = os.environ.get("DEDUP_NAMESPACE", _d.DEDUP_NAMESPACE)
-DEDUP_RETENTION_DAYS = float(os.environ.get("DEDUP_RETENTION_DAYS") or _d.DEDUP_RETENTION_DAYS)
-DEDUP_CLUSTER_INDEX = os.environ.get("DEDUP_CLUSTER_INDEX") or _d.DEDUP_CLUSTER_INDEX
-FEED_DIR = os.environ.get("FEED_DIR", _d.FEED_DIR)
-ITEMS_REDIS_KEY = os.environ.get("ITEMS_REDIS_KEY", _d.ITEMS_REDIS_KEY)
-SUMMARY_FILE = os.environ.get("SUMMARY_FILE", _d.SUMMARY_FILE)
 
 SCHEDULER_PERSIST = True  # scrapy-redis' default is False: a daily crawl must remember
 
@@ -56,3 +47,6 @@ DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
 FEED_EXPORT_ENCODING = "utf-8"  # -o/-O feeds as the feed files: Chinese as written, not \u escapes
 LOGSTATS_INTERVAL = 60.0
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+
+# Last: every setting above (and every default) may come from the environment, by its name.
+globals().update(from_environment({k: v for k, v in dict(globals()).items() if k.isupper()}))

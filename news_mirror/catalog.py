@@ -12,9 +12,10 @@ from pathlib import Path
 
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.decode import decode_html
-from news_crawler.spiders.portals import PORTALS
+from news_crawler.sites import Site, load_sites
 
 # Saved pages by portal: (data set, page id or manifest site).
+BUILTIN_SITES = load_sites()  # the portals the mirror serves, as the product declares them
 GNE_SITES = ["163", "sina", "thepaper", "ifeng", "qq", "people", "xinhuanet", "huanqiu"]
 # GBK pages with human labels: sohu and sina pages of 2004-2005.
 CWCED_PAGES = {"sohu": ["33a95b71", "7c6d2080", "8baa71e3", "ebe9df29", "93498c29"], "sina": ["0d931936", "8cb7b39d"]}
@@ -79,8 +80,8 @@ class Catalog:
         return out
 
 
-def _spider(site: str):
-    return next(s for s in PORTALS if s.site == site)
+def _spider(site: str) -> Site:
+    return BUILTIN_SITES[site]
 
 
 def _matches(site: str, url: str) -> bool:

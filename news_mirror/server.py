@@ -7,7 +7,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from news_crawler.spiders.portals import PORTALS
+from news_crawler.sites import load_sites
 from news_mirror.catalog import Catalog
 from news_mirror.handler import mirror_path
 
@@ -20,7 +20,7 @@ class Mirror:
         self.day = day
         self.requests: list[str] = []  # every path asked for, in order
         self._pages = {mirror_path(u): p for u, p in catalog.pages.items()}
-        self.lists = {mirror_path(url): spider.site for spider in PORTALS for url in spider.start_urls}
+        self.lists = {mirror_path(url): site.name for site in load_sites().values() for url in site.start_urls}
         self._lock = threading.Lock()
         # Faults a test can set: seconds before each article response (a slow site), a
         # status for some article paths (404, 410, 500), robots.txt text per host.

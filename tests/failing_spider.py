@@ -1,9 +1,10 @@
 """The sina spider with a bug: its callback raises for one URL (``FAIL_URL``)."""
 
-from news_crawler.spiders.portals import SinaSpider
+from news_crawler.sites import load_sites, site_spider
+from news_crawler.spiders.news import NewsSpider
 
 
-class FailingSinaSpider(SinaSpider):
+class FailingSinaSpider(site_spider(load_sites()["sina"], NewsSpider)):
     name = "failing_sina"
 
     async def parse_article(self, response):

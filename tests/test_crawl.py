@@ -16,7 +16,7 @@ from news_crawler.index import RedisStore
 from news_crawler.outcomes import parse_outcome
 from news_mirror.catalog import add_bad_pages, build_catalog
 from news_mirror.server import Mirror, serve
-from news_crawler.spiders.portals import PORTALS
+from news_crawler.sites import load_sites
 from tests.conftest import DATA
 from tests.crawl_helpers import ROOT, crawl, load, mirror_env
 
@@ -45,10 +45,10 @@ def article_fetches(mirror: Mirror, since: int = 0) -> Counter:
 
 
 def test_every_mirrored_url_is_an_article_url_of_its_portal(catalog):
-    spiders = {s.site: s for s in PORTALS}
+    sites = load_sites()
     for page in catalog[0].pages.values():
-        assert any(re.search(p, page.url) for p in spiders[page.site].allow), page.url
-    assert len({p.site for p in catalog[0].pages.values()}) == len(PORTALS)
+        assert any(re.search(p, page.url) for p in sites[page.site].allow), page.url
+    assert len({p.site for p in catalog[0].pages.values()}) == len(sites) == 10
 
 
 def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(tmp_path, redis_server, redis_client,

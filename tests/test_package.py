@@ -19,7 +19,7 @@ def test_the_wheel_holds_the_product_and_nothing_of_the_mirror_or_demos(tmp_path
     assert top == {"news_crawler"}, top
     assert not [n for n in names if "mirror" in n or "demo" in n]
     for needed in ("news_crawler/index/decide.lua", "news_crawler/fingerprint/stop_words.txt",
-                   "news_crawler/cli/dedup.py", "news_crawler/spiders/portals.py"):
+                   "news_crawler/cli/dedup.py", "news_crawler/sites.toml"):
         assert needed in names
 
 

@@ -1,4 +1,4 @@
-"""``news-crawler seed``: push every portal's start URLs for the cluster workers, once, every
+"""``news-crawler seed``: push every configured site's start URLs for the cluster workers, once, every
 N seconds, or every day at HH:MM (the compose file's seeder)."""
 
 from __future__ import annotations
@@ -22,11 +22,14 @@ def seconds_until(hhmm: str, now: datetime | None = None) -> float:
 
 def cmd_seed(args: argparse.Namespace) -> int:
     from news_crawler import connection
-    from news_crawler.spiders.portals import PORTALS
+    from news_crawler.runner import unknown_spiders
+    from news_crawler.sites import load_sites, sites_files
     from news_crawler.spiders.seeds import seed
 
     settings = options.settings(args)
-    spiders = [s for s in PORTALS if not args.spiders or s.name in args.spiders]
+    sites = load_sites(sites_files(settings.get("SITES_FILE")))
+    unknown_spiders([n for n in args.spiders if n not in sites], settings)  # a generic spider has no start pages here
+    spiders = [s for s in sites.values() if not args.spiders or s.name in args.spiders]
     client = connection.from_settings(settings)
     while True:
         if args.at:
@@ -46,8 +49,8 @@ def cmd_seed(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("seed", help="push every portal's start URLs for the cluster workers")
-    p.add_argument("spiders", nargs="*")
+    p = sub.add_parser("seed", help="push every configured site's start URLs for the cluster workers")
+    p.add_argument("spiders", nargs="*", help="site names (default: every configured site)")
     when = p.add_mutually_exclusive_group()
     when.add_argument("--every", type=float, default=0, help="seed now, then every this many seconds")
     when.add_argument("--at", type=options.hhmm, help="seed every day at this local time (HH:MM)")

@@ -13,16 +13,14 @@ from news_crawler.cli import options
 from news_crawler.summary import format_table
 
 
-def run_and_report(names: list[str], overrides: dict[str, Any], summary_path: str | None) -> int:
+def run_and_report(names: list[str], overrides: dict[str, Any], summary_path: str | None,
+                   spider_args: dict[str, str] | None = None) -> int:
+    from news_crawler.config import build_settings
     from news_crawler.runner import all_spider_names, merge_sites, run_spiders
 
-    known = all_spider_names() + ["news"]
-    unknown = sorted(set(names) - set(known))
-    if unknown:
-        print(f"news-crawler: unknown spider(s) {', '.join(unknown)}; known: {', '.join(known)}", file=sys.stderr)
-        return 2
+    names = names or all_spider_names(build_settings(overrides))
     started = time.monotonic()
-    results = run_spiders(names, overrides)
+    results = run_spiders(names, overrides, spider_args)
     sites = merge_sites(results)
     print(format_table(sites))
     failed = [name for name, r in results.items()
@@ -39,29 +37,28 @@ def run_and_report(names: list[str], overrides: dict[str, Any], summary_path: st
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
-    from news_crawler.runner import all_spider_names
-
-    return run_and_report(args.spiders or all_spider_names(), options.overrides(args), args.summary)
+    return run_and_report(args.spiders, options.overrides(args), args.summary, options.spider_args(args))
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from news_crawler.runner import all_spider_names
-
     extra: dict[str, Any] = {"SEED_FROM_REDIS": True}
     if args.idle is not None:
         extra["WORKER_IDLE_SECONDS"] = args.idle
-    return run_and_report(args.spiders or all_spider_names(), options.overrides(args, **extra), args.summary)
+    return run_and_report(args.spiders, options.overrides(args, **extra), args.summary)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("crawl", help="run spiders (all portals by default) until done, print a per-site summary")
-    p.add_argument("spiders", nargs="*", help="spider names (default: every portal)")
+    p = sub.add_parser("crawl", help="run spiders (every configured site by default) until done, print a per-site "
+                                     "summary")
+    p.add_argument("spiders", nargs="*", help="site names, or news with -a (default: every configured site)")
     p.add_argument("--summary", help="write the summary as JSON to this file")
+    p.add_argument("-a", dest="spider_args", action="append", default=[], metavar="NAME=VALUE",
+                   help="a spider argument, as for scrapy crawl (-a start_urls=URL -a allow=REGEX for news)")
     options.add_settings_option(p)
     p.set_defaults(func=cmd_crawl)
 
     p = sub.add_parser("worker", help="a cluster worker: crawl seeded start pages from the shared queue")
-    p.add_argument("spiders", nargs="*", help="spider names (default: every portal)")
+    p.add_argument("spiders", nargs="*", help="site names (default: every configured site)")
     p.add_argument("--summary", help="write the summary as JSON to this file")
     p.add_argument("--idle", type=float, help="stop after this many idle seconds (0: never)")
     options.add_settings_option(p)

@@ -7,6 +7,7 @@
     news-crawler seed [SPIDER ...] [--every SECONDS | --at HH:MM]
     news-crawler worker [SPIDER ...] [--idle SECONDS]
     news-crawler adopt SPIDER ... [--unpickle]
+    news-crawler sites [check NAME | check URL --allow REGEX]
 """
 
 from __future__ import annotations
@@ -14,20 +15,25 @@ from __future__ import annotations
 import argparse
 import sys
 
-from news_crawler.cli import adopt, cluster, crawl, daily, status
+from news_crawler.cli import adopt, cluster, crawl, daily, sites, status
+from news_crawler.errors import UserError
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (crawl, daily, status, cluster, adopt):
+    for module in (crawl, daily, status, cluster, adopt, sites):
         module.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except UserError as e:
+        print(f"news-crawler: {e}", file=sys.stderr)
+        return e.exit_code
 
 
 if __name__ == "__main__":

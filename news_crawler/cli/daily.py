@@ -72,7 +72,7 @@ def cmd_daily(args: argparse.Namespace) -> int:
         print(f"news-crawler: {message}", file=sys.stderr)
         return EX_TEMPFAIL
 
-    names = settings.getlist("DAILY_SPIDERS") or all_spider_names()
+    names = settings.getlist("DAILY_SPIDERS") or all_spider_names(settings)
     overrides.update(LOG_FILE=str(log_file), LOG_FILE_APPEND=True, LOG_LEVEL=overrides.get("LOG_LEVEL", "INFO"))
     started = time.monotonic()
     results = run_spiders(names, overrides)

@@ -9,6 +9,7 @@ from typing import Any
 from scrapy.settings import Settings
 
 from news_crawler.config import build_settings, parse_overrides
+from news_crawler.errors import UserError
 
 
 def add_settings_option(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +21,15 @@ def overrides(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
     try:
         return {**parse_overrides(args.set), **extra}
     except ValueError as e:
-        raise SystemExit(f"news-crawler: {e}") from None
+        raise UserError(str(e)) from None
+
+
+def spider_args(args: argparse.Namespace) -> dict[str, str]:
+    """The ``-a NAME=VALUE`` spider arguments of the command line."""
+    try:
+        return parse_overrides(args.spider_args)
+    except ValueError as e:
+        raise UserError(str(e).replace("-s takes", "-a takes")) from None
 
 
 def settings(args: argparse.Namespace, **extra: Any) -> Settings:

@@ -52,7 +52,7 @@ def build_report(settings: Any) -> dict[str, Any]:
     report: dict[str, Any] = {
         "redis": connection.url_from_settings(settings).split("@")[-1],
         "redis_masters": len(client.get_primaries()) if connection.is_cluster(client) else 1,
-        "spiders": spider_status(client, settings, all_spider_names() + ["news"]),
+        "spiders": spider_status(client, settings, all_spider_names(settings) + ["news"]),
         "dedup": {k: v for k, v in index.items() if k != "redis_memory_bytes"},
         "redis_memory_bytes": index["redis_memory_bytes"],
     }

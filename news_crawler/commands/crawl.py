@@ -42,18 +42,14 @@ class Command(ScrapyCrawl):
 
 
 def _check_arguments(loader: Any, name: str, spargs: dict[str, Any], settings: Any) -> None:
-    """A news spider built from the arguments alone (no crawler, nothing started), and its
-    settings' patterns compiled, so that what it refuses is reported as a usage error."""
-    from news_crawler.config import with_defaults
-    from news_crawler.spiders.news import NewsSpider, tracking_pattern
+    """The spider and its arguments checked before anything starts, so that a mistake is a
+    usage error (one line, exit 2), not a traceback."""
+    from news_crawler.errors import UserError
+    from news_crawler.runner import unknown_spiders
+    from news_crawler.spiders.news import check_arguments
 
     try:
-        spidercls = loader.load(name)
-    except KeyError:
-        return  # Scrapy says so itself
-    if issubclass(spidercls, NewsSpider):
-        try:
-            spidercls(**spargs).check_settings(with_defaults(settings))
-            tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
-        except ValueError as e:
-            raise UsageError(str(e), print_help=False) from None
+        unknown_spiders([name], settings)
+        check_arguments(loader.load(name), spargs, settings)
+    except (UserError, ValueError) as e:
+        raise UsageError(str(e), print_help=False) from None

@@ -66,6 +66,14 @@ def on_domains(url: str, domains: list[str]) -> bool:
     return any(host == d or host.endswith("." + d) for d in domains)
 
 
+def check_arguments(spidercls: type, spider_args: dict[str, Any], settings: Any) -> None:
+    """ValueError for ``-a`` arguments or settings a news spider refuses (built from them alone:
+    nothing starts); other spiders are not checked."""
+    if issubclass(spidercls, NewsSpider):
+        spidercls(**spider_args).check_settings(with_defaults(settings))
+        tracking_pattern(with_defaults(settings).get("URL_TRACKING_PARAMS"))
+
+
 class NewsSpider(scrapy.Spider):
     name = "news"
     site = ""
@@ -188,7 +196,7 @@ class NewsSpider(scrapy.Spider):
                 yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed,
                                      meta={"list_depth": depth + 1})
 
-    def parse(self, response: Response, **kwargs: Any) -> Iterator[scrapy.Request]:
+    async def parse(self, response: Response, **kwargs: Any) -> AsyncIterator[scrapy.Request]:
         self.crawler.stats.inc_value(f"pages/list/{self.site}")
         body = unpacked(response.body, getattr(self, "max_list_bytes", 0))
         if body is None:
@@ -198,10 +206,12 @@ class NewsSpider(scrapy.Spider):
         if body is not response.body:  # a gzipped sitemap
             response = Response(response.url, body=body, request=response.request)
         if is_sitemap_index(body):
-            yield from self.sitemaps(response)
+            for request in self.sitemaps(response):
+                yield request
             return
         if is_feed(body):
-            yield from ListPage(self, response).read((url, "") for url in feed_links(body, response.url))
+            async for request in ListPage(self, response).read((url, "") for url in feed_links(body, response.url)):
+                yield request
             return
         page = as_html(response) if is_markup(body) else None
         if page is None:
@@ -209,7 +219,9 @@ class NewsSpider(scrapy.Spider):
             self.logger.warning("list page %s is neither an HTML page nor a feed (it starts %r): no links taken from it",
                                 response.url, body[:20])
             return
-        yield from ListPage(self, response).read(html_links(page.text, page.url, page.encoding), html=True)
+        async for request in ListPage(self, response).read(html_links(page.text, page.url), html=True,
+                                                            encoding=page.encoding):
+            yield request
 
     def seen(self, requests: list[scrapy.Request]) -> list[bool] | None:
         """Which of ``requests`` the dupefilter has seen, without marking them; None when it

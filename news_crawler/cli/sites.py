@@ -1,0 +1,191 @@
+"""``news-crawler sites``: the configured sites; ``sites check``: try one before scheduling it.
+
+    news-crawler sites
+    news-crawler sites check NAME
+    news-crawler sites check URL[,URL...] --allow REGEX [--follow REGEX] [--deny REGEX]
+
+``check`` fetches the start pages and the first articles directly (nothing goes through the
+dupefilter, the queue or the index), says how many links match ``allow``, ``follow`` and
+``deny`` with a few of each and of the links that matched nothing, then extracts one or two
+articles. It exits 1 when no article link matched or no article could be extracted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import urllib.error
+import urllib.request
+from typing import Any
+from urllib.parse import urldefrag
+
+from news_crawler.cli import options
+from news_crawler.errors import UserError
+
+EXAMPLES = 5
+ARTICLES = 2
+
+
+def cmd_sites(args: argparse.Namespace) -> int:
+    from news_crawler.sites import load_sites, sites_files
+
+    settings = options.settings(args)
+    sites = load_sites(sites_files(settings.get("SITES_FILE")))
+    for site in sites.values():
+        print(f"{site.name}  ({site.source})")
+        for key in ("start_urls", "allow", "follow", "deny", "allowed_domains"):
+            for value in getattr(site, key):
+                print(f"  {key:<16}{value}")
+        for key, value in site.settings.items():
+            print(f"  {key:<16}{value}")
+    print(f"{len(sites)} sites; add your own in a sites file: SITES_FILE=my-sites.toml (see the README)")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from news_crawler.config import with_defaults
+    from news_crawler.sites import load_sites, sites_files
+    from news_crawler.spiders.news import NewsSpider, tracking_pattern
+
+    settings = with_defaults(options.settings(args))
+    sites = load_sites(sites_files(settings.get("SITES_FILE")))
+    target = args.target
+    if target in sites:
+        site = sites[target]
+        spider = NewsSpider(start_urls=list(site.start_urls), allow=list(site.allow), deny=list(site.deny),
+                            follow=list(site.follow), allowed_domains=list(site.allowed_domains), site=site.name)
+    elif "://" in target:
+        if not args.allow:
+            raise UserError("sites check URL needs --allow REGEX (the article URL pattern to try)")
+        try:
+            spider = NewsSpider(start_urls=target, allow=args.allow, follow=args.follow, deny=args.deny)
+        except ValueError as e:
+            raise UserError(str(e)) from None
+    else:
+        raise UserError(f"no site named {target!r} (news-crawler sites lists them); or give a start URL with --allow")
+    fetcher = Fetcher(spider, settings)
+    tracking = tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
+    articles: list[str] = []
+    for url in spider.start_urls:
+        articles += check_start_page(fetcher, spider, url, tracking)
+    articles = list(dict.fromkeys(articles))
+    if not articles:
+        print("\nno article link matched allow: widen the pattern, or check the start pages above")
+        return 1
+    extracted = sum(check_article(fetcher, url) for url in articles[:ARTICLES])
+    if not extracted:
+        print("\nno article could be extracted from the pages allow matched: is the pattern taking list or "
+              "video pages?")
+        return 1
+    print(f"\nok: {len(articles)} article links, {extracted} of {min(len(articles), ARTICLES)} extracted")
+    return 0
+
+
+def check_start_page(fetcher: Fetcher, spider: Any, url: str, tracking: Any) -> list[str]:
+    """Print what the start page's links match; return its article links."""
+    from w3lib.url import safe_url_string
+
+    from news_crawler.extraction.decode import decode_html
+    from news_crawler.spiders.listing import feed_links, html_links, is_feed, web_url, without_tracking
+
+    print(f"\nstart page {url}")
+    page = fetcher.get(url)
+    if page is None:
+        return []
+    body, final, content_type = page
+    text, encoding = decode_html(body, content_type or None)
+    links = ((u, "") for u in feed_links(body, final)) if is_feed(body) else html_links(text, final)
+    groups: dict[str, list[str]] = {"allow": [], "follow": [], "deny": [], "elsewhere": [], "nothing": []}
+    for link, _ in links:
+        if not web_url(link):
+            continue
+        link = without_tracking(urldefrag(safe_url_string(link, encoding))[0], tracking)
+        if any(p.search(link) for p in spider._deny):
+            group = "deny"
+        elif any(p.search(link) for p in spider._allow):
+            group = "allow" if spider.on_site(link) else "elsewhere"
+        elif any(p.search(link) for p in spider._follow):
+            group = "follow"
+        else:
+            group = "nothing"
+        if link not in groups[group]:
+            groups[group].append(link)
+    print(f"  {'feed' if is_feed(body) else 'HTML page'}, {sum(map(len, groups.values()))} distinct links")
+    labels = {"allow": "match allow (articles)", "follow": "match follow (more list pages)",
+              "deny": "match deny (left out)", "elsewhere": "match allow, off the site's domains (left out)",
+              "nothing": "match nothing"}
+    for group, found in groups.items():
+        if found or group in ("allow", "nothing"):
+            print(f"  {len(found):>5} {labels[group]}")
+            for link in found[:EXAMPLES]:
+                print(f"          {link}")
+    return groups["allow"]
+
+
+def check_article(fetcher: Fetcher, url: str) -> bool:
+    """Print the fields extracted from one article page; whether it holds an article."""
+    from news_crawler.extraction.page import page_fields
+
+    print(f"\narticle {url}")
+    page = fetcher.get(url)
+    if page is None:
+        return False
+    body, final, content_type = page
+    fields = page_fields(body, content_type, final)
+    if fields.get("invalid_reason") or not fields.get("body"):
+        print(f"  no article: {fields.get('invalid_reason') or 'no article text found on the page'}")
+        return False
+    for key in ("title", "author", "published_at", "source"):
+        print(f"  {key:<13}{fields.get(key) or '-'}")
+    lines = [line for line in fields["body"].splitlines() if line.strip()]
+    for line in lines[:3]:
+        print(f"  {'body' if line is lines[0] else '':<13}{line[:70]}{'…' if len(line) > 70 else ''}")
+    print(f"  {'length':<13}{len(fields['body'])} characters, {len(lines)} paragraphs")
+    return True
+
+
+class Fetcher:
+    """Plain HTTP(S) GETs with the crawler's user agent, timeout and size limit; a redirect
+    is followed only on the site (``NewsSpider.on_site``), as in a crawl."""
+
+    def __init__(self, spider: Any, settings: Any) -> None:
+        self.timeout = settings.getfloat("DOWNLOAD_TIMEOUT")
+        self.max_size = settings.getint("DOWNLOAD_MAXSIZE")
+        self.headers = {"User-Agent": settings.get("USER_AGENT") or "news-crawler"}
+
+        class OnSite(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+                if not spider.on_site(newurl):
+                    raise urllib.error.URLError(f"redirected outside the site, to {newurl}")
+                return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+        self.opener = urllib.request.build_opener(OnSite)
+
+    def get(self, url: str) -> tuple[bytes, str, str] | None:
+        """``(body, final URL, content type)``, or None after printing why not."""
+        try:
+            with self.opener.open(urllib.request.Request(url, headers=self.headers), timeout=self.timeout) as r:
+                body = r.read(self.max_size + 1 if self.max_size else -1)
+                if self.max_size and len(body) > self.max_size:
+                    print(f"  not read: larger than DOWNLOAD_MAXSIZE ({self.max_size} bytes)")
+                    return None
+                return body, r.geturl(), r.headers.get("Content-Type", "")
+        except urllib.error.HTTPError as e:
+            print(f"  not fetched: HTTP {e.code}")
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            print(f"  not fetched: {getattr(e, 'reason', e)}")
+        return None
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sites", help="list the configured sites; sites check: try one without crawling it")
+    options.add_settings_option(p)
+    p.set_defaults(func=cmd_sites)
+    checks = p.add_subparsers(dest="sites_command")
+    c = checks.add_parser("check", help="fetch a site's start pages, show what its patterns match, extract articles")
+    c.add_argument("target", help="a site's name, or start URLs (comma-separated) with --allow")
+    c.add_argument("--allow", help="article URL pattern (with a start URL)")
+    c.add_argument("--follow", help="more list pages' URL pattern (with a start URL)")
+    c.add_argument("--deny", help="URLs to leave out (with a start URL)")
+    options.add_settings_option(c)
+    c.set_defaults(func=cmd_check)
+

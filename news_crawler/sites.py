@@ -1,0 +1,172 @@
+"""Sites declared in TOML sites files: the one place a site is declared, without code.
+
+    [sites.gov-news]                      # the name: a spider name, a site in stats and feeds
+    start_urls = ["https://www.example.gov.cn/xwdt/"]   # lists, feeds or sitemaps
+    allow = '^https://www\\.example\\.gov\\.cn/xwdt/\\d{6}/t\\d+_\\d+\\.html$'
+    follow = '/xwdt/index_\\d+\\.html'       # optional: more list pages
+    deny = '/video/'                       # optional
+    allowed_domains = ["example.gov.cn"]   # optional: else the start pages' domains
+    download_delay = 1.0                   # optional politeness, per site
+    concurrent_requests = 2                # optional: at most this many at once, per domain
+
+The built-in portals are ``sites.toml`` beside this module, read the same way; each file of
+``SITES_FILE`` (a setting and an environment variable; several are separated by commas) adds
+sites or replaces one by its name, in order. Every site is a spider name: the spider loader
+(``SiteSpiderLoader``) makes each a generic ``NewsSpider`` with the site's patterns.
+A file with a mistake stops every command with one line naming the file, the site and the
+problem (``SitesFileError``).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scrapy.spiderloader import SpiderLoader
+
+from news_crawler.config import as_list
+from news_crawler.errors import UserError
+
+BUILTIN = Path(__file__).with_name("sites.toml")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+RESERVED = {"news"}  # the generic spider, which takes its patterns from -a arguments
+_LISTS = ("start_urls", "allow", "follow", "deny", "allowed_domains")
+_POLITENESS = {"download_delay": ("DOWNLOAD_DELAY", float), "concurrent_requests": ("CONCURRENT_REQUESTS_PER_DOMAIN", int)}
+KEYS = (*_LISTS, *_POLITENESS)
+
+
+class SitesFileError(UserError):
+    """A sites file that cannot be read: its name, the site and the problem, in one line."""
+
+
+@dataclass(frozen=True)
+class Site:
+    name: str
+    source: str  # the file that declared it
+    start_urls: tuple[str, ...]
+    allow: tuple[str, ...]
+    follow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    allowed_domains: tuple[str, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)  # the politeness keys, as Scrapy settings
+
+
+def sites_files(value: str | list[str] | None) -> list[str]:
+    """The files of a ``SITES_FILE`` setting (comma-separated, or a list)."""
+    return as_list(value)
+
+
+def load_sites(files: list[str] | tuple[str, ...] = ()) -> dict[str, Site]:
+    """The built-in sites, then each file's, a later site replacing an earlier one of its name."""
+    sites: dict[str, Site] = {}
+    for path in (str(BUILTIN), *files):
+        sites.update(read_sites_file(path))
+    return sites
+
+
+def read_sites_file(path: str) -> dict[str, Site]:
+    """The sites of one file; ``SitesFileError`` for anything wrong in it."""
+    shown = "built-in sites" if path == str(BUILTIN) else path
+    try:
+        with open(Path(path).expanduser(), "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise SitesFileError(f"sites file {shown}: not found (SITES_FILE names files, comma-separated)") from None
+    except OSError as e:
+        raise SitesFileError(f"sites file {shown}: cannot be read ({e.strerror})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise SitesFileError(f"sites file {shown}: not valid TOML ({e})") from None
+    extra = sorted(set(data) - {"sites"})
+    if extra or not isinstance(data.get("sites", {}), dict):
+        raise SitesFileError(f"sites file {shown}: unknown table {extra[0] if extra else 'sites'!r}; "
+                             "declare each site as [sites.NAME]")
+    return {name: _site(shown, name, table) for name, table in data.get("sites", {}).items()}
+
+
+def _site(source: str, name: str, table: Any) -> Site:
+    where = f"sites file {source}: [sites.{name}]"
+    if not NAME.fullmatch(name):
+        raise SitesFileError(f"{where}: a site's name is a spider name: letters, digits, - and _ (at most 64)")
+    if name in RESERVED:
+        raise SitesFileError(f"{where}: {name!r} is the generic spider's name; choose another")
+    if not isinstance(table, dict):
+        raise SitesFileError(f"{where}: expected a table of keys ({', '.join(KEYS)})")
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise SitesFileError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(KEYS)}")
+    lists: dict[str, tuple[str, ...]] = {}
+    for key in _LISTS:
+        value = table.get(key, [])
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list) or not all(isinstance(v, str) and v.strip() for v in values):
+            raise SitesFileError(f"{where}: {key} must be a string or a list of strings")
+        lists[key] = tuple(v.strip() for v in values)
+    for key in ("start_urls", "allow"):
+        if not lists[key]:
+            raise SitesFileError(f"{where}: missing {key}")
+    for url in lists["start_urls"]:
+        if not re.match(r"https?://[^/\s]+", url):
+            raise SitesFileError(f"{where}: start URL {url!r} needs http:// or https:// and a host")
+    for key in ("allow", "follow", "deny"):
+        for pattern in lists[key]:
+            try:
+                re.compile(pattern)
+            except re.error as e:
+                raise SitesFileError(f"{where}: {key} pattern {pattern!r} does not compile: {e}") from None
+    settings = {}
+    for key, (setting, kind) in _POLITENESS.items():
+        if key in table:
+            value = table[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < (0 if kind is float else 1):
+                raise SitesFileError(f"{where}: {key} must be a number {'>= 0' if kind is float else '>= 1'}")
+            settings[setting] = kind(value)
+    return Site(name=name, source=source, settings=settings, **lists)
+
+
+class SiteSpiderLoader(SpiderLoader):
+    """Scrapy's spider loader, plus one generic spider per configured site (``SITES_FILE``)."""
+
+    def __init__(self, settings: Any) -> None:
+        self.sites_files = sites_files(settings.get("SITES_FILE"))
+        self._site_spiders: dict[str, type] | None = None
+        super().__init__(settings)
+
+    def _from_sites(self) -> dict[str, type]:
+        """The sites' spider classes, made once, on first use (so that a bad sites file is
+        reported by the command that needs it, in one line)."""
+        if self._site_spiders is None:
+            from news_crawler.spiders.news import NewsSpider
+
+            sites = load_sites(self.sites_files)
+            clash = sorted(set(sites) & set(self._spiders))
+            if clash:
+                site = sites[clash[0]]
+                raise SitesFileError(f"sites file {site.source}: [sites.{site.name}]: a spider of the project's code "
+                                     "has that name; choose another")
+            self._site_spiders = {name: site_spider(site, NewsSpider) for name, site in sites.items()}
+        return self._site_spiders
+
+    def load(self, spider_name: str) -> type:
+        spiders = self._from_sites()
+        if spider_name in spiders:
+            return spiders[spider_name]
+        return super().load(spider_name)
+
+    def list(self) -> list[str]:
+        return [*self._from_sites(), *super().list()]
+
+    def site_names(self) -> list[str]:
+        """The configured sites, in the order declared (the built-in ones first)."""
+        return list(self._from_sites())
+
+
+def site_spider(site: Site, base: type) -> type:
+    """The generic spider with ``site``'s patterns and politeness filled in."""
+    return type(f"{site.name.title().replace('-', '').replace('_', '')}SiteSpider", (base,), {
+        "name": site.name, "site": site.name, "start_urls": list(site.start_urls), "allow": list(site.allow),
+        "follow": list(site.follow), "deny": list(site.deny), "allowed_domains": list(site.allowed_domains),
+        "custom_settings": dict(site.settings), "__module__": __name__,
+    })
