@@ -136,3 +136,25 @@ def get_redis(url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR, **kwar
     empty, with exactly ``kwargs`` (``redis_cls`` picks the client class), as in scrapy-redis."""
     params = dict(kwargs)
     return _client_class(params).from_url(resolve_url(url, data_dir), **params)
+
+
+def check_reachable(settings: Any) -> None:
+    """``RedisUnavailable`` (one line, with the URL, password masked) unless the Redis that
+    ``settings`` name answers: asked once, before a command starts its work, so a wrong
+    URL or password is a clear line in seconds (at most ``socket_connect_timeout`` and two
+    retries), not a traceback from deep inside a crawl."""
+    from news_crawler.embedded import EmbeddedServerError
+    from news_crawler.errors import redis_problem
+
+    named = settings.get("REDIS_URL") or ""
+    try:
+        from_settings(settings).ping()
+    except (redis.RedisError, EmbeddedServerError, OSError) as e:
+        raise redis_problem(e, named or url_named(settings)) from None
+
+
+def url_named(settings: Any) -> str:
+    """The URL the settings name, without starting the embedded server ("" for it)."""
+    url = settings.get("REDIS_URL") or ""
+    host, port = settings.get("REDIS_HOST") or "", settings.getint("REDIS_PORT") or 0
+    return url or (f"redis://{host or 'localhost'}:{port or 6379}" if host or port else "")

@@ -8,11 +8,12 @@ from typing import Any
 
 from scrapy.crawler import CrawlerProcess
 
+from news_crawler import connection
 from news_crawler.config import build_settings
 from news_crawler.errors import UserError
 from news_crawler.sites import SiteSpiderLoader
 from news_crawler.spiders.news import check_arguments
-from news_crawler.summary import summarize
+from news_crawler.summary import crawl_problem, summarize
 
 
 def all_spider_names(settings: Any = None) -> list[str]:
@@ -26,6 +27,7 @@ def run_spiders(names: list[str], overrides: dict[str, Any] | None = None,
     logging.getLogger("jieba").setLevel(logging.WARNING)
     settings = build_settings(overrides)
     check_spiders(names, spider_args or {}, settings)
+    connection.check_reachable(settings)
     process = CrawlerProcess(settings)
     crawlers = []
     for name in names:
@@ -36,8 +38,11 @@ def run_spiders(names: list[str], overrides: dict[str, Any] | None = None,
     out = {}
     for crawler in crawlers:
         stats = crawler.stats.get_stats()
-        out[crawler.spidercls.name] = {"reason": stats.get("finish_reason"), "sites": summarize(stats),
-                                       "pages": stats.get("response_received_count", 0)}
+        sites = summarize(stats)
+        out[crawler.spidercls.name] = {"reason": stats.get("finish_reason"), "sites": sites,
+                                       "pages": stats.get("response_received_count", 0),
+                                       "problem": crawl_problem(stats.get("finish_reason"), sites,
+                                                                settings.getbool("SEED_FROM_REDIS"))}
     return out
 
 

@@ -45,6 +45,8 @@ DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024  # a 50 MB "article" is cut off and counted, not parsed
 DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
 FEED_EXPORT_ENCODING = "utf-8"  # -o/-O feeds as the feed files: Chinese as written, not \u escapes
+RETRY_GIVE_UP_LOG_LEVEL = "WARNING"  # a page that failed is an expected outcome (failed), not an error of the crawler
+LOG_LEVEL = "INFO"  # Scrapy's DEBUG logs every request: too much for a daily run (-s LOG_LEVEL=DEBUG)
 LOGSTATS_INTERVAL = 60.0
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 

@@ -39,6 +39,25 @@ def summarize(stats: dict[str, Any]) -> dict[str, dict[str, int]]:
     return out
 
 
+def crawl_problem(reason: str | None, by_site: dict[str, dict[str, int]], seeded: bool = False) -> str | None:
+    """Why a crawl counts as failed (exit 1), in a few words; None when it did its work. A
+    cluster worker (``seeded``) may rightly find no start page to fetch."""
+    def total(column: str) -> int:
+        return sum(row.get(column, 0) for row in by_site.values())
+
+    if reason != "finished":
+        return f"did not finish ({reason or 'never started'})"
+    if not total("lists") and not total("fetched"):  # not one page came back
+        if not seeded:
+            return "could fetch none of its start pages (no network, a DNS failure, the site down?): see the log"
+        if total("failed"):  # a worker may rightly have had nothing to fetch; not so if it all failed
+            return f"every request failed ({total('failed')}): see the log"
+    if total("errors"):
+        return (f"{total('errors')} pages met an error (a callback or pipeline raised, or a feed could not be "
+                "written); they are fetched again on the next run: see the log")
+    return None
+
+
 def format_table(by_site: dict[str, dict[str, int]]) -> str:
     lines = [f"{'site':<12}" + "".join(f"{c:>9}" for c in COLUMNS)]
     totals = dict.fromkeys(COLUMNS, 0)

@@ -71,5 +71,7 @@ def main() -> int:
         print(f"  {d.id}\n    = {d.duplicate_of}  ({d.rule}, distance {d.distance})")
     print(f"\nKept articles: {out}/day1/ and {out}/day2/ (JSON Lines)")
     print("Day 2 fetched only the articles that appeared since day 1: the Redis dupefilter remembers the rest.")
+    settings = " ".join(f"-s '{k}={v}'" for k, v in DEMO_SETTINGS.items() if k != "LOG_LEVEL")
+    print(f"The demo's keys are its own (prefix {NAMESPACE}:); see them with: ./run news-crawler status {settings}")
     server.shutdown()
     return 0

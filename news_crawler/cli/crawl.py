@@ -23,17 +23,15 @@ def run_and_report(names: list[str], overrides: dict[str, Any], summary_path: st
     results = run_spiders(names, overrides, spider_args)
     sites = merge_sites(results)
     print(format_table(sites))
-    failed = [name for name, r in results.items()
-              if r["reason"] != "finished" or any(row.get("errors") for row in r["sites"].values())]
+    failed = [name for name, r in results.items() if r["problem"]]
     if summary_path:
         record = {"spiders": results, "sites": sites, "seconds": round(time.monotonic() - started, 1),
                   "failed": failed}
         Path(summary_path).parent.mkdir(parents=True, exist_ok=True)
         Path(summary_path).write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
-    if failed:
-        print(f"news-crawler: spiders that did not finish or met errors: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    for name in failed:
+        print(f"news-crawler: {name}: {results[name]['problem']}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@
     news-crawler crawl [SPIDER ...] [--summary FILE] [-s NAME=VALUE ...]
     news-crawler daily [-s NAME=VALUE ...]
     news-crawler status [--json]
+    news-crawler outcomes [--site S] [--outcome O] [--day D] [--limit N] [--json]
     news-crawler stop-server
     news-crawler seed [SPIDER ...] [--every SECONDS | --at HH:MM]
     news-crawler worker [SPIDER ...] [--idle SECONDS]
@@ -15,14 +16,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from news_crawler.cli import adopt, cluster, crawl, daily, sites, status
-from news_crawler.errors import UserError
+import redis
+
+from news_crawler import connection
+from news_crawler.cli import adopt, cluster, crawl, daily, options, outcomes, sites, status
+from news_crawler.embedded import EmbeddedServerError
+from news_crawler.errors import UserError, redis_problem
+from news_crawler.validation import check_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (crawl, daily, status, cluster, adopt, sites):
+    for module in (crawl, daily, status, outcomes, cluster, adopt, sites):
         module.register(sub)
     return parser
 
@@ -30,10 +36,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        settings = options.settings(args)
+        check_settings(settings, given=options.overrides(args))
         return args.func(args)
     except UserError as e:
         print(f"news-crawler: {e}", file=sys.stderr)
         return e.exit_code
+    except (redis.RedisError, EmbeddedServerError) as e:  # Redis went away, or never answered
+        problem = redis_problem(e, connection.url_named(settings))
+        print(f"news-crawler: {problem}", file=sys.stderr)
+        return problem.exit_code
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

@@ -25,15 +25,9 @@ EX_TEMPFAIL = 75
 
 
 def site_failures(results: dict[str, dict[str, Any]]) -> list[str]:
-    """Spiders that did not finish, finished without fetching a single list page, or met
-    errors (an exception in a callback or pipeline)."""
-    failed = []
-    for name, result in results.items():
-        lists = sum(row.get("lists", 0) for row in result["sites"].values())
-        errors = sum(row.get("errors", 0) for row in result["sites"].values())
-        if result["reason"] != "finished" or lists == 0 or errors:
-            failed.append(name)
-    return failed
+    """Spiders that did not finish, fetched none of their start pages, saw every request
+    fail, or met errors (``summary.crawl_problem``)."""
+    return [name for name, result in results.items() if result["problem"]]
 
 
 def take_lock(path: Path, now: datetime) -> tuple[IO[str] | None, str]:

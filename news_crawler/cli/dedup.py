@@ -23,7 +23,10 @@ from news_crawler.cli.check import check, read_lines
 from news_crawler.cli.check_workers import default_workers
 from news_crawler.cli.progress import Progress
 from news_crawler.config import PlainSettings, plain_settings
+from news_crawler.embedded import EmbeddedServerError
 from news_crawler.engine import fingerprinter_from_settings, store_from_settings
+from news_crawler.errors import UserError, redis_problem
+from news_crawler.validation import check_values
 from news_crawler.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
 from news_crawler.fingerprint.sentences import longest_sentences
 from news_crawler.index import RedisStore, check_max_distance
@@ -31,7 +34,7 @@ from news_crawler.index import RedisStore, check_max_distance
 
 def _settings(args: argparse.Namespace) -> PlainSettings:
     given = {"REDIS_URL": args.redis_url, "EMBEDDED_REDIS_DIR": args.data_dir, "DEDUP_NAMESPACE": args.namespace,
-             "DEDUP_MAX_DISTANCE": getattr(args, "max_distance", None), "DEDUP_SENTENCES": args.sentences}
+             "DEDUP_MAX_DISTANCE": vars(args).get("max_distance"), "DEDUP_SENTENCES": vars(args).get("sentences")}
     return plain_settings({k: v for k, v in given.items() if v is not None and v != ""})
 
 
@@ -40,6 +43,7 @@ def _store(settings: PlainSettings) -> RedisStore:
 
 
 EX_REDIS_FAILED = 3  # check: Redis failed mid-run; every line printed before is complete
+EX_NOTHING_USABLE = 4  # check: input was given, and not one line of it was usable
 
 
 def _open(path: str) -> IO[str]:
@@ -57,9 +61,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     counts = dict.fromkeys(("kept", "near-duplicates", "replays", "unusable lines"), 0)
     printed = 0
     progress = Progress(args.file)
+    first: list[bytes] = []  # the first non-blank line's first byte: '[' is a JSON array, not JSON Lines
+
+    def remembered(lines: Any) -> Any:
+        for line in lines:
+            if not first and line.strip():
+                first.append(line.strip()[:1])
+            yield line
+
     try:
         with _open_binary(args.file) as f:
-            for out in check(read_lines(f), fingerprinter, store, args.workers):
+            for out in check(remembered(read_lines(f)), fingerprinter, store, args.workers):
                 kind = ("unusable lines" if "error" in out else "replays" if out.get("replay")
                         else "kept" if out["duplicate_of"] is None else "near-duplicates")
                 counts[kind] += 1
@@ -73,6 +85,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EX_REDIS_FAILED
     progress.close(counts)
     print("news-dedup: " + ", ".join(f"{n} {kind}" for kind, n in counts.items()), file=sys.stderr)
+    if printed and counts["unusable lines"] == printed:
+        hint = (" The input looks like one JSON array; check reads JSON Lines, one object per line: "
+                "jq -c '.[]' FILE | news-dedup check -" if first == [b"["] else
+                ' Each line must be a JSON object with "id" and "body" (or "html").')
+        print(f"news-dedup: none of the {printed} input lines was usable.{hint}", file=sys.stderr)
+        return EX_NOTHING_USABLE
     return 0
 
 
@@ -95,6 +113,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     store = _store(settings)
     report: dict[str, Any] = {}
     sentences: list[str] = []
+    if not (args.id or args.simhash or args.text is not None or args.file):
+        raise UserError("explain needs --id ID, --simhash HEX, --text TEXT or --file FILE")
     if args.id:
         decision = store.lookup(args.id)
         if decision is None:
@@ -106,9 +126,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
                       distance=decision.distance)
         if not decision.kept:
             report["rule"] = decision.rule
+            report["evidence"] = evidence(store, decision, settings, given_text=bool(args.text or args.file))
     elif args.simhash:
         fp = from_hex(args.simhash)
-    else:
+    if args.text is not None or args.file:
         text = args.text if args.text is not None else _open(args.file).read()
         fingerprinter = fingerprinter_from_settings(settings)
         try:
@@ -116,7 +137,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         except UnusableText as e:
             print(f"news-dedup: cannot fingerprint that text: {e}", file=sys.stderr)
             return 1
-        fp = fingerprint.value
+        fp = fp if args.id else fingerprint.value
         if fingerprint.sentences:
             sentences = longest_sentences(fingerprinter.prepare(text)[0], fingerprinter.sentence_count,
                                           fingerprinter.sentence_min_chars)
@@ -137,8 +158,35 @@ def cmd_explain(args: argparse.Namespace) -> int:
             {"sentence": s, "held_by": [{"id": i, "distance": distance(fp, other)} for i, other in held[: args.limit]]}
             for s, held in zip(sentences, holders)
         ]
+        kept = report.get("duplicate_of")
+        if kept and report.get("rule") == "sentences":
+            shared = [s for s, held in zip(sentences, holders) if any(i == kept for i, _ in held)]
+            report["evidence"]["shared_sentences"] = shared
     print(json.dumps(report, ensure_ascii=False, indent=None if args.json else 2))
     return 0
+
+
+def evidence(store: RedisStore, decision: Any, settings: PlainSettings, given_text: bool) -> dict[str, Any]:
+    """Why a dropped document was dropped: the kept one it copies, how close their
+    fingerprints are, and for the sentence rule what it counts (the dropped text is not
+    stored: with ``--file`` or ``--text`` its shared sentences are named)."""
+    kept = store.lookup(decision.duplicate_of) if decision.duplicate_of else None
+    out: dict[str, Any] = {"kept": decision.duplicate_of, "distance": decision.distance}
+    if kept is not None:
+        out.update(kept_simhash=to_hex(kept.simhash), similarity=round(similarity(decision.simhash, kept.simhash), 4),
+                   matched_blocks=[t for t, (a, b) in enumerate(zip(blocks(decision.simhash), blocks(kept.simhash)))
+                                   if a == b])
+    if decision.rule == "simhash":
+        out["why"] = (f"simhash distance {decision.distance} <= DEDUP_MAX_DISTANCE "
+                      f"{settings.getint('DEDUP_MAX_DISTANCE')}")
+    else:
+        out["why"] = (f"shares at least {settings.getint('DEDUP_SENTENCE_MATCH')} of its "
+                      f"{settings.getint('DEDUP_SENTENCE_COUNT')} longest sentences with the kept article, at simhash "
+                      f"distance {decision.distance} <= {settings.getint('DEDUP_SENTENCE_MAX_DISTANCE')}, of about its "
+                      f"size (DEDUP_SENTENCE_LENGTH_RATIO {settings.getfloat('DEDUP_SENTENCE_LENGTH_RATIO'):g})")
+        if not given_text:
+            out["shared_sentences"] = "not stored: give the dropped article's text with --file or --text to name them"
+    return out
 
 
 def cmd_drops(args: argparse.Namespace) -> int:
@@ -195,12 +243,13 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--redis-url", help="Redis to use (default: $REDIS_URL, else the embedded server)")
     common.add_argument("--data-dir", help="data directory of the embedded server (default: $EMBEDDED_REDIS_DIR)")
     common.add_argument("--namespace", help="index namespace (default: $DEDUP_NAMESPACE or 'news')")
-    common.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
-                        help="the second rule, shared longest sentences (default: DEDUP_SENTENCES, on)")
+    rules = argparse.ArgumentParser(add_help=False)  # only where articles are decided or explained
+    rules.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
+                       help="the second rule, shared longest sentences (default: DEDUP_SENTENCES, on)")
     parser = argparse.ArgumentParser(prog="news-dedup", description=__doc__.split("\n\n")[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("check", parents=[common], help="decide every article of a JSON Lines file")
+    p = sub.add_parser("check", parents=[common, rules], help="decide every article of a JSON Lines file")
     p.add_argument("--max-distance", type=_max_distance, default=None, help="Hamming distance of a near-duplicate (0-3, default 3)")
     p.add_argument("--workers", type=_workers, default=default_workers(),
                    help="processes that parse and fingerprint (default: this machine's cores, %(default)s)")
@@ -208,16 +257,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("stats", parents=[common], help="fingerprints held, drops, Redis memory")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one line of JSON")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("explain", parents=[common], help="nearest kept articles of an id or a text, and the kept articles sharing its sentences")
-    what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--id", help="a decided document id (a URL for crawled articles)")
-    what.add_argument("--text", help="an article body")
-    what.add_argument("--file", help="a file holding an article body, '-' for stdin")
+    p = sub.add_parser("explain", parents=[common, rules], help="nearest kept articles of an id or a text, and the kept articles sharing its sentences")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--id", help="a decided document id (a URL for crawled articles); with --text or --file "
+                                   "(its body), a sentence-rule drop names the sentences it shares")
     what.add_argument("--simhash", help="16 hex digits")
-    p.add_argument("--limit", type=int, default=5)
+    body = p.add_mutually_exclusive_group()
+    body.add_argument("--text", help="an article body")
+    body.add_argument("--file", help="a file holding an article body, '-' for stdin")
+    p.add_argument("--limit", type=int, default=5, help="nearest kept articles and sentence holders shown, at most")
     p.add_argument("--json", action="store_true", help="one line of JSON")
     p.set_defaults(func=cmd_explain)
 
@@ -229,7 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_expire)
 
     p = sub.add_parser("drops", parents=[common], help="recorded near-duplicates and what they duplicate, newest first")
-    p.add_argument("--limit", type=int, default=100)
+    p.add_argument("--limit", type=int, default=100, help="records shown, at most (default 100)")
     p.set_defaults(func=cmd_drops)
     return parser
 
@@ -238,7 +289,15 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.getLogger("jieba").setLevel(logging.WARNING)
     try:
+        check_values(_settings(args))
         return args.func(args)
+    except (redis.RedisError, EmbeddedServerError) as e:  # before any output: Redis never answered
+        problem = redis_problem(e, args.redis_url or plain_settings().get("REDIS_URL") or "")
+        print(f"news-dedup: {problem}", file=sys.stderr)
+        return problem.exit_code
+    except UserError as e:
+        print(f"news-dedup: {e}", file=sys.stderr)
+        return e.exit_code
     except (ValueError, OSError) as e:
         print(f"news-dedup: {e}", file=sys.stderr)
         return 2

@@ -17,9 +17,9 @@ def add_settings_option(parser: argparse.ArgumentParser) -> None:
 
 
 def overrides(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
-    """The ``-s`` settings of the command line, plus ``extra``."""
+    """The ``-s`` settings of the command line (none for a command without ``-s``), plus ``extra``."""
     try:
-        return {**parse_overrides(args.set), **extra}
+        return {**parse_overrides(vars(args).get("set", [])), **extra}
     except ValueError as e:
         raise UserError(str(e)) from None
 

@@ -180,7 +180,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sites", help="list the configured sites; sites check: try one without crawling it")
     options.add_settings_option(p)
     p.set_defaults(func=cmd_sites)
-    checks = p.add_subparsers(dest="sites_command")
+    checks = p.add_subparsers(dest="sites_command", help="check: try one site")
     c = checks.add_parser("check", help="fetch a site's start pages, show what its patterns match, extract articles")
     c.add_argument("target", help="a site's name, or start URLs (comma-separated) with --allow")
     c.add_argument("--allow", help="article URL pattern (with a start URL)")

@@ -52,7 +52,8 @@ def build_report(settings: Any) -> dict[str, Any]:
     report: dict[str, Any] = {
         "redis": connection.url_from_settings(settings).split("@")[-1],
         "redis_masters": len(client.get_primaries()) if connection.is_cluster(client) else 1,
-        "spiders": spider_status(client, settings, all_spider_names(settings) + ["news"]),
+        "spiders_asked": (asked := all_spider_names(settings) + ["news"]),
+        "spiders": spider_status(client, settings, asked),
         "dedup": {k: v for k, v in index.items() if k != "redis_memory_bytes"},
         "redis_memory_bytes": index["redis_memory_bytes"],
     }
@@ -65,7 +66,8 @@ def build_report(settings: Any) -> dict[str, Any]:
 def print_report(report: dict[str, Any]) -> None:
     masters = report.get("redis_masters", 1)
     print(f"Redis {report['redis']}{f' (a cluster of {masters} masters)' if masters > 1 else ''}, "
-          f"{report['redis_memory_bytes'] / 2**20:.1f} MiB used")
+          f"{report['redis_memory_bytes'] / 2**20:.1f} MiB used; index namespace '{report['dedup']['namespace']}'; "
+          f"spiders asked: {', '.join(report['spiders_asked'])}")
     print(f"{'spider':<12}{'queued':>9}{'seen URLs':>11}{'seeds':>7}  today's outcomes (UTC)")
     for name, row in report["spiders"].items():
         seen = f"~{row['seen_urls']}" if row.get("seen_urls_estimated") else str(row["seen_urls"])
@@ -80,13 +82,57 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"last daily run: {r['started']}, {r['seconds']}s, failed: {', '.join(r['failed']) or 'none'}")
 
 
+def embedded_is_empty(settings: Any) -> bool:
+    """No Redis named and the embedded server has never kept data: nothing to show, and no
+    reason to start a server to say so."""
+    from pathlib import Path
+
+    from news_crawler import connection
+
+    if connection.url_named(settings):
+        return False
+    directory = Path(settings.get("EMBEDDED_REDIS_DIR")).expanduser()
+    return not directory.is_dir() or not any(p.name.startswith("appendonly") for p in directory.iterdir())
+
+
+def other_spider_keys(client: Any, limit: int = 2000) -> list[str]:
+    """Dupefilter keys in Redis (``*:dupefilter``), for a hint when the keys asked for hold nothing."""
+    found = []
+    for n, key in enumerate(client.scan_iter(match="*:dupefilter", count=500)):
+        found.append(key.decode() if isinstance(key, bytes) else key)
+        if n >= limit:
+            break
+    return sorted(found)
+
+
 def cmd_status(args: argparse.Namespace) -> int:
-    report = build_report(options.settings(args))
+    settings = options.settings(args)
+    if embedded_is_empty(settings):
+        print(f"nothing crawled yet: the embedded Redis under {settings.get('EMBEDDED_REDIS_DIR')} holds no data. "
+              "Run a crawl (news-crawler crawl, scrapy crawl SITE) or name a server with REDIS_URL.")
+        return 0
+    report = build_report(settings)
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:
         print_report(report)
+        if not report["spiders"]:
+            print(empty_hint(settings))
     return 0
+
+
+def empty_hint(settings: Any) -> str:
+    from news_crawler import connection
+
+    others = [k for k in other_spider_keys(connection.from_settings(settings))]
+    hint = (f"no spider has anything under {settings.get('SCHEDULER_QUEUE_KEY')} / "
+            f"{settings.get('SCHEDULER_DUPEFILTER_KEY')} in this Redis.")
+    if others:
+        return (f"{hint} Other crawls used other keys: {', '.join(others[:8])}; show them with the same -s "
+                "settings (./run demo's: news-crawler status -s DEDUP_NAMESPACE=demo "
+                "-s SCHEDULER_QUEUE_KEY=demo:%(spider)s:requests -s SCHEDULER_DUPEFILTER_KEY=demo:%(spider)s:dupefilter "
+                "-s OUTCOMES_KEY=demo:%(spider)s:outcomes).")
+    return f"{hint} Run a crawl first: news-crawler crawl, or scrapy crawl SITE."
 
 
 def cmd_stop_server(args: argparse.Namespace) -> int:
@@ -102,7 +148,7 @@ def cmd_stop_server(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("status", help="queues, dupefilters, today's outcomes, fingerprints, drops today, Redis memory")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     options.add_settings_option(p)
     p.set_defaults(func=cmd_status)
     p = sub.add_parser("stop-server", help="stop the embedded Redis (it keeps running between crawls)")

@@ -3,8 +3,9 @@
 (``outcomes/error``: a kept article's feed line could not be written, a callback raised), as
 ``news-crawler crawl`` does:
 Scrapy's own command exits 0 for every finish reason, and a cron job would not notice.
-Bad arguments of a news spider (``-a start_urls=...``) are a usage error (exit 2, one line)
-before anything starts, not a traceback."""
+An unknown spider, bad arguments of a news spider (``-a start_urls=...``), a bad sites file
+(exit 2) or an unreachable Redis (exit 3) are one line before anything starts, not a
+traceback."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ import sys
 from typing import Any
 
 from scrapy.commands.crawl import Command as ScrapyCrawl
-from scrapy.exceptions import UsageError
+from scrapy.spiderloader import get_spider_loader
 
-from news_crawler.summary import summarize
+from news_crawler.errors import UserError
+from news_crawler.summary import crawl_problem, summarize
 
 STOPPED = "redis_unavailable"
 
@@ -25,31 +27,43 @@ class Command(ScrapyCrawl):
         self.crawler = super()._create_crawler(*args, **kwargs)
         return self.crawler
 
-    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        # Before Scrapy starts (its banner, its reactor): a mistake is the only line printed.
+        super().process_options(args, opts)
         if len(args) == 1:
-            _check_arguments(self.crawler_process.spider_loader, args[0], opts.spargs, self.settings)
+            try:
+                given = [pair.partition("=")[0] for pair in opts.set or []]
+                _check(get_spider_loader(self.settings), args[0], opts.spargs, self.settings, given)
+            except UserError as e:
+                print(f"scrapy crawl: {e}", file=sys.stderr)
+                sys.exit(e.exit_code)
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
         super().run(args, opts)
         crawler = getattr(self, "crawler", None)
         reason = crawler.stats.get_value("finish_reason") if crawler is not None and crawler.spider else None
         if reason == STOPPED and not self.exitcode:
             print(f"{crawler.spidercls.name}: stopped, Redis unavailable (finish reason {reason})", file=sys.stderr)
             self.exitcode = 1
-        errors = sum(row["errors"] for row in summarize(crawler.stats.get_stats()).values()) if reason else 0
-        if errors and not self.exitcode:  # as news-crawler crawl: a cron job must notice
-            print(f"{crawler.spidercls.name}: {errors} pages met an error (a callback or pipeline raised, or a feed "
-                  "could not be written); they are fetched again on the next run: see the log", file=sys.stderr)
+        seeded = crawler.settings.getbool("SEED_FROM_REDIS") if crawler is not None else False
+        problem = crawl_problem(reason, summarize(crawler.stats.get_stats()), seeded) if reason else None
+        if problem and not self.exitcode:  # as news-crawler crawl: a cron job must notice
+            print(f"scrapy crawl: {crawler.spidercls.name}: {problem}", file=sys.stderr)
             self.exitcode = 1
 
 
-def _check_arguments(loader: Any, name: str, spargs: dict[str, Any], settings: Any) -> None:
-    """The spider and its arguments checked before anything starts, so that a mistake is a
-    usage error (one line, exit 2), not a traceback."""
-    from news_crawler.errors import UserError
+def _check(loader: Any, name: str, spargs: dict[str, Any], settings: Any, given: list[str]) -> None:
+    """The spider, its arguments and Redis checked before anything starts, so that a mistake
+    is one line (``UserError``), not a traceback."""
+    from news_crawler import connection
     from news_crawler.runner import unknown_spiders
     from news_crawler.spiders.news import check_arguments
+    from news_crawler.validation import check_settings
 
+    check_settings(settings, given=given)
+    unknown_spiders([name], settings)
     try:
-        unknown_spiders([name], settings)
         check_arguments(loader.load(name), spargs, settings)
-    except (UserError, ValueError) as e:
-        raise UsageError(str(e), print_help=False) from None
+    except ValueError as e:
+        raise UserError(f"{name}: {e}") from None
+    connection.check_reachable(settings)

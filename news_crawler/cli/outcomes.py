@@ -1,0 +1,83 @@
+"""``news-crawler outcomes``: which URLs ended how, and why, newest first.
+
+    news-crawler outcomes [--site S] [--outcome invalid|failed|...] [--day YYYY-MM-DD] [--limit N] [--json]
+
+Every URL a crawl took from its queue has one recorded outcome (``outcomes.py``): kept,
+duplicate, invalid (with the reason), gone, robots, failed, given_up or error. The counts
+are in ``status``; this lists the URLs themselves, from the live days' hashes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import date
+from typing import Any
+
+from news_crawler.cli import options
+
+OUTCOMES = ("kept", "duplicate", "invalid", "gone", "robots", "failed", "given_up", "error")
+
+
+def day(text: str) -> date:
+    """An argparse type: a ``YYYY-MM-DD`` day."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a day as YYYY-MM-DD, got {text!r}") from None
+
+
+def rows(client: Any, settings: Any, spiders: list[str], outcome: str | None, when: date | None) -> list[dict[str, str]]:
+    """``{"site", "url", "outcome", "reason", "time"}`` of the spiders' URLs, newest first."""
+    from news_crawler.config import with_defaults
+    from news_crawler.outcomes import OutcomeStore, parse_outcome
+
+    out = []
+    for name in spiders:
+        store = OutcomeStore.for_spider(client, with_defaults(settings), name)
+        keys = [f"{store.outcomes_key}:{when.isoformat()}"] if when else list(reversed(store.keys()))
+        latest: dict[str, dict[str, str]] = {}
+        for key in keys:  # oldest first: a later day's outcome wins
+            latest.update({url.decode(): parse_outcome(raw) for url, raw in client.hgetall(key).items()})
+        out += [{"site": name, "url": url, **record} for url, record in latest.items()
+                if outcome is None or record["outcome"] == outcome]
+    return sorted(out, key=lambda r: r["time"], reverse=True)
+
+
+def cmd_outcomes(args: argparse.Namespace) -> int:
+    from news_crawler import connection
+    from news_crawler.runner import all_spider_names, unknown_spiders
+
+    settings = options.settings(args)
+    if args.site:
+        unknown_spiders([args.site], settings)
+    connection.check_reachable(settings)
+    spiders = [args.site] if args.site else all_spider_names(settings) + ["news"]
+    found = rows(connection.from_settings(settings), settings, spiders, args.outcome, args.day)
+    for row in found[:args.limit]:
+        if args.json:
+            print(json.dumps(row, ensure_ascii=False))
+        else:
+            reason = f"  {row['reason']}" if row["reason"] else ""
+            print(f"{row['time']}  {row['site']:<10} {row['outcome']:<9} {row['url']}{reason}")
+    if not args.json:
+        shown = min(len(found), args.limit)
+        print(f"{shown} of {len(found)} URLs" + (" (--limit N for more)" if len(found) > shown else ""))
+    return 0
+
+
+def positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of 1 or more, got {text!r}")
+    return int(text)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("outcomes", help="list URLs with their outcome and its reason, newest first")
+    p.add_argument("--site", help="one site (spider) only; default: every configured site and news")
+    p.add_argument("--outcome", choices=OUTCOMES, help="only URLs with this outcome")
+    p.add_argument("--day", type=day, help="only that day's outcomes (UTC, YYYY-MM-DD); default: every live day")
+    p.add_argument("--limit", type=positive, default=50, help="print at most this many (default 50)")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    options.add_settings_option(p)
+    p.set_defaults(func=cmd_outcomes)
