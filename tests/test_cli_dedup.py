@@ -100,6 +100,12 @@ def test_check_with_max_distance_zero_keeps_edited_copy(redis_server, redis_clie
     common = ["--redis-url", redis_server.url, "--namespace", "s0", "--json"]
     by_id = json.loads(run(["explain", *common, "--id", "b"]).stdout)
     assert (by_id["kept"], by_id["duplicate_of"], by_id["rule"]) == (False, "a", "sentences")
+    evidence = by_id["evidence"]  # a sentence-rule drop: its evidence, not an empty "nearest"
+    assert evidence["kept"] == "a" and evidence["distance"] == rows[1]["distance"] and "3 of its 5" in evidence["why"]
+    assert evidence["kept_simhash"] == rows[0]["simhash"] and "--file" in evidence["shared_sentences"]
+    with_text = json.loads(run(["explain", *common, "--id", "b", "--text", json.loads(lines[1])["body"]]).stdout)
+    shared = with_text["evidence"]["shared_sentences"]  # named, from the text given
+    assert len(shared) >= 3 and all(s in [x["sentence"] for x in with_text["sentences"]] for s in shared)
     by_text = json.loads(run(["explain", *common, "--text", json.loads(lines[1])["body"]]).stdout)
     held = [s for s in by_text["sentences"] if s["held_by"]]
     assert len(held) >= 3 and all(s["held_by"][0]["id"] == "a" for s in held)

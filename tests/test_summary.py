@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from scrapy import Spider
 from scrapy.utils.test import get_crawler
 
@@ -34,3 +36,20 @@ def test_summary_file_gets_one_line_per_spider_run(tmp_path):
         ext.spider_closed(spider, "finished")
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(records) == 2 and records[0]["reason"] == "finished" and records[0]["sites"]["sina"]["kept"] == 3
+
+
+@pytest.mark.parametrize("reason,rows,seeded,problem", [
+    ("finished", {"a": {"lists": 2, "fetched": 5, "failed": 1, "errors": 0}}, False, None),
+    ("finished", {"a": {"lists": 0, "fetched": 0, "failed": 3, "errors": 0}}, False, "could fetch none of its start"),
+    ("finished", {"a": {"lists": 0, "fetched": 0, "failed": 0, "errors": 0}}, True, None),  # a worker with no seeds
+    ("finished", {"a": {"lists": 0, "fetched": 0, "failed": 2, "errors": 0}}, True, "every request failed (2)"),
+    ("finished", {"a": {"lists": 1, "fetched": 0, "failed": 1, "errors": 0}}, False, None),  # day 2: one retry failed
+    ("finished", {"a": {"lists": 1, "fetched": 3, "failed": 0, "errors": 2}}, False, "2 pages met an error"),
+    ("redis_unavailable", {}, False, "did not finish (redis_unavailable)"),
+    (None, {}, False, "did not finish (never started)"),
+])
+def test_a_crawl_fails_when_it_did_not_do_its_work(reason, rows, seeded, problem):
+    from news_crawler.summary import crawl_problem
+
+    found = crawl_problem(reason, rows, seeded)
+    assert (found is None) if problem is None else (found is not None and found.startswith(problem)), found

@@ -1,0 +1,168 @@
+"""An operator's first mistakes, typed as a user types them (subprocesses): each gives one
+line on stderr naming the problem and the fix, a non-zero exit, and no traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.crawl_helpers import ROOT
+from tests.hostile_web import HostileWeb, article, list_page
+from tests.redis_server import TestServer, free_port
+
+pytestmark = pytest.mark.xdist_group("operator")
+DEDUP = [sys.executable, "-m", "news_crawler.cli.dedup"]
+CRAWLER = [sys.executable, "-m", "news_crawler.cli.crawler"]
+SCRAPY = [sys.executable, "-m", "scrapy"]
+
+
+def run(cmd: list[str], cwd: Path = ROOT, stdin: str = "", **env: str) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k not in ("SCRAPY_SETTINGS_MODULE", "REDIS_URL")}
+    return subprocess.run(cmd, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=120, env={**base, **env})
+
+
+def one_line(result: subprocess.CompletedProcess) -> str:
+    """The only line of stderr (warnings aside); no traceback."""
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    lines = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("warning:")]
+    assert len(lines) == 1, result.stderr[-3000:]
+    return lines[0]
+
+
+@pytest.mark.parametrize("cmd", [
+    [*DEDUP, "check", "-"], [*DEDUP, "stats"], [*CRAWLER, "status"], [*SCRAPY, "crawl", "sina"],
+    [*CRAWLER, "crawl", "sina"], [*CRAWLER, "outcomes"], [*CRAWLER, "seed"],
+], ids=["check", "stats", "status", "scrapy-crawl", "crawl", "outcomes", "seed"])
+def test_an_unreachable_redis_is_one_line_with_the_url_and_the_password_masked(cmd):
+    url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+    result = run(cmd, stdin='{"id": "a", "body": "x"}\n', REDIS_URL=url)
+    assert result.returncode == 3
+    line = one_line(result)
+    assert f"redis://:***@127.0.0.1:{url.rsplit(':', 1)[1]}" in line and "unreachable" in line and "REDIS_URL" in line
+    assert "hunter2" not in result.stderr + result.stdout
+
+
+def test_a_wrong_password_is_one_line(tmp_path):
+    server = TestServer(tmp_path / "auth", password="right-one")
+    try:
+        for cmd in ([*DEDUP, "stats"], [*SCRAPY, "crawl", "sina"]):
+            result = run(cmd, REDIS_URL=f"redis://:wrong-one@127.0.0.1:{server.port}/0")
+            assert result.returncode == 3 and "refused the password" in one_line(result), cmd
+            assert "wrong-one" not in result.stderr
+    finally:
+        server.stop()
+
+
+def test_an_unknown_spider_names_the_closest(redis_server):
+    for cmd in ([*SCRAPY, "crawl", "sinaa"], [*CRAWLER, "crawl", "sinaa"]):
+        result = run(cmd, REDIS_URL=redis_server.url)
+        assert result.returncode == 2 and "unknown spider sinaa; did you mean sina?" in one_line(result)
+
+
+@pytest.mark.parametrize("setting,allowed", [("DEDUP_MAX_DISTANCE=9", "must be from 0 to 3"),
+                                             ("LIST_PAGE_LIMIT=many", "expected a whole number"),
+                                             ("DEDUP_CLUSTER_INDEX=wide", "must be one of one-slot")])
+def test_a_setting_with_a_bad_value_names_it_and_what_is_allowed(redis_server, setting, allowed):
+    name, value = setting.split("=")
+    for cmd in ([*SCRAPY, "crawl", "sina", "-s", setting], [*CRAWLER, "crawl", "sina", "-s", setting]):
+        result = run(cmd, REDIS_URL=redis_server.url)
+        assert result.returncode == 2
+        assert f"setting {name}={value!r}: {allowed}" in one_line(result), cmd
+    from_env = run([*DEDUP, "stats"], REDIS_URL=redis_server.url, **{name: value})  # the environment, too
+    assert from_env.returncode == 2 and f"setting {name}=" in one_line(from_env)
+
+
+def test_an_unknown_setting_name_is_a_warning_with_the_closest(redis_server):
+    result = run([*CRAWLER, "status", "-s", "DEDUP_MAX_DISTNCE=2"], REDIS_URL=redis_server.url, LIST_PAGE_LIMT="1")
+    assert result.returncode == 0
+    assert ("warning: DEDUP_MAX_DISTNCE is not a setting of Scrapy or of this project, it has no effect; did you mean "
+            "DEDUP_MAX_DISTANCE?") in result.stderr
+    assert "warning: LIST_PAGE_LIMT is not a setting" in result.stderr and "did you mean LIST_PAGE_LIMIT?" in result.stderr
+
+
+def test_a_crawl_that_fetches_none_of_its_start_pages_fails_in_one_line(tmp_path, redis_server):
+    closed = f"http://127.0.0.1:{free_port()}/news/"  # nothing listens: as with no network
+    args = ["-a", f"start_urls={closed}", "-a", r"allow=/news/\d+", "-s", "RETRY_TIMES=0", "-s", f"FEED_DIR={tmp_path}"]
+    for cmd in ([*SCRAPY, "crawl", "news", *args], [*CRAWLER, "crawl", "news", *args]):
+        result = run(cmd, REDIS_URL=redis_server.url, DEDUP_NAMESPACE="unreachable")
+        assert result.returncode == 1, result.stderr[-2000:]
+        assert "Traceback" not in result.stderr + result.stdout  # robots.txt and the page: one line each
+        assert "news: could fetch none of its start pages" in result.stderr
+        assert "robots.txt not fetched" in result.stderr
+
+
+def test_check_of_a_json_array_exits_non_zero_with_a_hint(tmp_path, redis_server):
+    array = tmp_path / "corpus.json"
+    array.write_text(json.dumps([{"id": str(n), "body": "新闻" * 50} for n in range(3)], indent=1, ensure_ascii=False))
+    result = run([*DEDUP, "check", "--redis-url", redis_server.url, "--namespace", "array", str(array)])
+    assert result.returncode == 4
+    assert len(result.stdout.splitlines()) == len(array.read_text().splitlines())  # still a line per input line
+    assert "looks like one JSON array" in result.stderr and "jq -c '.[]'" in result.stderr
+    lines = tmp_path / "garbage.jsonl"
+    lines.write_text("not json\n{}\n")
+    garbage = run([*DEDUP, "check", "--redis-url", redis_server.url, "--namespace", "array", str(lines)])
+    assert garbage.returncode == 4 and '"id" and "body"' in garbage.stderr
+
+
+def test_run_keeps_the_caller_s_directory(tmp_path, redis_server):
+    (tmp_path / "a.jsonl").write_text(json.dumps({"id": "a", "body": "北京时间今天上午，一则新闻报道了这件事情的经过。" * 4}) + "\n")
+    result = subprocess.run([str(ROOT / "run"), "news-dedup", "check", "--redis-url", redis_server.url,
+                             "--namespace", "cwd", "a.jsonl"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout)["id"] == "a"
+
+
+def test_outcomes_lists_urls_with_their_outcome_and_reason(tmp_path, redis_server, sina_articles):
+    web = HostileWeb()
+    try:
+        good = web.add("/news/1.html", article(sina_articles[3]["title"], sina_articles[3]["body"]))
+        binary = web.add("/news/2.html", os.urandom(5000))
+        start = web.add("/list.html", list_page([good, binary]))
+        env = {"REDIS_URL": redis_server.url, "OUTCOMES_KEY": "oc:%(spider)s:outcomes", "DEDUP_NAMESPACE": "oc"}
+        crawl = run([*SCRAPY, "crawl", "news", "-a", f"start_urls={start}", "-a", r"allow=/news/\d+\.html",
+                     "-s", f"FEED_DIR={tmp_path}"], **env)
+        assert crawl.returncode == 0, crawl.stderr[-2000:]
+        listed = run([*CRAWLER, "outcomes", "--site", "news", "--json"], **env)
+        rows = {r["url"]: r for r in map(json.loads, listed.stdout.splitlines())}
+        assert rows[good]["outcome"] == "kept" and rows[binary]["outcome"] == "invalid"
+        assert "not text" in rows[binary]["reason"]
+        invalid = run([*CRAWLER, "outcomes", "--outcome", "invalid"], **env)
+        assert binary in invalid.stdout and good not in invalid.stdout and "1 of 1 URLs" in invalid.stdout
+    finally:
+        web.stop()
+
+
+def test_status_says_what_it_shows_and_what_to_run_when_empty(tmp_path):
+    embedded = tmp_path / "never-started"
+    result = run([*CRAWLER, "status"], EMBEDDED_REDIS_DIR=str(embedded))
+    assert result.returncode == 0 and "nothing crawled yet" in result.stdout
+    assert not embedded.exists()  # no server started just to say so
+    server = TestServer(tmp_path / "own")  # a Redis holding only another crawl's keys
+    try:
+        empty = run([*CRAWLER, "status"], REDIS_URL=server.url, DEDUP_NAMESPACE="empty-ns")
+        assert "index namespace 'empty-ns'" in empty.stdout and "spiders asked: sina, 163" in empty.stdout
+        assert "Run a crawl first" in empty.stdout
+        server.client().sadd("demo:sina:dupefilter", "x")
+        other = run([*CRAWLER, "status"], REDIS_URL=server.url)
+        assert "Other crawls used other keys: demo:sina:dupefilter" in other.stdout
+    finally:
+        server.stop()
+
+
+def test_every_option_has_help_and_sentences_only_where_it_means_something():
+    for command in ("stats", "drops", "forget", "expire"):
+        assert "--sentences" not in run([*DEDUP, command, "--help"]).stdout, command
+    for command in ("check", "explain"):
+        assert "--sentences" in run([*DEDUP, command, "--help"]).stdout
+    from news_crawler.cli.crawler import build_parser as crawler_parser
+    from news_crawler.cli.dedup import build_parser as dedup_parser
+
+    for parser in (crawler_parser(), dedup_parser()):
+        for sub in parser._subparsers._group_actions[0].choices.values():  # noqa: SLF001 - argparse has no API for it
+            for action in sub._actions:  # noqa: SLF001
+                assert action.help, f"{sub.prog} {action.option_strings or action.dest} has no help"
