@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -10,6 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from news_crawler.sites import load_sites
 from news_mirror.catalog import Catalog
 from news_mirror.handler import mirror_path
+
+
+REQUESTS_PATH = "_mirror/requests"  # GET /_mirror/requests: the paths asked for, in order (JSON)
 
 
 class Mirror:
@@ -54,6 +58,9 @@ class Mirror:
 
     def respond(self, path: str) -> tuple[int, bytes, str]:
         key = path.lstrip("/")
+        if key == REQUESTS_PATH:  # what was asked so far (for a test outside this process): not recorded
+            with self._lock:
+                return 200, json.dumps(self.requests).encode(), "application/json"
         with self._lock:
             self.requests.append(key)
         if key in self.extra:
@@ -105,9 +112,11 @@ def serve(mirror: Mirror, host: str = "127.0.0.1", port: int = 0) -> ThreadingHT
     return server
 
 
-def start(day: int = 1, port: int = 0) -> tuple[Mirror, ThreadingHTTPServer, str]:
-    """Serve every saved page (plus the planted bad pages) on loopback; returns the mirror,
-    its server and its base URL."""
+def start(day: int = 1, port: int = 0, host: str = "127.0.0.1",
+          delay: float = 0.0) -> tuple[Mirror, ThreadingHTTPServer, str]:
+    """Serve every saved page (plus the planted bad pages) on ``host`` (loopback by default;
+    a container's mirror listens on its network), each article ``delay`` seconds late;
+    returns the mirror, its server and its base URL."""
     from news_mirror.catalog import add_bad_pages, build_catalog
     from news_mirror.data import DATA, require
 
@@ -115,5 +124,6 @@ def start(day: int = 1, port: int = 0) -> tuple[Mirror, ThreadingHTTPServer, str
     catalog = build_catalog(DATA)
     add_bad_pages(catalog)
     mirror = Mirror(catalog, day)
-    server = serve(mirror, port=port)
-    return mirror, server, f"http://127.0.0.1:{server.server_address[1]}"
+    mirror.delay = delay
+    server = serve(mirror, host, port)
+    return mirror, server, f"http://{host}:{server.server_address[1]}"

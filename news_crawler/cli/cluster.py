@@ -4,6 +4,8 @@ N seconds, or every day at HH:MM (the compose file's seeder)."""
 from __future__ import annotations
 
 import argparse
+import signal
+import sys
 import time
 from datetime import datetime, timedelta
 
@@ -26,6 +28,8 @@ def cmd_seed(args: argparse.Namespace) -> int:
     from news_crawler.sites import load_sites, sites_files
     from news_crawler.spiders.seeds import seed
 
+    # A container's first process ignores SIGTERM unless it handles it: docker stop ends it at once.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     settings = options.settings(args)
     sites = load_sites(sites_files(settings.get("SITES_FILE")))
     unknown_spiders([n for n in args.spiders if n not in sites], settings)  # a generic spider has no start pages here
