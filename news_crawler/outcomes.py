@@ -166,11 +166,13 @@ def classify_failure(failure: Any) -> tuple[str, str]:
     """``(outcome, reason)`` of a request that could not be fetched."""
     from scrapy.exceptions import IgnoreRequest
 
-    from news_crawler.safety import RedirectedOutside
+    from news_crawler.safety import RedirectedOutside, RefusedScheme
 
     error = failure.value
     if failure.check(RedirectedOutside):
         return "invalid", RedirectedOutside.reason
+    if failure.check(RefusedScheme):  # never fetched, and never will be
+        return "invalid", "not an http(s) URL"
     if failure.check(HttpError):
         status = error.response.status
         return ("gone" if status in GONE_STATUSES else "failed"), f"HTTP {status}"

@@ -165,9 +165,10 @@ class OutcomeTracker:
             self.outage.run(lambda: self._retry_later(request, "failed", reason))
         else:
             url = request.meta.get("redirect_urls", [request.url])[0]  # the URL the dupefilter knows
-            if outcome == "invalid":  # a redirect off the site: counted with the pages that hold no article
+            if outcome == "invalid":  # a redirect off the site, a refused scheme: with the pages that hold no article
                 self.crawler.stats.inc_value(f"articles/invalid/{site}")
-                self.crawler.stats.inc_value("articles/invalid_reason/redirected_outside")
+                self.crawler.stats.inc_value(
+                    f"articles/invalid_reason/{'redirected_outside' if 'redirected' in reason else 'not_http'}")
             else:
                 self.crawler.stats.inc_value(f"outcomes/{outcome}/{site}")
             logger.info("%s: %s (%s), not retried", outcome, short_url(url), reason)

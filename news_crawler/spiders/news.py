@@ -70,7 +70,7 @@ def check_arguments(spidercls: type, spider_args: dict[str, Any], settings: Any)
     """ValueError for ``-a`` arguments or settings a news spider refuses (built from them alone:
     nothing starts); other spiders are not checked."""
     if issubclass(spidercls, NewsSpider):
-        spidercls(**spider_args).check_settings(with_defaults(settings))
+        spidercls(**spider_args).check_start_urls(with_defaults(settings))
         tracking_pattern(with_defaults(settings).get("URL_TRACKING_PARAMS"))
 
 
@@ -135,7 +135,7 @@ class NewsSpider(scrapy.Spider):
         spider.tracking = tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
         spider.max_list_bytes = settings.getint("DOWNLOAD_MAXSIZE")
         spider.links_max = settings.getint("LIST_LINKS_MAX")
-        spider.check_settings(settings)
+        spider.check_start_urls(settings)
         if with_defaults(crawler.settings).getbool("SEED_FROM_REDIS"):
             spider.seeds = RedisSeeds.from_crawler(crawler, spider)
         return spider
@@ -148,7 +148,7 @@ class NewsSpider(scrapy.Spider):
             yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed,
                                  meta={"start_page": True})
 
-    def check_settings(self, settings: Any) -> None:
+    def check_start_urls(self, settings: Any) -> None:
         """ValueError for start pages the settings refuse: ``file:`` ones without
         ``START_URLS_ALLOW_FILE``, or with no domain for the site's links (``allowed_domains``)."""
         local = [url for url in self.start_urls if not web_url(url)]
