@@ -42,6 +42,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "DEDUP_CLUSTER_INDEX": ("one-slot", "spread", "spread-balanced"),
     "DEDUP_SEGMENTER": ("auto", "jieba", "rjieba"),
     "DUPEFILTER_FINGERPRINT": ("scrapy", "scrapy-redis"),
+    "LOG_LEVEL": ("critical", "error", "warning", "info", "debug"),  # Scrapy's, checked here too
 }
 FILES = ("DEDUP_IDF_PATH", "DEDUP_STOP_WORDS_PATH", "DEDUP_USER_DICT")  # empty: the built-in one
 NON_NEGATIVE = ("REDIS_OUTAGE_LIMIT", "EMBEDDED_REDIS_START_TIMEOUT", "SCHEDULER_IDLE_BEFORE_CLOSE",
@@ -53,6 +54,11 @@ NON_NEGATIVE = ("REDIS_OUTAGE_LIMIT", "EMBEDDED_REDIS_START_TIMEOUT", "SCHEDULER
 
 def project_defaults() -> dict[str, Any]:
     return {k: v for k, v in vars(defaults).items() if k.isupper()}
+
+
+def checked_defaults() -> dict[str, Any]:
+    """The settings whose values are checked: the project's, and Scrapy's ``LOG_LEVEL``."""
+    return {**project_defaults(), "LOG_LEVEL": "INFO"}
 
 
 def _typed(name: str, value: Any, default: Any) -> Any:
@@ -88,7 +94,7 @@ def _typed(name: str, value: Any, default: Any) -> Any:
 
 def check_values(settings: Any) -> None:
     """``UserError`` for the first project setting whose value is not of its kind or range."""
-    for name, default in project_defaults().items():
+    for name, default in checked_defaults().items():
         value = settings.get(name)
         if value is None:
             continue
@@ -102,7 +108,7 @@ def check_values(settings: Any) -> None:
                 raise UserError(f"setting {name}={value!r}: must be from {low:g} to {high:g}")
         if name in NON_NEGATIVE and typed < 0:
             raise UserError(f"setting {name}={value!r}: must be 0 or more")
-        if name in CHOICES and str(typed).lower() not in CHOICES[name]:
+        if name in CHOICES and str(typed).lower() not in CHOICES[name] and not str(typed).isdigit():
             raise UserError(f"setting {name}={value!r}: must be one of {', '.join(CHOICES[name])}")
         if name in FILES and typed and not Path(str(typed)).expanduser().is_file():
             raise UserError(f"setting {name}={value!r}: no such file")

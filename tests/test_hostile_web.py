@@ -282,3 +282,22 @@ def test_an_article_whose_feed_line_cannot_be_written_is_not_kept(tmp_path, redi
         assert {u: o["outcome"] for u, o in outcomes(redis_client).items() if u in real} == dict.fromkeys(real, "kept")
     finally:
         web.stop()
+
+
+def test_list_pages_that_link_ever_more_list_pages_are_bounded(tmp_path, redis_server, redis_client, texts):
+    """A list page linking 50 'more list pages', each linking 50 more: LIST_PAGE_LIMIT list
+    pages a start page in one run, not a tree that grows with every level."""
+    web = HostileWeb()
+    try:
+        real = web.add("/news/1.html", article(texts[0]["title"], texts[0]["body"]))
+        web.prefixes["/more/"] = lambda path: Page(list_page([real] + [f"{path}{n}/" for n in range(50)]))
+        start = web.add("/more/", list_page([real] + [f"/more/{n}/" for n in range(50)]))
+        code, log = run_crawl(tmp_path, redis_server.url, "tree", [start], args={"follow": "/more/"},
+                              LIST_PAGE_LIMIT=5)
+        assert code == 0, log[-3000:]
+        lists = [p for _, p in web.requests if p.startswith("/more/")]
+        assert len(lists) == 1 + 5  # the start page and five more
+        assert stat(log, f"links/list_pages_over_limit/{SITE}") > 0
+        assert [i["url"] for i in feed_items(tmp_path / "tree")] == [real]
+    finally:
+        web.stop()

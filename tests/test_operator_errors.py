@@ -166,3 +166,15 @@ def test_every_option_has_help_and_sentences_only_where_it_means_something():
         for sub in parser._subparsers._group_actions[0].choices.values():  # noqa: SLF001 - argparse has no API for it
             for action in sub._actions:  # noqa: SLF001
                 assert action.help, f"{sub.prog} {action.option_strings or action.dest} has no help"
+
+
+def test_a_folder_that_cannot_be_made_and_a_bad_log_level_are_one_line(tmp_path, redis_server):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    daily = run([*CRAWLER, "daily"], REDIS_URL=redis_server.url, DAILY_DIR=str(blocker / "daily"))
+    assert daily.returncode == 2 and str(blocker) in one_line(daily)
+    summary = run([*CRAWLER, "crawl", "news", "-a", "start_urls=http://127.0.0.1:9/", "-a", "allow=x",
+                   "--summary", str(blocker / "s.json")], REDIS_URL=redis_server.url)
+    assert summary.returncode == 2 and "s.json" not in summary.stdout and str(blocker) in one_line(summary)
+    loud = run([*SCRAPY, "crawl", "sina", "-s", "LOG_LEVEL=LOUD"], REDIS_URL=redis_server.url)
+    assert loud.returncode == 2 and "setting LOG_LEVEL='LOUD': must be one of critical" in one_line(loud)

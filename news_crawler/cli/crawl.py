@@ -19,6 +19,8 @@ def run_and_report(names: list[str], overrides: dict[str, Any], summary_path: st
     from news_crawler.runner import all_spider_names, merge_sites, run_spiders
 
     names = names or all_spider_names(build_settings(overrides))
+    if summary_path:  # before the crawl: a summary that cannot be written must not waste one
+        Path(summary_path).parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     results = run_spiders(names, overrides, spider_args)
     sites = merge_sites(results)

@@ -46,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
         problem = redis_problem(e, connection.url_named(settings))
         print(f"news-crawler: {problem}", file=sys.stderr)
         return problem.exit_code
+    except OSError as e:  # a file or folder the command was told to use: one line, not a traceback
+        print(f"news-crawler: {e.strerror or e}: {e.filename or ''} (check the path and its permissions)",
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

@@ -81,6 +81,10 @@ class ListPage:
                     for request in self._article(url):
                         yield request
             elif html and len(lists) < self.cap and url not in spider._lists_requested and self._next_list(url, text):
+                if spider.list_pages_left <= 0:  # pagination is a chain, not a tree a page can grow
+                    self.stats.inc_value(f"links/list_pages_over_limit/{site}")
+                    continue
+                spider.list_pages_left -= 1
                 spider._lists_requested.add(url)
                 lists.append(scrapy.Request(url, callback=spider.parse, dont_filter=True, errback=spider.failed,
                                             meta={"list_depth": self.depth + 1}))

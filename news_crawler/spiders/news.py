@@ -135,6 +135,9 @@ class NewsSpider(scrapy.Spider):
         spider.tracking = tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
         spider.max_list_bytes = settings.getint("DOWNLOAD_MAXSIZE")
         spider.links_max = settings.getint("LIST_LINKS_MAX")
+        # List pages followed in one run, at most: LIST_PAGE_LIMIT a start page. The depth limit
+        # alone would let a page of a thousand "next" links grow a tree of list pages.
+        spider.list_pages_left = spider.list_page_limit * max(1, len(spider.start_urls))
         spider.check_start_urls(settings)
         if with_defaults(crawler.settings).getbool("SEED_FROM_REDIS"):
             spider.seeds = RedisSeeds.from_crawler(crawler, spider)
@@ -192,6 +195,10 @@ class NewsSpider(scrapy.Spider):
                 self.crawler.stats.inc_value(f"links/refused_{'scheme' if not web_url(url) else 'offsite'}/{self.site}")
                 continue
             if (not self._follow or any(p.search(url) for p in self._follow)) and url not in self._lists_requested:
+                if self.list_pages_left <= 0:
+                    self.crawler.stats.inc_value(f"links/list_pages_over_limit/{self.site}")
+                    continue
+                self.list_pages_left -= 1
                 self._lists_requested.add(url)
                 yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed,
                                      meta={"list_depth": depth + 1})
