@@ -147,6 +147,20 @@ def environment_names(environ: Mapping[str, str]) -> list[str]:
     return [name for name in environ if name.isupper() and name.startswith(tuple(prefixes))]
 
 
+def warn_of_environment(environ: Mapping[str, str] | None = None) -> None:
+    """The unknown-name warning for the environment alone (a command without ``-s``); Scrapy's
+    names are imported only when a name is none of the project's."""
+    import os
+
+    from news_crawler import settings as project
+
+    environ = os.environ if environ is None else environ
+    ours = set(project_defaults()) | {k for k in vars(project) if k.isupper()}
+    candidates = [n for n in environment_names(environ) if n not in ours]
+    for line in unknown_names(candidates, known_names()) if candidates else []:
+        print(line, file=sys.stderr)
+
+
 def check_settings(settings: Any, given: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> None:
     """Warn (stderr) of ``given`` (``-s``) and environment names that are no setting; raise
     ``UserError`` for a bad value."""

@@ -83,6 +83,8 @@ def test_an_unknown_setting_name_is_a_warning_with_the_closest(redis_server):
     assert ("warning: DEDUP_MAX_DISTNCE is not a setting of Scrapy or of this project, it has no effect; did you mean "
             "DEDUP_MAX_DISTANCE?") in result.stderr
     assert "warning: LIST_PAGE_LIMT is not a setting" in result.stderr and "did you mean LIST_PAGE_LIMIT?" in result.stderr
+    dedup = run([*DEDUP, "stats"], REDIS_URL=redis_server.url, DEDUP_MAX_DISTNCE="2")  # no -s there: the environment
+    assert dedup.returncode == 0 and "did you mean DEDUP_MAX_DISTANCE?" in dedup.stderr
 
 
 def test_a_crawl_that_fetches_none_of_its_start_pages_fails_in_one_line(tmp_path, redis_server):

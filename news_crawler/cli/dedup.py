@@ -26,7 +26,7 @@ from news_crawler.config import PlainSettings, plain_settings
 from news_crawler.embedded import EmbeddedServerError
 from news_crawler.engine import fingerprinter_from_settings, store_from_settings
 from news_crawler.errors import UserError, redis_problem
-from news_crawler.validation import check_values
+from news_crawler.validation import check_values, warn_of_environment
 from news_crawler.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
 from news_crawler.fingerprint.sentences import longest_sentences
 from news_crawler.index import RedisStore, check_max_distance
@@ -289,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.getLogger("jieba").setLevel(logging.WARNING)
     try:
+        warn_of_environment()
         check_values(_settings(args))
         return args.func(args)
     except (redis.RedisError, EmbeddedServerError) as e:  # before any output: Redis never answered
