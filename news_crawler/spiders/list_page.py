@@ -94,18 +94,7 @@ class ListPage:
                     yield request
         for request in self._flush():
             yield request
-        if refused:
-            self.stats.inc_value(f"links/refused_scheme/{site}", refused)
-            spider.logger.warning("list page %s: %d links that are not http(s) refused", short_url(self.response.url),
-                                  refused)
-        if offsite:
-            self.stats.inc_value(f"links/refused_offsite/{site}", offsite)
-            spider.logger.info("list page %s: %d article links outside the site's domains (%s) left out",
-                               short_url(self.response.url), offsite, ", ".join(spider.domains))
-        if self.past:
-            self.stats.inc_value(f"links/over_limit/{site}", self.past)
-            spider.logger.warning("list page %s: %d new article links queued (LIST_LINKS_MAX), %d more left for the "
-                                  "next run", short_url(self.response.url), self.queued, self.past)
+        self._report(refused, offsite)
         if self.articles and not self.any_new and spider.list_stop_at_seen:
             if lists:
                 self.stats.inc_value(f"pages/list_ended_at_seen/{site}")
@@ -114,6 +103,21 @@ class ListPage:
             return
         for request in lists:
             yield request
+
+    def _report(self, refused: int, offsite: int) -> None:
+        """Count and log, once for the page, the links left out and those left for the next run."""
+        spider, site, page = self.spider, self.spider.site, short_url(self.response.url)
+        if refused:
+            self.stats.inc_value(f"links/refused_scheme/{site}", refused)
+            spider.logger.warning("list page %s: %d links that are not http(s) refused", page, refused)
+        if offsite:
+            self.stats.inc_value(f"links/refused_offsite/{site}", offsite)
+            spider.logger.info("list page %s: %d article links outside the site's domains (%s) left out", page,
+                               offsite, ", ".join(spider.domains))
+        if self.past:
+            self.stats.inc_value(f"links/over_limit/{site}", self.past)
+            spider.logger.warning("list page %s: %d new article links queued (LIST_LINKS_MAX), %d more left for the "
+                                  "next run", page, self.queued, self.past)
 
     def _next_list(self, url: str, text: str) -> bool:
         """A link to the list's next page: matching ``follow``; without it, a 下一页 (or next
