@@ -37,7 +37,8 @@ def test_the_schema_check_does_reject_a_broken_file(tmp_path):
 def test_topology():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert set(services) == {"redis", "worker", "seeder"}
+    assert set(services) == {"redis", "worker", "seeder", "metrics"}
+    assert "ports" not in services["metrics"] and services["metrics"]["command"][:2] == ["news-crawler", "metrics"]
     redis = services["redis"]
     command = " ".join(redis["command"])
     assert "--appendonly yes" in command and "--requirepass" in command
@@ -71,7 +72,7 @@ def test_cluster_topology():
     compose = yaml.safe_load((ROOT / "docker-compose.cluster.yml").read_text())
     services = compose["services"]
     nodes = [f"node-{n}" for n in range(1, 7)]
-    assert set(services) == {*nodes, "cluster-init", "worker", "seeder"}
+    assert set(services) == {*nodes, "cluster-init", "worker", "seeder", "metrics"}
     for name in nodes:
         node = services[name]
         command = " ".join(node["command"])

@@ -28,14 +28,16 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
         kind = client.type(queue_key)
         kind = kind.decode() if isinstance(kind, bytes) else kind
         queued = {"zset": client.zcard, "list": client.llen}.get(kind, lambda k: 0)(queue_key)
+        in_flight = client.zcard(f"{queue_key}:inflight") if kind == "zset" else 0  # the leased queue's
         seen_key = spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), name, client)
         seen, estimated = client.scard(seen_key), False
         if not seen and bloom is not None:  # the Bloom dupefilter's bitmaps: a count estimated from them
             seen, estimated = bloom(client, seen_key, **bloom.options(with_defaults(settings))).estimated_count(), True
         seeds = client.llen(spider_key(settings.get("SEED_KEY"), name, client))
         today = OutcomeStore.for_spider(client, with_defaults(settings), name).counts()
-        if queued or seen or seeds or today:
-            out[name] = {"queued": queued, "seen_urls": seen, "seeds": seeds, "outcomes_today": today}
+        if queued or in_flight or seen or seeds or today:
+            out[name] = {"queued": queued, "in_flight": in_flight, "seen_urls": seen, "seeds": seeds,
+                         "outcomes_today": today}
             if estimated:
                 out[name]["seen_urls_estimated"] = True
     return out
