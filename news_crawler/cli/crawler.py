@@ -5,6 +5,7 @@
     news-crawler status [--json]
     news-crawler outcomes [--site S] [--outcome O] [--day D] [--limit N] [--json]
     news-crawler metrics [--listen HOST:PORT]
+    news-crawler report [--days N] [--out FILE]
     news-crawler stop-server
     news-crawler seed [SPIDER ...] [--every SECONDS | --at HH:MM]
     news-crawler worker [SPIDER ...] [--idle SECONDS]
@@ -20,7 +21,7 @@ import sys
 import redis
 
 from news_crawler import connection
-from news_crawler.cli import adopt, cluster, crawl, daily, metrics, options, outcomes, sites, status
+from news_crawler.cli import adopt, cluster, crawl, daily, metrics, options, outcomes, report, sites, status
 from news_crawler.embedded import EmbeddedServerError
 from news_crawler.errors import UserError, redis_problem
 from news_crawler.validation import check_settings
@@ -29,7 +30,7 @@ from news_crawler.validation import check_settings
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (crawl, daily, status, outcomes, metrics, cluster, adopt, sites):
+    for module in (crawl, daily, status, outcomes, metrics, report, cluster, adopt, sites):
         module.register(sub)
     return parser
 

@@ -78,6 +78,12 @@ def cmd_daily(args: argparse.Namespace) -> int:
     path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
     print(format_table(summary["sites"]))
     print(f"{summary['seconds']}s; summary {path}; log {log_file}")
+    try:
+        from news_crawler.cli.report import write_report
+
+        print(f"report {write_report(settings)[-1]}")
+    except Exception as e:  # noqa: BLE001 - the crawl is done and recorded: a report that fails does not fail it
+        print(f"news-crawler: the daily report could not be written ({type(e).__name__}: {e})", file=sys.stderr)
     if failed:
         print(f"news-crawler: failed: {', '.join(failed)} (see {log_file})", file=sys.stderr)
         return 1
