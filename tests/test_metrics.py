@@ -1,9 +1,8 @@
-"""The Prometheus exporter, scraped over HTTP after a real crawl: its names, labels and
-values against the crawl's own summary."""
+"""The Prometheus exporter, scraped over HTTP after a real crawl of the mirror: its names,
+labels and values against the crawl's own summary."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -12,8 +11,8 @@ import urllib.request
 
 import pytest
 
-from tests.crawl_helpers import ROOT, wait_for
-from tests.hostile_web import HostileWeb, article, list_page
+from news_mirror.server import Mirror, serve
+from tests.crawl_helpers import ROOT, crawl, wait_for
 from tests.redis_server import TestServer, free_port
 
 CRAWLER = [sys.executable, "-m", "news_crawler.cli.crawler"]
@@ -34,25 +33,17 @@ def scrapes(url: str) -> bool:
 
 
 @pytest.fixture
-def crawled(tmp_path, sina_articles):
-    """A Redis of its own after one crawl: 2 articles kept, 1 reprint dropped, 1 invalid."""
-    server, web = TestServer(tmp_path / "redis"), HostileWeb()
-    env = {**{k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}, "REDIS_URL": server.url,
-           "DAILY_DIR": str(tmp_path / "daily")}
+def crawled(tmp_path, catalog):
+    """A Redis of its own after a crawl of the mirror by every portal spider (day 1)."""
+    server, mirror = TestServer(tmp_path / "redis"), Mirror(catalog, day=1)
+    http = serve(mirror)
     try:
-        a, b = sina_articles[7], sina_articles[70]
-        urls = [web.add("/news/1.html", article(a["title"], a["body"])),
-                web.add("/news/2.html", article(b["title"], b["body"])),
-                web.add("/news/3.html", article("转载：" + a["title"], a["body"])),  # a reprint
-                web.add("/news/4.html", os.urandom(3000))]  # not text
-        start = web.add("/list.html", list_page(urls))
-        result = subprocess.run([*CRAWLER, "crawl", "news", "-a", f"start_urls={start}", "-a", r"allow=/news/\d+",
-                                 "-s", f"FEED_DIR={tmp_path / 'out'}", "--summary", str(tmp_path / "summary.json")],
-                                cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-        assert result.returncode == 0, result.stderr[-3000:]
-        yield env, json.loads((tmp_path / "summary.json").read_text())
+        summary, _ = crawl(tmp_path, server.url, f"http://127.0.0.1:{http.server_address[1]}")
+        env = {**{k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}, "REDIS_URL": server.url,
+               "DAILY_DIR": str(tmp_path / "daily")}
+        yield env, summary
     finally:
-        web.stop()
+        http.shutdown()
         server.stop()
 
 
@@ -68,16 +59,21 @@ def test_the_exporter_shows_the_crawl(crawled):
     finally:
         exporter.terminate()
         exporter.wait(30)
-    row = summary["sites"]["127.0.0.1"]
     assert m["news_crawler_redis_up"] == 1
-    assert m['news_crawler_outcomes_today{outcome="kept",site="news"}'] == row["kept"] == 2
-    assert m['news_crawler_outcomes_today{outcome="duplicate",site="news"}'] == row["dropped"] == 1
-    assert m['news_crawler_outcomes_today{outcome="invalid",site="news"}'] == row["invalid"] == 1
-    assert m['news_crawler_urls_seen{site="news"}'] == 4  # the article URLs in the dupefilter
-    assert m['news_crawler_queue_requests{site="news"}'] == 0 and m['news_crawler_leases_in_flight{site="news"}'] == 0
-    assert m["news_crawler_index_kept_total"] == 2 and m["news_crawler_index_fingerprints"] == 2
-    assert m['news_crawler_index_dropped_total{rule="simhash"}'] + m['news_crawler_index_dropped_total{rule="sentences"}'] == 1
-    assert m["news_crawler_index_dropped_today"] == 1 and m["news_crawler_redis_memory_bytes"] > 0
+    sites = summary["sites"]
+    assert len(sites) == 10
+    for site, row in sites.items():  # each portal's metrics are its summary row
+        assert m.get(f'news_crawler_outcomes_today{{outcome="kept",site="{site}"}}', 0) == row["kept"], site
+        assert m.get(f'news_crawler_outcomes_today{{outcome="duplicate",site="{site}"}}', 0) == row["dropped"], site
+        assert m.get(f'news_crawler_outcomes_today{{outcome="invalid",site="{site}"}}', 0) == row["invalid"], site
+        assert m[f'news_crawler_urls_seen{{site="{site}"}}'] == row["fetched"], site  # every article URL, once
+        assert m[f'news_crawler_queue_requests{{site="{site}"}}'] == 0
+        assert m[f'news_crawler_leases_in_flight{{site="{site}"}}'] == 0
+    kept, dropped = (sum(r[c] for r in sites.values()) for c in ("kept", "dropped"))
+    assert m["news_crawler_index_kept_total"] == kept == m["news_crawler_index_fingerprints"]
+    by_rule = [m[f'news_crawler_index_dropped_total{{rule="{r}"}}'] for r in ("simhash", "sentences")]
+    assert sum(by_rule) == dropped == m["news_crawler_index_dropped_today"] and dropped > 0
+    assert m["news_crawler_redis_memory_bytes"] > 0
     assert exporter.returncode in (0, -15)  # SIGTERM ends it
 
 
