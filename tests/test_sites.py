@@ -137,6 +137,15 @@ def test_configured_sites_crawl_by_name_everywhere_and_a_recrawl_fetches_nothing
     assert daily.returncode == 0, daily.stderr[-3000:]
     (summary,) = (tmp_path / "daily" / "summaries").glob("*.json")  # DAILY_DIR from the environment
     assert set(json.loads(summary.read_text())["spiders"]) == {"gov-news", "city-daily"}  # DAILY_SPIDERS too
+    assert json.loads(summary.read_text())["exit"] == 0
+    assert (tmp_path / "daily" / "reports" / "latest.html").exists()  # and the day's report
+    from news_crawler.cli.metrics import RedisCollector
+    from news_crawler.config import build_settings
+
+    families = {f.name: f for f in RedisCollector(build_settings({"DAILY_DIR": str(tmp_path / "daily"),
+                                                                    "REDIS_URL": redis_server.url})).collect()}
+    assert families["news_crawler_daily_last_run_exit_status"].samples[0].value == 0
+    assert families["news_crawler_daily_last_run_duration_seconds"].samples[0].value > 0
     articles = [p for _, p in web.requests[since:] if p.startswith(("/xwdt/2024", "/news/"))]
     assert articles == [] and feed(tmp_path / "d") == []  # the lists read again, no article fetched again
 

@@ -73,7 +73,7 @@ def cmd_daily(args: argparse.Namespace) -> int:
     failed = site_failures(results)
     summary = {"started": now.isoformat(timespec="seconds"), "seconds": round(time.monotonic() - started, 1),
                "sites": merge_sites(results), "spiders": {name: r["reason"] for name, r in results.items()},
-               "failed": failed, "log": str(log_file)}
+               "failed": failed, "exit": 1 if failed else 0, "log": str(log_file)}
     path = directory / "summaries" / f"{now.strftime('%Y-%m-%dT%H%M%S')}.json"
     path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
     print(format_table(summary["sites"]))
@@ -91,12 +91,14 @@ def cmd_daily(args: argparse.Namespace) -> int:
 
 
 def last_run(settings: Any) -> dict[str, Any] | None:
-    """``started``, ``seconds`` and ``failed`` of the newest daily summary, if any."""
+    """``started``, ``seconds``, ``failed`` and ``exit`` (its exit status) of the newest daily
+    summary, if any."""
     summaries = sorted((Path(settings.get("DAILY_DIR")).expanduser() / "summaries").glob("*.json"))
     if not summaries:
         return None
     last = json.loads(summaries[-1].read_text(encoding="utf-8"))
-    return {k: last[k] for k in ("started", "seconds", "failed")}
+    return {"started": last["started"], "seconds": last["seconds"], "failed": last["failed"],
+            "exit": last.get("exit", 1 if last["failed"] else 0)}
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -81,8 +81,8 @@ class RedisCollector:
                                     value=started)
             yield GaugeMetricFamily(f"{PREFIX}_daily_last_run_duration_seconds", "how long the last daily run took",
                                     value=daily["seconds"])
-            yield GaugeMetricFamily(f"{PREFIX}_daily_last_run_success", "1 when no site of the last daily run failed",
-                                    value=0 if daily["failed"] else 1)
+            yield GaugeMetricFamily(f"{PREFIX}_daily_last_run_exit_status", "the last daily run's exit status (0: ok)",
+                                    value=daily["exit"])
 
 
 def listen_address(text: str) -> tuple[str, int]:
