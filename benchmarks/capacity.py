@@ -1,10 +1,9 @@
 """Redis memory of the near-duplicate index by structure, and what a retention costs.
 
-    python benchmarks/capacity.py [--kept 1000000] [--drop-share 0.2] [--urls real|sina] [--keys real|5] [--spread]
+    python benchmarks/capacity.py [--kept 1000000] [--drop-share 0.2] [--urls real|sina] [--keys real|5]
 
 Keeps ``--kept`` documents with URL ids, both rules on, then drops ``kept x drop-share`` copies (a bit flipped, a new
-URL), on a throwaway valkey-server, or with ``--spread`` the spread index on a throwaway
-three-master cluster (the keys are the same structures, named by the store). Each document has as many sentence keys as a real
+URL), on a throwaway valkey-server. Each document has as many sentence keys as a real
 article drawn at random (``--keys real``: the counts of the first 2,000 articles of the sina
 corpus, fingerprinted; one with fewer than the rule's three files none), or five each
 (``--keys 5``); measures each structure with ``MEMORY USAGE`` (bucket
@@ -24,7 +23,6 @@ import json
 import random
 import string
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -43,10 +41,8 @@ from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
 from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
 from news_crawler.index.drop_records import drop_hashes, live_eras  # noqa: E402
 from news_crawler.index.kept_ids import id_hash  # noqa: E402
-from news_crawler.index.spread_store import SpreadStore  # noqa: E402
 from news_crawler.outcomes import OutcomeStore  # noqa: E402
 from news_mirror.data import GNE_PAGES, require  # noqa: E402
-from tests.redis_cluster import TestCluster  # noqa: E402
 
 GENERATION_DAYS = 7
 
@@ -96,21 +92,11 @@ def usage(client: redis.Redis, keys: list[str]) -> int:
 
 
 @contextmanager
-def index_store(spread: bool) -> Iterator[tuple[Any, RedisStore]]:
-    """A client and an empty store: on a throwaway valkey-server, or (``spread``) the spread
-    index on a throwaway three-master cluster (as ``tests/redis_cluster.py`` starts it)."""
-    if not spread:
-        with bench_server() as address:
-            client = redis.Redis.from_url(address)
-            yield client, RedisStore(client, "cap", batch_size=500, sentences=SentenceRule())
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        cluster = TestCluster(Path(tmp))
-        try:
-            client = redis.RedisCluster.from_url(cluster.url)
-            yield client, SpreadStore(client, "cap", batch_size=500, sentences=SentenceRule())
-        finally:
-            cluster.stop()
+def index_store() -> Iterator[tuple[Any, RedisStore]]:
+    """A client and an empty store on a throwaway valkey-server."""
+    with bench_server() as address:
+        client = redis.Redis.from_url(address)
+        yield client, RedisStore(client, "cap", batch_size=500, sentences=SentenceRule())
 
 
 def main() -> None:
@@ -122,8 +108,6 @@ def main() -> None:
                     help="ids shaped like the real pages' URLs (23 sites), or sina-shaped URLs of one site")
     ap.add_argument("--keys", choices=("real", "5"), default="real",
                     help="sentence keys a document: as many as a real article drawn at random, or five")
-    ap.add_argument("--spread", action="store_true",
-                    help="the spread index on a three-master cluster (DEDUP_CLUSTER_INDEX=spread) instead of one server")
     args = ap.parse_args()
     key_counts = real_key_counts() if args.keys == "real" else [5]
     print(f"sentence keys a document: {sum(key_counts) / len(key_counts):.2f} on average "
@@ -138,7 +122,7 @@ def main() -> None:
             if made not in seen:
                 seen.add(made)
                 return made
-    with index_store(args.spread) as (client, store):
+    with index_store() as (client, store):
         kept: list[Document] = []
         t = time.perf_counter()
         for start in range(0, args.kept, 10_000):
@@ -152,21 +136,18 @@ def main() -> None:
         n_dropped = sum(not d.kept for d in decisions)
         print(f"{n_kept:,} kept, {n_dropped:,} dropped, loaded in {time.perf_counter() - t:.0f}s")
 
-        tables = usage(client, [store.bucket_key(t, b) for t in range(4) for b in range(1 << 16)])
-        sentences = usage(client, [store.sentence_bucket_key(b << 8) for b in range(1 << 16)])
-        ids = usage(client, [id_hash(store.prefix(), b.to_bytes(2, "big")) for b in range(1 << 16)]
-                    + [store.ids_key, store.origins_key, store.prefix() + "held"])
-        drops = usage(client, [name for era in live_eras(client, store.prefix(), store.drops_rotate)
-                               for name in drop_hashes(store.prefix(), era)]
-                      + [store.drops_key, store.drops_key + ":old", store.drops_key + ":recent", store.drops_key + ":n"])
-        filed = [] if getattr(store, "compact", False) else [store.docid_key(b.to_bytes(2, "big")) for b in range(1 << 16)]
-        docs = usage(client, filed + [store.docs_key])  # the compact spread layout files them in the ids' small hashes
+        prefix = store.live_prefixes()[0]
+        tables = usage(client, [f"{prefix}{t}{b:04x}" for t in range(4) for b in range(1 << 16)])
+        sentences = usage(client, [f"{prefix}S{b:04x}" for b in range(1 << 16)])
+        ids = usage(client, [id_hash(prefix, b.to_bytes(2, "big")) for b in range(1 << 16)]
+                    + [prefix + k for k in ("ids", "origins", "held", "stats")])
+        drops = usage(client, [name for era in live_eras(client, prefix, store.drops_rotate)
+                               for name in drop_hashes(prefix, era)] + [prefix + "drops:recent", prefix + "drops:n"])
+        docs = usage(client, [f"{prefix}k{b:04x}" for b in range(1 << 16)])
         per_kept = (tables + sentences + ids + docs) / n_kept
         per_drop = drops / max(1, n_dropped)
         rows = [("four block tables", tables / n_kept), ("sentence table", sentences / n_kept),
                 ("kept ids (simhash -> URL)", ids / n_kept), ("filed ids (id key -> simhash)", docs / n_kept)]
-        if getattr(store, "compact", False):
-            rows[2] = ("kept ids and filed ids", ids / n_kept)
         for name, value in rows:
             print(f"  {name:<30} {value:7.1f} bytes a kept article")
         print(f"  {'all of a kept article':<30} {per_kept:7.1f}")
@@ -185,7 +166,7 @@ def main() -> None:
                 total = per_day * days * (per_kept + args.drop_share * per_drop)
                 cells.append(f"{total / 2**30:11.2f} GiB" if total >= 2**30 else f"{total / 2**20:11.0f} MiB")
             print(f"{per_day:>12,}" + "".join(f"{c:>14}" for c in cells))
-        if args.outcomes and not args.spread:
+        if args.outcomes:
             outcomes_table(client, rng, args.outcomes, url)
 
 

@@ -1,11 +1,13 @@
 """Decisions per second on a three-master Redis Cluster against one server, one client each.
 
-    python benchmarks/cluster.py [--stored 200000] [--articles 2000] [--rounds 3] [--retention-days 0]
+    python benchmarks/cluster.py [--stored 200000] [--articles 2000] [--rounds 3]
 
 Both are valkey-server processes on loopback TCP (the cluster started as the tests start
-it: ``tests/redis_cluster.py``). Four stores, the layouts of the index on the cluster
-(``DEDUP_CLUSTER_INDEX``: one slot, spread, spread-balanced) beside the one server: each first holds
-``--stored`` random documents (simhash, five sentence keys, a size code); then, round by
+it: ``tests/redis_cluster.py``). Four stores: without retention (the index one generation,
+one slot) and with retention of 14 days in generations of 7 (three live generations, on
+three masters of the cluster), each on the cluster and on the one server. Each first holds
+``--stored`` random documents (simhash, five sentence keys, a size code; with retention a
+third in each generation, the clock moved during the load); then, round by
 round, each decides the real articles and their reprints four times over under fresh random
 masks, batches of 256, ``--rounds`` rounds, the stores taking turns; best and median, and
 each round's ratio to the one server.
@@ -31,24 +33,27 @@ from corpus import load_articles, with_reprints  # noqa: E402
 from news_crawler import connection  # noqa: E402
 from news_crawler.config import plain_settings  # noqa: E402
 from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
-from news_crawler.engine import store_from_settings  # noqa: E402
-from news_crawler.index import Document  # noqa: E402
+from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
 from tests.redis_cluster import TestCluster  # noqa: E402
 from tests.redis_server import TestServer  # noqa: E402
 
 
-def load(url: str, stored: int, layout: str = "one-slot", retention_days: float = 0,
-         namespace: str = "bench") -> tuple[object, object, int]:
+WEEK = 7 * 86_400
+
+
+def load(url: str, stored: int, retention_days: float, namespace: str) -> tuple[object, RedisStore, int]:
     """A client and a store on ``url`` holding ``stored`` random documents, and the bytes
     they took (every node's)."""
     connection._clients.clear()
     client = connection.from_settings(plain_settings({"REDIS_URL": url}))
-    store = store_from_settings(plain_settings({"DEDUP_NAMESPACE": namespace, "DEDUP_BATCH_SIZE": 500,
-                                                "DEDUP_RETENTION_DAYS": retention_days,
-                                                "DEDUP_CLUSTER_INDEX": layout}), client)
+    clock = [time.time()]
+    store = RedisStore(client, namespace, batch_size=500, sentences=SentenceRule(), retention_days=retention_days,
+                       clock=lambda: clock[0])
     before = store.memory_used()
     rng = random.Random(1)
     for start in range(0, stored, 10_000):
+        if retention_days and start and start % (-(-stored // 3 // 10_000) * 10_000) == 0:
+            clock[0] += WEEK  # the next generation
         store.decide_many([Document(f"https://example.com/s/{i}.html", rng.getrandbits(64),
                                     tuple(rng.getrandbits(24) for _ in range(5)), rng.randint(117, 175))
                            for i in range(start, min(stored, start + 10_000))])
@@ -78,9 +83,6 @@ def main() -> None:
     ap.add_argument("--stored", type=int, default=200_000)
     ap.add_argument("--articles", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--retention-days", type=float, default=0,
-                    help="every store with this retention (generations of 7 days): what is stored is in the "
-                         "current one, the others live ones are read empty")
     args = ap.parse_args()
     logging.getLogger("jieba").setLevel(logging.WARNING)
     fingerprinter = Fingerprinter()
@@ -97,11 +99,10 @@ def main() -> None:
         cluster = TestCluster(Path(tmp) / "cluster")
         try:
             stores = {}
-            for name, url, layout, namespace in (("one server", server.url, "one-slot", "bench"),
-                                                 ("cluster, index in one slot", cluster.url, "one-slot", "bench"),
-                                                 ("cluster, index spread", cluster.url, "spread", "bench"),
-                                                 ("cluster, spread-balanced", cluster.url, "spread-balanced", "benchb")):
-                stores[name] = load(url, args.stored, layout, args.retention_days, namespace)
+            for name, url, retention in (("one server", server.url, 0), ("cluster", cluster.url, 0),
+                                         ("one server, retention", server.url, 14),
+                                         ("cluster, retention", cluster.url, 14)):
+                stores[name] = load(url, args.stored, retention, f"bench{retention}")
             # Round by round, each store in turn (the order turning): a slow minute of the
             # machine falls on all of them alike, and each round gives paired ratios.
             names = list(stores)
@@ -116,15 +117,13 @@ def main() -> None:
                 print(f"{name:<28} {type(client).__name__:<13} best {max(r):8,.0f}/s  median "
                       f"{statistics.median(r):8,.0f}/s  rounds {', '.join(f'{x:,.0f}' for x in r)};  index memory "
                       f"{added / args.stored:.0f} bytes a stored document (all nodes)")
-            for short, pattern in (("one slot", "{bench}*"), ("spread", "{bench.*"), ("spread-balanced", "{benchb.*")):
-                keys = cluster.keys_per_node(pattern)
-                print(f"  index keys per master, {short}: {keys} = "
-                      + " / ".join(f"{n / max(1, sum(keys)):.1%}" for n in keys))
-            alone = rates["one server"]
-            for name, short in (("cluster, index in one slot", "one slot"), ("cluster, index spread", "spread"),
-                                ("cluster, spread-balanced", "spread-balanced")):
-                paired = [x / a for x, a in zip(rates[name], alone)]
-                print(f"cluster / one server, {short}: {statistics.median(rates[name]) / statistics.median(alone):.2f}x "
+            store = stores["cluster, retention"][1]
+            masters = [store.client.get_node_from_key(p + "held").name for p in store.live_prefixes()]
+            print(f"  generations {store.generations.numbers()} on masters {masters}, holding "
+                  f"{[store.held(p) for p in store.live_prefixes()]}")
+            for name, alone in (("cluster", "one server"), ("cluster, retention", "one server, retention")):
+                paired = [x / a for x, a in zip(rates[name], rates[alone])]
+                print(f"{name} / {alone}: {statistics.median(rates[name]) / statistics.median(rates[alone]):.2f}x "
                       f"(median rounds); round by round {', '.join(f'{x:.2f}x' for x in paired)} "
                       f"(median {statistics.median(paired):.2f}x)")
             for client, _, _ in stores.values():

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import random
 import statistics
 import sys
@@ -106,13 +107,13 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
         clock = [time.time()]
         store = RedisStore(client, "bench", batch_size=500, sentences=rule, retention_days=retention_days,
                            clock=lambda: clock[0])
-        live = store.generations.live_count()
+        live = math.ceil(retention_days / 7) + 1 if retention_days else 1  # generations of 7 days
         print(f"sentence rule: {rule or 'off'}; retention: {retention_days or 'none'} ({live} live generations)")
         rng = random.Random(1)
         t = time.perf_counter()
         for start in range(0, stored, 10_000):
             if retention_days and start and start % (-(-stored // live // 10_000) * 10_000 or 10_000) == 0:
-                clock[0] += store.generations.seconds  # the next generation
+                clock[0] += 7 * 86_400  # the next generation
             store.decide_many([Document(f"https://example.com/s/{i}.html", rng.getrandbits(64),
                                         tuple(rng.getrandbits(24) for _ in range(5)), rng.randint(117, 175))
                                for i in range(start, min(stored, start + 10_000))])
@@ -125,11 +126,11 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
             print(f"stored per generation: {[store.held(p) for p in store.live_prefixes()]}")
         used = int(client.info("memory")["used_memory"]) - base_memory
         pipe = client.pipeline(transaction=False)
-        for key in [p + k for p in store.live_prefixes() for k in ("ids", "docids", "held")] + [store.origins_key] + [
+        for key in [p + k for p in store.live_prefixes() for k in ("ids", "held", "origins", "stats")] + [
                 f"{p}{kind}{b:04x}" for p in store.live_prefixes() for kind in "ik" for b in range(1 << 16)]:  # kept ids
             pipe.memory_usage(key, samples=0)
         ids_bytes = sum(int(n or 0) for n in pipe.execute())
-        sentence_keys = [store.sentence_bucket_key(b << 8, p) for p in store.live_prefixes() for b in range(1 << 16)]
+        sentence_keys = [f"{p}S{b:04x}" for p in store.live_prefixes() for b in range(1 << 16)]
         for key in sentence_keys:
             pipe.memory_usage(key, samples=0)
         # MEMORY USAGE counts a key's value and its dict entry; the main dict's own slots

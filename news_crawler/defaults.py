@@ -139,11 +139,5 @@ DEDUP_SENTENCE_LENGTH_RATIO = 0.8
 # DEDUP_GENERATION_DAYS; an expired generation is deleted whole.
 DEDUP_RETENTION_DAYS = 0.0
 DEDUP_GENERATION_DAYS = 7.0
-# On a Redis Cluster: "one-slot" (the whole index in one slot, decided by one Lua call, as
-# fast as one server), or over the masters, each table in a slot of its own: "spread" (a new
-# index in the compact layout: the one server's memory, 0.8x-0.85x of its speed for runs of
-# batches on two cores) or "spread-balanced" (a new index in the balanced layout: about 1.5x
-# the memory, 0.85x-0.95x the speed). See README "On a Redis Cluster".
-DEDUP_CLUSTER_INDEX = "one-slot"
 # Worker processes for page extraction and fingerprints; 0: one thread; below 0: one per core.
 DEDUP_PROCESSES = -1

@@ -8,10 +8,7 @@ import redis
 
 from news_crawler.config import as_list
 from news_crawler.fingerprint import Fingerprinter
-from news_crawler.connection import is_cluster
 from news_crawler.index import RedisStore, SentenceRule
-from news_crawler.index.spread_read import BALANCED, COMPACT
-from news_crawler.index.spread_store import SpreadStore
 
 
 def fingerprinter_from_settings(settings: Any) -> Fingerprinter:
@@ -43,21 +40,11 @@ def sentence_rule_from_settings(settings: Any) -> SentenceRule | None:
                         settings.getfloat("DEDUP_SENTENCE_LENGTH_RATIO"))
 
 
-# DEDUP_CLUSTER_INDEX -> the spread layout a new index takes (spread_read.py, PLACEMENTS), or 0: one slot
-CLUSTER_INDEXES = {"one-slot": 0, "spread": COMPACT, "spread-balanced": BALANCED}
-
-
 def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:
     """The Redis index of ``DEDUP_NAMESPACE``, deciding within ``DEDUP_MAX_DISTANCE`` and by
-    the sentence rule unless ``DEDUP_SENTENCES`` is off; on a cluster, spread over its masters
-    (a new index in the compact or the balanced layout) or in one slot (``DEDUP_CLUSTER_INDEX``)."""
-    layout = str(settings.get("DEDUP_CLUSTER_INDEX") or "one-slot")
-    if layout not in CLUSTER_INDEXES:
-        raise ValueError(f"DEDUP_CLUSTER_INDEX must be one of {', '.join(CLUSTER_INDEXES)}, got {layout!r}")
-    spread = CLUSTER_INDEXES[layout] and is_cluster(client)
-    return (SpreadStore if spread else RedisStore)(
+    the sentence rule unless ``DEDUP_SENTENCES`` is off."""
+    return RedisStore(
         client,
-        **({"new_layout": CLUSTER_INDEXES[layout]} if spread else {}),
         namespace=settings.get("DEDUP_NAMESPACE"),
         max_distance=settings.getint("DEDUP_MAX_DISTANCE"),
         batch_size=settings.getint("DEDUP_BATCH_SIZE"),
@@ -66,3 +53,12 @@ def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:
         generation_days=settings.getfloat("DEDUP_GENERATION_DAYS"),
         drops_max=settings.getint("DEDUP_DROPS_MAX"),
     )
+
+
+def check_index(settings: Any) -> None:
+    """Stop with one line (``IndexFormatError``) when ``DEDUP_NAMESPACE`` holds an index of
+    another format: before a crawl starts, not at its first article."""
+    if settings.getbool("DEDUP_ENABLED"):
+        from news_crawler import connection
+
+        store_from_settings(settings, connection.from_settings(settings)).generations.check_format()

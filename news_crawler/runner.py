@@ -10,6 +10,7 @@ from scrapy.crawler import CrawlerProcess
 
 from news_crawler import connection
 from news_crawler.config import build_settings
+from news_crawler.engine import check_index
 from news_crawler.errors import UserError
 from news_crawler.sites import SiteSpiderLoader
 from news_crawler.spiders.news import check_arguments
@@ -28,6 +29,7 @@ def run_spiders(names: list[str], overrides: dict[str, Any] | None = None,
     settings = build_settings(overrides)
     check_spiders(names, spider_args or {}, settings)
     connection.check_reachable(settings)
+    check_index(settings)
     process = CrawlerProcess(settings)
     crawlers = []
     for name in names:

@@ -39,7 +39,6 @@ RANGES: dict[str, tuple[float, float]] = {
 }
 CHOICES: dict[str, tuple[str, ...]] = {
     "REDIS_CLUSTER": ("auto", "yes", "no"),
-    "DEDUP_CLUSTER_INDEX": ("one-slot", "spread", "spread-balanced"),
     "DEDUP_SEGMENTER": ("auto", "jieba", "rjieba"),
     "DUPEFILTER_FINGERPRINT": ("scrapy", "scrapy-redis"),
     "LOG_LEVEL": ("critical", "error", "warning", "info", "debug"),  # Scrapy's, checked here too

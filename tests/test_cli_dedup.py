@@ -266,3 +266,27 @@ def test_forget_removes_an_article_so_its_copy_is_kept_next_time(redis_server, s
     assert [json.loads(line)["forgotten"] for line in forgot.stdout.splitlines()] == ["kept", "dropped", None]
     again = run(["check", *common, "-"], lines[1] + "\n")
     assert json.loads(again.stdout)["duplicate_of"] is None  # nothing kept is near it now
+
+
+def test_an_index_of_another_format_gives_one_line_and_forget_all_clears_it(redis_server, redis_client, sina_articles):
+    """Keys of an unversioned index stop check with one line naming the fix; ``forget --all``
+    removes the index (of any format) but not a spider's keys of the same name."""
+    common = ["--redis-url", redis_server.url, "--namespace", "legacy"]
+    redis_client.set("legacy:held", 2)  # as a version before formats wrote it
+    redis_client.hset("legacy:docids", b"k" * 8, b"f" * 8)
+    redis_client.set("legacy:0abcd", b"x" * 6)
+    redis_client.rpush("legacy:requests", "{}")  # a spider named like the namespace
+    line = json.dumps({"id": "a", "body": sina_articles[0]["body"]}, ensure_ascii=False) + "\n"
+    out = run(["check", *common, "-"], line)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip().splitlines() == [
+        "news-dedup: the index in namespace 'legacy' holds index keys with no format version; this version reads "
+        "format 1 only: use a new DEDUP_NAMESPACE, or remove the old index with "
+        "`news-dedup forget --all --namespace legacy`"]
+    assert run(["forget", *common]).returncode == 2  # neither ids nor --all
+    cleared = run(["forget", *common, "--all"])
+    assert cleared.returncode == 0 and json.loads(cleared.stdout) == {"namespace": "legacy", "removed_keys": 3}
+    assert redis_client.llen("legacy:requests") == 1
+    again = run(["check", *common, "-"], line)
+    assert again.returncode == 0 and json.loads(again.stdout)["duplicate_of"] is None
+    assert redis_client.get("legacy:format") == b"1" and redis_client.exists("legacy:g0:held")

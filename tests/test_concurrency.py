@@ -10,30 +10,36 @@ from news_crawler.index import Document, RedisStore, SentenceRule
 WORKERS = 4
 
 
-def _worker(url, items, start, seed, layout):
+T0 = 1_700_000_000.0  # the race's clock starts here
+WEEK = 7 * 86_400
+
+
+def _worker(url, items, start, seed, switch):
     from news_crawler import connection
     from news_crawler.config import plain_settings
-    from news_crawler.engine import store_from_settings
 
-    # Batches of four, calls of up to twelve: a call decides a run of batches (the spread
-    # layout records each batch in the next one's round) while the other workers do too.
-    settings = plain_settings({"REDIS_URL": url, "DEDUP_NAMESPACE": "race", "DEDUP_CLUSTER_INDEX": layout,
-                               "DEDUP_BATCH_SIZE": 4})
-    store = store_from_settings(settings, connection.from_settings(settings))
+    # Batches of four, calls of up to twelve, while the other workers do too. With a switch,
+    # retention is on and this worker's clock enters the next week after a random share of
+    # its items: the others are then in the old generation, or already in the new one.
     rng = random.Random(seed)
+    switch_at = rng.randrange(len(items)) if switch else len(items)
+    done = 0
+    store = RedisStore(connection.from_settings(plain_settings({"REDIS_URL": url})), "race", batch_size=4,
+                       sentences=SentenceRule(), retention_days=14 if switch else 0,
+                       clock=lambda: T0 + (WEEK if done >= switch_at else 0))
     start.wait(30)
-    i = 0
-    while i < len(items):
+    while done < len(items):
         n = rng.randint(1, 12)
-        store.decide_many(items[i : i + n])
-        i += n
+        store.decide_many(items[done : done + n])
+        done += n
 
 
-def race(url: str, streams: list[list[Document]], layout: str = "one-slot") -> None:
-    """Each stream decided by a process of its own, all let go at once (namespace "race")."""
+def race(url: str, streams: list[list[Document]], switch: bool = False) -> None:
+    """Each stream decided by a process of its own, all let go at once (namespace "race");
+    with ``switch``, each moves to a new generation at a point of its own."""
     ctx = multiprocessing.get_context("spawn")
     start = ctx.Event()
-    procs = [ctx.Process(target=_worker, args=(url, s, start, w, layout)) for w, s in enumerate(streams)]
+    procs = [ctx.Process(target=_worker, args=(url, s, start, w, switch)) for w, s in enumerate(streams)]
     for p in procs:
         p.start()
     start.set()

@@ -8,7 +8,7 @@ from news_crawler.fingerprint import distance
 from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
 from news_crawler.index.base import id_key
 from news_crawler.index.kept_ids import id_hash
-from news_crawler.index.drop_records import drop_hashes
+from news_crawler.index.drop_records import drop_hashes, read_records
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -165,45 +165,9 @@ def test_forget_removes_a_kept_article_so_its_copy_is_kept_next(make_store):
     assert store.counts()["kept"] == 2 and store.counts()["dropped"] == 0
 
 
-def as_six_bytes_filed_them(client, store):
-    """File every kept id's key as the version before did (its other six bytes -> the 8-byte
-    simhash, not its next three -> the simhash's first two), as an index begun by it."""
-    for doc_id, fp in store.kept_documents().items():
-        key = id_key(doc_id)
-        client.hdel(store.docid_key(key), key[2:5])
-        client.hset(store.docid_key(key), key[2:], fp.to_bytes(8, "big"))
-    client.delete(store.prefix() + "form")
-
-
-def as_the_ids_hash_held_them(client, store):
-    """Move every kept id from the small hashes filing them by simhash to the one ids hash
-    (8-byte simhash -> id) earlier versions wrote, without the count of them."""
-    as_six_bytes_filed_them(client, store)
-    for doc_id, fp in store.kept_documents().items():
-        fp = fp.to_bytes(8, "big")
-        client.hdel(id_hash(store.prefix(), fp), fp[2:])
-        client.hset(store.ids_key, fp, doc_id)
-    client.delete(store.prefix() + "held")
-    return client.hgetall(store.ids_key)
-
-
-def as_earlier_versions_wrote_it(client, store):
-    """Move every kept id's entry back to the docs hash an earlier version kept (doc id ->
-    simhash), as an index written before id keys would be."""
-    for fp, doc_id in as_the_ids_hash_held_them(client, store).items():
-        key = id_key(doc_id.decode())
-        client.hdel(store.docs_key, key)
-        client.hdel(store.docid_key(key), key[2:])
-        client.hset(store.prefix() + "docs", doc_id, fp)
-
-
-def as_the_docids_hash_held_it(client, store):
-    """Move every kept id's entry from its small hash to the one docids hash (8-byte id key
-    -> simhash) the version before this one wrote."""
-    for fp, doc_id in as_the_ids_hash_held_them(client, store).items():
-        key = id_key(doc_id.decode())
-        client.hdel(store.docid_key(key), key[2:])
-        client.hset(store.docs_key, key, fp)
+def key_hash(store, key):
+    """The small hash a kept id's 8-byte key is filed in (lua/ids.lua)."""
+    return f"{store.live_prefixes()[0]}k{key[:2].hex()}"
 
 
 def test_kept_ids_are_filed_by_their_key_and_found_among_the_kept_ids(redis_client):
@@ -211,32 +175,18 @@ def test_kept_ids_are_filed_by_their_key_and_found_among_the_kept_ids(redis_clie
     url = "https://news.example.com.cn/c/2019-10-23/doc-iicezuev4202091.shtml"
     store.decide_many([(url, 1000), ("b", 1 << 40)])
     key = id_key(url)
-    assert redis_client.hget(store.docid_key(key), key[2:5]) == (1000).to_bytes(8, "big")[:2]  # where it is filed
-    assert redis_client.object("encoding", store.docid_key(key)) == b"listpack" and not redis_client.exists(store.docs_key)
+    assert redis_client.hget(key_hash(store, key), key[2:5]) == (1000).to_bytes(8, "big")[:2]  # where it is filed
+    assert redis_client.object("encoding", key_hash(store, key)) == b"listpack"
     # Another id whose key collides with url's (forced here) is not taken for url's replay,
     # and both are filed under the key.
     c = id_key("c")
-    redis_client.hset(store.docid_key(c), c[2:5], (1000).to_bytes(8, "big")[:2])
+    redis_client.hset(key_hash(store, c), c[2:5], (1000).to_bytes(8, "big")[:2])
     decided = store.decide("c", 0xFFFF_0000_FFFF_0000)
     assert decided.kept and not decided.replayed
-    assert redis_client.hget(store.docid_key(c), c[2:5]) == (1000).to_bytes(8, "big")[:2] + b"\xff\xff"
+    assert redis_client.hget(key_hash(store, c), c[2:5]) == (1000).to_bytes(8, "big")[:2] + b"\xff\xff"
     assert store.lookup(url).simhash == 1000 and store.decide(url, 5).replayed
     assert store.decide("c", 5).replayed and store.forget("c") == "kept" and store.lookup("c") is None
-    assert redis_client.hget(store.docid_key(c), c[2:5]) == (1000).to_bytes(8, "big")[:2]
-
-
-def test_an_index_whose_keys_are_filed_by_six_bytes_still_answers_replays_and_forgets(redis_client):
-    store = RedisStore(redis_client, "test", batch_size=50)
-    long_ = "https://example.com/" + "x" * 80  # in the ids hash
-    store.decide_many([("a", 0x0F0F_0F0F_0F0F_0F0F), ("b", 0x0F0F_0F0F_0F0F_0F0E), (long_, 1 << 40)])
-    as_six_bytes_filed_them(redis_client, store)
-    again = store.decide_many([("a", 5), ("b", 6), (long_, 7), ("new", 0x1234_5678_9ABC_DEF0)])
-    assert [(d.replayed, d.kept, d.simhash) for d in again] == [
-        (True, True, 0x0F0F_0F0F_0F0F_0F0F), (True, False, 0x0F0F_0F0F_0F0F_0F0E), (True, True, 1 << 40),
-        (False, True, 0x1234_5678_9ABC_DEF0)]
-    assert redis_client.get(store.prefix() + "form") == b"1" and store.decide("new", 9).replayed
-    assert store.forget(long_) == "kept" and store.lookup(long_) is None and store.lookup("a").simhash == 0x0F0F_0F0F_0F0F_0F0F
-    assert store.forget("a") == "kept" and store.forget("new") == "kept" and store.counts()["kept"] == 0
+    assert redis_client.hget(key_hash(store, c), c[2:5]) == (1000).to_bytes(8, "big")[:2]
 
 
 def test_kept_urls_are_filed_short_by_their_origin_and_read_back_whole(redis_client):
@@ -252,30 +202,29 @@ def test_kept_urls_are_filed_short_by_their_origin_and_read_back_whole(redis_cli
            odd: 0x0000_0000_00F0_0F00, "plain-id": 0x0000_0000_0000_F0F0, odd4: 0xF000_0000_0000_000F,
            no_pairs: 0x0F00_0F00_0F00_0F00, iri: 0x00F0_00F0_00F0_00F0}
     assert all(d.kept for d in store.decide_many(list(fps.items())))
-    home = id_hash(store.prefix(), fps[a].to_bytes(8, "big"))
+    home = id_hash(store.live_prefixes()[0], fps[a].to_bytes(8, "big"))
     filed = redis_client.hget(home, fps[a].to_bytes(8, "big")[2:])
     # byte 4, the origin's number, the rest with two digits in a row as one byte (128 + them)
     assert filed == b"\x041/c/\x94\x93-\x8a-\x97/doc-iicezuev\xaa\x82\x891.shtml"
     assert redis_client.object("encoding", home) == b"listpack"
-    assert redis_client.hget(store.origins_key, "1") == b"https://news.example.com.cn"
-    assert redis_client.hget(store.origins_key, "2") == b"https://news.example.com.cn:8080"
-    assert set(redis_client.hvals(store.ids_key)) == {odd.encode(), odd4.encode()}  # would read short
-    long_home = id_hash(store.prefix(), fps[long_].to_bytes(8, "big"))
+    assert redis_client.hget(store.live_prefixes()[0] + "origins", "1") == b"https://news.example.com.cn"
+    assert redis_client.hget(store.live_prefixes()[0] + "origins", "2") == b"https://news.example.com.cn:8080"
+    assert set(redis_client.hvals(store.live_prefixes()[0] + "ids")) == {odd.encode(), odd4.encode()}  # would read short
+    long_home = id_hash(store.live_prefixes()[0], fps[long_].to_bytes(8, "big"))
     pieces = redis_client.hgetall(long_home)  # over 64 bytes short: two pieces, a listpack still
     low = fps[long_].to_bytes(8, "big")[2:]
     assert pieces[low][:2] == b"\x02\x01" and len(pieces[low]) == 64 and low + b"\x01" in pieces
     assert redis_client.object("encoding", long_home) == b"listpack"
     for url, form in ((no_pairs, b"\x011/a/b-1.html"), (iri, "\x011/新闻/2019/1.html".encode())):  # kept as they are
-        assert redis_client.hget(id_hash(store.prefix(), fps[url].to_bytes(8, "big")), fps[url].to_bytes(8, "big")[2:]) == form
+        assert redis_client.hget(id_hash(store.live_prefixes()[0], fps[url].to_bytes(8, "big")), fps[url].to_bytes(8, "big")[2:]) == form
     assert store.kept_documents() == fps and store.report()["fingerprints"] == 8
-    redis_client.hset(home, fps[a].to_bytes(8, "big")[2:], "\x011/c/2019-10-23/doc-iicezuev4202091.shtml")  # as written before
-    assert store.kept_documents()[a] == fps[a] and store.decide("copy of a", fps[a] ^ 3).duplicate_of == a
+    assert store.decide("copy of a", fps[a] ^ 3).duplicate_of == a
     copies = [(f"copy of {i}", fp ^ 1) for i, fp in fps.items()]
     assert [d.duplicate_of for d in store.decide_many(copies)] == list(fps)
     assert [m.id for m in store.nearest(fps[b] ^ 3)][:1] == [b]
     assert all(d.replayed and d.kept for d in store.decide_many([(i, 1) for i in fps]))
     assert store.forget(a) == "kept" and store.forget(long_) == "kept" and store.report()["fingerprints"] == 6
-    assert redis_client.hget(home, fps[a].to_bytes(8, "big")[2:]) is None and redis_client.hlen(store.ids_key) == 2
+    assert redis_client.hget(home, fps[a].to_bytes(8, "big")[2:]) is None and redis_client.hlen(store.live_prefixes()[0] + "ids") == 2
     assert not [f for f in redis_client.hkeys(long_home) if f.startswith(low)]  # its pieces went with it
     assert store.decide("again", fps[a] ^ 1).kept  # nothing kept near a now
 
@@ -289,8 +238,8 @@ def test_a_long_id_is_filed_in_pieces_beside_the_short_ones_and_read_whole(redis
     plain = "q" * (rest + 2)  # no origin: its form is itself
     fps = {url: 0x0F0F_0000_0000_0000, plain: 0x0F0F_00F0_F000_0000, "https://mp.example.com/a": 0x0F0F_F000_000F_0000}
     assert all(d.kept for d in store.decide_many(list(fps.items())))
-    home = id_hash(store.prefix(), fps[url].to_bytes(8, "big"))  # all three are filed here
-    whole = {v for v in redis_client.hvals(store.ids_key)}
+    home = id_hash(store.live_prefixes()[0], fps[url].to_bytes(8, "big"))  # all three are filed here
+    whole = {v for v in redis_client.hvals(store.live_prefixes()[0] + "ids")}
     assert whole == ({url.encode(), plain.encode()} if rest + 2 > 62 + 8 * 64 else set())
     assert redis_client.object("encoding", home) == b"listpack"
     assert store.kept_documents() == fps and store.report()["fingerprints"] == 3
@@ -300,46 +249,8 @@ def test_a_long_id_is_filed_in_pieces_beside_the_short_ones_and_read_whole(redis
     assert store.lookup(url).simhash == fps[url] and store.lookup("copy 1").duplicate_of == plain
     assert store.forget(url) == "kept" and store.forget(plain) == "kept"
     assert redis_client.hkeys(home) == [(0x0F0F_F000_000F_0000).to_bytes(8, "big")[2:]]  # no piece left
-    assert not redis_client.hlen(store.ids_key) and store.kept_documents() == {"https://mp.example.com/a": 0x0F0F_F000_000F_0000}
+    assert not redis_client.hlen(store.live_prefixes()[0] + "ids") and store.kept_documents() == {"https://mp.example.com/a": 0x0F0F_F000_000F_0000}
     assert store.decide("again", fps[url] ^ 1).kept  # nothing kept near url now
-
-
-def test_an_index_whose_ids_are_in_the_ids_hash_is_counted_read_and_added_to(redis_client):
-    store = RedisStore(redis_client, "test", batch_size=50)
-    store.decide_many([("a", 0x0F0F_0F0F_0F0F_0F0F), ("http://x.cn/1", 1 << 40)])
-    assert len(as_the_ids_hash_held_them(redis_client, store)) == 2 and store.report()["fingerprints"] == 2
-    assert store.decide("copy", 0x0F0F_0F0F_0F0F_0F0E).duplicate_of == "a"
-    assert store.decide("http://x.cn/2", 0xFFFF_0000_FFFF_0000).kept and store.report()["fingerprints"] == 3
-    assert redis_client.hlen(store.ids_key) == 2  # the new one is filed short; the old ones stay
-    assert store.forget("http://x.cn/1") == "kept" and store.report()["fingerprints"] == 2
-    assert store.kept_documents() == {"a": 0x0F0F_0F0F_0F0F_0F0F, "http://x.cn/2": 0xFFFF_0000_FFFF_0000}
-
-
-def test_an_index_whose_ids_are_in_one_docids_hash_still_answers_replays_and_forgets(redis_client):
-    store = RedisStore(redis_client, "test", batch_size=50)
-    store.decide_many([("a", 0x0F0F_0F0F_0F0F_0F0F), ("b", 0x0F0F_0F0F_0F0F_0F0E), ("c", 1 << 40)])
-    as_the_docids_hash_held_it(redis_client, store)
-    assert redis_client.hlen(store.docs_key) == 2
-    again = store.decide_many([("a", 5), ("b", 6), ("c", 7)])
-    assert [(d.replayed, d.kept, d.simhash) for d in again] == [
-        (True, True, 0x0F0F_0F0F_0F0F_0F0F), (True, False, 0x0F0F_0F0F_0F0F_0F0E), (True, True, 1 << 40)]
-    assert store.decide("e", 0x1234_5678_9ABC_DEF0).kept and redis_client.hlen(store.docs_key) == 2  # new: small hashes
-    assert store.forget("a") == "kept" and redis_client.hlen(store.docs_key) == 1 and store.lookup("a") is None
-    assert store.lookup("c").simhash == 1 << 40 and store.forget("e") == "kept" and store.lookup("e") is None
-
-
-def test_an_index_written_before_docids_still_answers_replays_and_forgets(redis_client):
-    store = RedisStore(redis_client, "test", batch_size=50)
-    store.decide_many([("a", 0x0F0F_0F0F_0F0F_0F0F), ("b", 0x0F0F_0F0F_0F0F_0F0E), ("c", 1 << 40)])
-    as_earlier_versions_wrote_it(redis_client, store)
-    assert redis_client.hlen(store.docs_key) == 0 and redis_client.hlen(store.prefix() + "docs") == 2
-    again = store.decide_many([("a", 5), ("b", 6), ("c", 7)])  # replays, answered from the old hash
-    assert [(d.replayed, d.kept, d.simhash) for d in again] == [
-        (True, True, 0x0F0F_0F0F_0F0F_0F0F), (True, False, 0x0F0F_0F0F_0F0F_0F0E), (True, True, 1 << 40)]
-    assert store.lookup("c").simhash == 1 << 40
-    assert store.forget("a") == "kept" and redis_client.hlen(store.prefix() + "docs") == 1
-    assert store.lookup("a") is None and store.decide("d", 0x0F0F_0F0F_0F0F_0F0F).kept
-    assert store.counts()["kept"] == 2  # a and c; a forgotten; d
 
 
 def test_drop_records_are_capped_and_the_oldest_go_first(redis_client):
@@ -347,9 +258,9 @@ def test_drop_records_are_capped_and_the_oldest_go_first(redis_client):
     original = 0x0F0F_0F0F_0F0F_0F0F
     copies = [(f"copy{i:02d}", original ^ (1 << (i % 3))) for i in range(23)]
     assert all(not d.kept for d in store.decide_many([("orig", original), *copies])[1:])
-    live = [store.drop_record(store.prefix(), c) is not None for c, _ in copies]
+    live = [read_records(redis_client, store.live_prefixes()[0], store.drops_rotate, [c]) != [None] for c, _ in copies]
     assert live == [False] * 15 + [True] * 8  # eras 3 (copies 15-19) and 4 (20-22); 0-2 deleted
-    assert not any(redis_client.exists(*drop_hashes(store.prefix(), era)) for era in (0, 1, 2))
+    assert not any(redis_client.exists(*drop_hashes(store.live_prefixes()[0], era)) for era in (0, 1, 2))
     assert [d.id for d in store.drops(limit=100)] == [f"copy{i:02d}" for i in range(22, 14, -1)]
     assert [d.id for d in store.drops(limit=3)] == ["copy22", "copy21", "copy20"]
     newest = store.decide("copy22", 5)  # a recent drop: answered from its record
@@ -358,17 +269,6 @@ def test_drop_records_are_capped_and_the_oldest_go_first(redis_client):
     assert not oldest.replayed and not oldest.kept and oldest.duplicate_of == "orig"
     assert store.lookup("copy16").duplicate_of == "orig" and store.forget("copy16") == "dropped"
     assert store.lookup("copy16") is None
-
-
-def test_drop_records_of_the_version_before_are_read_from_both_hashes(redis_client):
-    store = RedisStore(redis_client, "test")
-    store.decide("orig", 0x0F0F_0F0F_0F0F_0F0F)
-    record = b"\x02" + (0x0F0F_0F0F_0F0F_0F0E).to_bytes(8, "big") + bytes([1, 0, 0, 0, 0, 9]) + b"\x00orig"
-    redis_client.hset(store.prefix() + "drops", "new", record)
-    redis_client.hset(store.prefix() + "drops:old", "old", record)
-    assert {d.id for d in store.drops(limit=100)} == {"new", "old"}  # no recent list: the hashes' order
-    assert store.decide("old", 5).replayed and store.lookup("new").duplicate_of == "orig"
-    assert store.forget("old") == "dropped" and store.lookup("old") is None
 
 
 @pytest.mark.parametrize("bad", [Document("big", 1 << 64), Document("neg", -1), Document("len", 5, (1, 2, 3), 256),

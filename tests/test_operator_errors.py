@@ -64,9 +64,19 @@ def test_an_unknown_spider_names_the_closest(redis_server):
         assert result.returncode == 2 and "unknown spider sinaa; did you mean sina?" in one_line(result)
 
 
+def test_an_index_of_another_format_stops_a_crawl_before_it_starts(redis_server, redis_client):
+    redis_client.set("oldfmt:held", 1)  # an index written before formats were recorded
+    for cmd in ([*SCRAPY, "crawl", "sina"], [*CRAWLER, "crawl", "sina"]):
+        result = run(cmd, REDIS_URL=redis_server.url, DEDUP_NAMESPACE="oldfmt")
+        assert result.returncode == 2, cmd
+        assert one_line(result).endswith("the index in namespace 'oldfmt' holds index keys with no format version; "
+                                         "this version reads format 1 only: use a new DEDUP_NAMESPACE, or remove the "
+                                         "old index with `news-dedup forget --all --namespace oldfmt`"), cmd
+
+
 @pytest.mark.parametrize("setting,allowed", [("DEDUP_MAX_DISTANCE=9", "must be from 0 to 3"),
                                              ("LIST_PAGE_LIMIT=many", "expected a whole number"),
-                                             ("DEDUP_CLUSTER_INDEX=wide", "must be one of one-slot")])
+                                             ("DEDUP_SEGMENTER=fast", "must be one of auto")])
 def test_a_setting_with_a_bad_value_names_it_and_what_is_allowed(redis_server, setting, allowed):
     name, value = setting.split("=")
     for cmd in ([*SCRAPY, "crawl", "sina", "-s", setting], [*CRAWLER, "crawl", "sina", "-s", setting]):

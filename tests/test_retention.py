@@ -39,30 +39,31 @@ def store(redis_client, clock):
 
 
 def index_keys(client, store, generation):
-    return sum(1 for _ in client.scan_iter(match=f"{store.prefix(generation)}*", count=1000))
+    return sum(1 for _ in client.scan_iter(match=f"{store.namespace}:g{generation}:*", count=1000))
 
 
 def test_copies_are_caught_across_generations_until_the_original_expires(redis_client, store, clock):
     a = 0x0123_4567_89AB_CDEF
-    first = store.generations.current()
     assert store.decide("a", a, (1, 2, 3, 4, 5), 100).kept
-    clock.advance(7)  # a new generation: "a" is read from the older one
+    assert store.generations.numbers() == [0]
+    clock.advance(7)  # a new generation: "a" is read from the older one, sealed
     copy = store.decide("copy", flip(a, [1, 2]))
     assert (copy.duplicate_of, copy.rule) == ("a", "simhash")
+    assert store.generations.numbers() == [1, 0] and redis_client.exists("keep:g0:sealed")
     by_sentences = store.decide("s", flip(a, range(0, 40, 4)), (5, 4, 3, 9, 8), 101)
     assert (by_sentences.duplicate_of, by_sentences.rule) == ("a", "sentences")
     assert store.lookup("a").kept and {d.id for d in store.drops()} == {"copy", "s"}
     assert [m.id for m in store.nearest(a)][:1] == ["a"]
     assert store.sentence_holders((1, 2), 100) == [[("a", a)], [("a", a)]]
-    assert index_keys(redis_client, store, first) > 0
+    assert index_keys(redis_client, store, 0) > 0
 
-    clock.advance(14)  # three generations on: the first is older than 14 days and goes
+    clock.advance(14)  # the generation after the first began 14 days ago: the first goes
     assert store.decide("later", flip(a, [3])).kept  # nothing of "a" is left to match
-    assert index_keys(redis_client, store, first) == 0
+    assert index_keys(redis_client, store, 0) == 0 and store.generations.numbers() == [2, 1]
     assert store.lookup("a") is None
     assert store.lookup("copy") is None  # its record names what expired: decided again
     assert store.decide("a", a).duplicate_of == "later"  # an expired id is decided afresh
-    assert first not in {int(g) for g in redis_client.smembers(store.generations.key)}
+    assert store.counts()["kept"] == 2 and store.counts()["dropped"] == 3  # expired counts stay
 
 
 def test_a_fingerprint_is_kept_at_least_the_retention(redis_client, store, clock):
@@ -85,17 +86,14 @@ def test_memory_stays_bounded_over_many_generations(redis_client, store, clock):
         store.decide_many(docs)
         assert not any(d.kept for d in store.decide_many([(f"w{week}-copy{i}", d.simhash ^ 1) for i, d in enumerate(docs[:30])]))
         clock.advance(7)
-    live = store.generations.live_count()
-    now = store.generations.current()
-    assert live == 3
-    assert sorted(int(g) for g in redis_client.smembers(store.generations.key)) == list(range(now - 3, now))
-    # Deleted when the last batch started its generation (now - 1): everything older than
-    # that batch's live window; now - 3 goes with the next new generation.
-    assert all(index_keys(redis_client, store, g) == 0 for g in range(now - 8, now - 3))
-    assert all(index_keys(redis_client, store, g) > 0 for g in range(now - 3, now))
-    assert store.report()["fingerprints"] == 600  # two weeks of 300 in today's live window
+    # Generation k goes once k + 1 began 14 days ago: in week 8, weeks 6 and 7 are live.
+    assert store.generations.numbers() == [7, 6]
+    assert all(index_keys(redis_client, store, g) == 0 for g in range(0, 6))
+    assert all(index_keys(redis_client, store, g) > 0 for g in range(6, 8))
+    assert store.report()["fingerprints"] == 600
     store.decide("now", 1)
-    assert index_keys(redis_client, store, now - 3) == 0 and store.expire() == []
+    assert store.generations.numbers() == [8, 7, 6] and store.expire() == []
+    assert store.report()["fingerprints"] == 601 and store.counts()["kept"] == 2401
 
 
 def test_forget_finds_the_generation(redis_client, store, clock):
@@ -111,7 +109,7 @@ def test_expire_command_and_no_retention(redis_client, clock):
     forever.decide("a", 7)
     clock.advance(1000)
     assert forever.expire() == [] and forever.decide("b", 7).duplicate_of == "a"
-    assert forever.prefix() == "forever:" and not redis_client.exists(forever.generations.key)
+    assert forever.live_prefixes() == ["forever:g0:"]
     with pytest.raises(ValueError):
         RedisStore(redis_client, "bad", retention_days=-1)
 
@@ -123,16 +121,17 @@ def test_expire_from_the_command_line(redis_server, redis_client):
     import sys
 
     env = {**os.environ, "DEDUP_RETENTION_DAYS": "14"}
-    old = RedisStore(redis_client, "cli", retention_days=14, clock=lambda: 1_000 * DAY)
+    clock = Clock(1_000 * DAY)
+    old = RedisStore(redis_client, "cli", retention_days=14, clock=clock)
     old.decide("a", 5)
-    RedisStore(redis_client, "cli").decide("p", 0xF0F0_F0F0_F0F0_F0F0)  # kept before retention was turned on
+    clock.advance(8)
+    old.decide("b", 0xF0F0_F0F0_F0F0_F0F0)
     out = subprocess.run([sys.executable, "-m", "news_crawler.cli.dedup", "expire", "--redis-url", redis_server.url,
                           "--namespace", "cli"], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert report["retention_days"] == 14 and report["expired_generations"] == [1000 // 7]
-    assert "plain" in report["live_generations"] and len(report["live_generations"]) == 4
-    assert not redis_client.exists(old.prefix() + "held") and redis_client.exists("cli:held")
+    assert report == {"retention_days": 14, "expired_generations": [0], "live_generations": ["g1"]}
+    assert not redis_client.exists("cli:g0:held") and redis_client.exists("cli:g1:held")
 
 
 def test_turning_retention_on_keeps_reading_the_index_kept_without_it(redis_client, clock):
@@ -144,15 +143,16 @@ def test_turning_retention_on_keeps_reading_the_index_kept_without_it(redis_clie
                        clock=clock)
     assert store.lookup("a").kept  # read before any decision with retention on
     assert store.decide("copy", flip(a, [1])).duplicate_of == "a"
-    assert store.decide("b", b).kept  # written into the current generation
-    assert redis_client.get("keep:held") == b"1" and redis_client.get(f"{store.prefix()}held") == b"1"
-    # The old index counts as kept the day retention came on: it goes with that generation.
-    clock.advance(14)
+    assert store.decide("b", b).kept  # written into a new generation
+    assert redis_client.get("keep:g0:held") == b"1" and redis_client.get("keep:g1:held") == b"1"
+    # The index kept without retention stopped being written when retention came on: it goes
+    # 14 days after that.
+    clock.advance(13)
     assert store.decide("copy2", flip(a, [2])).duplicate_of == "a"
     clock.advance(7)
     assert store.decide("copy3", flip(a, [3])).kept
-    assert not redis_client.exists("keep:held", "keep:i" + f"{a >> 48:04x}", "keep:0" + f"{a >> 48:04x}")
-    assert redis_client.exists("keep:stats")  # the counts stay
+    assert not redis_client.exists("keep:g0:held", "keep:g0:i" + f"{a >> 48:04x}", "keep:g0:0" + f"{a >> 48:04x}")
+    assert redis_client.hget("keep:stats", "kept") == b"1"  # the counts of what expired stay
     assert store.lookup("a") is None
 
 
@@ -166,5 +166,34 @@ def test_turning_retention_off_keeps_reading_the_generations(redis_client, store
     assert plain.lookup("a").kept and plain.lookup("b").kept
     assert plain.decide("copy", flip(a, [5])).duplicate_of == "a"
     assert plain.decide("sentences", flip(a, range(0, 40, 4)), (5, 4, 3, 9, 8), 101).duplicate_of == "a"
-    assert plain.decide("c", 0x1111_2222_3333_4444).kept and redis_client.get("keep:held") == b"1"
+    assert plain.decide("c", 0x1111_2222_3333_4444).kept and redis_client.get("keep:g1:held") == b"2"
     assert plain.expire() == [] and plain.lookup("a").kept
+
+
+def test_a_write_on_a_generation_another_process_sealed_is_decided_on_the_newest(redis_client, clock):
+    """A process whose clock lags behind another's writes where the other sealed: its batch
+    is refused whole and decided on the newest generation, against everything kept."""
+    a = 0x0123_4567_89AB_CDEF
+    behind = RedisStore(redis_client, "skew", retention_days=14, clock=lambda: clock.now - 3 * DAY)
+    ahead = RedisStore(redis_client, "skew", retention_days=14, clock=clock)
+    clock.now = (clock.now // (7 * DAY) + 1) * 7 * DAY + DAY  # a day into a period: behind is in the one before
+    assert behind.decide("a", a).kept and ahead.generations.numbers() == [0]
+    assert ahead.decide("b", flip(a, range(0, 64, 3))).kept  # a new period for ahead: generation 1, 0 sealed
+    assert behind.live_prefixes() == ["skew:g0:"]  # what behind read before
+    copies = behind.decide_many([("copy of b", flip(a, range(0, 64, 3)) ^ 1), ("copy of a", a ^ 1), ("c", 5)])
+    assert [d.duplicate_of for d in copies] == ["b", "a", None]
+    assert behind.live_prefixes() == ["skew:g1:", "skew:g0:"] and behind.lookup("c").kept
+    assert redis_client.get("skew:g1:held") == b"2" and redis_client.get("skew:g0:held") == b"1"
+
+
+def test_an_index_of_another_format_stops_with_one_line(redis_client):
+    from news_crawler.index.generations import IndexFormatError
+
+    redis_client.set("old:held", 3)  # as a version before formats were recorded wrote it
+    with pytest.raises(IndexFormatError, match=r"^the index in namespace 'old' holds index keys with no format "
+                                               r"version; .* `news-dedup forget --all --namespace old`$"):
+        RedisStore(redis_client, "old").decide("a", 1)
+    RedisStore(redis_client, "other").decide("a", 1)
+    redis_client.set("other:format", "0")
+    with pytest.raises(IndexFormatError, match="holds format 0; this version reads format 1 only"):
+        RedisStore(redis_client, "other").lookup("a")

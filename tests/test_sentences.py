@@ -165,7 +165,7 @@ def test_sentence_entries_name_a_document_by_a_short_ref_and_only_its_own(redis_
     assert short_ref(x.to_bytes(8, "big"))[:3] == short_ref(y.to_bytes(8, "big"))[:3]
     assert short_ref(x.to_bytes(8, "big")) != short_ref(y.to_bytes(8, "big"))
     assert store.decide("x", x, (1, 2, 3, 4, 5), 100).kept and store.decide("y", y, (), 100).kept
-    entries = redis_client.get(store.sentence_bucket_key(1))  # keys 1-5 share a bucket: 6 bytes an entry
+    entries = redis_client.get(store.live_prefixes()[0] + "S0000")  # keys 1-5 share a bucket: 6 bytes an entry
     assert entries == b"".join(bytes([k]) + short_ref(x.to_bytes(8, "big")) + bytes([100]) for k in (1, 2, 3, 4, 5))
     query = flip(y, range(44, 64))  # shares x's sentences, 40 bits from x, 20 from y
     assert store.decide("q", query, (1, 2, 3, 9, 8), 100).kept
@@ -179,23 +179,3 @@ def test_sentence_entries_name_a_document_by_a_short_ref_and_only_its_own(redis_
     assert store.decide("copy2", flip(FAR, range(30, 40)), (11, 12, 13), 100).duplicate_of == long_url
     assert store.decide("copy3", flip(huge, range(1, 21, 2)), (21, 22, 23), 100).duplicate_of == huge_url
     assert store.sentence_holders((11, 1), 100) == [[(long_url, FAR)], [("x", x), ("q", query)]]
-
-
-def test_an_index_with_whole_simhash_sentence_entries_is_still_read(redis_client):
-    """Earlier versions wrote 10-byte entries (the whole simhash) in ``s<hex>`` buckets: an
-    index holding them is read beside the compact ones, and new entries are compact."""
-    store = RedisStore(redis_client, "wide", 3, sentences=RULE)
-    assert RedisStore(redis_client, "wide", 3, sentences=None).decide("a", BASE).kept  # a kept id, no entries
-    redis_client.delete(store.prefix() + "form")  # as before: nothing says which entries the index holds
-    for key in (1, 2, 3, 4, 5):
-        old = f"{store.prefix()}s{key >> 8:04x}"
-        redis_client.append(old, bytes([key & 0xFF]) + BASE.to_bytes(8, "big") + bytes([100]))
-    copy = store.decide("b", FAR, (9, 3, 1, 8, 5), 102)
-    assert (copy.duplicate_of, copy.distance, copy.rule) == ("a", 10, "sentences")
-    assert redis_client.get(store.prefix() + "form") == b"1"
-    assert store.decide("c", flip(BASE, range(32, 64, 2)), (21, 22, 23), 100).kept  # compact entries
-    assert store.decide("d", flip(BASE, [*range(32, 64, 2), *range(0, 20)]), (21, 22, 23), 100).duplicate_of == "c"
-    assert store.sentence_holders((1, 21), 100) == [[("a", BASE)], [("c", flip(BASE, range(32, 64, 2)))]]
-    fresh = RedisStore(redis_client, "fresh", 3, sentences=RULE)
-    fresh.decide("a", BASE, (1, 2, 3), 100)
-    assert redis_client.get(fresh.prefix() + "form") == b"2" and not redis_client.exists(f"{fresh.prefix()}s0000")

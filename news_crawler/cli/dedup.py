@@ -4,7 +4,7 @@
     news-dedup stats [--json]
     news-dedup explain (--id ID | --text TEXT | --file FILE)
     news-dedup drops [--limit N]
-    news-dedup forget ID [ID ...]
+    news-dedup forget ID [ID ...] | --all
     news-dedup expire
 """
 
@@ -201,6 +201,12 @@ def cmd_forget(args: argparse.Namespace) -> int:
     """One line per id: what was removed (``kept``: its fingerprint; ``dropped``: its drop
     record), or null for an id never decided; exit status 1 when any id was unknown."""
     store = _store(_settings(args))
+    if args.all == bool(args.ids):
+        raise UserError("forget needs the ids to forget, or --all (and no id) to remove the whole index")
+    if args.all:
+        removed = store.generations.remove_all()
+        print(json.dumps({"namespace": store.namespace, "removed_keys": removed}, ensure_ascii=False))
+        return 0
     unknown = 0
     for doc_id in args.ids:
         removed = store.forget(doc_id)
@@ -209,19 +215,13 @@ def cmd_forget(args: argparse.Namespace) -> int:
     return 1 if unknown else 0
 
 
-def _generation_name(store, prefix: str) -> str:
-    """``g<n>``, or ``plain`` for the index kept before retention was turned on."""
-    return "plain" if prefix == store.base + ":" else prefix.rstrip(":").rsplit(":", 1)[-1]
-
-
 def cmd_expire(args: argparse.Namespace) -> int:
     """Delete the generations older than ``DEDUP_RETENTION_DAYS`` now (a decision does it too,
     the first time a new generation starts); one line of JSON."""
     store = _store(_settings(args))
     expired = store.expire()
     print(json.dumps({"retention_days": store.retention_days, "expired_generations": expired,
-                      "live_generations": [_generation_name(store, p) for p in store.live_prefixes()]
-                      if store.retention_days else []}))
+                      "live_generations": [f"g{n}" for n in store.generations.numbers()]}))
     return 0
 
 
@@ -273,7 +273,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("forget", parents=[common], help="remove articles from the index (their fingerprint or drop record)")
-    p.add_argument("ids", nargs="+", metavar="ID", help="a decided document id (a URL for crawled articles)")
+    p.add_argument("ids", nargs="*", metavar="ID", help="a decided document id (a URL for crawled articles)")
+    p.add_argument("--all", action="store_true", help="remove the namespace's whole index, of any format (the "
+                                                       "spiders' queues and seen URLs stay)")
     p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("expire", parents=[common], help="delete fingerprint generations older than the retention")

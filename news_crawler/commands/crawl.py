@@ -56,6 +56,7 @@ def _check(loader: Any, name: str, spargs: dict[str, Any], settings: Any, given:
     """The spider, its arguments and Redis checked before anything starts, so that a mistake
     is one line (``UserError``), not a traceback."""
     from news_crawler import connection
+    from news_crawler.engine import check_index
     from news_crawler.runner import unknown_spiders
     from news_crawler.spiders.news import check_arguments
     from news_crawler.validation import check_settings
@@ -67,3 +68,4 @@ def _check(loader: Any, name: str, spargs: dict[str, Any], settings: Any, given:
     except ValueError as e:
         raise UserError(f"{name}: {e}") from None
     connection.check_reachable(settings)
+    check_index(settings)

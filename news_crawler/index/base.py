@@ -118,9 +118,8 @@ class DropRecord:
 
 
 def id_key(doc_id: str) -> bytes:
-    """The 8 bytes a kept document's id is filed under (BLAKE2b; ``redis_store.py``: in small
-    hashes named by the first two, or the spread layout's ``docids`` hash): a URL costs its
-    length once (in ``ids``), not twice. A match is confirmed by ``ids``."""
+    """The 8 bytes a document's id is filed under (BLAKE2b; ``lua/ids.lua``, ``lua/drops.lua``):
+    a URL costs its length once (with its simhash), not twice."""
     return hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest()
 
 

@@ -1,132 +1,193 @@
-"""Retention of the index by time generations.
+"""Where the index lives: its generations, their registry and format, and retention.
 
-Time is cut into generations of ``generation_days``; each is a whole index under its own
-key prefix (``<namespace>:g<n>:``). Enough generations to cover ``retention_days`` are
-live, plus the one being filled; a generation older than that is deleted whole: UNLINK of
-its key names, which are known (four tables and the sentence table of 65,536 buckets each,
-the small hashes of kept ids and of drop records, a few hashes), so no entry is scanned. A fingerprint is kept at least ``retention_days``
-and less than ``retention_days + generation_days``. Without retention there is one
-generation, under ``<namespace>:``, as the index always had.
+A generation is a whole index under its own key prefix: ``<namespace>:g<n>:`` on one
+server; on a Redis Cluster ``{<namespace>:g<n>}:`` (or with a suffix in the hash tag), so
+each generation is one slot, and the next one is placed on a master holding none of the
+live ones while there is such a master. ``<base>generations`` registers them (number ->
+``"<start seconds> <prefix>"``), ``<base>format`` records the format the index was begun
+in, and ``<base>stats`` the counts of expired generations; ``<base>`` is ``<namespace>:``
+(``{<namespace>}:`` on a cluster).
 
-Switching retention on or off keeps what the index held. Turned on over an index written
-without it, that index (``<namespace>:``) is read as a generation of its own, numbered by
-the day retention was first seen on (``<namespace>:generations:plain``), and goes when that
-generation expires. Turned off, the generations still held are read (newest first, after
-the one written) and kept, as everything is without retention.
+Only the newest generation is written, in one atomic call on its slot (``decide.lua``):
+write throughput is one master's, and the default, without retention, is one generation
+for ever: one slot. With retention a new generation begins when the clock enters a new
+period of ``generation_days``. A process that moves to a newer generation first seals
+every older one (``<prefix>sealed``, one write on its slot that a later writing call there
+sees and refuses), then reads them: a write that beat the seal is seen, one after it is
+refused and decided again on the newest generation. Older generations are never written
+again (``forget`` aside), so they are read in calls of their own without a race.
+
+A generation expires once its successor began more than ``retention_days`` ago (so a
+fingerprint is kept at least that long): its counts are added to ``<base>stats``, its keys
+(known by name: no scan) unlinked, and it leaves the registry.
 """
+
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Callable
 from typing import Any
 
+from news_crawler.connection import is_cluster
+from news_crawler.errors import UserError
 from news_crawler.index.drop_records import drop_hashes, live_eras
 
+FORMAT = b"1"  # the index's format: keys, entries and records as this package writes them
 DAY = 86_400
 UNLINK_CHUNK = 4096
 BUCKETS = 1 << 16
+# The names an index of any format gave its keys after the namespace (generation prefixes too).
+_INDEX_KEY = re.compile(rb"(?:g\d+:)?(?:[0-3Ssik][0-9a-f]{4}|d\d+:[0-9a-f]{4}|ids|docids|docs|drops(?::old|:recent|:n)?|held"
+                        rb"|form|stats|origins|sealed|format|generations(?::plain)?|spread:.+)")
+# Drain a generation's stats hash atomically: only one of two processes expiring it counts it.
+_DRAIN = "local s = redis.call('HGETALL', KEYS[1]) redis.call('DEL', KEYS[1]) return s"
+
+
+class IndexFormatError(UserError):
+    """The namespace holds an index this version does not read."""
 
 
 class Generations:
-    def __init__(self, client: Any, base: str, retention_days: float, generation_days: float,
+    """The registry of one namespace's generations, read by ``live()``; ``clock`` gives
+    seconds since 1970."""
+
+    def __init__(self, client: Any, namespace: str, retention_days: float, generation_days: float,
                  clock: Callable[[], float], drops_rotate: int = 0) -> None:
         if retention_days < 0 or generation_days <= 0:
             raise ValueError(f"retention days must be >= 0 and generation days > 0, got {retention_days} "
                              f"and {generation_days}")
-        self.client = client
-        self.base = base
-        self.retention_days = retention_days
+        self.client, self.namespace, self.clock = client, namespace, clock
+        self.cluster = is_cluster(client)
+        self.base = f"{{{namespace}}}:" if self.cluster else f"{namespace}:"
+        self.retention = retention_days * DAY
         self.seconds = generation_days * DAY
-        self.clock = clock
-        self.drops_rotate = drops_rotate  # drop records an era (lua/drops.lua)
-        self.key = f"{base}:generations"  # the set of generations that hold keys
-        self.plain_key = f"{base}:generations:plain"  # the generation the index without retention counts as
-        self._registered: int | None = None  # the generation this process registered last
-        # Read besides the generations of this setting: (generation number, key prefix).
-        self._adopted: list[tuple[int, str]] = []
-        self._discovered: int | None = None  # the generation _adopted was read in
+        self.drops_rotate = drops_rotate  # drop records an era (lua/drops.lua), to name their hashes
+        self.registry, self.format_key, self.stats_key = (self.base + k for k in ("generations", "format", "stats"))
+        self._live: list[tuple[int, float, str]] = []  # (number, start, prefix), newest first
+        self._period: float | None = None  # the clock's period when _live was read
+        self._sealed: set[str] = set()
 
-    def current(self) -> int:
-        """The number of the current generation (0 without retention)."""
-        return int(self.clock() // self.seconds) if self.retention_days else 0
+    def live(self, begin: bool = False) -> list[str]:
+        """The live generations' prefixes, newest (the one written) first. The registry is
+        read once a period; with ``begin`` (a writer), a generation is begun when there is
+        none, or when a new period began with retention."""
+        now = self.clock()
+        if self._period != now // self.seconds or (begin and self._due(self._live, now)):
+            self.refresh(begin)
+        return [prefix for _, _, prefix in self._live]
 
-    def live_count(self) -> int:
-        """How many generations are read: enough to cover the retention, plus the current one."""
-        return math.ceil(self.retention_days * DAY / self.seconds) + 1 if self.retention_days else 1
+    def numbers(self) -> list[int]:
+        """The live generations' numbers, newest first."""
+        self.live()
+        return [n for n, _, _ in self._live]
 
-    def prefix(self, generation: int | None = None) -> str:
-        if not self.retention_days:
-            return f"{self.base}:"
-        return f"{self.base}:g{self.current() if generation is None else generation}:"
+    def _due(self, live: list[tuple[int, float, str]], now: float) -> bool:
+        """Whether a writer begins a new generation."""
+        return not live or bool(self.retention) and now // self.seconds > live[0][1] // self.seconds
 
-    def live_prefixes(self) -> list[str]:
-        """Key prefixes of the live generations, newest first."""
-        adopted = self._discover()
-        if not self.retention_days:
-            return [self.prefix(), *(p for _, p in adopted)]
-        now = self.current()
-        oldest = now - self.live_count() + 1
-        live = [(g, self.prefix(g)) for g in range(now, oldest - 1, -1) if g >= 0]
-        live += [(g, p) for g, p in adopted if g >= oldest]
-        return [p for _, p in sorted(live, key=lambda gp: -gp[0])]  # stable: a generation before the plain index
-
-    def _discover(self) -> list[tuple[int, str]]:
-        """What the index holds under the other setting, read once a generation (see the
-        module's docstring): (generation number, key prefix)."""
-        now = self.current()
-        if self._discovered != now:
-            if not self.retention_days:
-                held = sorted((int(g) for g in self.client.smembers(self.key)), reverse=True)
-                self._adopted = [(g, f"{self.base}:g{g}:") for g in held]
-            else:
-                plain = self.client.get(self.plain_key)
-                if plain is None and self.client.exists(*(f"{self.base}:{h}" for h in ("held", "ids", "docs"))):
-                    plain = now  # not written yet: the first decision writes it (register)
-                self._adopted = [(int(plain), f"{self.base}:")] if plain is not None else []
-            self._discovered = now
-        return self._adopted
-
-    def register(self) -> None:
-        """Note the current generation (and the generation of an index kept without
-        retention), and delete the expired ones, the first time the generation is seen."""
-        if not self.retention_days:
-            return
-        now = self.current()
-        if self._registered != now:
-            self.client.sadd(self.key, now)
-            if self.client.exists(*(f"{self.base}:{h}" for h in ("held", "ids", "docs"))):
-                self.client.set(self.plain_key, now, nx=True)
-            self._discovered = None
-            self.expire()
-            self._registered = now
-
-    def key_names(self, generation: int | None = None, prefix: str | None = None) -> list[str]:
-        prefix = prefix or self.prefix(generation)
-        names = [f"{prefix}{t}{b:04x}" for t in range(4) for b in range(BUCKETS)]
-        hashes = [prefix + h for h in ("ids", "docids", "docs", "drops", "drops:old", "drops:recent", "drops:n", "held",
-                                       "form")]  # docs: as before docids; drops, drops:old: as before drop eras
-        filed = [f"{prefix}{kind}{b:04x}" for kind in ("S", "s", "i", "k") for b in range(BUCKETS)]  # sentences, kept ids
-        drops = [name for era in live_eras(self.client, prefix, self.drops_rotate) for name in drop_hashes(prefix, era)]
-        return names + filed + drops + hashes
-
-    def _unlink(self, names: list[str]) -> None:
-        for start in range(0, len(names), UNLINK_CHUNK):
-            self.client.unlink(*names[start : start + UNLINK_CHUNK])
+    def refresh(self, begin: bool = True) -> None:
+        """Read the registry (after a writing call was refused, too): with ``begin``, begin a
+        generation when one is due; expire what retention no longer holds, and seal every
+        generation but the newest."""
+        self.check_format(record=begin)
+        now = self.clock()
+        live = self._read()
+        if begin and self._due(live, now):
+            number = live[0][0] + 1 if live else 0
+            self.client.hsetnx(self.registry, number, f"{now} {self._new_prefix(number, live)}")
+            live = self._read()  # another process may have begun it first
+        for n, _, prefix in live[1:]:
+            if prefix not in self._sealed:
+                self.client.set(prefix + "sealed", int(now), nx=True)
+                self._sealed.add(prefix)
+        self._live = [g for g in live if g not in self._expire(live, now)]
+        self._period = now // self.seconds
 
     def expire(self) -> list[int]:
-        """Delete every generation older than the live ones (the index kept without retention
-        too, once its generation is); returns their numbers."""
-        if not self.retention_days:
+        """Expire the generations retention no longer holds now; returns their numbers."""
+        self.check_format(record=False)
+        expired = self._expire(self._read(), self.clock())
+        self._period = None
+        return [n for n, _, _ in expired]
+
+    def _read(self) -> list[tuple[int, float, str]]:
+        out = []
+        for number, value in self.client.hgetall(self.registry).items():
+            start, prefix = value.decode().split(" ", 1)
+            out.append((int(number), float(start), prefix))
+        return sorted(out, reverse=True)
+
+    def _expire(self, live: list[tuple[int, float, str]], now: float) -> list[tuple[int, float, str]]:
+        """Expire the generations whose successor began more than the retention ago."""
+        if not self.retention:
             return []
-        oldest_live = self.current() - self.live_count() + 1
-        expired = sorted(int(g) for g in self.client.smembers(self.key) if int(g) < oldest_live)
-        for g in expired:
-            self._unlink(self.key_names(g))
-            self.client.srem(self.key, g)
-        plain = self.client.get(self.plain_key)
-        if plain is not None and int(plain) < oldest_live:
-            self._unlink(self.key_names(prefix=f"{self.base}:"))
-            self.client.delete(self.plain_key)
-            self._discovered = None
-            expired = sorted({*expired, int(plain)})
+        expired = [g for g, newer in zip(live[1:], live) if now - newer[1] >= self.retention]
+        for number, _, prefix in expired:
+            counts = self.client.eval(_DRAIN, 1, prefix + "stats")
+            for field, value in zip(counts[::2], counts[1::2]):
+                self.client.hincrby(self.stats_key, field, int(value))
+            names = self.key_names(prefix)
+            for start in range(0, len(names), UNLINK_CHUNK):
+                self.client.unlink(*names[start : start + UNLINK_CHUNK])
+            self.client.hdel(self.registry, number)  # last: a process that died before is followed
         return expired
+
+    def key_names(self, prefix: str) -> list[str]:
+        """Every key a generation may hold, by name."""
+        filed = [f"{prefix}{kind}{b:04x}" for kind in ("0", "1", "2", "3", "S", "i", "k") for b in range(BUCKETS)]
+        drops = [name for era in live_eras(self.client, prefix, self.drops_rotate) for name in drop_hashes(prefix, era)]
+        hashes = [prefix + h for h in ("ids", "held", "origins", "stats", "sealed", "drops:n", "drops:recent")]
+        return filed + drops + hashes
+
+    def _new_prefix(self, number: int, live: list[tuple[int, float, str]]) -> str:
+        """A new generation's prefix: on a cluster, a hash tag whose slot is on a master that
+        holds none of the newest live generations (as many as there are other masters)."""
+        if not self.cluster:
+            return f"{self.namespace}:g{number}:"
+        others = len(self.client.get_primaries()) - 1
+        taken = {self._master(prefix) for _, _, prefix in live[:others]}
+        for suffix in ("", *(f".{i}" for i in range(1, 256))):
+            prefix = f"{{{self.namespace}:g{number}{suffix}}}:"
+            if self._master(prefix) not in taken:
+                return prefix
+        return f"{{{self.namespace}:g{number}}}:"
+
+    def _master(self, prefix: str) -> str:
+        return self.client.get_node_from_key(prefix + "held").name
+
+    def check_format(self, record: bool = False) -> None:
+        """Stop on an index of another format, or on index keys without a format (written by
+        a version before formats were recorded); with ``record``, record a new index's."""
+        found = self.client.get(self.format_key)
+        if found is None:
+            earlier = [self.base + k for k in ("generations", "stats", "held", "origins", "spread:layout")]
+            if any(self.client.exists(key) for key in earlier):
+                raise IndexFormatError(self._problem("index keys with no format version"))
+            if not record or self.client.set(self.format_key, FORMAT, nx=True):
+                return
+            found = self.client.get(self.format_key)
+        if found != FORMAT:
+            raise IndexFormatError(self._problem(f"format {found.decode(errors='replace')}"))
+
+    def _problem(self, what: str) -> str:
+        return (f"the index in namespace {self.namespace!r} holds {what}; this version reads format "
+                f"{FORMAT.decode()} only: use a new DEDUP_NAMESPACE, or remove the old index with "
+                f"`news-dedup forget --all --namespace {self.namespace}`")
+
+    def remove_all(self) -> int:
+        """Delete every key of the namespace's index, of any format (a scan that leaves the
+        spiders' keys, which may share the namespace's name); returns how many."""
+        ns = "".join(f"[{c}]" if c in "*?[]\\" else c for c in self.namespace)
+        size = len(self.namespace.encode())
+        names = [name for name in self.client.scan_iter(match=f"{ns}:*", count=1000)
+                 if _INDEX_KEY.fullmatch(name[size + 1 :])]
+        names += [name for name in self.client.scan_iter(match=f"{{{ns}}}:*", count=1000)
+                  if _INDEX_KEY.fullmatch(name[size + 3 :])]
+        for pattern in (f"{{{ns}:g*", f"{{{ns}.*"):  # hash tags only an index uses
+            names += self.client.scan_iter(match=pattern, count=1000)
+        names = list(dict.fromkeys(names))
+        removed = 0
+        for start in range(0, len(names), UNLINK_CHUNK):
+            removed += self.client.unlink(*names[start : start + UNLINK_CHUNK])
+        self._live, self._period, self._sealed = [], None, set()
+        return removed

@@ -1,10 +1,10 @@
 """Reading kept ids (simhash -> doc id) as ``lua/ids.lua`` files them: in 65,536 small hashes
 ``<prefix>i<first two simhash bytes as hex>`` under the other six bytes, a URL as byte 1, its
-origin's code in the origins hash and the rest of the URL (or byte 4, the code, and the rest
-with every two digits in a row as one byte); a form over 64 bytes in pieces (byte 2, their
-number and its first 62 bytes, then piece k under the six bytes and byte k); an id too long
-even for that in the ``<prefix>ids`` hash (8-byte simhash -> id), where earlier versions filed
-every id, with byte 0 in its small hash (``ids_near``)."""
+origin's code in the generation's ``<prefix>origins`` hash and the rest of the URL (or byte 4,
+the code, and the rest with every two digits in a row as one byte); a form over 64 bytes in
+pieces (byte 2, their number and its first 62 bytes, then piece k under the six bytes and
+byte k); an id too long even for that in the ``<prefix>ids`` hash (8-byte simhash -> id),
+with byte 0 in its small hash."""
 
 from __future__ import annotations
 
@@ -24,84 +24,77 @@ def id_hash(prefix: str, fp: bytes) -> str:
     return f"{prefix}i{fp[:2].hex()}"
 
 
-def full_ids(client: Any, origins_key: str, values: Sequence[bytes | None], filed: Sequence[bool]) -> list[str | None]:
-    """The ids values stand for: a value of a small hash (``filed``) may be a short URL, to
-    be given its origin back; the ids hash holds ids whole."""
-    shorts = [_SHORT.fullmatch(v) if f and v is not None and v[:1] in (b"\1", b"\4") else None
-              for v, f in zip(values, filed)]
+def _full_ids(client: Any, prefix: str, values: Sequence[bytes]) -> list[str]:
+    """The ids filed values stand for, short URLs given their origin back."""
+    shorts = [_SHORT.fullmatch(v) if v[:1] in (b"\1", b"\4") else None for v in values]
     codes = sorted({m.group(2) for m in shorts if m})
-    origins = dict(zip(codes, client.hmget(origins_key, codes))) if codes else {}
-    return [None if v is None else ((origins.get(m.group(2)) or b"?") + _rest(m) if m else v).decode()
-            for v, m in zip(values, shorts)]
+    origins = dict(zip(codes, client.hmget(prefix + "origins", codes))) if codes else {}
+    return [((origins.get(m.group(2)) or b"?") + _rest(m) if m else v).decode() for v, m in zip(values, shorts)]
 
 
-def _rest(m: re.Match) -> bytes:
+def _rest(m: re.Match[bytes]) -> bytes:
     if m.group(1) == b"\1":
         return m.group(3)
     return _PAIR.sub(lambda p: b"%02d" % (p.group()[0] - 128), m.group(3))
 
 
-def joined(value: bytes, pieces: Sequence[bytes | None]) -> bytes:
+def _joined(value: bytes, pieces: Sequence[bytes | None]) -> bytes:
     """The whole form a filed value begins, given its further pieces (a long form's)."""
     if value[:1] != _PIECES:
         return value
     return value[2:] + b"".join(p or b"" for p in pieces)
 
 
-def piece_fields(low: bytes, value: bytes) -> list[bytes]:
+def _piece_fields(low: bytes, value: bytes) -> list[bytes]:
     """The fields of the further pieces of the value filed under ``low`` (none for a short one)."""
     return [low + bytes([k]) for k in range(1, value[1] + 1)] if value[:1] == _PIECES else []
 
 
-def filed_entries(filed: dict[bytes, bytes]) -> dict[bytes, bytes]:
-    """A small hash's entries by their six bytes, the pieces of long forms joined."""
-    return {low: joined(v, [filed.get(f) for f in piece_fields(low, v)]) for low, v in filed.items() if len(low) == 6}
-
-
-def read_ids(client: Any, prefix: str, origins_key: str, fps: Sequence[bytes]) -> list[str | None]:
+def read_ids(client: Any, prefix: str, fps: Sequence[bytes]) -> list[str | None]:
     """The ids kept under ``prefix`` with the 8-byte simhashes ``fps`` (None where none is)."""
     if not fps:
         return []
     pipe = client.pipeline(transaction=False)
     for fp in fps:
         pipe.hget(id_hash(prefix, fp), fp[2:])
-    values: list[bytes | None] = [None if v == _IN_IDS else v for v in pipe.execute()]
-    long_ = [(i, piece_fields(fps[i][2:], v)) for i, v in enumerate(values) if v is not None and v[:1] == _PIECES]
+    values: list[bytes | None] = pipe.execute()
+    long_ = [(i, _piece_fields(fps[i][2:], v)) for i, v in enumerate(values) if v is not None and v[:1] == _PIECES]
     if long_:
         pipe = client.pipeline(transaction=False)
         for i, fields in long_:
             pipe.hmget(id_hash(prefix, fps[i]), fields)
         for (i, _), pieces in zip(long_, pipe.execute()):
-            values[i] = joined(values[i], pieces)
-    whole = [fp for fp, value in zip(fps, values) if value is None]
+            values[i] = _joined(values[i] or b"", pieces)
+    whole = [fp for fp, v in zip(fps, values) if v == _IN_IDS]
     in_ids = dict(zip(whole, client.hmget(prefix + "ids", whole))) if whole else {}
-    return full_ids(client, origins_key, [in_ids[fp] if v is None else v for fp, v in zip(fps, values)],
-                 [v is not None for v in values])
+    named = iter(_full_ids(client, prefix, [v for v in values if v is not None and v != _IN_IDS]))
+    out: list[str | None] = []
+    for fp, v in zip(fps, values):
+        whole_id = in_ids.get(fp)  # the ids hash holds ids whole
+        out.append(None if v is None else (whole_id.decode() if whole_id else None) if v == _IN_IDS else next(named))
+    return out
 
 
 def short_ref(fp: bytes) -> bytes:
-    """How a compact sentence entry names a kept 8-byte simhash (``lua/common.lua``): its
-    first three bytes and a check byte of all eight."""
+    """How a sentence entry names a kept 8-byte simhash (``lua/common.lua``): its first three
+    bytes and a check byte of all eight."""
     return fp[:3] + bytes([sum(b * w for b, w in zip(fp, _CHECK_WEIGHTS)) % 256])
 
 
-def ids_near(client: Any, prefix: str, origins_key: str, ref: bytes) -> list[tuple[bytes, str]]:
+def ids_near(client: Any, prefix: str, ref: bytes) -> list[tuple[bytes, str]]:
     """The 8-byte simhashes kept under ``prefix`` whose ``short_ref`` is ``ref``, and their ids."""
     fps = [fp for fp in (ref[:2] + low for low in client.hkeys(id_hash(prefix, ref)) if len(low) == 6)
            if short_ref(fp) == ref]
-    return [(fp, i) for fp, i in zip(fps, read_ids(client, prefix, origins_key, fps)) if i is not None]
+    return [(fp, i) for fp, i in zip(fps, read_ids(client, prefix, fps)) if i is not None]
 
 
-def all_ids(client: Any, prefix: str, origins_key: str, chunk: int = 4096) -> dict[bytes, str]:
+def all_ids(client: Any, prefix: str, chunk: int = 4096) -> dict[bytes, str]:
     """Every id kept under ``prefix``, by 8-byte simhash (reads all 65,536 small hashes)."""
-    whole: dict[bytes, bytes] = dict(client.hscan_iter(prefix + "ids", count=1000))
-    found: dict[bytes, bytes] = {}
+    fps: list[bytes] = []
     for start in range(0, 1 << 16, chunk):
         pipe = client.pipeline(transaction=False)
         for high in range(start, start + chunk):
-            pipe.hgetall(id_hash(prefix, high.to_bytes(2, "big")))
-        for high, filed in zip(range(start, start + chunk), pipe.execute()):
-            found.update((high.to_bytes(2, "big") + low, value) for low, value in filed_entries(filed).items()
-                         if value != _IN_IDS)
-    ids = full_ids(client, origins_key, list(found.values()), [True] * len(found)) + [v.decode() for v in whole.values()]
-    return dict(zip([*found, *whole], (i or "?" for i in ids)))
+            pipe.hkeys(id_hash(prefix, high.to_bytes(2, "big")))
+        for high, lows in zip(range(start, start + chunk), pipe.execute()):
+            fps += [high.to_bytes(2, "big") + low for low in lows if len(low) == 6]
+    return {fp: i or "?" for fp, i in zip(fps, read_ids(client, prefix, fps))}

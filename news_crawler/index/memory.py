@@ -36,19 +36,6 @@ class MemoryStore(FingerprintStore):
         self._counts: Counter[str] = Counter()
         self._lock = threading.Lock()
 
-    def preload(self, tables: dict[tuple[int, int], list[int]], sentences: dict[int, list[tuple[int, int]]],
-                names: dict[int, str]) -> None:
-        """Start from documents kept elsewhere: per (table, block) their simhashes and per
-        sentence key their (simhash, length code), each in the order they were kept; ``names``
-        the ids of the simhashes that are kept (a simhash without one is skipped, as in Redis).
-        The spread index on a cluster decides a batch this way on what it read."""
-        with self._lock:
-            for (t, block), fps in tables.items():
-                self._tables[t][block].extend(fps)
-            for key, entries in sentences.items():
-                self._sentences[key].extend(entries)
-            self._ids.update(names)
-
     def _candidates(self, fp: int) -> list[tuple[int, int]]:
         """(kept simhash, table) for every kept fingerprint sharing a block with ``fp``."""
         return [(other, t) for t, b in enumerate(blocks(fp)) for other in self._tables[t].get(b, ())]
@@ -183,20 +170,3 @@ class MemoryStore(FingerprintStore):
     def counts(self) -> dict[str, int]:
         with self._lock:
             return {"kept": 0, "dropped": 0, **self._counts}
-
-
-class BatchView(MemoryStore):
-    """A batch of new documents (distinct ids, none decided before) decided on entries read
-    elsewhere (``preload``) exactly as ``MemoryStore`` decides them, without what only a
-    store keeps: earlier decisions, drop records and counts. The spread index decides each
-    batch so on what its claims reported (``spread_claim.py``)."""
-
-    def _decide(self, doc: Document) -> Decision:
-        fp = doc.simhash
-        best, rule = self._nearest_within(fp), SIMHASH
-        if best is None:
-            best, rule = self._sentence_match(doc), SENTENCES
-        if best is not None:
-            return Decision(doc.id, fp, self._ids[best[1]], best[0], rule=rule)
-        self._keep(doc)
-        return Decision(doc.id, fp)

@@ -1,41 +1,68 @@
-"""The index in Redis: one Lua call decides a whole batch atomically."""
+"""The index in Redis: one Lua call on the newest generation decides a whole batch atomically;
+older generations (retention, ``generations.py``) are read in calls of their own."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import redis
 
 from news_crawler import defaults
-from news_crawler.connection import is_cluster
-from news_crawler.fingerprint.simhash64 import from_hex
-from news_crawler.index.base import (Decision, Document, FingerprintStore, Item, SentenceRule, as_documents,
-                                     check_document, id_key)
-from news_crawler.index.drop_records import drop_records, read_records
+from news_crawler.fingerprint.simhash64 import blocks, distance
+from news_crawler.index.base import (SENTENCES, SIMHASH, Decision, Document, DropRecord, FingerprintStore, Item, Match,
+                                     SentenceRule, as_documents, check_document, id_key, now_iso)
+from news_crawler.index.drop_records import decode, read_records
 from news_crawler.index.generations import Generations
-from news_crawler.index.kept_ids import id_hash, read_ids
-from news_crawler.index.redis_inspect import Inspection
+from news_crawler.index.kept_ids import all_ids, ids_near, read_ids
 from news_crawler.index.scripts import lua
 
 _DECIDE_LUA = lua("decide.lua", "ids.lua", "drops.lua")
 _FORGET_LUA = lua("forget.lua", "ids.lua", "drops.lua")
-_KEPT, _DUPLICATE, _KEPT_BEFORE, _DROPPED_BEFORE = range(4)
+KEPT, DUPLICATE, KEPT_BEFORE, DROPPED_BEFORE, NAMED_ELSEWHERE = range(5)  # decide.lua's statuses
+_SEALED = -1
+_AFRESH = b"\1"  # a prior's flag: the drop record in the newest generation is stale
+_RULE_BYTES = {SIMHASH: 1, SENTENCES: 2}
 
 
-class RedisStore(Inspection, FingerprintStore):
-    """Keys, under a generation's prefix (``<namespace>:``, or ``<namespace>:g<n>:`` with
-    retention): ``<table><block hex>`` buckets of 6-byte entries, ``S<hex>`` sentence buckets
-    of 6-byte entries (``s<hex>`` ones of 10-byte entries where ``form`` is 1: written before),
-    ``i<hex>`` small hashes filing kept ids by simhash (and the ``ids``
-    hash for long ones, see ``kept_ids.py``), ``k<hex>`` small hashes filing their simhashes
-    by id key, ``held`` counting them, ``d<era>:<hex>`` small hashes of drop records by id
-    key (``lua/drops.lua``; the ``drops`` hash and ``docids`` where an earlier version wrote
-    them); ``<namespace>:stats``, ``<namespace>:origins`` and, with retention,
-    ``<namespace>:generations`` (see ``decide.lua``).
+class Row(NamedTuple):
+    """``decide.lua``'s answer for one document (see its header)."""
 
-    Retention (``retention_days`` > 0, ``generations.py``): a document is decided against
-    every live generation and kept into the current one."""
+    status: int
+    duplicate_of: str
+    distance: int
+    stored: bytes  # a simhash (8 bytes), or for NAMED_ELSEWHERE the raw drop record
+    rule: str
+    shared: int  # sentences shared, for the sentence rule
+
+    @classmethod
+    def parse(cls, raw: list) -> list[Row]:
+        return [cls(int(raw[j]), raw[j + 1].decode(), int(raw[j + 2]), raw[j + 3], raw[j + 4].decode(), int(raw[j + 5]))
+                for j in range(0, len(raw), 6)]
+
+    def better_than(self, other: Row | None) -> bool:
+        """A match of an older generation that beats ``other`` (one of a newer one): the
+        simhash rule before the sentence rule, then the nearer, or the more sentences shared."""
+        if other is None:
+            return True
+        if self.rule != other.rule:
+            return self.rule == SIMHASH
+        if self.rule == SIMHASH:
+            return self.distance < other.distance
+        return (self.shared, -self.distance) > (other.shared, -other.distance)
+
+
+class RedisStore(FingerprintStore):
+    """Each generation's keys (under its prefix, ``generations.py``): ``<table><block hex>``
+    buckets of 6-byte entries, ``S<hex>`` sentence buckets of 6-byte entries, ``i<hex>``
+    small hashes filing kept ids by simhash (``ids`` for long ones, ``origins`` numbering URL
+    origins: ``kept_ids.py``), ``k<hex>`` small hashes filing their simhashes by id key,
+    ``held`` counting them, ``d<era>:<hex>`` small hashes of drop records by id key
+    (``drop_records.py``), ``drops:recent`` and ``stats`` (see ``decide.lua``).
+
+    Retention (``retention_days`` > 0): a document is decided against every live generation
+    and kept into the newest."""
 
     def __init__(
         self,
@@ -60,64 +87,18 @@ class RedisStore(Inspection, FingerprintStore):
         self.namespace = namespace
         self.batch_size = batch_size
         self.retention_days = retention_days
+        self.clock = clock
         self.drops_rotate = max(1, drops_max // 2) if drops_max > 0 else 0  # records an era, see lua/drops.lua
-        # On a cluster every key of the index carries the namespace as its hash tag: one slot,
-        # so one Lua call still decides atomically (the buckets are built inside the script).
-        self.base = f"{{{namespace}}}" if is_cluster(client) else namespace
-        self.stats_key = f"{self.base}:stats"
-        self.origins_key = f"{self.base}:origins"
-        self.generations = Generations(client, self.base, retention_days, generation_days, clock, self.drops_rotate)
+        self.generations = Generations(client, namespace, retention_days, generation_days, clock, self.drops_rotate)
         self._decide = client.register_script(_DECIDE_LUA)
         self._forget = client.register_script(_FORGET_LUA)
 
-    # Generations (generations.py) and the current one's keys ------------------------------
-
-    def prefix(self, generation: int | None = None) -> str:
-        return self.generations.prefix(generation)
-
     def live_prefixes(self) -> list[str]:
-        return self.generations.live_prefixes()
+        """The live generations' key prefixes, newest (the one written) first."""
+        return self.generations.live()
 
     def expire(self) -> list[int]:
         return self.generations.expire()
-
-    @property
-    def bucket_prefix(self) -> str:
-        return self.prefix()
-
-    @property
-    def ids_key(self) -> str:
-        return self.prefix() + "ids"
-
-    @property
-    def docs_key(self) -> str:
-        """The ``docids`` hash earlier versions filed kept ids in (8-byte id key -> simhash)."""
-        return self.prefix() + "docids"
-
-    def docid_key(self, key: bytes, prefix: str | None = None) -> str:
-        """The small hash a kept document's 8-byte id key (``id_key``) is filed in, under its
-        other six bytes, as ``decide.lua`` builds it."""
-        return f"{prefix or self.prefix()}k{key[:2].hex()}"
-
-    @property
-    def drops_key(self) -> str:
-        return self.prefix() + "drops"
-
-    # Keys --------------------------------------------------------------------------------
-
-    def bucket_key(self, table: int, block: int, prefix: str | None = None) -> str:
-        """``<prefix><table><block hex>``, as ``decide.lua`` builds it."""
-        return f"{prefix or self.bucket_prefix}{table}{block:04x}"
-
-    def sentence_bucket_key(self, key: int, prefix: str | None = None) -> str:
-        """``<prefix>S<first 16 bits of the sentence key as hex>``, as ``decide.lua`` builds it."""
-        return f"{prefix or self.bucket_prefix}S{key >> 8:04x}"
-
-    def sentence_buckets(self, key: int, prefix: str) -> list[tuple[str, int]]:
-        """Where a sentence key's entries may be under ``prefix``, and the size of the
-        reference they name a kept document by: its 4-byte ``short_ref`` (``kept_ids.py``), and
-        its whole simhash in the ``s<hex>`` buckets of earlier versions."""
-        return [(self.sentence_bucket_key(key, prefix), 4), (f"{prefix}s{key >> 8:04x}", 8)]
 
     # Deciding ----------------------------------------------------------------------------
 
@@ -130,78 +111,185 @@ class RedisStore(Inspection, FingerprintStore):
             out.extend(self._decide_batch(docs[start : start + self.batch_size]))
         return out
 
-    def _decide_batch(self, docs: Sequence[Document]) -> list[Decision]:
-        self.generations.register()
-        seconds = int(time.time())
-        newest, *older = self.live_prefixes()
-        keys = [newest + "ids", newest + "docids", newest + "drops", self.stats_key, self.origins_key]
+    def _call(self, prefix: str, docs: Sequence[Document], priors: Sequence[bytes], write: bool) -> list[Row] | None:
+        """``decide.lua`` on one generation; None when it refused to write (sealed)."""
+        seconds = int(self.clock())
         rule = self.sentence_rule
-        args: list[object] = [self.max_distance, seconds, time.strftime("%Y-%m-%d", time.gmtime(seconds)), newest,
+        args: list[object] = [self.max_distance, seconds, time.strftime("%Y-%m-%d", time.gmtime(seconds)), prefix,
                               rule.match if rule else 0, rule.max_distance if rule else 0,
-                              rule.length_slack if rule else 0, self.drops_rotate, len(older), *older]
-        for doc in docs:
-            args.append(doc.simhash.to_bytes(8, "big"))
-            args.append(doc.id)
-            args.append(id_key(doc.id))
-            args.append(b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b"")
-            args.append(doc.length)
-        raw = self._decide(keys=keys, args=args)
-        out = []
-        for j, doc in enumerate(docs):
-            status, dup, dist, stored, dropped_by = raw[5 * j : 5 * j + 5]
-            if status == _KEPT:
-                out.append(Decision(doc.id, doc.simhash))
-            elif status == _DUPLICATE:
-                out.append(Decision(doc.id, doc.simhash, dup.decode(), int(dist), rule=dropped_by.decode()))
-            elif status == _KEPT_BEFORE:  # a replay answers with what was stored, not the new value
-                out.append(Decision(doc.id, int.from_bytes(stored, "big"), replayed=True))
-            else:
-                out.append(Decision(doc.id, from_hex(stored.decode()), dup.decode(), int(dist), replayed=True,
-                                    rule=dropped_by.decode()))
-        return out
+                              rule.length_slack if rule else 0, self.drops_rotate, int(write)]
+        for doc, prior in zip(docs, priors):
+            args += [doc.simhash.to_bytes(8, "big"), doc.id, id_key(doc.id),
+                     b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b"", doc.length, prior]
+        raw = self._decide(keys=[prefix + "stats"], args=args)
+        return None if raw and raw[0] == _SEALED else Row.parse(raw)
 
-    def kept_simhash(self, prefix: str, doc_id: str) -> bytes | None:
-        """The simhash ``doc_id`` was kept with under ``prefix``: found among the kept ids of
-        the small hashes its id key names (``lua/ids.lua``), else where earlier versions filed
-        its key (six bytes, or the ``docids`` hash) confirmed by the kept ids, else its entry
-        in the ``docs`` hash (id -> simhash) of still earlier versions."""
-        key = id_key(doc_id)
-        refs = self.client.hget(self.docid_key(key, prefix), key[2:5]) or b""
-        for ref in (refs[p : p + 2] for p in range(0, len(refs) - 1, 2)):
-            fps = [ref + low for low in self.client.hkeys(id_hash(prefix, ref)) if len(low) == 6]
-            for fp, kept in zip(fps, read_ids(self.client, prefix, self.origins_key, fps)):
-                if kept == doc_id:
-                    return fp
-        fp = self.client.hget(self.docid_key(key, prefix), key[2:]) or self.client.hget(prefix + "docids", key)
-        if fp is not None and read_ids(self.client, prefix, self.origins_key, [fp]) == [doc_id]:
-            return fp
-        return self.client.hget(prefix + "docs", doc_id)
+    def _read(self, prefix: str, docs: Sequence[Document]) -> list[Row]:
+        """``decide.lua`` on one generation, without writing."""
+        return self._call(prefix, docs, [b""] * len(docs), False) or []
 
-    def drop_record(self, prefix: str, doc_id: str) -> bytes | None:
-        """``doc_id``'s drop record under ``prefix`` (``drop_records.py``)."""
-        return read_records(self.client, prefix, self.drops_rotate, [doc_id])[0]
+    def _named(self, fp: bytes, prefixes: Sequence[str]) -> str | None:
+        """The id kept with simhash ``fp`` in the first of ``prefixes`` holding one."""
+        for prefix in prefixes:
+            (found,) = read_ids(self.client, prefix, [fp])
+            if found is not None:
+                return found
+        return None
 
-    def _home(self, doc_id: str) -> tuple[str, bytes | None, bytes | None]:
-        """The live generation that decided ``doc_id`` (its prefix, kept simhash, drop record)."""
-        for prefix in self.live_prefixes():
-            kept, dropped = self.kept_simhash(prefix, doc_id), self.drop_record(prefix, doc_id)
-            if kept is not None or dropped is not None:
-                return prefix, kept, dropped
-        return self.prefix(), None, None
+    def _replay(self, doc: Document, row: Row, prefixes: Sequence[str]) -> Decision | None:
+        """The earlier decision a row reports, or None: not decided there, or its drop record
+        names a document no generation keeps any more (it is decided afresh)."""
+        if row.status == KEPT_BEFORE:
+            return Decision(doc.id, int.from_bytes(row.stored, "big"), replayed=True)
+        if row.status == DROPPED_BEFORE:
+            return Decision(doc.id, int.from_bytes(row.stored, "big"), row.duplicate_of, row.distance, True, row.rule)
+        if row.status == NAMED_ELSEWHERE:
+            rec = decode(row.stored)
+            named = self._named(rec.kept, prefixes)
+            return None if named is None else Decision(doc.id, rec.simhash, named, rec.distance, True, rec.rule)
+        return None
 
-    def forget(self, doc_id: str) -> str:
-        prefix = self._home(doc_id)[0]
-        keys = [prefix + "ids", prefix + "docids", prefix + "drops", self.stats_key, self.origins_key]
-        result = self._forget(keys=keys, args=[doc_id, prefix, id_key(doc_id), self.drops_rotate])
-        return result.decode() if isinstance(result, bytes) else (result or "")
+    def _decide_batch(self, docs: Sequence[Document]) -> list[Decision]:
+        out: dict[int, Decision] = {}
+        afresh: set[int] = set()
+        while len(out) < len(docs):
+            newest, *older = prefixes = self.generations.live(begin=True)
+            todo = [i for i in range(len(docs)) if i not in out]
+            best: dict[int, Row] = {}  # the best match older generations hold
+            for prefix in older:  # sealed: read without a race, newest first
+                for i, row in zip(todo, self._read(prefix, [docs[i] for i in todo])):
+                    replay = self._replay(docs[i], row, prefixes)
+                    if replay is not None:
+                        out[i] = replay
+                    elif row.status == DUPLICATE and row.better_than(best.get(i)):
+                        best[i] = row
+                todo = [i for i in todo if i not in out]
+            priors = [(_AFRESH if i in afresh else b"\0") + self._prior(best.get(i)) for i in todo]
+            rows = self._call(newest, [docs[i] for i in todo], priors, True)
+            if rows is None:  # sealed by a process that began a newer generation: decide there
+                self.generations.refresh()
+                continue
+            for i, row in zip(todo, rows):
+                doc = docs[i]
+                if row.status == KEPT:
+                    out[i] = Decision(doc.id, doc.simhash)
+                elif row.status == DUPLICATE:
+                    out[i] = Decision(doc.id, doc.simhash, row.duplicate_of, row.distance, rule=row.rule)
+                else:
+                    replay = self._replay(doc, row, older)
+                    if replay is None:
+                        afresh.add(i)  # its record names a document kept nowhere now
+                    else:
+                        out[i] = replay
+        return [out[i] for i in range(len(docs))]
+
+    @staticmethod
+    def _prior(row: Row | None) -> bytes:
+        if row is None:
+            return b""
+        return bytes([_RULE_BYTES[row.rule], row.distance, row.shared]) + row.stored + row.duplicate_of.encode()
+
+    # Reading -------------------------------------------------------------------------------
 
     def lookup(self, doc_id: str) -> Decision | None:
-        _, kept, dropped = self._home(doc_id)
-        if kept is not None:
-            return Decision(doc_id, int.from_bytes(kept, "big"), replayed=True)
-        if dropped is not None:
-            (rec,) = drop_records(self.client, self.origins_key, [doc_id], [dropped], self.live_prefixes())
-            if not rec.duplicate_of:  # the document it duplicated went: it would be decided again
-                return None
-            return Decision(doc_id, rec.simhash, rec.duplicate_of, rec.distance, replayed=True, rule=rec.rule)
+        doc = Document(doc_id, 0)
+        prefixes = self.live_prefixes()
+        for prefix in prefixes:
+            (row,) = self._read(prefix, [doc])
+            if row.status in (KEPT_BEFORE, DROPPED_BEFORE, NAMED_ELSEWHERE):
+                return self._replay(doc, row, prefixes)
         return None
+
+    def forget(self, doc_id: str) -> str:
+        for prefix in self.live_prefixes():
+            result = self._forget(keys=[prefix + "stats"], args=[doc_id, prefix, id_key(doc_id), self.drops_rotate])
+            if result:
+                return result.decode()
+        return ""
+
+    def sentence_holders(self, sentences: Sequence[int], length: int) -> list[list[tuple[str, int]]]:
+        slack = (self.sentence_rule or SentenceRule()).length_slack
+        found: list[dict[int, str]] = [{} for _ in sentences]  # per key: kept simhash -> its id
+        for prefix in self.live_prefixes():
+            buckets = self.client.mget([f"{prefix}S{key >> 8:04x}" for key in sentences]) if sentences else []
+            near: dict[bytes, list[tuple[bytes, str]]] = {}  # short ref -> the kept simhashes it names
+            for held, key, bucket in zip(found, sentences, buckets):
+                for p in range(0, len(bucket or b""), 6):
+                    entry = bucket[p : p + 6]
+                    if entry[0] != key & 0xFF or abs(entry[5] - length) > slack:
+                        continue
+                    if entry[1:5] not in near:
+                        near[entry[1:5]] = ids_near(self.client, prefix, entry[1:5])
+                    for fp, kept in near[entry[1:5]]:
+                        held.setdefault(int.from_bytes(fp, "big"), kept)
+        return [[(kept, fp) for fp, kept in held.items()] for held in found]
+
+    def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
+        matches: dict[int, Match] = {}
+        for prefix in self.live_prefixes():
+            buckets = self.client.mget([f"{prefix}{t}{b:04x}" for t, b in enumerate(blocks(simhash))])
+            found: dict[bytes, int] = {}
+            for t, (block, bucket) in enumerate(zip(blocks(simhash), buckets)):
+                for p in range(0, len(bucket or b""), 6):
+                    found.setdefault(bucket[p : p + 2 * t] + block.to_bytes(2, "big") + bucket[p + 2 * t : p + 6], t)
+            names = read_ids(self.client, prefix, list(found))
+            for (fp, t), name in zip(found.items(), names):
+                other = int.from_bytes(fp, "big")
+                matches.setdefault(other, Match(name or "?", other, distance(simhash, other), t))
+        return sorted(matches.values(), key=lambda m: (m.distance, m.table, m.id))[:limit]
+
+    def drops(self, limit: int = 100) -> list[DropRecord]:
+        """Drop records, newest first: each live generation's last drops from its
+        ``drops:recent`` list (10,000 at most)."""
+        out: list[DropRecord] = []
+        seen: set[str] = set()
+        prefixes = self.live_prefixes()
+        for prefix in prefixes:
+            start, page = 0, max(limit, 100)
+            while len(out) < limit:
+                listed = self.client.lrange(prefix + "drops:recent", start, start + page - 1)
+                recent = [i for i in dict.fromkeys(i.decode() for i in listed) if i not in seen]
+                for doc_id, raw in zip(recent, read_records(self.client, prefix, self.drops_rotate, recent)):
+                    if raw is not None and len(out) < limit:  # else forgotten since
+                        seen.add(doc_id)
+                        rec = decode(raw)
+                        out.append(DropRecord(doc_id, rec.simhash, self._named(rec.kept, prefixes) or "",
+                                              rec.distance, rec.time, rec.rule))
+                if len(listed) < page:
+                    break
+                start += page
+        return out
+
+    def kept_documents(self) -> dict[str, int]:
+        """Every kept document of the live generations: id -> simhash (a slow read, for
+        tests and audits)."""
+        return {i: int.from_bytes(fp, "big") for prefix in self.live_prefixes()
+                for fp, i in all_ids(self.client, prefix).items()}
+
+    def held(self, prefix: str) -> int:
+        """Kept fingerprints under the generation ``prefix``."""
+        return int(self.client.get(prefix + "held") or 0)
+
+    def counts(self) -> dict[str, int]:
+        out = {"kept": 0, "dropped": 0}
+        for key in [self.generations.stats_key, *(p + "stats" for p in self.live_prefixes())]:
+            for field, value in self.client.hgetall(key).items():
+                out[field.decode()] = out.get(field.decode(), 0) + int(value)
+        return out
+
+    def memory_used(self) -> int:
+        """Bytes the whole server uses (``INFO memory``), every node's on a cluster."""
+        if self.generations.cluster:
+            per_node = self.client.info("memory", target_nodes=self.client.ALL_NODES)
+            return sum(int(info["used_memory"]) for info in per_node.values())
+        return int(self.client.info("memory")["used_memory"])
+
+    def report(self) -> dict[str, object]:
+        """What ``news-dedup stats`` and ``news-crawler status`` show of the index."""
+        counts = self.counts()
+        return {"namespace": self.namespace,
+                "fingerprints": sum(self.held(prefix) for prefix in self.live_prefixes()),
+                "kept": counts["kept"], "dropped": counts["dropped"],
+                "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
+                "dropped_by_sentences": counts.get("dropped:sentences", 0),
+                "retention_days": self.retention_days, "redis_memory_bytes": self.memory_used()}

@@ -1,16 +1,12 @@
--- Drop records, shared by decide.lua and forget.lua; needs lua/ids.lua before it.
--- A record (byte 3) is filed by the dropped document's 8-byte id key in one of 8,192 small
--- hashes, <prefix>d<era>:<the key's first 13 bits as 4 hex digits>, under the key's last
--- seven bytes: the dropped simhash (8 bytes), the distance (one byte), the rule (one byte: 0
--- simhash, 1 sentences), the time (4 bytes, seconds since 1970, big-endian) and the kept
+-- Drop records, shared by decide.lua and forget.lua.
+-- A record is filed by the dropped document's 8-byte id key in one of 8,192 small hashes,
+-- <prefix>d<era>:<the key's first 13 bits as 4 hex digits>, under the key's last seven
+-- bytes: byte 3, the dropped simhash (8 bytes), the distance (one byte), the rule (one byte:
+-- 0 simhash, 1 sentences), the time (4 bytes, seconds since 1970, big-endian) and the kept
 -- document's simhash (8 bytes), which names it through the kept ids (lua/ids.lua): 23 bytes,
 -- no URL. A record whose kept document is no longer filed (forgotten, expired) is stale: the
 -- dropped document is decided again. <prefix>drops:n counts the records written; with a cap
 -- (decide.lua, ARGV[8]) every `rotate` of them begin a new era and the era two before goes.
--- Earlier versions wrote records into the <prefix>drops hash (and drops:old) by the whole
--- id: byte 2, the simhash, distance, rule, time and the id duplicated as kept ids are filed
--- (short_id), or byte 0 and the id whole; before that JSON ({"simhash" (16 hex digits),
--- "duplicate_of", "distance", "time" (ISO 8601), "rule"}). All are read.
 
 local DROP_HASH_STEP = 8  -- 65,536 / 8 = 8,192 hashes: about 61 records each at 500,000
 
@@ -69,8 +65,6 @@ local function pack_drop(fp, dist, rule, seconds, kept_fp)
   return '\3' .. fp .. char(dist, rule == 'sentences' and 1 or 0) .. time_bytes(seconds) .. kept_fp
 end
 
-local DROP_RULES = { [0] = 'simhash', [1] = 'sentences' }
-
 -- YYYY-MM-DD (UTC) of a time in seconds since 1970 (the civil date of its day number).
 local function day_of(seconds)
   local z = math.floor(seconds / 86400) + 719468
@@ -85,34 +79,10 @@ local function day_of(seconds)
   return format('%04d-%02d-%02d', y, m, d)
 end
 
--- A record as a table: simhash (16 hex digits), duplicate_of, distance, rule, day
--- (YYYY-MM-DD); a compact record (byte 3) has kept, the kept simhash, and no duplicate_of
--- (kept_named gives it).
+-- A record as a table: simhash (8 bytes), distance, rule, day (YYYY-MM-DD), kept (the
+-- kept document's simhash).
 local function unpack_drop(raw)
-  local form = byte(raw, 1)
-  if form ~= 2 and form ~= 3 then
-    local rec = cjson.decode(raw)
-    rec.rule = rec.rule or 'simhash'
-    rec.day = sub(rec.time or '', 1, 10)
-    return rec
-  end
   local t1, t2, t3, t4 = byte(raw, 12, 15)
-  local rec = { simhash = format('%02x%02x%02x%02x%02x%02x%02x%02x', byte(raw, 2, 9)), distance = byte(raw, 10),
-                rule = DROP_RULES[byte(raw, 11)] or 'simhash', day = day_of(((t1 * 256 + t2) * 256 + t3) * 256 + t4) }
-  local named = sub(raw, 16)
-  if form == 3 then
-    rec.kept = named
-  else
-    rec.duplicate_of = byte(named, 1) == 0 and sub(named, 2) or full_id(named)
-  end
-  return rec
-end
-
--- The id kept with 8-byte simhash fp under the first of prefixes holding one, or nil.
-local function kept_named(prefixes, fp)
-  for _, prefix in ipairs(prefixes) do
-    local id = kept_id(prefix, fp)
-    if id then return id end
-  end
-  return nil
+  return { simhash = sub(raw, 2, 9), distance = byte(raw, 10), rule = byte(raw, 11) == 1 and 'sentences' or 'simhash',
+           day = day_of(((t1 * 256 + t2) * 256 + t3) * 256 + t4), kept = sub(raw, 16, 23) }
 end
