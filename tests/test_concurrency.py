@@ -4,6 +4,8 @@ no two articles that either rule (simhash, shared sentences) calls duplicates ar
 import multiprocessing
 import random
 
+import pytest
+
 from news_crawler.fingerprint import UnusableText, distance
 from news_crawler.index import Document, RedisStore, SentenceRule
 
@@ -59,7 +61,9 @@ def sentence_duplicates(a: Document, b: Document, rule: SentenceRule) -> bool:
             and abs(a.length - b.length) <= rule.length_slack)
 
 
-def test_concurrent_workers_never_keep_two_near_duplicates(redis_client, redis_server, sina_articles, fingerprinter):
+@pytest.mark.parametrize("switch", [False, True], ids=["one-generation", "across-a-generation-switch"])
+def test_concurrent_workers_never_keep_two_near_duplicates(redis_client, redis_server, sina_articles, fingerprinter,
+                                                           switch):
     articles = sina_articles[:400]
     fps = {}
 
@@ -86,10 +90,11 @@ def test_concurrent_workers_never_keep_two_near_duplicates(redis_client, redis_s
         # The same story also arrives under a worker-specific id, as a copy on another site.
         streams.append([fps[i]._replace(id=f"w{w}:{i}") if rng.random() < 0.3 else fps[i] for i in chosen])
 
-    race(redis_server.url, streams)
+    race(redis_server.url, streams, switch)
 
     rule = SentenceRule()
-    store = RedisStore(redis_client, "race", sentences=rule)
+    store = RedisStore(redis_client, "race", sentences=rule, retention_days=14 if switch else 0, clock=lambda: T0 + WEEK)
+    assert len(store.live_prefixes()) == (2 if switch else 1)
     by_id = {doc.id: doc for s in streams for doc in s}
     kept = store.kept_documents()
     assert_no_two_duplicates([by_id[i] for i in sorted(kept)], rule)
