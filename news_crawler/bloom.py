@@ -19,12 +19,13 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from scrapy import Request
 
+from news_crawler.contracts import LeasedQueue
 from news_crawler.dupefilter import RedisDupeFilter
 
 MAX_BITS = 2**32  # a Redis string holds at most 512 MB
@@ -84,6 +85,10 @@ class BloomDupeFilter(RedisDupeFilter):
         positions = bit_positions(self.request_fingerprint(request), self.bits, self.hashes)
         return self.filter_keys(), [ttl, -(-self.bits // 8), *positions]
 
+    def queue_unseen(self, queue: LeasedQueue, request: Request) -> bool:
+        """Set ``request``'s bits and queue it in one atomic step (``contracts.SeenSet``)."""
+        return queue.push_unseen_bloom(request, *self.check_args(request))
+
     def was_seen(self, request: Request) -> bool:
         """Whether ``request`` counts as seen, without marking it (``request_seen`` marks)."""
         keys, args = self.check_args(request)
@@ -95,7 +100,7 @@ class BloomDupeFilter(RedisDupeFilter):
         bits = pipe.execute()
         return any(all(bits[i:i + len(positions)]) for i in range(0, len(bits), len(positions)))
 
-    def seen_many(self, requests: list[Request]) -> list[bool]:
+    def seen_many(self, requests: Sequence[Request]) -> list[bool]:
         """``was_seen`` of each of ``requests``."""
         return [self.was_seen(r) for r in requests]
 

@@ -10,6 +10,7 @@ and ``%(timestamp)s`` are filled in), and when unset the spider's own persistent
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from scrapy import Request, Spider
@@ -19,6 +20,7 @@ from scrapy_redis.dupefilter import RFPDupeFilter
 
 from news_crawler import connection
 from news_crawler.config import with_defaults
+from news_crawler.contracts import LeasedQueue
 
 
 # How a request becomes the fingerprint stored in the set: the crawler's fingerprinter, or
@@ -79,11 +81,15 @@ class RedisDupeFilter(RFPDupeFilter):
             return self.fingerprinter.fingerprint(request).hex()
         return super().request_fingerprint(request)
 
+    def queue_unseen(self, queue: LeasedQueue, request: Request) -> bool:
+        """Mark ``request`` seen and queue it in one atomic step (``contracts.SeenSet``)."""
+        return queue.push_unseen(request, self.key, self.request_fingerprint(request))
+
     def forget(self, request: Request) -> None:
         """Let a request be scheduled again (one that failed should be retried next run)."""
         self.server.srem(self.key, self.request_fingerprint(request))
 
-    def seen_many(self, requests: list[Request]) -> list[bool]:
+    def seen_many(self, requests: Sequence[Request]) -> list[bool]:
         """Whether each of ``requests`` counts as seen, without marking any (one round trip)."""
         if not requests:
             return []

@@ -17,16 +17,19 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from scrapy import Request, Spider
 from scrapy.crawler import Crawler
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import build_from_crawler, load_object
+from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
 from news_crawler import connection, request_json
+from news_crawler.contracts import LeasedQueue, SeenSet
 from news_crawler.config import with_defaults
 from news_crawler.dupefilter import RedisDupeFilter
 from news_crawler.leasing.queue import LEASE_META
@@ -56,6 +59,8 @@ class RedisScheduler(Scheduler):
         self._loops: list[task.LoopingCall] = []
         self._closing = False
         self._empty_since: float | None = None
+        self.leased: LeasedQueue | None = None  # the queue, when its pops are leases
+        self.seen_set: SeenSet | None = None  # the dupefilter, when it marks and queues in one step
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
@@ -87,10 +92,12 @@ class RedisScheduler(Scheduler):
         self.queue = queue_cls(server=self.server, spider=spider, key=connection.spider_key(self.queue_key, spider.name, self.server),
                                serializer=self.serializer)
         self.df = self._build_dupefilter(spider)
+        self.leased = self.queue if isinstance(self.queue, LeasedQueue) else None
+        self.seen_set = self.df if isinstance(self.df, SeenSet) else None
         if self.flush_on_start:
             self.flush()
-        if hasattr(self.queue, "reclaim"):
-            self._open_leases(spider)
+        if self.leased is not None:
+            self._open_leases(spider, self.leased)
         self._every(WATCH_SECONDS, self._watch)
         if len(self.queue):
             spider.logger.info("Resuming crawl (%d requests scheduled)", len(self.queue))
@@ -100,15 +107,17 @@ class RedisScheduler(Scheduler):
         has it, else ``from_crawler``; a dupefilter with a Redis client of its own is moved to
         ours, so that one crawl never talks to two servers."""
         cls = load_object(self.dupefilter_cls)
-        df = cls.from_spider(spider) if hasattr(cls, "from_spider") else build_from_crawler(cls, self.crawler)
-        if getattr(df, "server", None) is not None and df.server is not self.server:
+        if not issubclass(cls, RFPDupeFilter):
+            return build_from_crawler(cls, self.crawler)
+        df = cls.from_spider(spider)
+        if df.server is not self.server:
             df.server = self.server
         return df
 
-    def _open_leases(self, spider: Spider) -> None:
+    def _open_leases(self, spider: Spider, queue: LeasedQueue) -> None:
         """Take back what dead workers held and what earlier runs postponed; keep our leases alive."""
-        self.queue.lease_seconds = self.lease_seconds
-        reclaimed, resumed = self.queue.reclaim(), self.queue.resume_postponed()
+        queue.lease_seconds = self.lease_seconds
+        reclaimed, resumed = queue.reclaim(), queue.resume_postponed()
         if reclaimed or resumed:
             spider.logger.info("requeued %d requests of workers that died and %d postponed by earlier runs",
                                reclaimed, resumed)
@@ -123,11 +132,11 @@ class RedisScheduler(Scheduler):
         self._loops.append(loop)
 
     def _renew_leases(self) -> None:
-        if self.outage.down:
+        if self.outage.down or self.leased is None:
             return
         try:
-            self.queue.renew()
-            self.queue.reclaim()  # leases of workers on other hosts that stopped renewing
+            self.leased.renew()
+            self.leased.reclaim()  # leases of workers on other hosts that stopped renewing
         except REDIS_ERRORS as e:
             self.outage.failed(e)
 
@@ -188,11 +197,8 @@ class RedisScheduler(Scheduler):
         return queued
 
     def _enqueue(self, request: Request) -> bool:
-        push_unseen = getattr(self.queue, "push_unseen", None)
-        if push_unseen is not None and hasattr(self.df, "check_args"):  # a Bloom dupefilter
-            queued = self.queue.push_unseen_bloom(request, *self.df.check_args(request))
-        elif push_unseen is not None and hasattr(self.df, "request_fingerprint"):
-            queued = push_unseen(request, self.df.key, self.df.request_fingerprint(request))
+        if self.leased is not None and self.seen_set is not None:  # marked seen and queued in one step
+            queued = self.seen_set.queue_unseen(self.leased, request)
         else:
             queued = request.dont_filter or not self.df.request_seen(request)
             if queued:
@@ -217,9 +223,9 @@ class RedisScheduler(Scheduler):
 
     def ack(self, request: Request) -> None:
         """``request``'s outcome is recorded: end its lease (now, or when Redis is back)."""
-        ack = getattr(self.queue, "ack", None)
-        if ack is not None:
-            self.outage.run(lambda: ack(request))
+        leased = self.leased
+        if leased is not None:
+            self.outage.run(lambda: leased.ack(request))
 
     def postpone(self, request: Request) -> None:
         """Fetch ``request`` again in the next run (now, or when Redis is back)."""
@@ -227,14 +233,16 @@ class RedisScheduler(Scheduler):
 
     def postpone_now(self, request: Request) -> None:
         """``postpone`` without waiting out an outage (a queue without leases: forget it instead)."""
-        postpone = getattr(self.queue, "postpone", None)
-        if postpone is not None:
-            postpone(request)
+        if self.leased is not None:
+            self.leased.postpone(request)
         else:
             self.forget(request)
 
     def forget(self, request: Request) -> None:
         """Remove ``request`` from the dupefilter, so a later run schedules it again."""
-        forget = getattr(self.df, "forget", None)
-        if forget is not None:
-            forget(request)
+        if self.seen_set is not None:
+            self.seen_set.forget(request)
+
+    def seen_many(self, requests: Sequence[Request]) -> list[bool] | None:
+        """Whether each of ``requests`` was seen, marking none; None when the dupefilter cannot tell."""
+        return None if self.seen_set is None else self.seen_set.seen_many(requests)

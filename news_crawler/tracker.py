@@ -21,6 +21,7 @@ from scrapy.http import Response
 
 from news_crawler import connection
 from news_crawler.config import with_defaults
+from news_crawler.contracts import Scheduling
 from news_crawler.outage import Outage, outage_for
 from news_crawler.outcomes import OutcomeStore, classify_failure
 from news_crawler.redact import short_url
@@ -102,12 +103,17 @@ class OutcomeTracker:
             if key in self._keep_lease:
                 self._keep_lease.discard(key)
             else:
-                self._scheduler_call("ack", request)
+                self._ack(request)
 
-    def _scheduler_call(self, name: str, request: Request) -> None:
-        method = getattr(self.crawler.engine.scheduler, name, None)
-        if method is not None:
-            method(request)
+    def _scheduler(self) -> Scheduling | None:
+        """The scheduler, when it holds leases to end (``contracts.Scheduling``)."""
+        scheduler = self.crawler.engine.scheduler if self.crawler.engine is not None else None
+        return scheduler if isinstance(scheduler, Scheduling) else None
+
+    def _ack(self, request: Request) -> None:
+        scheduler = self._scheduler()
+        if scheduler is not None:
+            scheduler.ack(request)
 
     def _site(self, item: Any = None) -> str:
         site = item.get("site") if item is not None and hasattr(item, "get") else None
@@ -135,7 +141,7 @@ class OutcomeTracker:
     def spider_error(self, failure: Any, response: Response) -> None:
         self._release(response.request, None, failure)
         self._pending.pop(id(response.request), None)
-        self._scheduler_call("ack", response.request)
+        self._ack(response.request)
 
     def _release(self, request: Request, site: str | None, failure: Any) -> None:
         """An exception, not a verdict on the page: fetch it again on the next run."""
@@ -153,7 +159,9 @@ class OutcomeTracker:
             logger.warning("giving up on %s after %d runs: %s", request.url, attempts, reason)
             return
         self.store.record(request.url, outcome, reason)
-        self._scheduler_call("postpone_now", request)
+        scheduler = self._scheduler()
+        if scheduler is not None:
+            scheduler.postpone_now(request)
 
     # Pages that could not be fetched (the spider's errback sends fetch_failed).
     def fetch_failed(self, request: Request, failure: Any) -> None:
@@ -173,4 +181,4 @@ class OutcomeTracker:
                 self.crawler.stats.inc_value(f"outcomes/{outcome}/{site}")
             logger.info("%s: %s (%s), not retried", outcome, short_url(url), reason)
             self.outage.run(lambda: self.store.record(url, outcome, reason))
-        self._scheduler_call("ack", request)
+        self._ack(request)

@@ -28,6 +28,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from news_crawler.config import as_list, with_defaults
+from news_crawler.contracts import Scheduling
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.page import page_fields
 from news_crawler.extraction.pagination import joined_pages
@@ -233,12 +234,11 @@ class NewsSpider(scrapy.Spider):
     def seen(self, requests: list[scrapy.Request]) -> list[bool] | None:
         """Which of ``requests`` the dupefilter has seen, without marking them; None when it
         cannot tell (a dupefilter without ``seen_many``, or Redis not answering)."""
-        scheduler = getattr(self.crawler.engine, "scheduler", None)
-        seen_many = getattr(getattr(scheduler, "df", None), "seen_many", None)
-        if seen_many is None or not requests:
+        scheduler = self.crawler.engine.scheduler if self.crawler.engine is not None else None
+        if not isinstance(scheduler, Scheduling) or not requests:
             return None
         try:
-            return list(seen_many(requests))
+            return scheduler.seen_many(requests)
         except Exception as e:  # noqa: BLE001 - an outage: every link counts as new
             self.logger.warning("could not ask the dupefilter whether %d articles were seen (%s): taking them as new",
                                 len(requests), e)
