@@ -6,9 +6,9 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from collections.abc import Iterator
 
 from news_crawler.embedded import server_binary
 
@@ -17,8 +17,22 @@ from news_crawler.embedded import server_binary
 def bench_server() -> Iterator[str]:
     directory = Path(tempfile.mkdtemp(prefix="nd-bench-"))
     sock = directory / "bench.sock"
-    proc = subprocess.Popen([server_binary(), "--port", "0", "--unixsocket", str(sock), "--dir", str(directory),
-                             "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            server_binary(),
+            "--port",
+            "0",
+            "--unixsocket",
+            str(sock),
+            "--dir",
+            str(directory),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
     try:
         for _ in range(500):
             if sock.exists():

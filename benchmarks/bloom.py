@@ -35,20 +35,36 @@ def main() -> None:
     fingerprinter = RequestFingerprinter()
     with bench_server() as url:
         client = redis.Redis.from_url(url)
-        bloom = BloomDupeFilter(client, "bench:dupefilter", capacity=args.urls, error=args.error, period_days=30,
-                                periods=12, fingerprinter=fingerprinter)
+        bloom = BloomDupeFilter(
+            client,
+            "bench:dupefilter",
+            capacity=args.urls,
+            error=args.error,
+            period_days=30,
+            periods=12,
+            fingerprinter=fingerprinter,
+        )
         started = time.perf_counter()
-        taken_as_seen = sum(bloom.request_seen(Request(f"https://news.example.cn/a/{n}.html")) for n in range(args.urls))
+        taken_as_seen = sum(
+            bloom.request_seen(Request(f"https://news.example.cn/a/{n}.html")) for n in range(args.urls)
+        )
         took = time.perf_counter() - started
         size = client.memory_usage(bloom.filter_keys()[0], samples=0)
         false = sum(bloom.was_seen(Request(f"https://news.example.cn/b/{n}.html")) for n in range(args.probe))
-        client.sadd("bench:set", *[fingerprinter.fingerprint(Request(f"https://news.example.cn/a/{n}.html")).hex()
-                                   for n in range(args.probe)])
+        client.sadd(
+            "bench:set",
+            *[
+                fingerprinter.fingerprint(Request(f"https://news.example.cn/a/{n}.html")).hex()
+                for n in range(args.probe)
+            ],
+        )
         per_set = client.memory_usage("bench:set", samples=0) / args.probe
-    print(f"Bloom, {args.urls:,} URLs at {args.error:.3%}: {bloom.bits:,} bits, {bloom.hashes} hashes; "
-          f"{size / args.urls:.2f} bytes a URL ({size:,} bytes); {taken_as_seen} taken as seen while filling; "
-          f"false positives at capacity {false:,} of {args.probe:,} = {false / args.probe:.3%}; "
-          f"{args.urls / took:,.0f} checks/s, one round trip each")
+    print(
+        f"Bloom, {args.urls:,} URLs at {args.error:.3%}: {bloom.bits:,} bits, {bloom.hashes} hashes; "
+        f"{size / args.urls:.2f} bytes a URL ({size:,} bytes); {taken_as_seen} taken as seen while filling; "
+        f"false positives at capacity {false:,} of {args.probe:,} = {false / args.probe:.3%}; "
+        f"{args.urls / took:,.0f} checks/s, one round trip each"
+    )
     print(f"set of fingerprints: {per_set:.1f} bytes a URL ({args.probe:,} stored)")
 
 

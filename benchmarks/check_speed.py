@@ -51,8 +51,13 @@ def main() -> None:
     articles = load_articles(args.articles)
     with tempfile.TemporaryDirectory() as tmp, bench_server() as url:
         corpus = Path(tmp) / "articles.jsonl"
-        corpus.write_text("".join(json.dumps({"id": a["id"], "title": a["title"], "body": a["body"]},
-                                             ensure_ascii=False) + "\n" for a in articles), encoding="utf-8")
+        corpus.write_text(
+            "".join(
+                json.dumps({"id": a["id"], "title": a["title"], "body": a["body"]}, ensure_ascii=False) + "\n"
+                for a in articles
+            ),
+            encoding="utf-8",
+        )
         times: dict[str, list[float]] = {}
         for _ in range(args.rounds):
             times.setdefault("jieba.lcut", []).append(timed([sys.executable, "-c", BARE_JIEBA, str(corpus)]))
@@ -66,8 +71,10 @@ def main() -> None:
     base = min(times["jieba.lcut"])
     print(f"{len(articles)} real sina articles, whole processes, best of {args.rounds} interleaved rounds")
     for name, ts in times.items():
-        print(f"  {name:22} {min(ts):6.2f} s  ({len(articles) / min(ts):6.0f} articles/s)  "
-              f"{min(ts) / base:5.2f}x jieba.lcut   rounds: {', '.join(f'{t:.2f}' for t in ts)}")
+        print(
+            f"  {name:22} {min(ts):6.2f} s  ({len(articles) / min(ts):6.0f} articles/s)  "
+            f"{min(ts) / base:5.2f}x jieba.lcut   rounds: {', '.join(f'{t:.2f}' for t in ts)}"
+        )
 
 
 if __name__ == "__main__":

@@ -37,7 +37,6 @@ from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
 from tests.redis_cluster import TestCluster  # noqa: E402
 from tests.redis_server import TestServer  # noqa: E402
 
-
 WEEK = 7 * 86_400
 
 
@@ -47,16 +46,30 @@ def load(url: str, stored: int, retention_days: float, namespace: str) -> tuple[
     connection._clients.clear()
     client = connection.from_settings(plain_settings({"REDIS_URL": url}))
     clock = [time.time()]
-    store = RedisStore(client, namespace, batch_size=500, sentences=SentenceRule(), retention_days=retention_days,
-                       clock=lambda: clock[0])
+    store = RedisStore(
+        client,
+        namespace,
+        batch_size=500,
+        sentences=SentenceRule(),
+        retention_days=retention_days,
+        clock=lambda: clock[0],
+    )
     before = store.memory_used()
     rng = random.Random(1)
     for start in range(0, stored, 10_000):
         if retention_days and start and start % (-(-stored // 3 // 10_000) * 10_000) == 0:
             clock[0] += WEEK  # the next generation
-        store.decide_many([Document(f"https://example.com/s/{i}.html", rng.getrandbits(64),
-                                    tuple(rng.getrandbits(24) for _ in range(5)), rng.randint(117, 175))
-                           for i in range(start, min(stored, start + 10_000))])
+        store.decide_many(
+            [
+                Document(
+                    f"https://example.com/s/{i}.html",
+                    rng.getrandbits(64),
+                    tuple(rng.getrandbits(24) for _ in range(5)),
+                    rng.randint(117, 175),
+                )
+                for i in range(start, min(stored, start + 10_000))
+            ]
+        )
     store.batch_size = 256
     return client, store, store.memory_used() - before
 
@@ -67,8 +80,10 @@ def round_items(docs: list[Document], rnd: int) -> list[Document]:
     for k in range(4):
         m = random.Random(f"{rnd}/{k}")
         mask, key_mask = m.getrandbits(64), m.getrandbits(24)
-        items += [Document(f"{d.id}@{rnd}/{k}", d.simhash ^ mask, tuple(x ^ key_mask for x in d.sentences), d.length)
-                  for d in docs]
+        items += [
+            Document(f"{d.id}@{rnd}/{k}", d.simhash ^ mask, tuple(x ^ key_mask for x in d.sentences), d.length)
+            for d in docs
+        ]
     return items
 
 
@@ -99,9 +114,12 @@ def main() -> None:
         cluster = TestCluster(Path(tmp) / "cluster")
         try:
             stores = {}
-            for name, url, retention in (("one server", server.url, 0), ("cluster", cluster.url, 0),
-                                         ("one server, retention", server.url, 14),
-                                         ("cluster, retention", cluster.url, 14)):
+            for name, url, retention in (
+                ("one server", server.url, 0),
+                ("cluster", cluster.url, 0),
+                ("one server, retention", server.url, 14),
+                ("cluster, retention", cluster.url, 14),
+            ):
                 stores[name] = load(url, args.stored, retention, f"bench{retention}")
             # Round by round, each store in turn (the order turning): a slow minute of the
             # machine falls on all of them alike, and each round gives paired ratios.
@@ -109,23 +127,29 @@ def main() -> None:
             rates: dict[str, list[float]] = {n: [] for n in names}
             for rnd in range(args.rounds):
                 items = round_items(docs, rnd)
-                for name in names[rnd % len(names):] + names[: rnd % len(names)]:
+                for name in names[rnd % len(names) :] + names[: rnd % len(names)]:
                     rates[name].append(timed(stores[name][1], items))
             for name in names:
                 r = rates[name]
                 client, _, added = stores[name]
-                print(f"{name:<28} {type(client).__name__:<13} best {max(r):8,.0f}/s  median "
-                      f"{statistics.median(r):8,.0f}/s  rounds {', '.join(f'{x:,.0f}' for x in r)};  index memory "
-                      f"{added / args.stored:.0f} bytes a stored document (all nodes)")
+                print(
+                    f"{name:<28} {type(client).__name__:<13} best {max(r):8,.0f}/s  median "
+                    f"{statistics.median(r):8,.0f}/s  rounds {', '.join(f'{x:,.0f}' for x in r)};  index memory "
+                    f"{added / args.stored:.0f} bytes a stored document (all nodes)"
+                )
             store = stores["cluster, retention"][1]
             masters = [store.client.get_node_from_key(p + "held").name for p in store.live_prefixes()]
-            print(f"  generations {store.generations.numbers()} on masters {masters}, holding "
-                  f"{[store.held(p) for p in store.live_prefixes()]}")
+            print(
+                f"  generations {store.generations.numbers()} on masters {masters}, holding "
+                f"{[store.held(p) for p in store.live_prefixes()]}"
+            )
             for name, alone in (("cluster", "one server"), ("cluster, retention", "one server, retention")):
                 paired = [x / a for x, a in zip(rates[name], rates[alone])]
-                print(f"{name} / {alone}: {statistics.median(rates[name]) / statistics.median(rates[alone]):.2f}x "
-                      f"(median rounds); round by round {', '.join(f'{x:.2f}x' for x in paired)} "
-                      f"(median {statistics.median(paired):.2f}x)")
+                print(
+                    f"{name} / {alone}: {statistics.median(rates[name]) / statistics.median(rates[alone]):.2f}x "
+                    f"(median rounds); round by round {', '.join(f'{x:.2f}x' for x in paired)} "
+                    f"(median {statistics.median(paired):.2f}x)"
+                )
             for client, _, _ in stores.values():
                 client.close()
         finally:

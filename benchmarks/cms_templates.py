@@ -51,7 +51,8 @@ from __future__ import annotations
 import random
 from html import escape
 
-from markup_templates import ALL as EARLIER, _uncredited
+from markup_templates import ALL as EARLIER
+from markup_templates import _uncredited
 from site_templates import NAMES, OUTLETS, _links, _page, _paragraphs, _when
 
 
@@ -62,26 +63,28 @@ def dedecms(title: str, lines: list[str], others: list[str], rng: random.Random)
     shown = author or rng.choice(["佚名", "admin"])
     summary = "".join(lines)[:120]  # DedeCMS fills the description from the body's first characters
     paras = _paragraphs(lines, "<p>", "</p>")
-    html = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312" />'
-            f'<title>{escape(title)}_新闻中心_某某网</title><meta name="keywords" content="新闻,动态" />'
-            f'<meta name="description" content="{escape(summary)}" /></head><body>'
-            '<div class="header"><a href="/">主页</a> <a href="/news/">新闻中心</a> <a href="/about/">关于我们</a></div>'
-            '<div class="w960 center clear mt1"><div class="pleft"><div class="place"><strong>当前位置:</strong> '
-            "<a href='/'>主页</a> > <a href='/news/'>新闻中心</a> > </div><div class=\"viewbox\">"
-            f'<div class="title"><h2>{escape(title)}</h2></div>'
-            f'<div class="info"><small>时间:</small>{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}<small>来源:</small>'
-            f'{rng.choice(OUTLETS + ["未知"])} <small>作者:</small>{shown} <small>点击:</small>'
-            '<script src="/plus/count.php?view=yes&aid=1234&mid=1" type="text/javascript"></script>次</div>'
-            f'<div class="intro">{escape(summary)}</div>'
-            '<div class="content"><table width="100%"><tr><td><div id="contentMidPicAD" style="float:right;"></div>'
-            f'{paras}</td></tr></table></div><div class="boxoff"><strong>------分隔线----------------------------</strong></div>'
-            f"<div class=\"handle\"><div class=\"context\"><ul><li>上一篇：<a href='/news/122.html'>{escape(others[0])}</a> </li>"
-            f"<li>下一篇：<a href='/news/124.html'>{escape(others[1])}</a> </li></ul></div>"
-            '<div class="actbox"><ul><li><a href="/plus/stow.php?aid=1234">收藏</a></li><li><a href="/plus/erraddsave.php?aid=1234">挑错</a></li>'
-            '<li><a href="/plus/recommend.php?aid=1234">推荐</a></li><li><a href="#" onclick="window.print();">打印</a></li></ul></div></div>'
-            '</div></div><div class="pright"><div class="commend"><dl class="tbox"><dt><strong>推荐内容</strong></dt><dd><ul class="d4">'
-            + _links(others[2:], "<li><a href='/news/{n}.html'>{t}</a><p>{t}</p></li>")
-            + '</ul></dd></dl></div></div></div><div class="footer">Copyright &copy; 2002-2019 DEDECMS. 织梦科技 版权所有</div></body></html>')
+    html = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312" />'
+        f'<title>{escape(title)}_新闻中心_某某网</title><meta name="keywords" content="新闻,动态" />'
+        f'<meta name="description" content="{escape(summary)}" /></head><body>'
+        '<div class="header"><a href="/">主页</a> <a href="/news/">新闻中心</a> <a href="/about/">关于我们</a></div>'
+        '<div class="w960 center clear mt1"><div class="pleft"><div class="place"><strong>当前位置:</strong> '
+        "<a href='/'>主页</a> > <a href='/news/'>新闻中心</a> > </div><div class=\"viewbox\">"
+        f'<div class="title"><h2>{escape(title)}</h2></div>'
+        f'<div class="info"><small>时间:</small>{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}<small>来源:</small>'
+        f"{rng.choice(OUTLETS + ['未知'])} <small>作者:</small>{shown} <small>点击:</small>"
+        '<script src="/plus/count.php?view=yes&aid=1234&mid=1" type="text/javascript"></script>次</div>'
+        f'<div class="intro">{escape(summary)}</div>'
+        '<div class="content"><table width="100%"><tr><td><div id="contentMidPicAD" style="float:right;"></div>'
+        f'{paras}</td></tr></table></div><div class="boxoff"><strong>------分隔线----------------------------</strong></div>'
+        f'<div class="handle"><div class="context"><ul><li>上一篇：<a href=\'/news/122.html\'>{escape(others[0])}</a> </li>'
+        f"<li>下一篇：<a href='/news/124.html'>{escape(others[1])}</a> </li></ul></div>"
+        '<div class="actbox"><ul><li><a href="/plus/stow.php?aid=1234">收藏</a></li><li><a href="/plus/erraddsave.php?aid=1234">挑错</a></li>'
+        '<li><a href="/plus/recommend.php?aid=1234">推荐</a></li><li><a href="#" onclick="window.print();">打印</a></li></ul></div></div>'
+        '</div></div><div class="pright"><div class="commend"><dl class="tbox"><dt><strong>推荐内容</strong></dt><dd><ul class="d4">'
+        + _links(others[2:], "<li><a href='/news/{n}.html'>{t}</a><p>{t}</p></li>")
+        + '</ul></dd></dl></div></div></div><div class="footer">Copyright &copy; 2002-2019 DEDECMS. 织梦科技 版权所有</div></body></html>'
+    )
     return _page(html, "gbk", author, [y, m, d, hh, mm], lines)
 
 
@@ -89,18 +92,22 @@ def empire_cms(title: str, lines: list[str], others: list[str], rng: random.Rand
     lines = _uncredited(lines)
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     paras = _paragraphs(lines, "<p>", "</p>")
-    html = ('<!DOCTYPE html><html><head><meta charset="utf-8"><title>' + escape(title) + ' - 某某新闻网</title></head><body>'
-            '<div class="nav"><a href="/">网站首页</a><a href="/news/">新闻资讯</a><a href="/e/member/login/">会员登录</a></div>'
-            '<div class="position">您当前的位置：<a href="/">首页</a>&nbsp;>&nbsp;<a href="/news/">新闻资讯</a></div>'
-            f'<div class="title_info"><h1>{escape(title)}</h1><p class="info">发布时间：{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}:{rng.randint(0, 59):02d}'
-            f' | 作者：{author} | 来源：{rng.choice(OUTLETS)} | 点击数：<script src="/e/public/ViewClick/?classid=2&id=20&addclick=1"></script>次'
-            ' | 【<a href="javascript:doZoom(16)">大</a> <a href="javascript:doZoom(14)">中</a> <a href="javascript:doZoom(12)">小</a>】</p></div>'
-            f'<div id="text" class="text">{paras}</div><div class="page">分页：[<b>1</b>]</div>'
-            '<div class="share">分享到：<a>新浪微博</a> <a>QQ空间</a> <a>微信</a></div>'
-            f'<div class="prenext"><p>上一篇：<a href="/news/19.html">{escape(others[0])}</a></p><p>下一篇：<a href="/news/21.html">{escape(others[1])}</a></p></div>'
-            '<div class="related"><h3>相关文章</h3><ul>'
-            + _links(others[2:], '<li><span>02-2{n}</span><a href="/news/1{n}.html">{t}</a></li>')
-            + '</ul></div><div class="footer">Powered by EmpireCMS 7.5 &copy; 2002-2019 EmpireSoft Inc.</div></body></html>')
+    html = (
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>'
+        + escape(title)
+        + " - 某某新闻网</title></head><body>"
+        '<div class="nav"><a href="/">网站首页</a><a href="/news/">新闻资讯</a><a href="/e/member/login/">会员登录</a></div>'
+        '<div class="position">您当前的位置：<a href="/">首页</a>&nbsp;>&nbsp;<a href="/news/">新闻资讯</a></div>'
+        f'<div class="title_info"><h1>{escape(title)}</h1><p class="info">发布时间：{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}:{rng.randint(0, 59):02d}'
+        f' | 作者：{author} | 来源：{rng.choice(OUTLETS)} | 点击数：<script src="/e/public/ViewClick/?classid=2&id=20&addclick=1"></script>次'
+        ' | 【<a href="javascript:doZoom(16)">大</a> <a href="javascript:doZoom(14)">中</a> <a href="javascript:doZoom(12)">小</a>】</p></div>'
+        f'<div id="text" class="text">{paras}</div><div class="page">分页：[<b>1</b>]</div>'
+        '<div class="share">分享到：<a>新浪微博</a> <a>QQ空间</a> <a>微信</a></div>'
+        f'<div class="prenext"><p>上一篇：<a href="/news/19.html">{escape(others[0])}</a></p><p>下一篇：<a href="/news/21.html">{escape(others[1])}</a></p></div>'
+        '<div class="related"><h3>相关文章</h3><ul>'
+        + _links(others[2:], '<li><span>02-2{n}</span><a href="/news/1{n}.html">{t}</a></li>')
+        + '</ul></div><div class="footer">Powered by EmpireCMS 7.5 &copy; 2002-2019 EmpireSoft Inc.</div></body></html>'
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -112,22 +119,27 @@ def wordpress_cn(title: str, lines: list[str], others: list[str], rng: random.Ra
     comments = "".join(
         f'<li class="comment"><article class="comment-body"><footer class="comment-meta"><b class="fn">读者{i}</b>'
         f'<time datetime="{y}-{m:02d}-{later:02d}T0{i}:1{i}:00+08:00">{y}年{m}月{later}日 上午{i}:1{i}</time></footer>'
-        f'<div class="comment-content"><p>谢谢分享。</p></div></article></li>' for i in range(1, 4))
-    html = (f'<!DOCTYPE html><html lang="zh-CN"><head><meta charset="UTF-8"><title>{escape(title)} &#8211; 某某观察</title></head>'
-            '<body class="post-template-default single single-post"><header class="site-header"><p class="site-title"><a href="/">某某观察</a></p>'
-            '<nav><a href="/category/news/">新闻</a><a href="/about/">关于</a></nav></header><main id="main"><article class="post type-post">'
-            f'<header class="entry-header"><h1 class="entry-title">{escape(title)}</h1><div class="entry-meta"><span class="posted-on">发布于 '
-            f'<a href="/{y}/{m:02d}/{d:02d}/p/" rel="bookmark"><time class="entry-date published" datetime="{y}-{m:02d}-{d:02d}T{hh:02d}:{mm:02d}:00+08:00">'
-            f'{y}年{m}月{d}日</time><time class="updated" datetime="{y}-{m:02d}-{later:02d}T09:00:00+08:00">{y}年{m}月{later}日</time></a></span>'
-            f'<span class="byline"> 作者 <span class="author vcard"><a class="url fn n" href="/author/u1/">{author}</a></span></span></div></header>'
-            f'<div class="entry-content">{paras}<div class="sharedaddy"><h3>分享此文：</h3><ul><li>微博</li><li>微信</li></ul></div>'
-            '<div class="jp-likes"><h3>赞过：</h3><span>赞 正在加载……</span></div></div>'
-            '<footer class="entry-footer"><span class="cat-links">分类：<a href="/category/news/">新闻</a></span></footer></article>'
-            f'<nav class="post-navigation"><div class="nav-previous"><a href="/p1/">上一篇 {escape(others[0])}</a></div>'
-            f'<div class="nav-next"><a href="/p2/">下一篇 {escape(others[1])}</a></div></nav>'
-            f'<div id="comments"><h2 class="comments-title">《{escape(title)}》上有3条评论</h2><ol class="comment-list">{comments}</ol></div>'
-            '</main><aside class="widget-area"><h2>近期文章</h2><ul>' + _links(others[2:], '<li><a href="/r{n}/">{t}</a></li>')
-            + '</ul></aside><footer class="site-footer">自豪地采用WordPress</footer></body></html>')
+        f'<div class="comment-content"><p>谢谢分享。</p></div></article></li>'
+        for i in range(1, 4)
+    )
+    html = (
+        f'<!DOCTYPE html><html lang="zh-CN"><head><meta charset="UTF-8"><title>{escape(title)} &#8211; 某某观察</title></head>'
+        '<body class="post-template-default single single-post"><header class="site-header"><p class="site-title"><a href="/">某某观察</a></p>'
+        '<nav><a href="/category/news/">新闻</a><a href="/about/">关于</a></nav></header><main id="main"><article class="post type-post">'
+        f'<header class="entry-header"><h1 class="entry-title">{escape(title)}</h1><div class="entry-meta"><span class="posted-on">发布于 '
+        f'<a href="/{y}/{m:02d}/{d:02d}/p/" rel="bookmark"><time class="entry-date published" datetime="{y}-{m:02d}-{d:02d}T{hh:02d}:{mm:02d}:00+08:00">'
+        f'{y}年{m}月{d}日</time><time class="updated" datetime="{y}-{m:02d}-{later:02d}T09:00:00+08:00">{y}年{m}月{later}日</time></a></span>'
+        f'<span class="byline"> 作者 <span class="author vcard"><a class="url fn n" href="/author/u1/">{author}</a></span></span></div></header>'
+        f'<div class="entry-content">{paras}<div class="sharedaddy"><h3>分享此文：</h3><ul><li>微博</li><li>微信</li></ul></div>'
+        '<div class="jp-likes"><h3>赞过：</h3><span>赞 正在加载……</span></div></div>'
+        '<footer class="entry-footer"><span class="cat-links">分类：<a href="/category/news/">新闻</a></span></footer></article>'
+        f'<nav class="post-navigation"><div class="nav-previous"><a href="/p1/">上一篇 {escape(others[0])}</a></div>'
+        f'<div class="nav-next"><a href="/p2/">下一篇 {escape(others[1])}</a></div></nav>'
+        f'<div id="comments"><h2 class="comments-title">《{escape(title)}》上有3条评论</h2><ol class="comment-list">{comments}</ol></div>'
+        '</main><aside class="widget-area"><h2>近期文章</h2><ul>'
+        + _links(others[2:], '<li><a href="/r{n}/">{t}</a></li>')
+        + '</ul></aside><footer class="site-footer">自豪地采用WordPress</footer></body></html>'
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -136,21 +148,23 @@ def asp_2005(title: str, lines: list[str], others: list[str], rng: random.Random
     (y, m, d, _, _), author = _when(rng), rng.choice(NAMES)
     gap = "&nbsp;" * 4
     body = "<br>".join(f"{gap}{escape(x)}" for x in lines)
-    html = ('<html><head><meta http-equiv=Content-Type content="text/html; charset=gb2312">'
-            f'<title>{escape(title)}</title><link href=/style.css rel=stylesheet></head><body topmargin=0 leftmargin=0>'
-            '<table width=778 align=center cellpadding=0 cellspacing=0><tr><td><img src=/images/top.jpg width=778 height=120></td></tr></table>'
-            '<table width=778 align=center><tr><td width=180 valign=top bgcolor=#f0f0f0><b>栏目导航</b><br><a href=/news/>新闻动态</a><br>'
-            '<a href=/notice/>通知公告</a><br><a href=/down/>下载中心</a></td><td valign=top><table width=100%>'
-            f'<tr><td align=center height=40><font color=#ff0000 size=4><b>{escape(title)}</b></font></td></tr>'
-            f'<tr><td align=center>作者：{author}{gap}文章来源：{rng.choice(OUTLETS)}{gap}点击数：<font color=red>356</font>{gap}'
-            f'更新时间：{y}-{m}-{d}</td></tr><tr><td class=content style="font-size:14px;line-height:180%">{body}</td></tr>'
-            '<tr><td align=right>【<a href=#>发表评论</a>】【<a href=#>加入收藏</a>】【<a href=#>告诉好友</a>】'
-            '【<a href="javascript:window.print()">打印此文</a>】【<a href="javascript:window.close()">关闭窗口</a>】</td></tr>'
-            f'<tr><td>上一篇文章： <a href=/news/11.asp>{escape(others[0])}</a><br>下一篇文章： <a href=/news/13.asp>{escape(others[1])}</a></td></tr>'
-            '</table><table width=100%><tr><td><b>相关文章</b><br>'
-            + _links(others[2:], f'<a href=/news/2{{n}}.asp>{{t}}</a>（{y}-{max(m - 1, 1)}-2{{n}}）<br>')
-            + '</td></tr></table></td></tr></table><table width=778 align=center><tr><td align=center>版权所有 某某县教育局 '
-            '技术支持：某某网络</td></tr></table></body></html>')
+    html = (
+        '<html><head><meta http-equiv=Content-Type content="text/html; charset=gb2312">'
+        f"<title>{escape(title)}</title><link href=/style.css rel=stylesheet></head><body topmargin=0 leftmargin=0>"
+        "<table width=778 align=center cellpadding=0 cellspacing=0><tr><td><img src=/images/top.jpg width=778 height=120></td></tr></table>"
+        "<table width=778 align=center><tr><td width=180 valign=top bgcolor=#f0f0f0><b>栏目导航</b><br><a href=/news/>新闻动态</a><br>"
+        "<a href=/notice/>通知公告</a><br><a href=/down/>下载中心</a></td><td valign=top><table width=100%>"
+        f"<tr><td align=center height=40><font color=#ff0000 size=4><b>{escape(title)}</b></font></td></tr>"
+        f"<tr><td align=center>作者：{author}{gap}文章来源：{rng.choice(OUTLETS)}{gap}点击数：<font color=red>356</font>{gap}"
+        f'更新时间：{y}-{m}-{d}</td></tr><tr><td class=content style="font-size:14px;line-height:180%">{body}</td></tr>'
+        "<tr><td align=right>【<a href=#>发表评论</a>】【<a href=#>加入收藏</a>】【<a href=#>告诉好友</a>】"
+        '【<a href="javascript:window.print()">打印此文</a>】【<a href="javascript:window.close()">关闭窗口</a>】</td></tr>'
+        f"<tr><td>上一篇文章： <a href=/news/11.asp>{escape(others[0])}</a><br>下一篇文章： <a href=/news/13.asp>{escape(others[1])}</a></td></tr>"
+        "</table><table width=100%><tr><td><b>相关文章</b><br>"
+        + _links(others[2:], f"<a href=/news/2{{n}}.asp>{{t}}</a>（{y}-{max(m - 1, 1)}-2{{n}}）<br>")
+        + "</td></tr></table></td></tr></table><table width=778 align=center><tr><td align=center>版权所有 某某县教育局 "
+        "技术支持：某某网络</td></tr></table></body></html>"
+    )
     return _page(html, "gbk", author, [y, m, d], lines)
 
 
@@ -159,13 +173,16 @@ def editor_first(title: str, lines: list[str], others: list[str], rng: random.Ra
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     editor = rng.choice([n for n in NAMES if n != author])
     paras = _paragraphs(lines, "<p>", "</p>")
-    html = (f'<html><head><meta charset="utf-8"><title>{escape(title)}-某某新闻网</title></head><body>'
-            '<div class="nav"><a>首页</a><a>要闻</a><a>社会</a></div><div class="article-wrap">'
-            f'<h1>{escape(title)}</h1><div class="article-info"><span>{y}/{m}/{d} {hh}:{mm:02d}:{rng.randint(0, 59):02d}</span>'
-            f'<span>编辑：{editor}</span><span>作者：{author}</span><span>来源：{rng.choice(OUTLETS)}</span></div>'
-            f'<div class="article-content">{paras}</div><div class="article-tags">标签：<a>民生</a></div>'
-            '<div class="hot"><h3>热门新闻</h3><ul>' + _links(others, '<li><a href="/n{n}.html">{t}</a></li>')
-            + '</ul></div></div></body></html>')
+    html = (
+        f'<html><head><meta charset="utf-8"><title>{escape(title)}-某某新闻网</title></head><body>'
+        '<div class="nav"><a>首页</a><a>要闻</a><a>社会</a></div><div class="article-wrap">'
+        f'<h1>{escape(title)}</h1><div class="article-info"><span>{y}/{m}/{d} {hh}:{mm:02d}:{rng.randint(0, 59):02d}</span>'
+        f"<span>编辑：{editor}</span><span>作者：{author}</span><span>来源：{rng.choice(OUTLETS)}</span></div>"
+        f'<div class="article-content">{paras}</div><div class="article-tags">标签：<a>民生</a></div>'
+        '<div class="hot"><h3>热门新闻</h3><ul>'
+        + _links(others, '<li><a href="/n{n}.html">{t}</a></li>')
+        + "</ul></div></div></body></html>"
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -173,14 +190,18 @@ def comments_first(title: str, lines: list[str], others: list[str], rng: random.
     lines = _uncredited(lines)
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     paras = _paragraphs(lines, "<p>\u3000\u3000", "</p>")
-    side = "".join(f'<li><a href="/c{i}.html">网友{i}：{escape(t[:12])}</a><span>{y}-{m:02d}-{min(d + 1, 28):02d} {i + 8:02d}:2{i}</span></li>'
-                   for i, t in enumerate(others[:4]))
-    html = (f'<html><head><meta charset="utf-8"><title>{escape(title)}_某某在线</title></head><body>'
-            f'<div class="left"><h3>最新评论</h3><ul>{side}</ul><h3>最新文章</h3><ul>'
-            + _links(others[4:], f'<li><a href="/a{{n}}.html">{{t}}</a><span>{y}-{m:02d}-{min(d + 1, 28):02d}</span></li>')
-            + f'</ul></div><div class="right"><h1>{escape(title)}</h1>'
-            f'<p class="source">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}\u3000来源：{rng.choice(OUTLETS)}\u3000记者\u3000{author}</p>'
-            f'<div class="text">{paras}</div></div></body></html>')
+    side = "".join(
+        f'<li><a href="/c{i}.html">网友{i}：{escape(t[:12])}</a><span>{y}-{m:02d}-{min(d + 1, 28):02d} {i + 8:02d}:2{i}</span></li>'
+        for i, t in enumerate(others[:4])
+    )
+    html = (
+        f'<html><head><meta charset="utf-8"><title>{escape(title)}_某某在线</title></head><body>'
+        f'<div class="left"><h3>最新评论</h3><ul>{side}</ul><h3>最新文章</h3><ul>'
+        + _links(others[4:], f'<li><a href="/a{{n}}.html">{{t}}</a><span>{y}-{m:02d}-{min(d + 1, 28):02d}</span></li>')
+        + f'</ul></div><div class="right"><h1>{escape(title)}</h1>'
+        f'<p class="source">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}\u3000来源：{rng.choice(OUTLETS)}\u3000记者\u3000{author}</p>'
+        f'<div class="text">{paras}</div></div></body></html>'
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -188,13 +209,15 @@ def xml_prolog_gbk(title: str, lines: list[str], others: list[str], rng: random.
     lines = _uncredited(lines)
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     paras = _paragraphs(lines, "<p>", "</p>")
-    html = ('<?xml version="1.0" encoding="gbk"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" '
-            '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
-            f'<title>{escape(title)}</title></head><body><div id="top"><a href="/">首页</a> | <a href="/xw/">新闻</a></div>'
-            f'<div id="main"><h1>{escape(title)}</h1><div class="byline">{y}年{m}月{d}日 {hh:02d}:{mm:02d}&#160;&#160;作者：{author}'
-            f'&#160;&#160;来源：{rng.choice(OUTLETS)}</div><div class="body">{paras}</div>'
-            f'<div class="pn">上一篇：<a href="/xw/1.html">{escape(others[0])}</a><br />下一篇：<a href="/xw/2.html">{escape(others[1])}</a></div>'
-            '</div><div id="foot">版权所有</div></body></html>')
+    html = (
+        '<?xml version="1.0" encoding="gbk"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" '
+        '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
+        f'<title>{escape(title)}</title></head><body><div id="top"><a href="/">首页</a> | <a href="/xw/">新闻</a></div>'
+        f'<div id="main"><h1>{escape(title)}</h1><div class="byline">{y}年{m}月{d}日 {hh:02d}:{mm:02d}&#160;&#160;作者：{author}'
+        f'&#160;&#160;来源：{rng.choice(OUTLETS)}</div><div class="body">{paras}</div>'
+        f'<div class="pn">上一篇：<a href="/xw/1.html">{escape(others[0])}</a><br />下一篇：<a href="/xw/2.html">{escape(others[1])}</a></div>'
+        '</div><div id="foot">版权所有</div></body></html>'
+    )
     return _page(html, "gbk", author, [y, m, d, hh, mm], lines)
 
 
@@ -202,17 +225,19 @@ def gov_disclosure(title: str, lines: list[str], others: list[str], rng: random.
     y, m, d, _, _ = _when(rng)
     written = max(d - 3, 1)
     paras = _paragraphs(lines, '<p style="text-indent:2em">', "</p>")
-    html = (f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}_政府信息公开_某某市人民政府</title>'
-            f'<meta name="ArticleTitle" content="{escape(title)}"><meta name="ContentSource" content="市政府办公室"></head><body>'
-            '<div class="head"><a>首页</a><a>政府信息公开</a><a>政务服务</a></div><table class="xxgk_table"><tbody>'
-            f'<tr><th>索引号：</th><td>11330100002{rng.randint(100000, 999999)}/{y}-{rng.randint(10000, 99999)}</td><th>主题分类：</th><td>综合政务</td></tr>'
-            f'<tr><th>发布机构：</th><td>市政府办公室</td><th>成文日期：</th><td>{y}-{m:02d}-{written:02d}</td></tr>'
-            f'<tr><th>文号：</th><td>某政办发〔{y}〕{rng.randint(1, 60)}号</td><th>发布日期：</th><td>{y}-{m:02d}-{d:02d}</td></tr>'
-            f'<tr><th>名称：</th><td colspan="3">{escape(title)}</td></tr></tbody></table>'
-            f'<div class="article"><h1>{escape(title)}</h1><div class="zw">{paras}</div>'
-            '<div class="fj">附件：<a href="/f/1.doc">1.相关表格.doc</a></div>'
-            '<div class="tools"><a>【打印本页】</a><a>【关闭窗口】</a></div></div>'
-            '<div class="footer">主办单位：某某市人民政府办公室 网站标识码：3301000002</div></body></html>')
+    html = (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}_政府信息公开_某某市人民政府</title>'
+        f'<meta name="ArticleTitle" content="{escape(title)}"><meta name="ContentSource" content="市政府办公室"></head><body>'
+        '<div class="head"><a>首页</a><a>政府信息公开</a><a>政务服务</a></div><table class="xxgk_table"><tbody>'
+        f"<tr><th>索引号：</th><td>11330100002{rng.randint(100000, 999999)}/{y}-{rng.randint(10000, 99999)}</td><th>主题分类：</th><td>综合政务</td></tr>"
+        f"<tr><th>发布机构：</th><td>市政府办公室</td><th>成文日期：</th><td>{y}-{m:02d}-{written:02d}</td></tr>"
+        f"<tr><th>文号：</th><td>某政办发〔{y}〕{rng.randint(1, 60)}号</td><th>发布日期：</th><td>{y}-{m:02d}-{d:02d}</td></tr>"
+        f'<tr><th>名称：</th><td colspan="3">{escape(title)}</td></tr></tbody></table>'
+        f'<div class="article"><h1>{escape(title)}</h1><div class="zw">{paras}</div>'
+        '<div class="fj">附件：<a href="/f/1.doc">1.相关表格.doc</a></div>'
+        '<div class="tools"><a>【打印本页】</a><a>【关闭窗口】</a></div></div>'
+        '<div class="footer">主办单位：某某市人民政府办公室 网站标识码：3301000002</div></body></html>'
+    )
     return _page(html, "utf-8", "", [y, m, d], lines)
 
 
@@ -222,14 +247,19 @@ def word_pasted(title: str, lines: list[str], others: list[str], rng: random.Ran
     for line in lines:  # each paragraph cut into runs of a word processor's spans
         cuts = sorted(rng.sample(range(1, len(line)), min(3, len(line) - 1))) if len(line) > 4 else []
         runs = [line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)])]
-        spans = "".join(f'<span style="font-family:仿宋_GB2312;font-size:16pt"><font face="仿宋">{escape(r)}</font></span>' for r in runs)
+        spans = "".join(
+            f'<span style="font-family:仿宋_GB2312;font-size:16pt"><font face="仿宋">{escape(r)}</font></span>'
+            for r in runs
+        )
         paras.append(f'<p class="MsoNormal" style="text-indent:32pt;line-height:28pt">{spans}<o:p></o:p></p>')
-    html = (f'<html><head><meta charset="utf-8"><title>{escape(title)}-某某区人民政府</title></head><body>'
-            '<div class="crumb">首页 > 工作动态</div><div class="detail">'
-            f'<div class="detail-title">{escape(title)}</div><div class="detail-info">发布时间：{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}'
-            f'&nbsp;&nbsp;作者：{author}&nbsp;&nbsp;来源：区融媒体中心&nbsp;&nbsp;【字体：<a>大</a> <a>中</a> <a>小</a>】</div>'
-            f'<div class="detail-con"><div class="WordSection1">{"".join(paras)}<p class="MsoNormal"><o:p>&nbsp;</o:p></p></div></div>'
-            '<div class="detail-tools"><a>打印</a><a>关闭</a></div></div></body></html>')
+    html = (
+        f'<html><head><meta charset="utf-8"><title>{escape(title)}-某某区人民政府</title></head><body>'
+        '<div class="crumb">首页 > 工作动态</div><div class="detail">'
+        f'<div class="detail-title">{escape(title)}</div><div class="detail-info">发布时间：{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}'
+        f"&nbsp;&nbsp;作者：{author}&nbsp;&nbsp;来源：区融媒体中心&nbsp;&nbsp;【字体：<a>大</a> <a>中</a> <a>小</a>】</div>"
+        f'<div class="detail-con"><div class="WordSection1">{"".join(paras)}<p class="MsoNormal"><o:p>&nbsp;</o:p></p></div></div>'
+        '<div class="detail-tools"><a>打印</a><a>关闭</a></div></div></body></html>'
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -238,11 +268,13 @@ def pipe_credit(title: str, lines: list[str], others: list[str], rng: random.Ran
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     editor = rng.choice([n for n in NAMES if n != author])
     paras = _paragraphs(lines, "<p>", "</p>")
-    html = (f'<html><head><meta charset="utf-8"><title>{escape(title)}</title></head><body><div class="rich_media">'
-            f'<h1 class="rich_media_title">{escape(title)}</h1><div class="rich_media_meta_list"><span class="account">某某观察</span>'
-            f'<em id="publish_time">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}</em></div><div class="rich_media_content">'
-            f'<section><p>文 | {author}</p><p>编辑 | {editor}</p></section><section>{paras}</section>'
-            '<section><p>— THE END —</p><p>点击“阅读原文”了解更多</p></section></div></div></body></html>')
+    html = (
+        f'<html><head><meta charset="utf-8"><title>{escape(title)}</title></head><body><div class="rich_media">'
+        f'<h1 class="rich_media_title">{escape(title)}</h1><div class="rich_media_meta_list"><span class="account">某某观察</span>'
+        f'<em id="publish_time">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}</em></div><div class="rich_media_content">'
+        f"<section><p>文 | {author}</p><p>编辑 | {editor}</p></section><section>{paras}</section>"
+        "<section><p>— THE END —</p><p>点击“阅读原文”了解更多</p></section></div></div></body></html>"
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -251,13 +283,21 @@ def weekday_date(title: str, lines: list[str], others: list[str], rng: random.Ra
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     week = "星期" + "一二三四五六日"[rng.randrange(7)]
     noon = "下午" if hh >= 12 else "上午"
-    shown = rng.choice([f"{y}年{m:02d}月{d:02d}日 {week} {hh:02d}:{mm:02d}", f"{y}年{m}月{d}日 {hh:02d}时{mm:02d}分",
-                        f"{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d} {week}", f"{y}年{m}月{d}日 {noon}{hh % 12 or 12}:{mm:02d}"])
+    shown = rng.choice(
+        [
+            f"{y}年{m:02d}月{d:02d}日 {week} {hh:02d}:{mm:02d}",
+            f"{y}年{m}月{d}日 {hh:02d}时{mm:02d}分",
+            f"{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d} {week}",
+            f"{y}年{m}月{d}日 {noon}{hh % 12 or 12}:{mm:02d}",
+        ]
+    )
     paras = _paragraphs(lines, "<p>", "</p>")
-    html = (f'<html><head><meta charset="gbk"><title>{escape(title)}_某某新闻网</title></head><body>'
-            f'<div class="nav"><a>首页</a><a>本地</a><span class="today">今天是{y}年{m}月{min(d + 2, 28)}日</span></div>'
-            f'<h1>{escape(title)}</h1><div class="info">{shown}　　来源：{rng.choice(OUTLETS)}　　作者：{author}</div>'
-            f'<div class="content">{paras}</div><div class="prev">上一篇：<a>{escape(others[0])}</a></div></body></html>')
+    html = (
+        f'<html><head><meta charset="gbk"><title>{escape(title)}_某某新闻网</title></head><body>'
+        f'<div class="nav"><a>首页</a><a>本地</a><span class="today">今天是{y}年{m}月{min(d + 2, 28)}日</span></div>'
+        f'<h1>{escape(title)}</h1><div class="info">{shown}　　来源：{rng.choice(OUTLETS)}　　作者：{author}</div>'
+        f'<div class="content">{paras}</div><div class="prev">上一篇：<a>{escape(others[0])}</a></div></body></html>'
+    )
     return _page(html, "gbk", author, [y, m, d, hh, mm], lines)
 
 
@@ -265,11 +305,14 @@ def bracketed_credit_end(title: str, lines: list[str], others: list[str], rng: r
     lines = _uncredited(lines)
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     paras = _paragraphs(lines, "<p>　　", "</p>")
-    html = (f'<html><head><meta charset="utf-8"><title>{escape(title)}--理论频道</title></head><body>'
-            f'<div class="art"><h1>{escape(title)}</h1><div class="time">{y}年{m:02d}月{d:02d}日{hh:02d}:{mm:02d}</div>'
-            f'<div class="art-body">{paras}<p>　　（来源：{rng.choice(OUTLETS)}　作者：{author}）</p></div>'
-            '<div class="share">分享到：<a>微信</a><a>微博</a></div></div><div class="rel"><h3>相关新闻</h3>'
-            + _links(others, '<a href="/{n}.html">{t}</a>') + '</div></body></html>')
+    html = (
+        f'<html><head><meta charset="utf-8"><title>{escape(title)}--理论频道</title></head><body>'
+        f'<div class="art"><h1>{escape(title)}</h1><div class="time">{y}年{m:02d}月{d:02d}日{hh:02d}:{mm:02d}</div>'
+        f'<div class="art-body">{paras}<p>　　（来源：{rng.choice(OUTLETS)}　作者：{author}）</p></div>'
+        '<div class="share">分享到：<a>微信</a><a>微博</a></div></div><div class="rel"><h3>相关新闻</h3>'
+        + _links(others, '<a href="/{n}.html">{t}</a>')
+        + "</div></body></html>"
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -277,12 +320,14 @@ def table_byline_cells(title: str, lines: list[str], others: list[str], rng: ran
     lines = _uncredited(lines)
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     paras = _paragraphs(lines, "<p>", "</p>")
-    html = (f'<html><head><meta charset="utf-8"><title>{escape(title)}</title></head><body><div class="wrap">'
-            f'<h2 class="tit">{escape(title)}</h2><table class="attr"><tr><td class="k">作者</td><td class="v">{author}</td>'
-            f'<td class="k">来源</td><td class="v">{rng.choice(OUTLETS)}</td><td class="k">发布时间</td>'
-            f'<td class="v">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}</td><td class="k">浏览</td><td class="v">{rng.randint(100, 9999)}</td></tr></table>'
-            f'<div class="con">{paras}</div><div class="pn"><p>上一篇：<a>{escape(others[0])}</a></p><p>下一篇：<a>{escape(others[1])}</a></p></div>'
-            '</div></body></html>')
+    html = (
+        f'<html><head><meta charset="utf-8"><title>{escape(title)}</title></head><body><div class="wrap">'
+        f'<h2 class="tit">{escape(title)}</h2><table class="attr"><tr><td class="k">作者</td><td class="v">{author}</td>'
+        f'<td class="k">来源</td><td class="v">{rng.choice(OUTLETS)}</td><td class="k">发布时间</td>'
+        f'<td class="v">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}</td><td class="k">浏览</td><td class="v">{rng.randint(100, 9999)}</td></tr></table>'
+        f'<div class="con">{paras}</div><div class="pn"><p>上一篇：<a>{escape(others[0])}</a></p><p>下一篇：<a>{escape(others[1])}</a></p></div>'
+        "</div></body></html>"
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -290,10 +335,12 @@ def misdeclared_charset(title: str, lines: list[str], others: list[str], rng: ra
     lines = _uncredited(lines)
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     paras = _paragraphs(lines, "<p>", "</p>")
-    html = (f'<html><head><meta http-equiv="Content-Type" content="text/html; charset=utf-8"><title>{escape(title)}</title></head><body>'
-            f'<div class="nav"><a>首页</a> <a>新闻</a></div><h1>{escape(title)}</h1>'
-            f'<div class="info">发布时间：{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}　作者：{author}　来源：{rng.choice(OUTLETS)}</div>'
-            f'<div class="content">{paras}</div><div class="foot">版权所有 某某网</div></body></html>')
+    html = (
+        f'<html><head><meta http-equiv="Content-Type" content="text/html; charset=utf-8"><title>{escape(title)}</title></head><body>'
+        f'<div class="nav"><a>首页</a> <a>新闻</a></div><h1>{escape(title)}</h1>'
+        f'<div class="info">发布时间：{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}　作者：{author}　来源：{rng.choice(OUTLETS)}</div>'
+        f'<div class="content">{paras}</div><div class="foot">版权所有 某某网</div></body></html>'
+    )
     return _page(html, "gbk", author, [y, m, d, hh, mm], lines)  # GBK bytes under a UTF-8 declaration
 
 
@@ -302,10 +349,12 @@ def counted_byline(title: str, lines: list[str], others: list[str], rng: random.
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     role = rng.choice(["（特约撰稿人）", "（某某大学教授）", "", ""])
     paras = _paragraphs(lines, "<p>", "</p>")
-    html = (f'<html><head><meta charset="utf-8"><title>{escape(title)}_评论频道</title></head><body>'
-            f'<h1>{escape(title)}</h1><div class="meta">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}&nbsp;&nbsp;来源：{rng.choice(OUTLETS)}'
-            f'&nbsp;&nbsp;作者：{author}{role}&nbsp;&nbsp;<a href="#cmt">评论({rng.randint(0, 99)})</a>&nbsp;&nbsp;<a>分享</a></div>'
-            f'<div class="text">{paras}</div><div id="cmt"><h3>网友评论</h3><p>暂无评论</p></div></body></html>')
+    html = (
+        f'<html><head><meta charset="utf-8"><title>{escape(title)}_评论频道</title></head><body>'
+        f'<h1>{escape(title)}</h1><div class="meta">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}&nbsp;&nbsp;来源：{rng.choice(OUTLETS)}'
+        f'&nbsp;&nbsp;作者：{author}{role}&nbsp;&nbsp;<a href="#cmt">评论({rng.randint(0, 99)})</a>&nbsp;&nbsp;<a>分享</a></div>'
+        f'<div class="text">{paras}</div><div id="cmt"><h3>网友评论</h3><p>暂无评论</p></div></body></html>'
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -314,12 +363,15 @@ def folded_body(title: str, lines: list[str], others: list[str], rng: random.Ran
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     half = max(1, len(lines) // 3)
     shown, folded = _paragraphs(lines[:half], "<p>", "</p>"), _paragraphs(lines[half:], "<p>", "</p>")
-    html = (f'<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
-            f'<title>{escape(title)}</title></head><body><header>某某新闻 <a>打开APP</a></header><article>'
-            f'<h1>{escape(title)}</h1><p class="art-meta"><span>{author}</span> <span>{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}</span></p>'
-            f'<div class="art-body"><div class="show">{shown}</div><div class="fold" style="display:none">{folded}</div></div>'
-            '<div class="unfold"><a>展开全文</a></div></article><section class="rec"><h3>相关推荐</h3>'
-            + _links(others, '<a href="/m/{n}"><p>{t}</p><span>评论 {n}</span></a>') + '</section></body></html>')
+    html = (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
+        f"<title>{escape(title)}</title></head><body><header>某某新闻 <a>打开APP</a></header><article>"
+        f'<h1>{escape(title)}</h1><p class="art-meta"><span>{author}</span> <span>{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}</span></p>'
+        f'<div class="art-body"><div class="show">{shown}</div><div class="fold" style="display:none">{folded}</div></div>'
+        '<div class="unfold"><a>展开全文</a></div></article><section class="rec"><h3>相关推荐</h3>'
+        + _links(others, '<a href="/m/{n}"><p>{t}</p><span>评论 {n}</span></a>')
+        + "</section></body></html>"
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -327,10 +379,12 @@ def list_points(title: str, lines: list[str], others: list[str], rng: random.Ran
     lines = _uncredited(lines)
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     head, points, rest = lines[:1], lines[1:4], lines[4:]
-    html = (f'<html><head><meta charset="utf-8"><title>{escape(title)}-某某网</title></head><body><h1>{escape(title)}</h1>'
-            f'<div class="info">{y}年{m:02d}月{d:02d}日 {hh:02d}:{mm:02d} 来源：{rng.choice(OUTLETS)} 作者：{author}</div>'
-            f'<div class="article">{_paragraphs(head, "<p>", "</p>")}<ol>{_paragraphs(points, "<li>", "</li>")}</ol>'
-            f'{_paragraphs(rest, "<p>", "</p>")}</div><div class="tags">标签：<a>要闻</a></div></body></html>')
+    html = (
+        f'<html><head><meta charset="utf-8"><title>{escape(title)}-某某网</title></head><body><h1>{escape(title)}</h1>'
+        f'<div class="info">{y}年{m:02d}月{d:02d}日 {hh:02d}:{mm:02d} 来源：{rng.choice(OUTLETS)} 作者：{author}</div>'
+        f'<div class="article">{_paragraphs(head, "<p>", "</p>")}<ol>{_paragraphs(points, "<li>", "</li>")}</ol>'
+        f'{_paragraphs(rest, "<p>", "</p>")}</div><div class="tags">标签：<a>要闻</a></div></body></html>'
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -340,9 +394,11 @@ def fullwidth_date(title: str, lines: list[str], others: list[str], rng: random.
     wide = str.maketrans("0123456789:", "０１２３４５６７８９：")
     shown = f"{y}年{m}月{d}日 {hh:02d}:{mm:02d}".translate(wide)
     paras = _paragraphs(lines, "<p>\u3000\u3000", "</p>")
-    html = (f'<html><head><meta charset="gb2312"><title>{escape(title)}</title></head><body><table width="760"><tr><td>'
-            f'<p align="center"><b>{escape(title)}</b></p><p align="center">作者：{author}\u3000\u3000发布时间：{shown}</p>'
-            f'{paras}<p align="right">【<a>打印</a>】【<a>关闭</a>】</p></td></tr></table></body></html>')
+    html = (
+        f'<html><head><meta charset="gb2312"><title>{escape(title)}</title></head><body><table width="760"><tr><td>'
+        f'<p align="center"><b>{escape(title)}</b></p><p align="center">作者：{author}\u3000\u3000发布时间：{shown}</p>'
+        f'{paras}<p align="right">【<a>打印</a>】【<a>关闭</a>】</p></td></tr></table></body></html>'
+    )
     return _page(html, "gb2312", author, [y, m, d, hh, mm], lines)
 
 
@@ -350,17 +406,33 @@ def print_version(title: str, lines: list[str], others: list[str], rng: random.R
     lines = _uncredited(lines)
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
     body = "<br><br>".join(escape(x) for x in lines)
-    html = (f'<html><head><meta charset="gbk"><title>{escape(title)} - 打印本页</title></head><body>'
-            f'<center><h3>{escape(title)}</h3></center><hr>作者：{author}&nbsp;&nbsp;日期：{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}<hr>'
-            f'{body}<hr><center><a href="javascript:window.print()">打印</a>&nbsp;<a href="javascript:window.close()">关闭</a></center></body></html>')
+    html = (
+        f'<html><head><meta charset="gbk"><title>{escape(title)} - 打印本页</title></head><body>'
+        f"<center><h3>{escape(title)}</h3></center><hr>作者：{author}&nbsp;&nbsp;日期：{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}<hr>"
+        f'{body}<hr><center><a href="javascript:window.print()">打印</a>&nbsp;<a href="javascript:window.close()">关闭</a></center></body></html>'
+    )
     return _page(html, "gbk", author, [y, m, d, hh, mm], lines)
 
 
-CMS = {"dedecms": dedecms, "empire_cms": empire_cms, "wordpress_cn": wordpress_cn, "asp_2005": asp_2005,
-       "editor_first": editor_first, "comments_first": comments_first, "xml_prolog_gbk": xml_prolog_gbk,
-       "gov_disclosure": gov_disclosure, "word_pasted": word_pasted, "pipe_credit": pipe_credit,
-       "weekday_date": weekday_date, "bracketed_credit_end": bracketed_credit_end,
-       "table_byline_cells": table_byline_cells, "misdeclared_charset": misdeclared_charset, "counted_byline": counted_byline,
-       "folded_body": folded_body, "list_points": list_points, "fullwidth_date": fullwidth_date,
-       "print_version": print_version}
+CMS = {
+    "dedecms": dedecms,
+    "empire_cms": empire_cms,
+    "wordpress_cn": wordpress_cn,
+    "asp_2005": asp_2005,
+    "editor_first": editor_first,
+    "comments_first": comments_first,
+    "xml_prolog_gbk": xml_prolog_gbk,
+    "gov_disclosure": gov_disclosure,
+    "word_pasted": word_pasted,
+    "pipe_credit": pipe_credit,
+    "weekday_date": weekday_date,
+    "bracketed_credit_end": bracketed_credit_end,
+    "table_byline_cells": table_byline_cells,
+    "misdeclared_charset": misdeclared_charset,
+    "counted_byline": counted_byline,
+    "folded_body": folded_body,
+    "list_points": list_points,
+    "fullwidth_date": fullwidth_date,
+    "print_version": print_version,
+}
 ALL = {**EARLIER, **CMS}

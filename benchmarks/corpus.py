@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: news_mirror lives there
-from news_mirror.data import DATA, SINA_CORPUS as SINA  # noqa: E402,F401 - one definition of the data path
+from news_mirror.data import DATA  # noqa: E402,F401 - one definition of the data path
+from news_mirror.data import SINA_CORPUS as SINA
 
 HEADLINES = ["独家：{}", "{}（附全文）", "刚刚！{}", "{}，网友炸了", "重磅｜{}", "{}？官方回应来了"]
 SOURCES = ["来源：新华网", "来源：人民日报客户端", "来源：澎湃新闻", "来源：中国新闻网", "本文来源：央视新闻"]
@@ -54,7 +55,9 @@ def _sentences(body: str) -> list[str]:
 def reprint(article: dict, donor: dict, rng: random.Random) -> dict:
     """A copy of ``article`` with two to four portal edits; ``donor`` lends an added sentence."""
     body, title = article["body"], article["title"]
-    edits = rng.sample(["headline", "credits", "characters", "drop", "add", "truncate", "boilerplate"], rng.randint(2, 4))
+    edits = rng.sample(
+        ["headline", "credits", "characters", "drop", "add", "truncate", "boilerplate"], rng.randint(2, 4)
+    )
     if "headline" in edits:
         title = rng.choice(HEADLINES).format(title[: max(4, len(title) // 2)])
     if "characters" in edits:

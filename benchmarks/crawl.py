@@ -28,8 +28,8 @@ from bench_redis import bench_server  # noqa: E402
 from corpus import load_articles, with_reprints  # noqa: E402
 
 from news_mirror import settings as mirror_settings  # noqa: E402
-from news_mirror.data import GNE_PAGES  # noqa: E402
 from news_mirror.catalog import URL_MAKERS, Catalog, Page  # noqa: E402
+from news_mirror.data import GNE_PAGES  # noqa: E402
 from news_mirror.server import Mirror, serve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,9 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def page_html(title: str, body: str) -> bytes:
     paragraphs = "".join(f"<p>{html.escape(line)}</p>" for line in body.splitlines() if line.strip())
-    return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(title)}_新浪网</title></head>'
-            f'<body><div class="nav"><a href="/">首页</a></div><h1>{html.escape(title)}</h1>'
-            f'<div class="date">2018-10-30 10:00</div><div class="article">{paragraphs}</div></body></html>').encode()
+    return (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(title)}_新浪网</title></head>'
+        f'<body><div class="nav"><a href="/">首页</a></div><h1>{html.escape(title)}</h1>'
+        f'<div class="date">2018-10-30 10:00</div><div class="article">{paragraphs}</div></body></html>'
+    ).encode()
 
 
 TEMPLATE = GNE_PAGES / "tests" / "sina" / "1.html"  # a real sina article page, 227 KB
@@ -75,17 +77,30 @@ def build(articles: int, reprints: int, pages: str = "real") -> Catalog:
     template = real_template() if pages == "real" else ""
     for doc in with_reprints(load_articles(articles), reprints, seed=11):
         url = URL_MAKERS["sina"](doc["id"])
-        body = (real_page_html(template, doc["title"], doc["body"]) if template
-                else page_html(doc["title"], doc["body"]))
+        body = real_page_html(template, doc["title"], doc["body"]) if template else page_html(doc["title"], doc["body"])
         catalog.add(Page(url, "sina", 1, doc["title"], story=doc["id"].removesuffix("~r"), body=body))
     return catalog
 
 
 def crawl(mirror_url: str, settings: dict[str, str], code: Path = ROOT) -> tuple[float, dict]:
     with bench_server() as redis_url, tempfile.TemporaryDirectory() as out:
-        cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "crawl", "sina",
-               "--summary", f"{out}/summary.json", "-s", f"REDIS_URL={redis_url}", "-s", f"FEED_DIR={out}",
-               "-s", "LOG_LEVEL=WARNING", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=16"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "news_crawler.cli.crawler",
+            "crawl",
+            "sina",
+            "--summary",
+            f"{out}/summary.json",
+            "-s",
+            f"REDIS_URL={redis_url}",
+            "-s",
+            f"FEED_DIR={out}",
+            "-s",
+            "LOG_LEVEL=WARNING",
+            "-s",
+            "CONCURRENT_REQUESTS_PER_DOMAIN=16",
+        ]
         for k, v in settings.items():
             cmd += ["-s", f"{k}={v}"]
         started = time.perf_counter()
@@ -108,27 +123,41 @@ def main() -> None:
     ap.add_argument("--articles", type=int, default=2000)
     ap.add_argument("--reprints", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=1)
-    ap.add_argument("--code", type=Path, nargs="+", default=[ROOT],
-                    help="checkouts to crawl with, side by side (e.g. a worktree of an older commit)")
+    ap.add_argument(
+        "--code",
+        type=Path,
+        nargs="+",
+        default=[ROOT],
+        help="checkouts to crawl with, side by side (e.g. a worktree of an older commit)",
+    )
     ap.add_argument("--modes", nargs="+", default=["off", "default", "thread"], choices=list(MODES))
-    ap.add_argument("--pages", choices=["real", "synthetic"], default="real",
-                    help="real: each article inside a real saved sina page (227 KB); synthetic: a bare 2 KB page")
+    ap.add_argument(
+        "--pages",
+        choices=["real", "synthetic"],
+        default="real",
+        help="real: each article inside a real saved sina page (227 KB); synthetic: a bare 2 KB page",
+    )
     args = ap.parse_args()
     catalog = build(args.articles, args.reprints, args.pages)
     mirror = Mirror(catalog)
     server = serve(mirror)
     url = f"http://127.0.0.1:{server.server_address[1]}"
-    print(f"mirror: {len(catalog.pages)} {args.pages} article pages ({args.articles} real sina articles, "
-          f"{args.reprints} reprints)")
+    print(
+        f"mirror: {len(catalog.pages)} {args.pages} article pages ({args.articles} real sina articles, "
+        f"{args.reprints} reprints)"
+    )
     random.seed(0)
     for round_ in range(1, args.rounds + 1):
         for mode in args.modes:
             for code in args.code:  # interleaved: a slow spell of the machine hits every checkout
                 took, summary = crawl(url, MODES[mode][1], code)
                 row = summary["sites"]["sina"]
-                print(f"round {round_} {code.name:<10} {MODES[mode][0]:<44} {took:6.1f}s wall  "
-                      f"{row['fetched'] / took:6.1f} pages/s  fetched {row['fetched']}, kept {row['kept']}, "
-                      f"dropped {row['dropped']}, invalid {row['invalid']}", flush=True)
+                print(
+                    f"round {round_} {code.name:<10} {MODES[mode][0]:<44} {took:6.1f}s wall  "
+                    f"{row['fetched'] / took:6.1f} pages/s  fetched {row['fetched']}, kept {row['kept']}, "
+                    f"dropped {row['dropped']}, invalid {row['invalid']}",
+                    flush=True,
+                )
     server.shutdown()
 
 

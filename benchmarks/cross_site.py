@@ -15,7 +15,8 @@ is the share of the four later copies of each story dropped as near-duplicates (
 refused for an empty body is not dropped); distinct dropped
 counts pages dropped as a copy of a story that is not a near-duplicate of theirs
 (character 5-gram Jaccard of the stories < 0.5; the corpus has a few pairs of stories
-told twice). The same decisions on the true texts show what extraction costs. With ``--edited`` every site but the first publishes the
+told twice). The same decisions on the true texts show what extraction costs. With
+``--edited`` every site but the first publishes the
 story as a portal reprint (new headline, credit lines, edited characters, a sentence
 dropped or added, truncation, boilerplate: ``corpus.reprint``), so that reprints dropped
 measures the fingerprint too; the lines the edits add (credits, boilerplate) are left out
@@ -39,9 +40,8 @@ from headline_templates import ALL as TEMPLATES  # noqa: E402
 from news_crawler.extraction import extract_article  # noqa: E402
 from news_crawler.extraction.decode import decode_html  # noqa: E402
 from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
-from news_crawler.index.base import Document, SentenceRule  # noqa: E402
+from news_crawler.index.base import SentenceRule  # noqa: E402
 from news_crawler.index.memory import MemoryStore  # noqa: E402
-
 
 # The credit and boilerplate lines a reprint adds (corpus.py): not the story, for the body's truth.
 ADDED = {line for text in BOILERPLATE + EDITORS + SOURCES for line in text.split("\n")}
@@ -58,7 +58,7 @@ def similarity(got: str, want: str) -> float:
 
 
 def jaccard(a: str, b: str) -> float:
-    grams = [{t[i:i + 5] for i in range(len(t) - 4)} for t in ("".join(a.split()), "".join(b.split()))]
+    grams = [{t[i : i + 5] for i in range(len(t) - 4)} for t in ("".join(a.split()), "".join(b.split()))]
     return len(grams[0] & grams[1]) / max(1, len(grams[0] | grams[1]))
 
 
@@ -95,8 +95,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--stories", type=int, default=200)
     ap.add_argument("--misses", type=int, default=3, help="misses to show per site")
-    ap.add_argument("--edited", action="store_true",
-                    help="every site but the first publishes a reprint with portal edits (benchmarks/corpus.py)")
+    ap.add_argument(
+        "--edited",
+        action="store_true",
+        help="every site but the first publishes a reprint with portal edits (benchmarks/corpus.py)",
+    )
     args = ap.parse_args()
     stories = [a for a in load_articles(args.stories * 3) if len(a["body"]) > 300][: args.stories]
     rng = random.Random(11)
@@ -122,10 +125,17 @@ def main() -> None:
             s[3] += got == want["time"]
             headline = article.title.split() == copy["title"].split()  # spaces as a browser shows them
             s[5] += headline
-            if sim < 0.95 or (want["author"] and article.author != want["author"]) or got != want["time"] or not headline:
-                s[4].append(f"    story {n}: similarity {sim:.3f}, author {article.author!r} (want "
-                            f"{want['author']!r}), time {article.published_at!r} (want {want['time']}), "
-                            f"headline {article.title!r}")
+            if (
+                sim < 0.95
+                or (want["author"] and article.author != want["author"])
+                or got != want["time"]
+                or not headline
+            ):
+                s[4].append(
+                    f"    story {n}: similarity {sim:.3f}, author {article.author!r} (want "
+                    f"{want['author']!r}), time {article.published_at!r} (want {want['time']}), "
+                    f"headline {article.title!r}"
+                )
             page_id = f"{name}/{n}"
             extracted.append((page_id, n, article.body))
             truth.append((page_id, n, want["text"]))
@@ -133,8 +143,10 @@ def main() -> None:
     print(f"{total} stories on {len(TEMPLATES)} sites, extraction {1000 * sum(timings) / len(timings):.1f} ms a page")
     for name, (body, author, given, when, misses, headline) in scores.items():
         authors = f"{author / given:.1%}" if given else "none given"
-        print(f"  {name:<12} bodies >= 0.95 {body / total:.1%}, author {authors}, time {when / total:.1%}, "
-              f"headline {headline / total:.1%}")
+        print(
+            f"  {name:<12} bodies >= 0.95 {body / total:.1%}, author {authors}, time {when / total:.1%}, "
+            f"headline {headline / total:.1%}"
+        )
         for line in misses[: args.misses]:
             print(line)
     order = list(range(len(extracted)))
@@ -143,8 +155,11 @@ def main() -> None:
     copies = total * (len(TEMPLATES) - 1)
     for label, pages in (("extracted", extracted), ("true texts", truth)):
         dropped, wrong, refused = dedup([pages[i] for i in order], texts, fingerprinter)
-        print(f"{label:<10}: reprints dropped {dropped}/{copies} = {dropped / copies:.1%}, "
-              f"distinct dropped {len(wrong)} {wrong[:args.misses]}, refused {refused}")
+        print(
+            f"{label:<10}: reprints dropped {dropped}/{copies} = {dropped / copies:.1%}, "
+            f"distinct dropped {len(wrong)} {wrong[: args.misses]}, refused {refused}"
+        )
+
 
 if __name__ == "__main__":
     main()

@@ -14,7 +14,6 @@ out (the list is below, by id).
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import time
@@ -23,11 +22,39 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from labelled_pages import cwced_pages, gne_pages  # noqa: E402
+
 NEWS_PAGES = {
-    "0d931936", "0ef8393b", "274a65d9", "2bac7fb2", "33a95b71", "36efbc69", "3832838a", "3e1af229",
-    "47f387e6", "4fa9dfe4", "500b350d", "5acac71b", "7c6d2080", "8baa71e3", "8cb7b39d", "91bdf33e",
-    "93498c29", "9890f458", "a0cb0242", "aefcf136", "b26fbb82", "bbdf5079", "c25d25c2", "c268c1b4",
-    "c4d032a1", "d232c5df", "d8d4c4ec", "ebe9df29", "ecbe8d49", "f51248cc", "f70d9c97",
+    "0d931936",
+    "0ef8393b",
+    "274a65d9",
+    "2bac7fb2",
+    "33a95b71",
+    "36efbc69",
+    "3832838a",
+    "3e1af229",
+    "47f387e6",
+    "4fa9dfe4",
+    "500b350d",
+    "5acac71b",
+    "7c6d2080",
+    "8baa71e3",
+    "8cb7b39d",
+    "91bdf33e",
+    "93498c29",
+    "9890f458",
+    "a0cb0242",
+    "aefcf136",
+    "b26fbb82",
+    "bbdf5079",
+    "c25d25c2",
+    "c268c1b4",
+    "c4d032a1",
+    "d232c5df",
+    "d8d4c4ec",
+    "ebe9df29",
+    "ecbe8d49",
+    "f51248cc",
+    "f70d9c97",
 }
 _WS = re.compile(r"\s+")
 _NUM = re.compile(r"\d+")
@@ -123,18 +150,26 @@ def score(name: str, pages: list[tuple[dict, str]], show: bool) -> str:
             a_n += 1
             a_ok += author_right(out["author"], label["author"])
         if show:
-            print(f"  {name:<12} {label['id'][:24]:<24} F1 {f1:.3f} time {out['time']!s:<22} want {label['date']!s:<22}"
-                  f" author {out['author']!s:<14} want {label['author']}")
+            print(
+                f"  {name:<12} {label['id'][:24]:<24} F1 {f1:.3f} time {out['time']!s:<22} want {label['date']!s:<22}"
+                f" author {out['author']!s:<14} want {label['author']}"
+            )
     f1s.sort()
-    return (f"{sum(f1s) / len(f1s):12.3f} {f1s[len(f1s) // 2]:7.3f} {sum(f >= 0.95 for f in f1s):4d}/{len(f1s):<2}"
-            f" {t_ok:4d}/{t_n:<2} {t_ok / max(t_n, 1):4.0%} {a_ok:3d}/{a_n:<2} {a_ok / max(a_n, 1):4.0%} "
-            f"{spent / len(pages) * 1e3:8.1f}")
+    return (
+        f"{sum(f1s) / len(f1s):12.3f} {f1s[len(f1s) // 2]:7.3f} {sum(f >= 0.95 for f in f1s):4d}/{len(f1s):<2}"
+        f" {t_ok:4d}/{t_n:<2} {t_ok / max(t_n, 1):4.0%} {a_ok:3d}/{a_n:<2} {a_ok / max(a_n, 1):4.0%} "
+        f"{spent / len(pages) * 1e3:8.1f}"
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--pages", choices=["cwced", "gne"], default="cwced",
-                    help="cwced's human-labelled pages, or the gne pages we labelled (labels/gne.json)")
+    ap.add_argument(
+        "--pages",
+        choices=["cwced", "gne"],
+        default="cwced",
+        help="cwced's human-labelled pages, or the gne pages we labelled (labels/gne.json)",
+    )
     ap.add_argument("--all-pages", action="store_true", help="cwced: every labelled page, not only news pages")
     ap.add_argument("--by-layout", action="store_true", help="gne: a row per layout as well")
     ap.add_argument("--only", nargs="*", default=list(EXTRACTORS))
@@ -146,7 +181,10 @@ def main() -> None:
     else:
         pages = [(x, html) for x, html in cwced_pages() if args.all_pages or x["id"][:8] in NEWS_PAGES]
         print(f"{len(pages)} labelled pages ({'all' if args.all_pages else 'news pages'}) of cwced")
-    print(f"{'extractor':<18} {'body F1 mean':>12} {'median':>7} {'>=0.95':>7} {'time ok':>10} {'author ok':>10} {'ms/page':>8}")
+    print(
+        f"{'extractor':<18} {'body F1 mean':>12} {'median':>7} {'>=0.95':>7} {'time ok':>10} {'author ok':>10} "
+        f"{'ms/page':>8}"
+    )
     for name in args.only:
         print(f"{name:<18} {score(name, pages, args.show)}")
         if args.by_layout and args.pages == "gne":

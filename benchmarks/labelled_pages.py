@@ -21,8 +21,24 @@ from news_crawler.extraction.decode import decode_html  # noqa: E402
 from news_mirror.data import CWCED_PAGES, GNE_PAGES  # noqa: E402
 
 GNE_LABELS = Path(__file__).resolve().parent / "labels" / "gne.json"
-_BLOCKS = ("p", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "section", "article", "blockquote",
-           "pre", "table")
+_BLOCKS = (
+    "p",
+    "div",
+    "br",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "li",
+    "tr",
+    "section",
+    "article",
+    "blockquote",
+    "pre",
+    "table",
+)
 _BLANKS = re.compile(r"[ \t\u3000\xa0]+")
 
 
@@ -44,7 +60,7 @@ def labelled_body(lines: list[str], label: dict) -> str:
     without those starting with one of ``drop``."""
     start = next(i for i, line in enumerate(lines) if line.startswith(label["from"]))
     end = next(i for i in range(start, len(lines)) if lines[i].startswith(label["to"]))
-    return "\n".join(line for line in lines[start:end + 1] if not line.startswith(tuple(label["drop"])))
+    return "\n".join(line for line in lines[start : end + 1] if not line.startswith(tuple(label["drop"])))
 
 
 def gne_pages() -> list[tuple[dict, str]]:
@@ -53,9 +69,19 @@ def gne_pages() -> list[tuple[dict, str]]:
     out = []
     for label in json.loads(GNE_LABELS.read_text(encoding="utf-8")):
         html = decode_html((GNE_PAGES / label["page"]).read_bytes())[0]
-        out.append(({"id": label["page"], "layout": label["layout"], "html_title": label["title"],
-                     "author": label["author"] or "UNKNOWN", "date": label["date"] or "UNKNOWN",
-                     "content": labelled_body(page_lines(html), label)}, html))
+        out.append(
+            (
+                {
+                    "id": label["page"],
+                    "layout": label["layout"],
+                    "html_title": label["title"],
+                    "author": label["author"] or "UNKNOWN",
+                    "date": label["date"] or "UNKNOWN",
+                    "content": labelled_body(page_lines(html), label),
+                },
+                html,
+            )
+        )
     return out
 
 

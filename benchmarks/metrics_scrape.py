@@ -4,15 +4,22 @@ scrapes timed.
 
     ./run python benchmarks/metrics_scrape.py
 """
-import random, subprocess, sys, time, tempfile, urllib.request
+
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.redis_server import TestServer, free_port
-from news_crawler import connection
-from news_crawler.config import plain_settings
-from news_crawler.engine import store_from_settings
+from news_crawler import connection  # noqa: E402
+from news_crawler.config import plain_settings  # noqa: E402
+from news_crawler.engine import store_from_settings  # noqa: E402
+from tests.redis_server import TestServer, free_port  # noqa: E402
+
 tmp = tempfile.mkdtemp()
 srv = TestServer(tmp + "/r")
 s = plain_settings({"REDIS_URL": srv.url})
@@ -25,12 +32,35 @@ while n < 1_000_000:
     n += 10000
 print("filled", n, round(time.time() - t), "s", store.report()["fingerprints"], flush=True)
 port = free_port()
-p = subprocess.Popen([sys.executable, "-m", "news_crawler.cli.crawler", "metrics", "--listen", f"127.0.0.1:{port}", "-s", f"REDIS_URL={srv.url}"], cwd=ROOT, stdout=subprocess.DEVNULL)
+p = subprocess.Popen(
+    [
+        sys.executable,
+        "-m",
+        "news_crawler.cli.crawler",
+        "metrics",
+        "--listen",
+        f"127.0.0.1:{port}",
+        "-s",
+        f"REDIS_URL={srv.url}",
+    ],
+    cwd=ROOT,
+    stdout=subprocess.DEVNULL,
+)
 for _ in range(100):
-    try: urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics"); break
-    except OSError: time.sleep(0.1)
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics")
+        break
+    except OSError:
+        time.sleep(0.1)
 times = []
 for _ in range(5):
-    t = time.perf_counter(); body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read(); times.append(time.perf_counter() - t)
-print("scrape seconds", [round(x, 3) for x in times], [l for l in body.decode().splitlines() if l.startswith("news_crawler_index_fingerprints")])
-p.terminate(); srv.stop()
+    t = time.perf_counter()
+    body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read()
+    times.append(time.perf_counter() - t)
+print(
+    "scrape seconds",
+    [round(x, 3) for x in times],
+    [line for line in body.decode().splitlines() if line.startswith("news_crawler_index_fingerprints")],
+)
+p.terminate()
+srv.stop()

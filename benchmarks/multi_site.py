@@ -1,7 +1,8 @@
 """A crawl shaped like issue 11's held-out one: a local web of five news sites, each crawled
 with the generic spider, day 1 and then day 2 with new articles.
 
-    python benchmarks/multi_site.py [--stories 150] [--reprints 0.3] [--templates a,b,c,d,e] [--oldest-first] [-s NAME=VALUE]
+    python benchmarks/multi_site.py [--stories 150] [--reprints 0.3] [--templates a,b,c,d,e]
+                                    [--oldest-first] [-s NAME=VALUE]
 
 The sites are templates of ``headline_templates.py`` (and the files it builds on) over real
 sina stories, by default a portal (UTF-8, every story split over two pages: the first site
@@ -13,7 +14,8 @@ charset), the next list page behind 下一页. A share of the stories (``--repri
 again, the same day, on another site. Day 1 holds seven in ten of each site's stories; day 2
 adds the rest. Every site is crawled in turn, one shared Redis index:
 
-    scrapy crawl news -a start_urls=<list page or feed> -a allow=/news/2019/\\d+\\.html -a follow=/news/index_\\d+\\.html
+    scrapy crawl news -a start_urls=<list page or feed> -a allow=/news/2019/\\d+\\.html \\
+        -a follow=/news/index_\\d+\\.html
 
 and the figures are the held-out crawl's: article pages fetched on day 1, day-1 pages fetched
 again on day 2, bodies >= 0.95 similar to the story (difflib, whitespace ignored), authors
@@ -68,15 +70,36 @@ FOLLOW = True  # --no-follow: crawled with start_urls and allow only, as the hel
 # linked as "?page=2", an RSS feed) or a CMS's (show_42.html: an id, not a page number; its
 # page 2 show_42_1.html, numbered from 0 as TRS does; lists list_2.html; an RSS feed).
 STYLES = {
-    "paths": {"article": "/news/2019/{n:05d}.html", "page2": "/news/2019/{n:05d}_2.html", "list": "/news/index.html",
-              "next": "index_{k}.html", "lists": "/news/index{suffix}.html", "feed": "/feed.atom",
-              "allow": r"/news/2019/\d+\.html", "follow": r"/news/index_\d+\.html"},
-    "query": {"article": "/show.php?id={n}", "page2": "/show.php?id={n}&page=2", "list": "/list.php?page=1",
-              "next": "?page={k}", "lists": "/list.php?page={k}", "feed": "/rss.xml",
-              "allow": r"/show\.php\?id=\d+$", "follow": r"/list\.php\?page=\d+$"},
-    "cms": {"article": "/html/news/show_{n}.html", "page2": "/html/news/show_{n}_1.html", "list": "/html/news/list.html",
-            "next": "list_{k}.html", "lists": "/html/news/list{suffix}.html", "feed": "/rss.xml",
-            "allow": r"/html/news/show_\d+\.html", "follow": r"/html/news/list_\d+\.html"},
+    "paths": {
+        "article": "/news/2019/{n:05d}.html",
+        "page2": "/news/2019/{n:05d}_2.html",
+        "list": "/news/index.html",
+        "next": "index_{k}.html",
+        "lists": "/news/index{suffix}.html",
+        "feed": "/feed.atom",
+        "allow": r"/news/2019/\d+\.html",
+        "follow": r"/news/index_\d+\.html",
+    },
+    "query": {
+        "article": "/show.php?id={n}",
+        "page2": "/show.php?id={n}&page=2",
+        "list": "/list.php?page=1",
+        "next": "?page={k}",
+        "lists": "/list.php?page={k}",
+        "feed": "/rss.xml",
+        "allow": r"/show\.php\?id=\d+$",
+        "follow": r"/list\.php\?page=\d+$",
+    },
+    "cms": {
+        "article": "/html/news/show_{n}.html",
+        "page2": "/html/news/show_{n}_1.html",
+        "list": "/html/news/list.html",
+        "next": "list_{k}.html",
+        "lists": "/html/news/list{suffix}.html",
+        "feed": "/rss.xml",
+        "allow": r"/html/news/show_\d+\.html",
+        "follow": r"/html/news/list_\d+\.html",
+    },
 }
 STYLE = STYLES["paths"]
 
@@ -90,8 +113,9 @@ class Page:
         self.truth: dict = {}
 
 
-def render(template: str, story: dict, others: list[str], seed: str, pager: str = "", lines: list[str] | None = None
-           ) -> tuple[bytes, dict]:
+def render(
+    template: str, story: dict, others: list[str], seed: str, pager: str = "", lines: list[str] | None = None
+) -> tuple[bytes, dict]:
     """A page of ``template`` (the same byline for every page of one story: one seed)."""
     raw, truth = ALL[template](story["title"], lines or lines_of(story["body"]), others, random.Random(seed))
     if pager:  # in the page's own charset (a GBK page's 下一页 in GBK)
@@ -103,7 +127,7 @@ def halves(lines: list[str]) -> tuple[list[str], list[str]] | None:
     """A story's lines as two pages: by lines, or a one-line story at a sentence's end near
     its middle (None when it has no such place)."""
     if len(lines) >= 2:
-        return lines[: len(lines) // 2], lines[len(lines) // 2:]
+        return lines[: len(lines) // 2], lines[len(lines) // 2 :]
     text = lines[0] if lines else ""
     cut = text.find("。", len(text) // 2) + 1
     return ([text[:cut]], [text[cut:]]) if 0 < cut < len(text) else None
@@ -129,10 +153,12 @@ def build(stories: list[dict], reprint_share: float) -> tuple[list[Page], dict[s
             if parts:
                 second = f"https://{host}" + STYLE["page2"].format(n=10000 * copy + i)
                 seconds[second] = url
-                bodies[url], page.truth = render(template, story, others, url, f'<div class="page"><a href="{second}">'
-                                                 "下一页</a></div>", parts[0])
-                bodies[second], rest = render(template, story, others, url, f'<div class="page"><a href="{url}">上一页</a>'
-                                              "</div>", parts[1])
+                bodies[url], page.truth = render(
+                    template, story, others, url, f'<div class="page"><a href="{second}">下一页</a></div>', parts[0]
+                )
+                bodies[second], rest = render(
+                    template, story, others, url, f'<div class="page"><a href="{url}">上一页</a></div>', parts[1]
+                )
                 page.truth["text"] += "\n" + rest["text"]  # each page's lines as its template wrote them
             else:
                 bodies[url], page.truth = render(template, story, others, url)
@@ -147,42 +173,80 @@ def list_pages(pages: list[Page], day: int) -> dict[str, tuple[bytes, str]]:
         order = (lambda p: (p.day, p.url)) if OLDEST_FIRST else (lambda p: (-p.day, p.url))
         mine = sorted((p for p in pages if p.site == site and p.day <= day), key=order)
         if start.endswith(".atom"):
-            entries = "".join(f"<entry><title>{p.story}</title><link rel='alternate' href='{html.escape(p.url)}'/>"
-                              f"<id>{html.escape(p.url)}</id></entry>" for p in mine)
-            out[f"https://{host}{start}"] = (("<?xml version='1.0' encoding='utf-8'?><feed xmlns='http://www.w3.org/2005/"
-                                              f"Atom'><title>{host}</title>{entries}</feed>").encode(),
-                                             "application/atom+xml")
+            entries = "".join(
+                f"<entry><title>{p.story}</title><link rel='alternate' href='{html.escape(p.url)}'/>"
+                f"<id>{html.escape(p.url)}</id></entry>"
+                for p in mine
+            )
+            out[f"https://{host}{start}"] = (
+                (
+                    "<?xml version='1.0' encoding='utf-8'?><feed xmlns='http://www.w3.org/2005/"
+                    f"Atom'><title>{host}</title>{entries}</feed>"
+                ).encode(),
+                "application/atom+xml",
+            )
             continue
         if start.endswith(".xml"):
             items = "".join(f"<item><title>{p.story}</title><link>{html.escape(p.url)}</link></item>" for p in mine)
-            out[f"https://{host}{start}"] = (f"<?xml version='1.0' encoding='utf-8'?><rss version='2.0'><channel>"
-                                             f"<title>{host}</title>{items}</channel></rss>").encode(), "application/rss+xml"
+            out[f"https://{host}{start}"] = (
+                (
+                    f"<?xml version='1.0' encoding='utf-8'?><rss version='2.0'><channel>"
+                    f"<title>{host}</title>{items}</channel></rss>"
+                ).encode(),
+                "application/rss+xml",
+            )
             continue
-        chunks = [mine[k:k + PER_LIST] for k in range(0, len(mine), PER_LIST)] or [[]]
+        chunks = [mine[k : k + PER_LIST] for k in range(0, len(mine), PER_LIST)] or [[]]
         for n, chunk in enumerate(chunks, 1):
             # Links without the host, headlines as their text; a GBK site's lists in GBK, no charset.
-            links = "".join(f"<li><a href='{html.escape(p.url.split(host, 1)[1])}'>{html.escape(p.title)}</a></li>"
-                            for p in chunk)
+            links = "".join(
+                f"<li><a href='{html.escape(p.url.split(host, 1)[1])}'>{html.escape(p.title)}</a></li>" for p in chunk
+            )
             more = f"<a href='{html.escape(STYLE['next'].format(k=n + 1))}'>下一页</a>" if n < len(chunks) else ""
             path = start if n == 1 else STYLE["lists"].format(k=n, suffix=f"_{n}")
             gbk = template in GBK_TEMPLATES
-            page = (f"<html><head>{'' if gbk else '<meta charset=utf-8>'}<title>新闻列表</title></head><body>"
-                    f"<ul>{links}</ul>{more}</body></html>")
-            out[f"https://{host}{path}"] = (page.encode("gbk", "xmlcharrefreplace") if gbk else page.encode(),
-                                            "text/html" if gbk else "text/html; charset=utf-8")
+            page = (
+                f"<html><head>{'' if gbk else '<meta charset=utf-8>'}<title>新闻列表</title></head><body>"
+                f"<ul>{links}</ul>{more}</body></html>"
+            )
+            out[f"https://{host}{path}"] = (
+                page.encode("gbk", "xmlcharrefreplace") if gbk else page.encode(),
+                "text/html" if gbk else "text/html; charset=utf-8",
+            )
     return out
 
 
 def crawl_site(tmp: Path, redis_url: str, mirror_url: str, site: int, day: int, settings: list[str]) -> dict[str, dict]:
     host, _, start = SITES[site]
     out = tmp / f"day{day}-{host}.jsonl"
-    args = [sys.executable, "-m", "scrapy", "crawl", "news", "-O", str(out), "-a", f"start_urls=https://{host}{start}",
-            "-a", f"allow={STYLE['allow']}", "-a", f"follow={STYLE['follow'] if FOLLOW else ''}", "-s", f"REDIS_URL={redis_url}",
-            "-s", "DEDUP_NAMESPACE=multi", "-s", f"FEED_DIR={tmp / 'feeds'}", "-s", "LOG_LEVEL=WARNING"]
+    args = [
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        "news",
+        "-O",
+        str(out),
+        "-a",
+        f"start_urls=https://{host}{start}",
+        "-a",
+        f"allow={STYLE['allow']}",
+        "-a",
+        f"follow={STYLE['follow'] if FOLLOW else ''}",
+        "-s",
+        f"REDIS_URL={redis_url}",
+        "-s",
+        "DEDUP_NAMESPACE=multi",
+        "-s",
+        f"FEED_DIR={tmp / 'feeds'}",
+        "-s",
+        "LOG_LEVEL=WARNING",
+    ]
     for setting in settings:
         args += ["-s", setting]
-    result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=900,
-                            env={**os.environ, **environment(mirror_url)})
+    result = subprocess.run(
+        args, cwd=ROOT, capture_output=True, text=True, timeout=900, env={**os.environ, **environment(mirror_url)}
+    )
     if result.returncode != 0:
         raise SystemExit(f"crawl of {host} failed:\n{result.stderr[-3000:]}")
     return {i["url"]: i for i in map(json.loads, out.read_text().splitlines())} if out.exists() else {}
@@ -193,12 +257,15 @@ def configure(templates: str, urls: str = "paths", oldest_first: bool = False) -
     written and which way their lists run."""
     global OLDEST_FIRST, STYLE
     OLDEST_FIRST, STYLE = oldest_first, STYLES[urls]
-    SITES[:] = [(f"www.site{k}-{name.replace('_', '-')}.cn", name, STYLE["feed"] if name == "mobile" else STYLE["list"])
-                for k, name in enumerate(templates.split(","))]
+    SITES[:] = [
+        (f"www.site{k}-{name.replace('_', '-')}.cn", name, STYLE["feed"] if name == "mobile" else STYLE["list"])
+        for k, name in enumerate(templates.split(","))
+    ]
 
 
-def crawl_days(pages: list[Page], bodies: dict[str, bytes], redis_url: str, settings: list[str]
-               ) -> tuple[dict[str, dict], dict[int, list[str]], dict[int, int], dict]:
+def crawl_days(
+    pages: list[Page], bodies: dict[str, bytes], redis_url: str, settings: list[str]
+) -> tuple[dict[str, dict], dict[int, list[str]], dict[int, int], dict]:
     """Day 1, then day 2, every site crawled in turn: the kept items by URL, the article
     pages fetched and the list pages fetched each day, and the index's decision of each page."""
     mirror = Mirror(Catalog(), day=1)
@@ -256,8 +323,10 @@ def report(pages: list[Page], items: dict, decisions: dict, fetched: dict, stori
     got1 = set(fetched[1]) & day1
     again = [r for r in fetched[2] if r in day1]
     print(f"{len(stories)} stories, {len(pages)} article pages on {len(SITES)} sites ({elapsed:.0f} s)")
-    print(f"day 1: article pages fetched {len(got1)}/{len(day1)}; day 2: day-1 pages fetched again {len(again)}, "
-          f"new pages fetched {len(set(fetched[2]) - day1)}/{len(pages) - len(day1)}")
+    print(
+        f"day 1: article pages fetched {len(got1)}/{len(day1)}; day 2: day-1 pages fetched again {len(again)}, "
+        f"new pages fetched {len(set(fetched[2]) - day1)}/{len(pages) - len(day1)}"
+    )
     by_story: dict[int, list[Page]] = {}
     for p in pages:
         by_story.setdefault(p.story, []).append(p)
@@ -279,8 +348,10 @@ def report(pages: list[Page], items: dict, decisions: dict, fetched: dict, stori
         row[4] += got == p.truth["time"]
         body_ok, time_ok = body_ok + (sim >= 0.95), time_ok + (got == p.truth["time"])
         author_ok, authors = author_ok + right, authors + named
-    print(f"kept articles {kept}: bodies >= 0.95 {body_ok / max(kept, 1):.1%}, author {author_ok / max(authors, 1):.1%}"
-          f" ({authors} name one), time {time_ok / max(kept, 1):.1%}")
+    print(
+        f"kept articles {kept}: bodies >= 0.95 {body_ok / max(kept, 1):.1%}, author {author_ok / max(authors, 1):.1%}"
+        f" ({authors} name one), time {time_ok / max(kept, 1):.1%}"
+    )
     for name, (n, body, author, named, when) in per_site.items():
         authored = f"{author / named:.1%}" if named else "none named"
         print(f"  {name:<12} {n:4} kept: bodies {body / n:.1%}, author {authored}, time {when / n:.1%}")
@@ -305,11 +376,17 @@ def report(pages: list[Page], items: dict, decisions: dict, fetched: dict, stori
         dropped += min(mine, len(group) - 1)
         if mine < len(group) - 1 and misses < 3:
             misses += 1
-            print(f"  reprint kept: story {story}, " + ", ".join(
-                f"{p.url} {'kept' if decisions.get(p.url) and decisions[p.url].kept else decisions.get(p.url)}"
-                for p in group))
-    print(f"reprints dropped {dropped}/{copies} = {dropped / max(copies, 1):.1%}, distinct dropped {distinct}"
-          f" ({alike} pages dropped as a copy of the other telling of a story the corpus tells twice)")
+            print(
+                f"  reprint kept: story {story}, "
+                + ", ".join(
+                    f"{p.url} {'kept' if decisions.get(p.url) and decisions[p.url].kept else decisions.get(p.url)}"
+                    for p in group
+                )
+            )
+    print(
+        f"reprints dropped {dropped}/{copies} = {dropped / max(copies, 1):.1%}, distinct dropped {distinct}"
+        f" ({alike} pages dropped as a copy of the other telling of a story the corpus tells twice)"
+    )
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ SEPARATORS = ["\u3000", "&nbsp;&nbsp;", " | ", "\u3000\u3000"]
 def byline_date(rng: random.Random, variant: int) -> tuple[str, list[int]]:
     """A byline's date as one of four ways older sites write it, and its numbers."""
     y, m, d, hh, mm = 2019, rng.randint(1, 12), rng.randint(1, 28), rng.randint(0, 23), rng.randint(0, 59)
-    written = [f"{y}/{m:02d}/{d:02d}", f"{y}-{m}-{d}", f"{y}年{m}月{d}日", f"{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}"][variant]
+    written = [f"{y}/{m:02d}/{d:02d}", f"{y}-{m}-{d}", f"{y}年{m}月{d}日", f"{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}"][
+        variant
+    ]
     return written, [y, m, d] + ([hh, mm] if variant == 3 else [])
 
 
@@ -44,20 +46,33 @@ def page(story: dict, others: list[str], rng: random.Random, n: int) -> tuple[by
     author = rng.choice(NAMES)
     written, numbers = byline_date(rng, n % 4)
     sep = SEPARATORS[(n // 4) % 4]
-    byline = sep.join([f"发布时间：{written}", f"来源：{rng.choice(OUTLETS)}", f"作者：{author}",
-                       "点击数：<span id=hits>23</span>"])
+    byline = sep.join(
+        [f"发布时间：{written}", f"来源：{rng.choice(OUTLETS)}", f"作者：{author}", "点击数：<span id=hits>23</span>"]
+    )
     lines = [s + "。" for s in story["body"].replace("\n", "").split("。") if s.strip()]
-    cell = "<br>".join([f"<b>{story['title']}</b>", byline, *lines, f"责任编辑：{rng.choice(NAMES)}",
-                        "【打印本页】【关闭窗口】", f"上一篇：<a href='/a/{n - 1}.html'>{others[0]}</a>",
-                        f"下一篇：<a href='/a/{n + 1}.html'>{others[1]}</a>"])
-    comments = ("<table class=comment><tr><td>网友评论</td></tr><tr><td>游客 2019-12-05 18:22:10</td></tr>"
-                "<tr><td>说得好</td></tr></table>")
+    cell = "<br>".join(
+        [
+            f"<b>{story['title']}</b>",
+            byline,
+            *lines,
+            f"责任编辑：{rng.choice(NAMES)}",
+            "【打印本页】【关闭窗口】",
+            f"上一篇：<a href='/a/{n - 1}.html'>{others[0]}</a>",
+            f"下一篇：<a href='/a/{n + 1}.html'>{others[1]}</a>",
+        ]
+    )
+    comments = (
+        "<table class=comment><tr><td>网友评论</td></tr><tr><td>游客 2019-12-05 18:22:10</td></tr>"
+        "<tr><td>说得好</td></tr></table>"
+    )
     charset = "<meta http-equiv='Content-Type' content='text/html; charset=gb2312'>" if n % 3 else ""
-    html = (f"<html><head>{charset}<title>{story['title']}_某某县人民政府网</title></head><body><table width=960>"
-            "<tr><td class=nav><a href='/'>首页</a> | <a href='/zw'>政务公开</a> | <a href='/xw'>新闻中心</a></td></tr>"
-            "<tr><td><table width=100%><tr><td width=200 valign=top><a href='/1'>通知公告</a><br>"
-            f"<a href='/2'>工作动态</a></td><td valign=top>{cell}</td></tr></table>{comments}</td></tr>"
-            "<tr><td>版权所有 某某县人民政府 技术支持：某某网络</td></tr></table></body></html>")
+    html = (
+        f"<html><head>{charset}<title>{story['title']}_某某县人民政府网</title></head><body><table width=960>"
+        "<tr><td class=nav><a href='/'>首页</a> | <a href='/zw'>政务公开</a> | <a href='/xw'>新闻中心</a></td></tr>"
+        "<tr><td><table width=100%><tr><td width=200 valign=top><a href='/1'>通知公告</a><br>"
+        f"<a href='/2'>工作动态</a></td><td valign=top>{cell}</td></tr></table>{comments}</td></tr>"
+        "<tr><td>版权所有 某某县人民政府 技术支持：某某网络</td></tr></table></body></html>"
+    )
     return html.encode("gb18030"), author, numbers, "\n".join(lines)
 
 
@@ -83,11 +98,15 @@ def main() -> None:
         author_ok += article.author == author
         time_ok += got == numbers
         if sim < 0.95 or article.author != author or got != numbers:
-            misses.append(f"  page {n}: similarity {sim:.3f}, author {article.author!r} (want {author!r}), "
-                          f"time {article.published_at!r} (want {numbers})")
+            misses.append(
+                f"  page {n}: similarity {sim:.3f}, author {article.author!r} (want {author!r}), "
+                f"time {article.published_at!r} (want {numbers})"
+            )
     total = len(stories)
-    print(f"{total} older-CMS pages around real sina stories: bodies >= 0.95 similar {body_ok / total:.1%}, "
-          f"author right {author_ok / total:.1%}, time right {time_ok / total:.1%}")
+    print(
+        f"{total} older-CMS pages around real sina stories: bodies >= 0.95 similar {body_ok / total:.1%}, "
+        f"author right {author_ok / total:.1%}, time right {time_ok / total:.1%}"
+    )
     print("\n".join(misses[:20]))
 
 

@@ -35,9 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import load_articles, with_reprints  # noqa: E402
 
 from news_crawler.fingerprint import Fingerprinter, UnusableText, fingerprint  # noqa: E402
+from news_crawler.fingerprint.sentences import longest_sentences, sentence_key, signature  # noqa: E402
 from news_crawler.fingerprint.text import normalize  # noqa: E402
 from news_crawler.fingerprint.weights import TfidfWeigher  # noqa: E402
-from news_crawler.fingerprint.sentences import longest_sentences, sentence_key, signature  # noqa: E402
 from news_crawler.index import Document, MemoryStore, SentenceRule  # noqa: E402
 
 K_MAX = 6
@@ -105,9 +105,13 @@ def sentence_pairs(docs: list[Document], rule: SentenceRule) -> set[tuple[int, i
             for y in range(x + 1, len(members)):
                 shared[(members[x], members[y])] += 1
     slack = rule.length_slack
-    return {(a, b) for (a, b), n in shared.items()
-            if n >= rule.match and bin(docs[a].simhash ^ docs[b].simhash).count("1") <= rule.max_distance
-            and abs(docs[a].length - docs[b].length) <= slack}
+    return {
+        (a, b)
+        for (a, b), n in shared.items()
+        if n >= rule.match
+        and bin(docs[a].simhash ^ docs[b].simhash).count("1") <= rule.max_distance
+        and abs(docs[a].length - docs[b].length) <= slack
+    }
 
 
 def precision_recall(found: set, positives: set, j: dict) -> tuple[float, float]:
@@ -116,8 +120,9 @@ def precision_recall(found: set, positives: set, j: dict) -> tuple[float, float]
     return (tp / (tp + fp) if tp + fp else 1.0), tp / len(positives)
 
 
-def in_order(docs: list[Document], rule: SentenceRule | None, k: int, sets: list[np.ndarray],
-             positives: set, j: dict) -> dict[str, float]:
+def in_order(
+    docs: list[Document], rule: SentenceRule | None, k: int, sets: list[np.ndarray], positives: set, j: dict
+) -> dict[str, float]:
     """Decide every document in corpus order in the index, as ``check`` does, and judge the
     drops: precision (drops whose article has J >= 0.8 with the one it was dropped for, of
     those with J >= 0.8 or < 0.5), recall (positive pairs whose later article was dropped),
@@ -141,12 +146,25 @@ def in_order(docs: list[Document], rule: SentenceRule | None, k: int, sets: list
         by_rule[d.rule] += 1
         by_rule[d.rule + " false"] += jv < 0.5
     caught = sum(1 for a, b in positives if b in dropped)
-    return {"precision": good / max(1, good + bad), "recall": caught / len(positives), "false drops": bad,
-            "drops": len(dropped), **by_rule}
+    return {
+        "precision": good / max(1, good + bad),
+        "recall": caught / len(positives),
+        "false drops": bad,
+        "drops": len(dropped),
+        **by_rule,
+    }
 
 
-def sentence_grid(chosen: Fingerprinter, prepared: list[str], docs: list[Document], pairs: dict, positives: set,
-                  natural: set, j: dict, sets: list[np.ndarray]) -> None:
+def sentence_grid(
+    chosen: Fingerprinter,
+    prepared: list[str],
+    docs: list[Document],
+    pairs: dict,
+    positives: set,
+    natural: set,
+    j: dict,
+    sets: list[np.ndarray],
+) -> None:
     """Pairwise precision / recall at k = 3 of simhash + the sentence rule under other
     settings: sentences kept per article (n), shared to match (m), simhash distance (D),
     size ratio (r, 0: none); and the n sentences with the smallest hashes instead of the
@@ -158,8 +176,10 @@ def sentence_grid(chosen: Fingerprinter, prepared: list[str], docs: list[Documen
             if mode == "longest":
                 keys = [signature(t, n, chosen.sentence_min_chars) for t in prepared]
             else:
-                keys = [tuple(sorted({sentence_key(x) for x in longest_sentences(t, 10**6, chosen.sentence_min_chars)})[:n])
-                        for t in prepared]
+                keys = [
+                    tuple(sorted({sentence_key(x) for x in longest_sentences(t, 10**6, chosen.sentence_min_chars)})[:n])
+                    for t in prepared
+                ]
             for m in (2, 3, 4):
                 if m > n:
                     continue
@@ -169,9 +189,11 @@ def sentence_grid(chosen: Fingerprinter, prepared: list[str], docs: list[Documen
                     for p in found - j.keys():
                         j[p] = jaccard(sets[p[0]], sets[p[1]])
                     precision, recall = precision_recall(found, positives, j)
-                    print(f"  {mode:<13} n={n} m={m} D={dist:<2} r={ratio:<3}  {precision:.3f} / {recall:.3f} / "
-                          f"{len(found & natural) / len(natural):.3f} / {sum(1 for p in found if j[p] < 0.5)}",
-                          flush=True)
+                    print(
+                        f"  {mode:<13} n={n} m={m} D={dist:<2} r={ratio:<3}  {precision:.3f} / {recall:.3f} / "
+                        f"{len(found & natural) / len(natural):.3f} / {sum(1 for p in found if j[p] < 0.5)}",
+                        flush=True,
+                    )
 
 
 def plot(path: str, curves: dict[str, list[tuple[float, float]]], title: str) -> None:
@@ -203,12 +225,18 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reprints", type=int, default=2000)
     ap.add_argument("--limit", type=int, default=None, help="use only the first N real articles")
-    ap.add_argument("--flatten", action="store_true",
-                    help="every body (reprints included) flattened to one line, as many corpora deliver text")
+    ap.add_argument(
+        "--flatten",
+        action="store_true",
+        help="every body (reprints included) flattened to one line, as many corpora deliver text",
+    )
     ap.add_argument("--only-chosen", action="store_true", help="measure the naive recipe and the chosen one only")
     ap.add_argument("--plot", help="write precision and recall against k, each rule, to this PNG (matplotlib)")
-    ap.add_argument("--sentence-grid", action="store_true",
-                    help="also measure other settings of the sentence rule, and sentences chosen by hash")
+    ap.add_argument(
+        "--sentence-grid",
+        action="store_true",
+        help="also measure other settings of the sentence rule, and sentences chosen by hash",
+    )
     args = ap.parse_args()
     logging.getLogger("jieba").setLevel(logging.WARNING)
     t0 = time.time()
@@ -229,10 +257,12 @@ def main() -> None:
     docs = with_reprints(real, args.reprints)
     if args.flatten:  # the reprints' added lines too; a flattened text the engine refuses is left out
         docs = [{**d, "body": "".join(d["body"].split("\n"))} for d in docs]
-    docs = docs[: len(real)] + [d for d in docs[len(real):] if chosen.prepare(d["body"])[0].strip()]
-    reprinted = [next(i for i, a in enumerate(real) if a["id"] == d["id"][:-2]) for d in docs[len(real):]]
-    print(f"corpus: {len(real)} real sina articles (those with text to fingerprint) + "
-          f"{len(docs) - len(real)} synthetic reprints")
+    docs = docs[: len(real)] + [d for d in docs[len(real) :] if chosen.prepare(d["body"])[0].strip()]
+    reprinted = [next(i for i, a in enumerate(real) if a["id"] == d["id"][:-2]) for d in docs[len(real) :]]
+    print(
+        f"corpus: {len(real)} real sina articles (those with text to fingerprint) + "
+        f"{len(docs) - len(real)} synthetic reprints"
+    )
 
     plain = TfidfWeigher(position_decay=0, max_word_share=1, hmm=True)
     slower_decay = TfidfWeigher(position_decay=15)
@@ -246,8 +276,9 @@ def main() -> None:
     print(f"segmented in {time.time() - t0:.0f}s")
 
     variants = {
-        "naive: extract_tags top-20": lambda i: simhash.Simhash(
-            jieba.analyse.extract_tags(docs[i]["body"], topK=20, withWeight=True), f=64).value,
+        "naive: extract_tags top-20": lambda i: (
+            simhash.Simhash(jieba.analyse.extract_tags(docs[i]["body"], topK=20, withWeight=True), f=64).value
+        ),
         "chosen (lead decay 8, cap 0.1, no HMM)": lambda i: fingerprint(chosen.weigher.weigh(words[i])),
         "lead decay 15 (slower)": lambda i: fingerprint(slower_decay.weigh(words[i])),
         "lead decay 4 (faster)": lambda i: fingerprint(faster_decay.weigh(words[i])),
@@ -255,8 +286,9 @@ def main() -> None:
         "plain TF-IDF, all words": lambda i: fingerprint(plain.features(prepared[i])),
         "plain TF-IDF, top-20": lambda i: fingerprint(top20.features(prepared[i])),
         "cap, no lead weight": lambda i: fingerprint(cap_only.weigh(words[i])),
-        "chosen + title": lambda i: fingerprint(chosen.weigher.weigh(
-            chosen.weigher.words(normalize(docs[i]["title"])) + words[i])),
+        "chosen + title": lambda i: fingerprint(
+            chosen.weigher.weigh(chosen.weigher.words(normalize(docs[i]["title"])) + words[i])
+        ),
         "chosen, boilerplate kept": lambda i: fingerprint(chosen.weigher.features(normalize(docs[i]["body"]))),
         "chosen, with jieba HMM": lambda i: fingerprint(with_hmm.features(prepared[i])),
     }
@@ -267,7 +299,7 @@ def main() -> None:
 
     rule = SentenceRule()
     chosen_docs = []
-    for n, d in enumerate(docs):
+    for _n, d in enumerate(docs):
         f = chosen.fingerprint(d["body"])
         chosen_docs.append(Document(d["id"], f.value, f.sentences, f.length))
     by_sentences = sentence_pairs(chosen_docs, rule)
@@ -277,8 +309,10 @@ def main() -> None:
     j = {p: jaccard(sets[p[0]], sets[p[1]]) for p in candidates}
     positives = {p for p, v in j.items() if v >= 0.8}
     synthetic = {p for p in positives if docs[p[1]]["id"].endswith("~r") or docs[p[0]]["id"].endswith("~r")}
-    print(f"ground truth: {len(positives)} near-duplicate pairs (J >= 0.8), {len(synthetic)} involving a reprint;"
-          f" {sum(v < 0.5 for v in j.values())} measured distinct pairs (J < 0.5); {time.time() - t0:.0f}s\n")
+    print(
+        f"ground truth: {len(positives)} near-duplicate pairs (J >= 0.8), {len(synthetic)} involving a reprint;"
+        f" {sum(v < 0.5 for v in j.values())} measured distinct pairs (J < 0.5); {time.time() - t0:.0f}s\n"
+    )
 
     print(f"{'method':<42}" + "".join(f"   k={k} P / R  " for k in range(K_MAX + 1)))
     for name, pairs in near.items():
@@ -295,20 +329,29 @@ def main() -> None:
     natural = positives - synthetic
     own = {p for p in candidates if docs[p[1]].get("edits") and docs[p[1]]["id"] == docs[p[0]]["id"] + "~r"}
     fp3 = {p for p in at3 if j[p] < 0.5}
-    print(f"\nchosen at k=3: recall on natural pairs {len(natural & at3) / len(natural):.3f} ({len(natural)} pairs), "
-          f"on pairs involving a reprint {len(synthetic & at3) / len(synthetic):.3f} ({len(synthetic)} pairs)")
-    print(f"chosen at k=3: {len(fp3)} pairs with J < 0.5 within distance 3; {len(fp3 & own)} of them are an article "
-          f"and its own synthetic reprint (a short article whose added credits and boilerplate pull J below 0.5)")
+    print(
+        f"\nchosen at k=3: recall on natural pairs {len(natural & at3) / len(natural):.3f} ({len(natural)} pairs), "
+        f"on pairs involving a reprint {len(synthetic & at3) / len(synthetic):.3f} ({len(synthetic)} pairs)"
+    )
+    print(
+        f"chosen at k=3: {len(fp3)} pairs with J < 0.5 within distance 3; {len(fp3 & own)} of them are an article "
+        f"and its own synthetic reprint (a short article whose added credits and boilerplate pull J below 0.5)"
+    )
     own_all = {(i, len(real) + n) for n, i in enumerate(reprinted)}
     for k in (3,):
         found = {p for p, d in chosen_pairs.items() if d <= k}
-        print(f"every (article, its reprint) pair counted as a near-duplicate whatever its J: recall of those at k={k} "
-              f"{len(found & own_all) / len(own_all):.3f}; precision at k={k} with them as positives "
-              f"{len((found & positives) | (found & own_all)) / max(1, len((found & positives) | (found & own_all)) + len({p for p in found if j[p] < 0.5} - own_all)):.3f}")
+        hits = (found & positives) | (found & own_all)
+        print(
+            f"every (article, its reprint) pair counted as a near-duplicate whatever its J: recall of those at k={k} "
+            f"{len(found & own_all) / len(own_all):.3f}; precision at k={k} with them as positives "
+            f"{len(hits) / max(1, len(hits) + len({p for p in found if j[p] < 0.5} - own_all)):.3f}"
+        )
 
     # The chosen fingerprint alone and with the second signal, natural and reprint pairs apart.
-    print(f"\nsimhash alone and with the sentence rule (share {rule.match} of {chosen.sentence_count} longest "
-          f"sentences, distance <= {rule.max_distance}, sizes within {rule.length_ratio}):")
+    print(
+        f"\nsimhash alone and with the sentence rule (share {rule.match} of {chosen.sentence_count} longest "
+        f"sentences, distance <= {rule.max_distance}, sizes within {rule.length_ratio}):"
+    )
     print(f"{'rule':<28}" + "".join(f"   k={k} P / R  " for k in range(K_MAX + 1)) + "   natural R  reprint R (k=3)")
     curves = {}
     for name, extra in (("simhash alone", set()), ("simhash + sentences", by_sentences)):
@@ -318,19 +361,29 @@ def main() -> None:
             points.append(precision_recall(found, positives, j))
         at3 = {p for p, d in chosen_pairs.items() if d <= 3} | extra
         curves[name] = points
-        print(f"{name:<28}" + "".join(f" {p:6.3f} / {r:5.3f} " for p, r in points)
-              + f"   {len(natural & at3) / len(natural):9.3f}  {len(synthetic & at3) / len(synthetic):9.3f}")
+        print(
+            f"{name:<28}"
+            + "".join(f" {p:6.3f} / {r:5.3f} " for p, r in points)
+            + f"   {len(natural & at3) / len(natural):9.3f}  {len(synthetic & at3) / len(synthetic):9.3f}"
+        )
     print("\nin order through the index, as `news-dedup check` decides (k = 3):")
     for name, r in (("simhash alone", None), ("simhash + sentences", rule)):
         m = in_order(chosen_docs, r, 3, sets, positives, j)
-        print(f"  {name:<22} precision {m['precision']:.3f}  recall {m['recall']:.3f}  drops {m['drops']}  "
-              f"false drops {m['false drops']} (1 per {len(docs) / max(1, m['false drops']):.0f} articles)  "
-              + "  ".join(f"{key} {v}" for key, v in m.items() if key.startswith(("simhash", "sentences"))))
+        print(
+            f"  {name:<22} precision {m['precision']:.3f}  recall {m['recall']:.3f}  drops {m['drops']}  "
+            f"false drops {m['false drops']} (1 per {len(docs) / max(1, m['false drops']):.0f} articles)  "
+            + "  ".join(f"{key} {v}" for key, v in m.items() if key.startswith(("simhash", "sentences")))
+        )
     if args.sentence_grid:
         sentence_grid(chosen, prepared, chosen_docs, chosen_pairs, positives, natural, j, sets)
     if args.plot:
-        plot(args.plot, curves, f"{len(docs)} articles ({len(docs) - len(real)} reprints)"
-             + (", bodies flattened" if args.flatten else "") + f"; {len(positives)} near-duplicate pairs")
+        plot(
+            args.plot,
+            curves,
+            f"{len(docs)} articles ({len(docs) - len(real)} reprints)"
+            + (", bodies flattened" if args.flatten else "")
+            + f"; {len(positives)} near-duplicate pairs",
+        )
     print(f"total {time.time() - t0:.0f}s")
 
 

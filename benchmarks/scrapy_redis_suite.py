@@ -30,12 +30,19 @@ from tests.redis_server import TestServer  # noqa: E402 - the same real server t
 VERSION = "0.9.1"
 FILES = ["test_dupefilter.py", "test_queue.py", "test_scrapy_redis.py", "test_connection.py"]
 REWRITES = [
-    (r"from scrapy_redis\.dupefilter import RFPDupeFilter",
-     "from news_crawler.dupefilter import RedisDupeFilter as RFPDupeFilter"),
-    (r"from scrapy_redis\.scheduler import Scheduler", "from news_crawler.scheduling import RedisScheduler as Scheduler"),
-    (r"from scrapy_redis\.queue import FifoQueue, LifoQueue, PriorityQueue",
-     "from scrapy_redis.queue import FifoQueue, LifoQueue\n"
-     "from news_crawler.leasing import LeasedPriorityQueue as PriorityQueue"),
+    (
+        r"from scrapy_redis\.dupefilter import RFPDupeFilter",
+        "from news_crawler.dupefilter import RedisDupeFilter as RFPDupeFilter",
+    ),
+    (
+        r"from scrapy_redis\.scheduler import Scheduler",
+        "from news_crawler.scheduling import RedisScheduler as Scheduler",
+    ),
+    (
+        r"from scrapy_redis\.queue import FifoQueue, LifoQueue, PriorityQueue",
+        "from scrapy_redis.queue import FifoQueue, LifoQueue\n"
+        "from news_crawler.leasing import LeasedPriorityQueue as PriorityQueue",
+    ),
     (r"from scrapy_redis\.queue import Base", "from news_crawler.leasing import LeasedPriorityQueue as Base"),
     (r"from scrapy_redis import connection\b", "from news_crawler import connection"),
     (r"from scrapy_redis\.connection import", "from news_crawler.connection import"),
@@ -52,14 +59,14 @@ DIFFERENCES = {
     "test_connection.TestFromSettings.test_redis_cls_custom_path": EMBEDDED + " (a client class is built by from_url)",
     "test_connection.TestFromSettings.test_default_params": EMBEDDED + "; " + PARAMS,
     "test_connection.TestFromSettings.test_override_default_params": EMBEDDED + "; " + PARAMS,
-    "test_dupefilter.TestFromMethods.test_from_crawler":
-        "one client for everything (not scrapy_redis.connection's); the spider's persistent "
-        "SCHEDULER_DUPEFILTER_KEY set unless DUPEFILTER_KEY names one (not a new dupefilter:<timestamp>)",
+    "test_dupefilter.TestFromMethods.test_from_crawler": "one client for everything (not scrapy_redis.connection's); "
+    "the spider's persistent "
+    "SCHEDULER_DUPEFILTER_KEY set unless DUPEFILTER_KEY names one (not a new dupefilter:<timestamp>)",
 }
 
 OPT_IN_DIFFERENCES = {
-    "test_scrapy_redis.SchedulerTest.test_scheduler_persistent":
-        "'Resuming crawl (2 requests scheduled)' goes to spider.logger: Spider.log() is deprecated since Scrapy 2.13",
+    "test_scrapy_redis.SchedulerTest.test_scheduler_persistent": "'Resuming crawl (2 requests scheduled)' goes to "
+    "spider.logger: Spider.log() is deprecated since Scrapy 2.13",
 }
 
 # The documented opt-in, for a second run of the tests that ask for pickle.
@@ -67,8 +74,22 @@ OPT_IN = (r'"SCHEDULER_SERIALIZER": "pickle",', '"SCHEDULER_SERIALIZER": "pickle
 
 
 def fetch_tests(work: Path, opt_in: bool = False) -> Path:
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-                    f"scrapy-redis=={VERSION}", "-d", str(work)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            f"scrapy-redis=={VERSION}",
+            "-d",
+            str(work),
+        ],
+        check=True,
+    )
     if not (work / f"scrapy_redis-{VERSION}").exists():
         with tarfile.open(next(work.glob("scrapy_redis-*.tar.gz"))) as tar:
             tar.extractall(work, filter="data")
@@ -88,8 +109,26 @@ def run(suite: Path, server: TestServer) -> dict[str, str]:
     # HOME: the tests that name no server start the embedded one, under this directory.
     env = {**os.environ, "REDIS_HOST": "127.0.0.1", "REDIS_PORT": str(server.port), "HOME": str(suite)}
     report = suite / "report.xml"
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-n", "0",
-                    "--rootdir", str(suite), f"--junitxml={report}", *FILES], cwd=suite, env=env)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "-n",
+            "0",
+            "--rootdir",
+            str(suite),
+            f"--junitxml={report}",
+            *FILES,
+        ],
+        cwd=suite,
+        env=env,
+    )
     subprocess.run([sys.executable, "-m", "news_crawler.cli.crawler", "stop-server"], env=env, capture_output=True)
     outcomes = {}
     for case in ET.parse(report).getroot().iter("testcase"):
@@ -110,8 +149,10 @@ def main() -> int:
     passed = [n for n, o in outcomes.items() if o == "passed"]
     failed = [n for n, o in outcomes.items() if o == "failed"]
     unexpected = [n for n in failed if n not in DIFFERENCES]
-    print(f"\nscrapy-redis {VERSION}'s tests against this project's classes: {len(outcomes)} run, "
-          f"{len(passed)} passed, {len(failed) - len(unexpected)} differ on purpose, {len(unexpected)} failed")
+    print(
+        f"\nscrapy-redis {VERSION}'s tests against this project's classes: {len(outcomes)} run, "
+        f"{len(passed)} passed, {len(failed) - len(unexpected)} differ on purpose, {len(unexpected)} failed"
+    )
     for name in sorted(failed):
         print(f"  {name}: {DIFFERENCES.get(name, 'UNEXPECTED FAILURE')}")
     for name in sorted(set(DIFFERENCES) - set(failed)):

@@ -47,7 +47,7 @@ def _links(others: list[str], fmt: str) -> str:
 
 def government(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
     y, m, d, _, _ = _when(rng)
-    paras = _paragraphs(lines, '<p style="text-indent:2em;">', '</p>')
+    paras = _paragraphs(lines, '<p style="text-indent:2em;">', "</p>")
     html = (
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}-某市人民政府门户网站</title></head>'
         '<body><div class="header"><a href="/">首页</a><a href="/zwgk/">政务公开</a><a href="/hdjl/">互动交流</a>'
@@ -61,7 +61,8 @@ def government(title: str, lines: list[str], others: list[str], rng: random.Rand
         '<div class="related"><h3>相关信息</h3><ul>'
         + _links(others[:4], '<li><a href="/zwdt/{n}.html">{t}</a><span>2019-02-2{n}</span></li>')
         + '</ul></div><div class="footer">主办：某市人民政府办公室 网站标识码：3301000001 '
-        '浙ICP备05012345号</div></body></html>')
+        "浙ICP备05012345号</div></body></html>"
+    )
     return _page(html, "utf-8", "", [y, m, d], lines)
 
 
@@ -85,7 +86,8 @@ def portal(title: str, lines: list[str], others: list[str], rng: random.Random) 
         '<div class="cmt"><span class="name">北京网友</span><span class="time">03月02日 10:12</span>'
         '<p>支持，希望落到实处。</p></div></div></div><div class="sidebar"><h3>热门排行</h3><ol>'
         + _links(others, '<li><a href="/news/hot{n}.shtml">{t}</a></li>')
-        + '</ol></div><div class="footer">Copyright © 1996-2019 某某网 All Rights Reserved</div></body></html>')
+        + '</ol></div><div class="footer">Copyright © 1996-2019 某某网 All Rights Reserved</div></body></html>'
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -105,13 +107,14 @@ def old_cms(title: str, lines: list[str], others: list[str], rng: random.Random)
         f"<tr><td>上一条:<a href=/a/1.html>{escape(others[0])}</a><br>"
         f"下一条:<a href=/a/2.html>{escape(others[1])}</a></td></tr><tr><td>相关文章:<br>"
         + _links(others[2:5], "<a href=/a/r{n}.html>{t}</a><br>")
-        + "</td></tr><tr><td align=center>版权所有 某某信息网 备案号：京ICP备12345678号</td></tr></table></body></html>")
+        + "</td></tr><tr><td align=center>版权所有 某某信息网 备案号：京ICP备12345678号</td></tr></table></body></html>"
+    )
     return _page(html, "gbk", author, [y, m, d, hh, mm], lines)
 
 
 def mobile(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
     (y, m, d, hh, mm), author = _when(rng), rng.choice(NAMES)
-    paras = _paragraphs(lines, '<p class="art_p">', '</p>')
+    paras = _paragraphs(lines, '<p class="art_p">', "</p>")
     html = (
         '<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
         f'<title>{escape(title)}_手机某某网</title></head><body><header class="top">某某新闻 '
@@ -122,7 +125,8 @@ def mobile(title: str, lines: list[str], others: list[str], rng: random.Random) 
         f'<section class="art_content">{paras}</section><div class="look_more">展开全文</div></article>'
         '<div class="hot"><h2>热门推荐</h2>'
         + _links(others, '<a href="/n/{n}"><div class="title">{t}</div><span>1.{n}万阅读</span></a>')
-        + '</div><footer>打开APP，阅读更多精彩内容</footer></body></html>')
+        + "</div><footer>打开APP，阅读更多精彩内容</footer></body></html>"
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
@@ -134,21 +138,22 @@ def local_paper(title: str, lines: list[str], others: list[str], rng: random.Ran
         f"<title>{escape(title)} - 某某日报</title></head><body>"
         '<div class="nav"><a href="/">首页</a> <a href="/bd/">本地</a> <a href="/gn/">国内</a> '
         '<a href="/pl/">评论</a></div><div class="content">'
-        f"<h2>{escape(title)}</h2><div class=\"source\">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}\u3000"
+        f'<h2>{escape(title)}</h2><div class="source">{y}-{m:02d}-{d:02d} {hh:02d}:{mm:02d}\u3000'
         f"来源：{rng.choice(OUTLETS)}\u3000作者：{author}\u3000编辑：{rng.choice(NAMES)}</div>"
         f'<div id="content">{paras}</div><div class="page_nav">'
         f'上一篇：<a href="/bd/1.html">{escape(others[0])}</a>\u3000'
         f'下一篇：<a href="/bd/2.html">{escape(others[1])}</a></div>'
         '<div class="pl"><h4>发表评论</h4><div class="item">网友 2019-12-02 08:00:01</div>'
         '<div class="item">写得真好，点赞！</div></div></div>'
-        '<div class="foot">某某日报社版权所有 未经授权禁止转载</div></body></html>')
+        '<div class="foot">某某日报社版权所有 未经授权禁止转载</div></body></html>'
+    )
     return _page(html, "gb18030", author, [y, m, d, hh, mm], lines)
 
 
 def party_paper(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
     y, m, d, hh, mm = _when(rng)
     editors = "、".join(rng.sample(NAMES, 2))
-    paras = _paragraphs(lines, '<p style="text-indent: 2em;">', '</p>')
+    paras = _paragraphs(lines, '<p style="text-indent: 2em;">', "</p>")
     html = (
         f'<html><head><meta charset="utf-8"><title>{escape(title)}--时政--人民某某网</title>'
         '<meta name="keywords" content="时政"></head><body><div class="nav"><a href="/">首页</a>|<a href="/gn/">国内</a>'
@@ -159,13 +164,14 @@ def party_paper(title: str, lines: list[str], others: list[str], rng: random.Ran
         f'<div class="edit clearfix">(责编：{editors})</div></div>'
         '<div class="box_tag">相关专题</div><ul class="list">'
         + _links(others[:3], '<li><a href="/n1/{n}.html">{t}</a></li>')
-        + '</ul></div><div class="footer">人民某某网版权所有，未经书面授权禁止使用</div></body></html>')
+        + '</ul></div><div class="footer">人民某某网版权所有，未经书面授权禁止使用</div></body></html>'
+    )
     return _page(html, "utf-8", "", [y, m, d, hh, mm], lines)
 
 
 def self_media(title: str, lines: list[str], others: list[str], rng: random.Random) -> tuple[bytes, dict]:
     (y, m, d, _, _), author = _when(rng), rng.choice(NAMES)
-    paras = _paragraphs(lines, '<p><span style="font-size: 15px;">', '</span></p>')
+    paras = _paragraphs(lines, '<p><span style="font-size: 15px;">', "</span></p>")
     html = (
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{escape(title)}</title>'
         '<meta name="viewport" content="width=device-width"></head><body><div id="js_article" class="rich_media">'
@@ -175,11 +181,12 @@ def self_media(title: str, lines: list[str], others: list[str], rng: random.Rand
         '<span class="rich_media_meta_nickname"><a id="js_name">某某观察</a></span>'
         f'<em id="publish_time" class="rich_media_meta">{y}-{m:02d}-{d:02d}</em></div>'
         f'<div class="rich_media_content" id="js_content"><section>{paras}</section>'
-        '<section><p>喜欢此内容的人还喜欢</p></section></div>'
+        "<section><p>喜欢此内容的人还喜欢</p></section></div>"
         '<div class="rich_media_tool"><a>阅读原文</a> 阅读 10万+ <a>在看</a></div></div>'
         '<div class="recommend"><h3>喜欢此内容的人还喜欢</h3>'
         + _links(others[:3], '<a href="/s/{n}"><span>{t}</span></a>')
-        + '</div></body></html>')
+        + "</div></body></html>"
+    )
     return _page(html, "utf-8", author, [y, m, d], lines)
 
 
@@ -194,13 +201,14 @@ def netease(title: str, lines: list[str], others: list[str], rng: random.Random)
         '<a class="post_jubao">举报</a></div>'
         f'<div class="post_body">{paras}<p>本文来源：{rng.choice(OUTLETS)}</p>'
         f'<div class="post_btmshare"></div><div class="ep-source cDGray"><span class="left">'
-        f'责任编辑：{rng.choice(NAMES)}_NBJ{rng.randint(1000, 9999)}</span></div></div>'
+        f"责任编辑：{rng.choice(NAMES)}_NBJ{rng.randint(1000, 9999)}</span></div></div>"
         '<div class="post_next"><h3>相关推荐</h3><ul>'
         + _links(others[:4], '<li><a href="/21/{n}.html">{t}</a><span class="time">2019-02-2{n}</span></li>')
         + '</ul></div><div class="tie-area">跟贴 <span>1234</span> 参与 <span>5678</span></div></div>'
         '<div class="post_side"><h3>热点新闻</h3><ul>'
         + _links(others, '<li><a href="/22/{n}.html">{t}</a></li>')
-        + '</ul></div></body></html>')
+        + "</ul></div></body></html>"
+    )
     return _page(html, "gbk", "", [y, m, d, hh, mm], lines)
 
 
@@ -208,15 +216,24 @@ def county_site(title: str, lines: list[str], others: list[str], rng: random.Ran
     (y, m, d, _, _), author = _when(rng), rng.choice(NAMES)
     gap = "\u3000"
     cell = "<br>".join(
-        [f"<b>{escape(title)}</b>",
-         f"发布时间：{y}/{m:02d}/{d:02d}{gap}来源：{rng.choice(OUTLETS)}{gap}作者：{author}{gap}点击数："
-         "<script>document.write(Math.round(Math.random()*900))</script>", ""]
+        [
+            f"<b>{escape(title)}</b>",
+            f"发布时间：{y}/{m:02d}/{d:02d}{gap}来源：{rng.choice(OUTLETS)}{gap}作者：{author}{gap}点击数："
+            "<script>document.write(Math.round(Math.random()*900))</script>",
+            "",
+        ]
         + [f"{gap * 2}{escape(x)}" for x in lines]
-        + ["", f"责任编辑：{rng.choice(NAMES)}", "【打印】【关闭】",
-           f"上一篇：<a href=/art/{y}/{m}/1.html>{escape(others[0])}</a>",
-           f"下一篇：<a href=/art/{y}/{m}/2.html>{escape(others[1])}</a>",
-           "网友评论", f"游客 {y}-{m:02d}-{d:02d} 18:{rng.randint(10, 59)}:07{gap}说得好，支持！",
-           f"热心市民 {y}-{m:02d}-{min(d + 1, 28):02d} 09:{rng.randint(10, 59)}:31{gap}希望多报道这样的事"])
+        + [
+            "",
+            f"责任编辑：{rng.choice(NAMES)}",
+            "【打印】【关闭】",
+            f"上一篇：<a href=/art/{y}/{m}/1.html>{escape(others[0])}</a>",
+            f"下一篇：<a href=/art/{y}/{m}/2.html>{escape(others[1])}</a>",
+            "网友评论",
+            f"游客 {y}-{m:02d}-{d:02d} 18:{rng.randint(10, 59)}:07{gap}说得好，支持！",
+            f"热心市民 {y}-{m:02d}-{min(d + 1, 28):02d} 09:{rng.randint(10, 59)}:31{gap}希望多报道这样的事",
+        ]
+    )
     html = (
         "<html><head><title>" + escape(title) + "_某某县人民政府</title></head><body>"
         "<table width=1000 border=0 cellpadding=0 cellspacing=0><tr><td colspan=2>"
@@ -225,7 +242,8 @@ def county_site(title: str, lines: list[str], others: list[str], rng: random.Ran
         "<a href=/xwzx/xzdt/>乡镇动态</a><br><a href=/xwzx/tzgg/>通知公告</a></td>"
         f"<td valign=top>当前位置：<a href=/>首页</a> &gt; <a href=/xwzx/>新闻中心</a><br>{cell}</td></tr>"
         "<tr><td colspan=2 align=center>主办：某某县人民政府办公室　地址：某某县人民路1号<br>"
-        "备案号：某ICP备05001234号　网站标识码：1234000012</td></tr></table></body></html>")
+        "备案号：某ICP备05001234号　网站标识码：1234000012</td></tr></table></body></html>"
+    )
     return _page(html, "gbk", author, [y, m, d], lines)
 
 
@@ -240,10 +258,20 @@ def byline_under(title: str, lines: list[str], others: list[str], rng: random.Ra
         f'<div class="editor">责任编辑：{rng.choice(NAMES)}</div><div class="share">分享到：微信 微博</div></div>'
         '<div class="related"><h3>相关新闻</h3><ul>'
         + _links(others[:4], '<li><a href="/n/{n}.html">{t}</a></li>')
-        + '</ul></div></body></html>')
+        + "</ul></div></body></html>"
+    )
     return _page(html, "utf-8", author, [y, m, d, hh, mm], lines)
 
 
-TEMPLATES = {"government": government, "portal": portal, "old_cms": old_cms, "mobile": mobile,
-             "local_paper": local_paper, "party_paper": party_paper, "self_media": self_media, "netease": netease,
-             "county_site": county_site, "byline_under": byline_under}
+TEMPLATES = {
+    "government": government,
+    "portal": portal,
+    "old_cms": old_cms,
+    "mobile": mobile,
+    "local_paper": local_paper,
+    "party_paper": party_paper,
+    "self_media": self_media,
+    "netease": netease,
+    "county_site": county_site,
+    "byline_under": byline_under,
+}

@@ -44,7 +44,6 @@ from corpus import load_articles, with_reprints  # noqa: E402
 from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
 from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
 
-
 ROUNDS = 3
 
 
@@ -90,14 +89,23 @@ def fingerprint_speed(bodies: list[str]) -> None:
         t_naive.append(best_of(1, naive))
     n = len(bodies)
     b, bn, o, v = min(t_bare), min(t_bare_nh), min(t_ours), min(t_naive)
-    print(f"fingerprints (HMM={fp.weigher.hmm}): {n / o:,.0f}/s ours, {n / b:,.0f}/s bare jieba.lcut, "
-          f"{n / bn:,.0f}/s bare jieba.lcut(HMM=False), {n / v:,.0f}/s naive")
-    print(f"  ours costs {o / b:.2f}x bare jieba.lcut and {o / bn:.2f}x bare jieba.lcut(HMM=False); "
-          f"naive costs {v / b:.2f}x bare jieba.lcut")
+    print(
+        f"fingerprints (HMM={fp.weigher.hmm}): {n / o:,.0f}/s ours, {n / b:,.0f}/s bare jieba.lcut, "
+        f"{n / bn:,.0f}/s bare jieba.lcut(HMM=False), {n / v:,.0f}/s naive"
+    )
+    print(
+        f"  ours costs {o / b:.2f}x bare jieba.lcut and {o / bn:.2f}x bare jieba.lcut(HMM=False); "
+        f"naive costs {v / b:.2f}x bare jieba.lcut"
+    )
 
 
 def masked(doc: Document, mask: int, key_mask: int, suffix: str) -> Document:
     return Document(doc.id + suffix, doc.simhash ^ mask, tuple(k ^ key_mask for k in doc.sentences), doc.length)
+
+
+def server_version(client: redis.Redis) -> str:
+    info = client.info("server")
+    return str(info.get("valkey_version") or info["redis_version"])
 
 
 def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, retention_days: float = 0) -> None:
@@ -105,8 +113,9 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
         client = redis.Redis.from_url(url)
         base_memory = int(client.info("memory")["used_memory"])
         clock = [time.time()]
-        store = RedisStore(client, "bench", batch_size=500, sentences=rule, retention_days=retention_days,
-                           clock=lambda: clock[0])
+        store = RedisStore(
+            client, "bench", batch_size=500, sentences=rule, retention_days=retention_days, clock=lambda: clock[0]
+        )
         live = math.ceil(retention_days / 7) + 1 if retention_days else 1  # generations of 7 days
         print(f"sentence rule: {rule or 'off'}; retention: {retention_days or 'none'} ({live} live generations)")
         rng = random.Random(1)
@@ -114,20 +123,31 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
         for start in range(0, stored, 10_000):
             if retention_days and start and start % (-(-stored // live // 10_000) * 10_000 or 10_000) == 0:
                 clock[0] += 7 * 86_400  # the next generation
-            store.decide_many([Document(f"https://example.com/s/{i}.html", rng.getrandbits(64),
-                                        tuple(rng.getrandbits(24) for _ in range(5)), rng.randint(117, 175))
-                               for i in range(start, min(stored, start + 10_000))])
+            store.decide_many(
+                [
+                    Document(
+                        f"https://example.com/s/{i}.html",
+                        rng.getrandbits(64),
+                        tuple(rng.getrandbits(24) for _ in range(5)),
+                        rng.randint(117, 175),
+                    )
+                    for i in range(start, min(stored, start + 10_000))
+                ]
+            )
         load = time.perf_counter() - t
         kept = store.counts()["kept"]
-        print(f"preloaded {stored:,} random fingerprints ({kept:,} kept) in {load:.1f}s "
-              f"= {stored / load:,.0f} decisions/s at batch 500")
+        print(
+            f"preloaded {stored:,} random fingerprints ({kept:,} kept) in {load:.1f}s "
+            f"= {stored / load:,.0f} decisions/s at batch 500"
+        )
 
         if retention_days:
             print(f"stored per generation: {[store.held(p) for p in store.live_prefixes()]}")
         used = int(client.info("memory")["used_memory"]) - base_memory
         pipe = client.pipeline(transaction=False)
         for key in [p + k for p in store.live_prefixes() for k in ("ids", "held", "origins", "stats")] + [
-                f"{p}{kind}{b:04x}" for p in store.live_prefixes() for kind in "ik" for b in range(1 << 16)]:  # kept ids
+            f"{p}{kind}{b:04x}" for p in store.live_prefixes() for kind in "ik" for b in range(1 << 16)
+        ]:  # kept ids
             pipe.memory_usage(key, samples=0)
         ids_bytes = sum(int(n or 0) for n in pipe.execute())
         sentence_keys = [f"{p}S{b:04x}" for p in store.live_prefixes() for b in range(1 << 16)]
@@ -139,10 +159,12 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
         sentence_bytes = sum(int(n or 0) for n in usage)
         sentence_count = sum(n is not None for n in usage)
         tables = used - ids_bytes - sentence_bytes
-        print(f"memory at {kept:,} fingerprints: {tables / kept:.1f} bytes each for the four tables, "
-              f"{sentence_bytes / kept:.1f} bytes each for the sentence table ({sentence_count:,} buckets), "
-              f"{ids_bytes / kept:.1f} bytes each for the id records (kept ids by simhash, filed id keys), "
-              f"{used / kept:.1f} in all (valkey {client.info('server')['valkey_version'] if 'valkey_version' in client.info('server') else client.info('server')['redis_version']}, libc malloc)")
+        print(
+            f"memory at {kept:,} fingerprints: {tables / kept:.1f} bytes each for the four tables, "
+            f"{sentence_bytes / kept:.1f} bytes each for the sentence table ({sentence_count:,} buckets), "
+            f"{ids_bytes / kept:.1f} bytes each for the id records (kept ids by simhash, filed id keys), "
+            f"{used / kept:.1f} in all (valkey {server_version(client)}, libc malloc)"
+        )
 
         # Each round decides the real articles and reprints four times over, each time under a
         # fresh random mask: new fingerprints, the same distances between them.
@@ -163,10 +185,13 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
                 server.append(client.info("commandstats")["cmdstat_evalsha"]["usec"] / len(items))
                 dropped = sum(not d.kept for d in decisions)
                 by_sentences = sum(d.rule == "sentences" for d in decisions)
-            print(f"batched decisions (batch {batch}, {len(items):,} real articles and reprints a round, "
-                  f"{dropped:,} dropped, {by_sentences:,} of them by sentences): best {max(rates):,.0f}/s, median {statistics.median(rates):,.0f}/s, "
-                  f"rounds {', '.join(f'{r:,.0f}' for r in rates)}; inside the server "
-                  f"{statistics.median(server):.1f} us a decision (median)")
+            print(
+                f"batched decisions (batch {batch}, {len(items):,} real articles and reprints a round, "
+                f"{dropped:,} dropped, {by_sentences:,} of them by sentences): best {max(rates):,.0f}/s, "
+                f"median {statistics.median(rates):,.0f}/s, "
+                f"rounds {', '.join(f'{r:,.0f}' for r in rates)}; inside the server "
+                f"{statistics.median(server):.1f} us a decision (median)"
+            )
 
         p50s, p99s, means = [], [], []
         for rnd in range(ROUNDS):
@@ -182,9 +207,11 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
             p50s.append(lat[len(lat) // 2] * 1e3)
             p99s.append(lat[int(len(lat) * 0.99)] * 1e3)
             means.append(statistics.mean(lat) * 1e3)
-        print(f"single decision latency ({len(fps):,} decisions a round): p50 {statistics.median(p50s):.3f} ms, "
-              f"p99 {statistics.median(p99s):.3f} ms, mean {statistics.median(means):.3f} ms (median round); "
-              f"p99 by round {', '.join(f'{x:.3f}' for x in p99s)} ms")
+        print(
+            f"single decision latency ({len(fps):,} decisions a round): p50 {statistics.median(p50s):.3f} ms, "
+            f"p99 {statistics.median(p99s):.3f} ms, mean {statistics.median(means):.3f} ms (median round); "
+            f"p99 by round {', '.join(f'{x:.3f}' for x in p99s)} ms"
+        )
 
     rng = random.Random(1)
     t = time.perf_counter()
@@ -198,8 +225,10 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
         if not index.get_near_dups(h):
             index.add(doc.id, h)
     took_py = time.perf_counter() - t
-    print(f"simhash.SimhashIndex(k=3) in process: loaded {stored:,} in {load_py:.1f}s, then "
-          f"{len(fps) / took_py:,.0f} decisions/s on the same articles")
+    print(
+        f"simhash.SimhashIndex(k=3) in process: loaded {stored:,} in {load_py:.1f}s, then "
+        f"{len(fps) / took_py:,.0f} decisions/s on the same articles"
+    )
 
 
 def main() -> None:
@@ -226,8 +255,10 @@ def main() -> None:
             continue
         fps.append(Document(d["id"], f.value, f.sentences, f.length))
     lengths = sorted(d.length for d in fps)
-    print(f"length codes of the real articles: median {lengths[len(lengths) // 2]}, "
-          f"sentence keys per article: {sum(len(d.sentences) for d in fps) / len(fps):.2f}")
+    print(
+        f"length codes of the real articles: median {lengths[len(lengths) // 2]}, "
+        f"sentence keys per article: {sum(len(d.sentences) for d in fps) / len(fps):.2f}"
+    )
     decision_speed(fps, args.stored, None if args.no_sentences else SentenceRule(), args.retention_days)
 
 

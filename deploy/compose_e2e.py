@@ -81,15 +81,26 @@ class E2E:
         self.cluster = cluster
         base = "docker-compose.cluster.yml" if cluster else "docker-compose.yml"
         self.files = ["-f", base, "-f", "deploy/compose-e2e.yml"]
-        self.env = {**os.environ, "REDIS_PASSWORD": secrets.token_hex(16), "MIRROR_DAY": "1", "MIRROR_DELAY": "0",
-                    "SEED_EVERY": "15", "NEWS_DATA_HOST": str(data_dir())}
+        self.env = {
+            **os.environ,
+            "REDIS_PASSWORD": secrets.token_hex(16),
+            "MIRROR_DAY": "1",
+            "MIRROR_DELAY": "0",
+            "SEED_EVERY": "15",
+            "NEWS_DATA_HOST": str(data_dir()),
+        }
         self.failures: list[str] = []
         self.notes: list[str] = []
 
     # Docker.
     def compose(self, *args: str, capture: bool = False, check: bool = True) -> str:
-        result = subprocess.run(["docker-compose", "-p", PROJECT, *self.files, *args], cwd=ROOT, env=self.env,
-                                capture_output=capture, text=True)
+        result = subprocess.run(
+            ["docker-compose", "-p", PROJECT, *self.files, *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=capture,
+            text=True,
+        )
         if check and result.returncode != 0:
             raise RuntimeError(f"docker-compose {' '.join(args)} failed: {(result.stderr or '')[-2000:]}")
         return result.stdout if capture else ""
@@ -101,9 +112,18 @@ class E2E:
         return self.compose("ps", "-q", service, capture=True).split()
 
     def mirror_requests(self) -> list[str]:
-        return json.loads(self.compose("exec", "-T", "mirror", "python", "-c",
-                                       "import urllib.request; print(urllib.request.urlopen("
-                                       "'http://127.0.0.1:8000/_mirror/requests').read().decode())", capture=True))
+        return json.loads(
+            self.compose(
+                "exec",
+                "-T",
+                "mirror",
+                "python",
+                "-c",
+                "import urllib.request; print(urllib.request.urlopen("
+                "'http://127.0.0.1:8000/_mirror/requests').read().decode())",
+                capture=True,
+            )
+        )
 
     # What happened.
     def check(self, ok: bool, what: str) -> None:
@@ -161,8 +181,11 @@ def reference() -> dict[int, dict[str, str]]:
             mirror, server, mirror_url = start(day=day)
             crawl_day(mirror_url, Path(directory) / f"day{day}")
             server.shutdown()
-            outcomes = {u: r["outcome"] for name in all_spider_names(settings)
-                        for u, r in OutcomeStore.for_spider(client, settings, name).all().items()}
+            outcomes = {
+                u: r["outcome"]
+                for name in all_spider_names(settings)
+                for u, r in OutcomeStore.for_spider(client, settings, name).all().items()
+            }
             out[day] = {u: o for u, o in outcomes.items() if u not in seen}
             seen |= set(outcomes)
         return out
@@ -191,14 +214,21 @@ def run(cluster: bool) -> int:
 
     started = time.monotonic()
     e2e = E2E(cluster)
-    print(f"compose-e2e: {'the Redis Cluster (six nodes)' if cluster else 'one Redis'}, {WORKERS} workers, the "
-          "seeder, the mirror", flush=True)
+    print(
+        f"compose-e2e: {'the Redis Cluster (six nodes)' if cluster else 'one Redis'}, {WORKERS} workers, the "
+        "seeder, the mirror",
+        flush=True,
+    )
     expected = reference()
     lists = list_paths()
-    print(f"reference (one process on the host): day 1 {Counter(expected[1].values())}, day 2 "
-          f"{Counter(expected[2].values())}", flush=True)
-    subprocess.run(["docker", "build", "-q", "-t", "news-crawler:latest", "."], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
+    print(
+        f"reference (one process on the host): day 1 {Counter(expected[1].values())}, day 2 "
+        f"{Counter(expected[2].values())}",
+        flush=True,
+    )
+    subprocess.run(
+        ["docker", "build", "-q", "-t", "news-crawler:latest", "."], cwd=ROOT, check=True, stdout=subprocess.DEVNULL
+    )
     e2e.compose("build", "-q", "mirror")
     try:
         e2e.compose("up", "-d", "--scale", f"worker={WORKERS}")
@@ -207,14 +237,20 @@ def run(cluster: bool) -> int:
         got, fetched = outcomes_of(state), article_paths(e2e.mirror_requests(), lists)
         want = expected[1]
         e2e.check(set(got) == set(want), f"every article decided: {len(got)} of {len(want)}")
-        e2e.check(Counter(got.values()) == Counter(want.values()),
-                  f"outcomes as one process: {dict(Counter(got.values()))} vs {dict(Counter(want.values()))}")
-        e2e.check({mirror_path(u) for u in want} <= set(fetched) and max(fetched.values()) == 1,
-                  f"each article fetched once across the workers ({sum(fetched.values())} fetches)")
+        e2e.check(
+            Counter(got.values()) == Counter(want.values()),
+            f"outcomes as one process: {dict(Counter(got.values()))} vs {dict(Counter(want.values()))}",
+        )
+        e2e.check(
+            {mirror_path(u) for u in want} <= set(fetched) and max(fetched.values()) == 1,
+            f"each article fetched once across the workers ({sum(fetched.values())} fetches)",
+        )
         feeds = Counter(e2e.in_worker(FEEDS))
         kept = {u for u, o in got.items() if o == "kept"}
-        e2e.check(set(feeds) == kept and max(feeds.values()) == 1,
-                  f"every kept article in exactly one feed file ({len(feeds)} lines, {len(kept)} kept)")
+        e2e.check(
+            set(feeds) == kept and max(feeds.values()) == 1,
+            f"every kept article in exactly one feed file ({len(feeds)} lines, {len(kept)} kept)",
+        )
 
         print("day 2, with faults mid-crawl", flush=True)
         e2e.env.update(MIRROR_DAY="2", MIRROR_DELAY="5")  # slow: the faults fall mid-crawl
@@ -231,8 +267,10 @@ def run(cluster: bool) -> int:
         pid = inspect(victim, "{{.State.Pid}}")
         e2e.check(held > 0, f"a worker killed with articles in flight ({held} leased)")
         subprocess.run(["kill", "-9", pid], check=True)
-        print(f"  SIGKILLed the main process (pid {pid}) of worker {victim[:12]}, holding {held} article leases",
-              flush=True)
+        print(
+            f"  SIGKILLed the main process (pid {pid}) of worker {victim[:12]}, holding {held} article leases",
+            flush=True,
+        )
         time.sleep(2)
         if cluster:
             master = kill_a_master(e2e)
@@ -245,8 +283,10 @@ def run(cluster: bool) -> int:
         fetched2 = article_paths(e2e.mirror_requests(), lists)
         want2 = expected[2]
         e2e.check(set(got2) == set(want2), f"every new article decided: {len(got2)} of {len(want2)}")
-        e2e.check(Counter(got2.values()) == Counter(want2.values()),
-                  f"outcomes as one process: {dict(Counter(got2.values()))} vs {dict(Counter(want2.values()))}")
+        e2e.check(
+            Counter(got2.values()) == Counter(want2.values()),
+            f"outcomes as one process: {dict(Counter(got2.values()))} vs {dict(Counter(want2.values()))}",
+        )
         old = [p for p in fetched2 if p in {mirror_path(u) for u in want}]
         e2e.check(not old, f"only new articles fetched on day 2 ({len(old)} of day 1's fetched again)")
         twice = sum(n - 1 for n in fetched2.values() if n > 1)
@@ -254,15 +294,24 @@ def run(cluster: bool) -> int:
         kept = {u for u, o in {**got, **got2}.items() if o == "kept"}
         e2e.check(kept <= set(feeds) and set(feeds) <= kept, f"every kept article in a feed ({len(kept)} kept)")
         doubled = sum(n - 1 for n in feeds.values() if n > 1)
-        e2e.notes.append(f"worker SIGKILLed holding {held} article leases; refetched after the faults: {twice}, in two feed "
-                         f"files: {doubled}")
-        e2e.check(twice <= held and doubled <= twice, f"refetched {twice}, doubled in feeds {doubled}: only what "
-                  f"the killed worker held ({held}), or what fell between its feed line and its outcome")
-        e2e.check(inspect(victim, "{{.RestartCount}}") != "0" and inspect(victim, "{{.State.Running}}") == "true",
-                  f"the killed worker was restarted by its restart policy (restarts: {inspect(victim, '{{.RestartCount}}')})")
+        e2e.notes.append(
+            f"worker SIGKILLed holding {held} article leases; refetched after the faults: {twice}, in two feed "
+            f"files: {doubled}"
+        )
+        e2e.check(
+            twice <= held and doubled <= twice,
+            f"refetched {twice}, doubled in feeds {doubled}: only what "
+            f"the killed worker held ({held}), or what fell between its feed line and its outcome",
+        )
+        e2e.check(
+            inspect(victim, "{{.RestartCount}}") != "0" and inspect(victim, "{{.State.Running}}") == "true",
+            f"the killed worker was restarted by its restart policy (restarts: {inspect(victim, '{{.RestartCount}}')})",
+        )
         status = e2e.compose("exec", "-T", "worker", "news-crawler", "status", capture=True)
-        e2e.check("near-duplicate index" in status and any(f"{name} " in status for name in ("sina", "163")),
-                  "docker-compose exec worker news-crawler status reports the crawl")
+        e2e.check(
+            "near-duplicate index" in status and any(f"{name} " in status for name in ("sina", "163")),
+            "docker-compose exec worker news-crawler status reports the crawl",
+        )
     except Exception as e:  # noqa: BLE001 - any failure is reported in the summary line
         e2e.failures.append(f"{type(e).__name__}: {e}")
     finally:
@@ -275,8 +324,9 @@ def run(cluster: bool) -> int:
 
 
 def inspect(container: str, template: str) -> str:
-    return subprocess.run(["docker", "inspect", "-f", template, container], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        ["docker", "inspect", "-f", template, container], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def busiest_worker(e2e: E2E, lists: set[str]) -> tuple[str, int]:
@@ -299,8 +349,12 @@ def kill_a_master(e2e: E2E) -> str:
     """Kill the container of one master node; wait until its replica has taken over."""
     nodes = {name: e2e.containers(name)[0] for name in (f"node-{n}" for n in range(1, 7))}
     cli = ["valkey-cli", "-a", e2e.env["REDIS_PASSWORD"], "--no-auth-warning"]
-    master = next(name for name in nodes if "role:master" in e2e.compose(
-        "exec", "-T", name, *cli, "info", "replication", capture=True) and name != "node-1")
+    master = next(
+        name
+        for name in nodes
+        if "role:master" in e2e.compose("exec", "-T", name, *cli, "info", "replication", capture=True)
+        and name != "node-1"
+    )
     subprocess.run(["docker", "kill", nodes[master]], check=True, stdout=subprocess.DEVNULL)
     deadline, promoted = time.monotonic() + 90, False
     while time.monotonic() < deadline and not promoted:  # the dead master marked failed, its replica promoted

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import pickle  # noqa: S403 - only on the caller's explicit word that the Redis is trusted
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -47,8 +47,8 @@ class QueueReport:
 
 def _entries(client: redis.Redis, key: str, kind: str) -> list[bytes]:
     if kind == "zset":
-        return client.zrange(key, 0, -1)
-    return client.lrange(key, 0, -1)  # FifoQueue and LifoQueue push on the left
+        return cast(list[bytes], client.zrange(key, 0, -1))
+    return cast(list[bytes], client.lrange(key, 0, -1))  # FifoQueue and LifoQueue push on the left
 
 
 def _as_json(raw: bytes) -> dict | None:
@@ -89,8 +89,13 @@ def convert_queue(client: redis.Redis, key: str, unpickle: bool = False) -> Queu
                     data = _unpickle(raw)
                     report.converted += 1
                 except Exception as e:  # noqa: BLE001 - whatever it is, it is not a request
-                    logger.error("%s: an entry that is neither JSON nor a pickled request (%s: %s) moved to "
-                                 "%s:unreadable", key, type(e).__name__, e, key)
+                    logger.error(
+                        "%s: an entry that is neither JSON nor a pickled request (%s: %s) moved to %s:unreadable",
+                        key,
+                        type(e).__name__,
+                        e,
+                        key,
+                    )
                     unreadable.append(raw)
                     continue
             queued[request_json.dumps(data)] = -int(data.get("priority", 0))
@@ -111,5 +116,6 @@ def _rewrite(pipe: Any, key: str, queued: dict[str, float], unreadable: list[byt
     try:
         pipe.execute()
     except redis.WatchError:
-        raise QueueChanged(f"{key} changed while it was converted: stop the scrapy-redis workers, "
-                           "then run this again") from None
+        raise QueueChanged(
+            f"{key} changed while it was converted: stop the scrapy-redis workers, then run this again"
+        ) from None

@@ -38,8 +38,10 @@ def bloom_size(capacity: int, error: float) -> tuple[int, int]:
         raise ValueError(f"a Bloom filter needs a capacity >= 1 and an error rate in (0, 1), got {capacity}, {error}")
     bits = math.ceil(-capacity * math.log(error) / math.log(2) ** 2)
     if bits > MAX_BITS:
-        raise ValueError(f"{capacity:,} URLs at {error} need {bits:,} bits, over Redis' 2**32 a string: "
-                         "lower DUPEFILTER_BLOOM_CAPACITY (shorter periods) or raise DUPEFILTER_BLOOM_ERROR")
+        raise ValueError(
+            f"{capacity:,} URLs at {error} need {bits:,} bits, over Redis' 2**32 a string: "
+            "lower DUPEFILTER_BLOOM_CAPACITY (shorter periods) or raise DUPEFILTER_BLOOM_ERROR"
+        )
     return bits, max(1, round(bits / capacity * math.log(2)))
 
 
@@ -50,29 +52,45 @@ def bit_positions(fingerprint: str, bits: int, hashes: int) -> list[int]:
     raw, stream = bytes.fromhex(fingerprint), b""
     for block in range(-(-hashes * 8 // 64)):
         stream += hashlib.blake2b(raw, digest_size=64, person=b"bloom%d" % block).digest()
-    return [int.from_bytes(stream[i * 8:i * 8 + 8], "big") % bits for i in range(hashes)]
+    return [int.from_bytes(stream[i * 8 : i * 8 + 8], "big") % bits for i in range(hashes)]
 
 
 class BloomDupeFilter(RedisDupeFilter):
     """Seen requests in per-period Redis bitmaps ``<SCHEDULER_DUPEFILTER_KEY>:bloom:<period>``."""
 
-    def __init__(self, server: Any, key: str, debug: bool = False, *, capacity: int, error: float,
-                 period_days: float, periods: int, clock: Callable[[], float] = time.time, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        server: Any,
+        key: str,
+        debug: bool = False,
+        *,
+        capacity: int,
+        error: float,
+        period_days: float,
+        periods: int,
+        clock: Callable[[], float] = time.time,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(server, key, debug, **kwargs)
         if periods < 1 or period_days <= 0:
-            raise ValueError(f"DUPEFILTER_BLOOM_PERIODS must be >= 1 and DUPEFILTER_BLOOM_PERIOD_DAYS > 0, "
-                             f"got {periods}, {period_days}")
+            raise ValueError(
+                f"DUPEFILTER_BLOOM_PERIODS must be >= 1 and DUPEFILTER_BLOOM_PERIOD_DAYS > 0, "
+                f"got {periods}, {period_days}"
+            )
         self.bits, self.hashes = bloom_size(capacity, error)
         self.period_seconds, self.periods, self.clock = period_days * DAY, periods, clock
         self._script = server.register_script(
-            (Path(__file__).parent / "leasing" / "enqueue_bloom.lua").read_text(encoding="utf-8"))
+            (Path(__file__).parent / "leasing" / "enqueue_bloom.lua").read_text(encoding="utf-8")
+        )
 
     @classmethod
     def options(cls, settings: Any) -> dict[str, Any]:
-        return {"capacity": settings.getint("DUPEFILTER_BLOOM_CAPACITY"),
-                "error": settings.getfloat("DUPEFILTER_BLOOM_ERROR"),
-                "period_days": settings.getfloat("DUPEFILTER_BLOOM_PERIOD_DAYS"),
-                "periods": settings.getint("DUPEFILTER_BLOOM_PERIODS")}
+        return {
+            "capacity": settings.getint("DUPEFILTER_BLOOM_CAPACITY"),
+            "error": settings.getfloat("DUPEFILTER_BLOOM_ERROR"),
+            "period_days": settings.getfloat("DUPEFILTER_BLOOM_PERIOD_DAYS"),
+            "periods": settings.getint("DUPEFILTER_BLOOM_PERIODS"),
+        }
 
     def filter_keys(self) -> list[str]:
         """The live periods' bitmaps, the current one first."""
@@ -98,7 +116,7 @@ class BloomDupeFilter(RedisDupeFilter):
             for position in positions:
                 pipe.getbit(key, position)
         bits = pipe.execute()
-        return any(all(bits[i:i + len(positions)]) for i in range(0, len(bits), len(positions)))
+        return any(all(bits[i : i + len(positions)]) for i in range(0, len(bits), len(positions)))
 
     def seen_many(self, requests: Sequence[Request]) -> list[bool]:
         """``was_seen`` of each of ``requests``."""

@@ -115,8 +115,9 @@ def from_environment(known: Mapping[str, Any], environ: Mapping[str, str] | None
             continue  # NAME= (as compose writes ${NAME:-}): unset
         try:
             if isinstance(default, bool):
-                out[name] = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False,
-                             "": False}[text.strip().lower()]
+                out[name] = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False, "": False}[
+                    text.strip().lower()
+                ]
             elif isinstance(default, int):
                 out[name] = int(text)
             elif isinstance(default, float):

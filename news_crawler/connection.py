@@ -28,12 +28,13 @@ from redis.retry import Retry
 from news_crawler import defaults
 from news_crawler.embedded import ensure_server
 
-_clients: dict[tuple[str, str], redis.Redis] = {}
+_clients: dict[tuple[str, str], Any] = {}  # redis.Redis or RedisCluster
 _lock = threading.Lock()
 
 
-def resolve_url(url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR,
-                timeout: float = defaults.EMBEDDED_REDIS_START_TIMEOUT) -> str:
+def resolve_url(
+    url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR, timeout: float = defaults.EMBEDDED_REDIS_START_TIMEOUT
+) -> str:
     """``url`` when given, otherwise the URL of the embedded server (started if needed)."""
     return url or ensure_server(data_dir, timeout)
 
@@ -44,8 +45,11 @@ def url_from_settings(settings: Any) -> str:
     host, port = settings.get("REDIS_HOST") or "", settings.getint("REDIS_PORT") or 0
     if not url and (host or port):
         url = f"redis://{host or 'localhost'}:{port or 6379}"
-    return resolve_url(url, settings.get("EMBEDDED_REDIS_DIR") or defaults.EMBEDDED_REDIS_DIR,
-                       settings.getfloat("EMBEDDED_REDIS_START_TIMEOUT", defaults.EMBEDDED_REDIS_START_TIMEOUT))
+    return resolve_url(
+        url,
+        settings.get("EMBEDDED_REDIS_DIR") or defaults.EMBEDDED_REDIS_DIR,
+        settings.getfloat("EMBEDDED_REDIS_START_TIMEOUT", defaults.EMBEDDED_REDIS_START_TIMEOUT),
+    )
 
 
 def params_from_settings(settings: Any) -> dict[str, Any]:

@@ -22,7 +22,6 @@ from news_crawler import connection
 from news_crawler.config import with_defaults
 from news_crawler.contracts import LeasedQueue
 
-
 # How a request becomes the fingerprint stored in the set: the crawler's fingerprinter, or
 # scrapy-redis 0.9's own (SHA-1 of method, canonical URL and body), so that a set scrapy-redis
 # filled keeps working after the switch and nothing seen is fetched again.
@@ -36,8 +35,15 @@ def spider_name(crawler: Crawler) -> str:
 class RedisDupeFilter(RFPDupeFilter):
     """Seen-request fingerprints in a Redis set per spider (``SCHEDULER_DUPEFILTER_KEY``)."""
 
-    def __init__(self, server: Any, key: str, debug: bool = False, *, fingerprinter: Any = None,
-                 stats: StatsCollector | None = None) -> None:
+    def __init__(
+        self,
+        server: Any,
+        key: str,
+        debug: bool = False,
+        *,
+        fingerprinter: Any = None,
+        stats: StatsCollector | None = None,
+    ) -> None:
         super().__init__(server, key, debug)
         self.fingerprinter = fingerprinter
         self.stats = stats
@@ -48,27 +54,37 @@ class RedisDupeFilter(RFPDupeFilter):
         settings = with_defaults(crawler.settings)
         template = settings.get("DUPEFILTER_KEY") or settings.get("SCHEDULER_DUPEFILTER_KEY")
         client = connection.from_settings(settings)
-        return cls._build(crawler, connection.spider_key(template, spider_name(crawler), client,
-                                                         timestamp=int(time.time())))
+        return cls._build(
+            crawler, connection.spider_key(template, spider_name(crawler), client, timestamp=int(time.time()))
+        )
 
     @classmethod
     def from_spider(cls, spider: Spider) -> RedisDupeFilter:
         """Under the scheduler: the spider's ``SCHEDULER_DUPEFILTER_KEY`` set."""
         settings = with_defaults(spider.crawler.settings)
         client = connection.from_settings(settings)
-        return cls._build(spider.crawler, connection.spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), spider.name,
-                                                                client))
+        return cls._build(
+            spider.crawler, connection.spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), spider.name, client)
+        )
 
     @classmethod
     def _build(cls, crawler: Crawler, key: str) -> RedisDupeFilter:
         settings = with_defaults(crawler.settings)
         mode = settings.get("DUPEFILTER_FINGERPRINT")
         if mode not in FINGERPRINTS:
-            raise ValueError(f"DUPEFILTER_FINGERPRINT={mode!r}: use 'scrapy' (the crawler's request fingerprinter) "
-                             "or 'scrapy-redis' (to keep using a dupefilter set that scrapy-redis filled)")
+            raise ValueError(
+                f"DUPEFILTER_FINGERPRINT={mode!r}: use 'scrapy' (the crawler's request fingerprinter) "
+                "or 'scrapy-redis' (to keep using a dupefilter set that scrapy-redis filled)"
+            )
         fingerprinter = crawler.request_fingerprinter if mode == "scrapy" else None
-        return cls(connection.from_settings(settings), key, settings.getbool("DUPEFILTER_DEBUG"),
-                   fingerprinter=fingerprinter, stats=crawler.stats, **cls.options(settings))
+        return cls(
+            connection.from_settings(settings),
+            key,
+            settings.getbool("DUPEFILTER_DEBUG"),
+            fingerprinter=fingerprinter,
+            stats=crawler.stats,
+            **cls.options(settings),
+        )
 
     @classmethod
     def options(cls, settings: Any) -> dict[str, Any]:

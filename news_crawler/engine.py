@@ -36,8 +36,11 @@ def sentence_rule_from_settings(settings: Any) -> SentenceRule | None:
     """The second signal's rule, or None when ``DEDUP_SENTENCES`` is off."""
     if not settings.getbool("DEDUP_SENTENCES"):
         return None
-    return SentenceRule(settings.getint("DEDUP_SENTENCE_MATCH"), settings.getint("DEDUP_SENTENCE_MAX_DISTANCE"),
-                        settings.getfloat("DEDUP_SENTENCE_LENGTH_RATIO"))
+    return SentenceRule(
+        settings.getint("DEDUP_SENTENCE_MATCH"),
+        settings.getint("DEDUP_SENTENCE_MAX_DISTANCE"),
+        settings.getfloat("DEDUP_SENTENCE_LENGTH_RATIO"),
+    )
 
 
 def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:

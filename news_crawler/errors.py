@@ -24,10 +24,16 @@ def redis_problem(error: BaseException, url: str) -> RedisUnavailable:
     text = str(error).strip().rstrip(".") or type(error).__name__
     lowered = text.lower()
     if "password" in lowered or "noauth" in lowered or "auth" in type(error).__name__.lower():
-        return RedisUnavailable(f"Redis at {shown} refused the password ({text}): put the right one in REDIS_URL "
-                                "(redis://:PASSWORD@HOST:PORT/0)")
+        return RedisUnavailable(
+            f"Redis at {shown} refused the password ({text}): put the right one in REDIS_URL "
+            "(redis://:PASSWORD@HOST:PORT/0)"
+        )
     if not url:
-        return RedisUnavailable(f"the embedded Redis server could not be started ({text}): see EMBEDDED_REDIS_DIR's "
-                                "server.log, or set REDIS_URL to a running server")
-    return RedisUnavailable(f"Redis at {shown} is unreachable ({text}): start it, or set REDIS_URL (or --redis-url) "
-                            "to a running server; empty means the embedded one")
+        return RedisUnavailable(
+            f"the embedded Redis server could not be started ({text}): see EMBEDDED_REDIS_DIR's "
+            "server.log, or set REDIS_URL to a running server"
+        )
+    return RedisUnavailable(
+        f"Redis at {shown} is unreachable ({text}): start it, or set REDIS_URL (or --redis-url) "
+        "to a running server; empty means the embedded one"
+    )

@@ -8,7 +8,7 @@ message; any other dropped, scraped or failing item is named by its URL and titl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from itemadapter import ItemAdapter, is_item
 from scrapy.logformatter import LogFormatter, LogFormatterResult
@@ -25,20 +25,29 @@ def name_of(item: Any) -> str:
         return repr(item)[:200]
     title = str(fields.get("title") or "")
     title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1] + "…"
-    return f"{fields.get('url') or '(no url)'} \"{title}\""
+    return f'{fields.get("url") or "(no url)"} "{title}"'
+
+
+def _args(entry: LogFormatterResult) -> dict[str, Any]:
+    """The arguments of Scrapy's own entry (a dict, for the entries overridden here)."""
+    return cast(dict[str, Any], entry["args"])
 
 
 class ArticleLogFormatter(LogFormatter):
     def scraped(self, item: Any, response: Any, spider: Any) -> LogFormatterResult:
         entry = super().scraped(item, response, spider)
-        return {**entry, "msg": "Scraped from %(src)s: %(item)s", "args": {**entry["args"], "item": name_of(item)}}
+        return {**entry, "msg": "Scraped from %(src)s: %(item)s", "args": {**_args(entry), "item": name_of(item)}}
 
     def dropped(self, item: Any, exception: BaseException, response: Any, spider: Any) -> LogFormatterResult:
         entry = super().dropped(item, exception, response, spider)
         if isinstance(exception, ArticleDrop):
             return {**entry, "msg": "Dropped: %(exception)s", "args": {"exception": exception}}
-        return {**entry, "msg": "Dropped: %(exception)s: %(item)s", "args": {"exception": exception, "item": name_of(item)}}
+        return {
+            **entry,
+            "msg": "Dropped: %(exception)s: %(item)s",
+            "args": {"exception": exception, "item": name_of(item)},
+        }
 
     def item_error(self, item: Any, exception: BaseException, response: Any, spider: Any) -> LogFormatterResult:
         entry = super().item_error(item, exception, response, spider)
-        return {**entry, "args": {**entry["args"], "item": name_of(item)}}
+        return {**entry, "args": {**_args(entry), "item": name_of(item)}}

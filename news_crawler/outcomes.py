@@ -23,7 +23,7 @@ import json
 import re
 import uuid
 from collections.abc import Callable
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from scrapy.spidermiddlewares.httperror import HttpError
@@ -54,8 +54,8 @@ return n
 # outcome changes moves from one count to the other, and a write replayed after an outage
 # (the same outcome again) counts nothing.
 # KEYS[1] outcomes hash, KEYS[2] its counts, KEYS[3] attempts hash; ARGV[1] URL, ARGV[2] the
-# record (outcome|seconds|reason, or JSON as earlier versions wrote it), ARGV[3] outcome, ARGV[4] when both hashes expire (0: never), ARGV[5] 1 to
-# clear the URL's attempts.
+# record (outcome|seconds|reason, or JSON as earlier versions wrote it), ARGV[3] outcome,
+# ARGV[4] when both hashes expire (0: never), ARGV[5] 1 to clear the URL's attempts.
 _RECORD = """
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -73,14 +73,21 @@ if ARGV[5] == '1' then redis.call('HDEL', KEYS[3], ARGV[1]) end
 
 
 def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class OutcomeStore:
     """The outcome and attempt count of each URL of one spider."""
 
-    def __init__(self, client: Any, outcomes_key: str, attempts_key: str, keep_days: int = 30,
-                 clock: Callable[[], datetime] = _utc_now, run: str | None = None) -> None:
+    def __init__(
+        self,
+        client: Any,
+        outcomes_key: str,
+        attempts_key: str,
+        keep_days: int = 30,
+        clock: Callable[[], datetime] = _utc_now,
+        run: str | None = None,
+    ) -> None:
         self.client = client
         self.run = run or uuid.uuid4().hex[:12]  # this crawl's: an attempt counts once a run
         self.outcomes_key = outcomes_key
@@ -91,9 +98,12 @@ class OutcomeStore:
 
     @classmethod
     def for_spider(cls, client: Any, settings: Any, spider_name: str) -> OutcomeStore:
-        return cls(client, connection.spider_key(settings.get("OUTCOMES_KEY"), spider_name, client),
-                   connection.spider_key(settings.get("OUTCOMES_ATTEMPTS_KEY"), spider_name, client),
-                   settings.getint("OUTCOMES_KEEP_DAYS", 30))
+        return cls(
+            client,
+            connection.spider_key(settings.get("OUTCOMES_KEY"), spider_name, client),
+            connection.spider_key(settings.get("OUTCOMES_ATTEMPTS_KEY"), spider_name, client),
+            settings.getint("OUTCOMES_KEEP_DAYS", 30),
+        )
 
     def _day_key(self, day: date) -> str:
         return f"{self.outcomes_key}:{day.isoformat()}"
@@ -116,7 +126,7 @@ class OutcomeStore:
         value = f"{outcome}|{int(now.timestamp())}|{reason}"
         if self.keep_days > 0:
             keys = [self._day_key(now.date()), self.counts_key(now.date())]
-            day_start = datetime.combine(now.date(), time(), timezone.utc).timestamp()
+            day_start = datetime.combine(now.date(), time(), UTC).timestamp()
             expire = int(day_start) + self.keep_days * DAY
         else:
             keys, expire = [self.outcomes_key, self.counts_key(None)], 0
@@ -158,7 +168,7 @@ def parse_outcome(raw: bytes) -> dict[str, str]:
     if raw[:1] == b"{":
         return json.loads(raw)
     outcome, seconds, reason = raw.decode().split("|", 2)
-    when = datetime.fromtimestamp(int(seconds), timezone.utc).isoformat(timespec="seconds")
+    when = datetime.fromtimestamp(int(seconds), UTC).isoformat(timespec="seconds")
     return {"outcome": outcome, "reason": reason, "time": when}
 
 

@@ -2,9 +2,10 @@
 
 Page extraction and segmentation are CPU work, so they run in ``DEDUP_PROCESSES`` worker
 processes (one per core by default), each with its own fingerprinter built once by the
-pool's initializer; ``DEDUP_PROCESSES = 0`` uses one thread instead. One pool per process and configuration is shared by every crawler in
-the process. Worker processes ask the kernel to kill them when their parent dies, so a
-SIGKILLed crawl leaves no orphaned worker behind.
+pool's initializer; ``DEDUP_PROCESSES = 0`` uses one thread instead. One pool per process
+and configuration is shared by every crawler in the process. Worker processes ask the
+kernel to kill them when their parent dies, so a SIGKILLed crawl leaves no orphaned worker
+behind.
 """
 
 from __future__ import annotations
@@ -87,8 +88,12 @@ def shared_pool(config: dict[str, Any], processes: int) -> tuple[Executor, Finge
     if key in _pools:
         return _pools[key]
     if processes > 0:
-        pool: Executor = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_init_worker, initargs=(config, os.getpid()))
+        pool: Executor = ProcessPoolExecutor(
+            processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(config, os.getpid()),
+        )
         fn: FingerprintFn = _fingerprint_in_worker
     else:
         pool = ThreadPoolExecutor(1, thread_name_prefix="fingerprint")
@@ -126,7 +131,7 @@ class WorkerPool:
     def get(self) -> tuple[Executor, FingerprintFn]:
         return shared_pool(self.config, self.processes)
 
-    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def run(self, fn: Callable[..., Any] | None, *args: Any) -> Any:
         """``fn(*args)`` in the pool; ``fn`` None means the pool's fingerprint function."""
         loop = asyncio.get_running_loop()
         executor, fingerprint = self.get()

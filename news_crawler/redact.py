@@ -13,12 +13,13 @@ from __future__ import annotations
 import logging
 import re
 from typing import Any
+
 from scrapy import signals
 from scrapy.crawler import Crawler
 
 _PASSWORD_IN_URL = re.compile(r"(\b\w+://[^:/@\s'\"]*:)[^@/\s'\"]+@")
 URL_LOG_CHARS = 200
-_LONG_URL = re.compile(r"\b[a-zA-Z][\w+.-]*:[^\s<>'\"]{%d,}" % URL_LOG_CHARS)
+_LONG_URL = re.compile(r"\b[a-zA-Z][\w+.-]*:[^\s<>'\"]{" + str(URL_LOG_CHARS) + ",}")
 
 
 def short_url(url: str, limit: int = URL_LOG_CHARS) -> str:

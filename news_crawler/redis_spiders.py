@@ -25,24 +25,32 @@ from news_crawler.config import with_defaults
 
 
 class _OnOurRedis:
+    """Mixed into a scrapy-redis spider, which gives these attributes."""
+
+    server: Any = None
+    crawler: Any
+    redis_batch_size: int | None
+    fetch_data: Any
+    count_size: Any
+
     def setup_redis(self, crawler: Any = None) -> None:
         if self.server is not None:
             return
         batch_unset = getattr(self, "redis_batch_size", None) is None
         with warnings.catch_warnings():  # scrapy-redis' client (never used) warns about its own params
             warnings.simplefilter("ignore", DeprecationWarning)
-            super().setup_redis(crawler)  # reads the settings; its client never connects
+            super().setup_redis(crawler)  # type: ignore[misc]  # reads the settings; its client never connects
         settings = with_defaults((crawler or self.crawler).settings)
         if batch_unset and settings.getint("REDIS_START_URLS_BATCH_SIZE", 0) > 0:
             # scrapy-redis 0.9 dropped it for CONCURRENT_REQUESTS; a project that sets it still means it
             self.redis_batch_size = settings.getint("REDIS_START_URLS_BATCH_SIZE")
-        self.server = connection.from_settings(settings)
+        self.server = server = connection.from_settings(settings)
         if settings.getbool("REDIS_START_URLS_AS_SET", redis_defaults.START_URLS_AS_SET):
-            self.fetch_data, self.count_size = self.server.spop, self.server.scard
+            self.fetch_data, self.count_size = server.spop, server.scard
         elif settings.getbool("REDIS_START_URLS_AS_ZSET", redis_defaults.START_URLS_AS_ZSET):
-            self.count_size = self.server.zcard  # fetch_data is a method that uses self.server
+            self.count_size = server.zcard  # fetch_data is a method that uses self.server
         else:
-            self.count_size = self.server.llen
+            self.count_size = server.llen
 
 
 class RedisSpider(_OnOurRedis, spiders.RedisSpider):

@@ -13,13 +13,20 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 COLUMNS = ("fetched", "kept", "dropped", "invalid", "failed")
 # Outcomes -> the report's columns; every outcome is one fetched page.
-_COLUMN_OF = {"kept": "kept", "duplicate": "dropped", "invalid": "invalid", "failed": "failed", "given_up": "failed",
-              "error": "failed", "gone": "failed"}
+_COLUMN_OF = {
+    "kept": "kept",
+    "duplicate": "dropped",
+    "invalid": "invalid",
+    "failed": "failed",
+    "given_up": "failed",
+    "error": "failed",
+    "gone": "failed",
+}
 
 
 @dataclass
@@ -49,13 +56,14 @@ def row_of(counts: dict[str, int]) -> dict[str, int]:
     return row
 
 
-def gather(client: Any, settings: Any, spiders: list[str], store: Any, days: int = 30,
-           today: date | None = None) -> ReportData:
+def gather(
+    client: Any, settings: Any, spiders: list[str], store: Any, days: int = 30, today: date | None = None
+) -> ReportData:
     """What the report shows, read from Redis."""
     from news_crawler.cli.outcomes import rows
     from news_crawler.outcomes import OutcomeStore
 
-    today = today or datetime.now(timezone.utc).date()
+    today = today or datetime.now(UTC).date()
     span = [today - timedelta(days=n) for n in range(days - 1, -1, -1)]
     sites = []
     for name in spiders:
@@ -67,10 +75,16 @@ def gather(client: Any, settings: Any, spiders: list[str], store: Any, days: int
         if found:
             sites.append(SiteDays(name, {day: row_of(counts) for day, counts in found.items()}))
     stamp = today.isoformat()
-    drops = [{"id": d.id, "duplicate_of": d.duplicate_of, "distance": d.distance, "rule": d.rule, "time": d.time}
-             for d in store.drops(500) if str(d.time).startswith(stamp)]
-    failures = [r for r in rows(client, settings, [s.site for s in sites], None, today)
-                if r["outcome"] in ("failed", "given_up", "error", "gone")][:500]
+    drops = [
+        {"id": d.id, "duplicate_of": d.duplicate_of, "distance": d.distance, "rule": d.rule, "time": d.time}
+        for d in store.drops(500)
+        if str(d.time).startswith(stamp)
+    ]
+    failures = [
+        r
+        for r in rows(client, settings, [s.site for s in sites], None, today)
+        if r["outcome"] in ("failed", "given_up", "error", "gone")
+    ][:500]
     return ReportData(today, span, sites, drops, failures)
 
 
@@ -91,19 +105,25 @@ def chart(site: SiteDays, days: list[date]) -> str:
         x = i * bar
         row = site.days.get(day)
         if row is None:
-            parts.append(f'<g class="nodata"><title>{day}: no data</title><rect x="{x + 2}" y="{height - 6}" '
-                         f'width="{bar - 4}" height="6" fill="#ddd"/></g>')
+            parts.append(
+                f'<g class="nodata"><title>{day}: no data</title><rect x="{x + 2}" y="{height - 6}" '
+                f'width="{bar - 4}" height="6" fill="#ddd"/></g>'
+            )
             continue
         kept_h, drop_h = row["kept"] * height / top, row["dropped"] * height / top
-        parts.append(f'<g><title>{day}: {row["kept"]} kept, {row["dropped"]} dropped</title>'
-                     f'<rect x="{x + 2}" y="{height - kept_h:.1f}" width="{bar - 4}" height="{kept_h:.1f}" '
-                     f'fill="#3572b0"/><rect x="{x + 2}" y="{height - kept_h - drop_h:.1f}" width="{bar - 4}" '
-                     f'height="{drop_h:.1f}" fill="#e8833a"/></g>')
+        parts.append(
+            f"<g><title>{day}: {row['kept']} kept, {row['dropped']} dropped</title>"
+            f'<rect x="{x + 2}" y="{height - kept_h:.1f}" width="{bar - 4}" height="{kept_h:.1f}" '
+            f'fill="#3572b0"/><rect x="{x + 2}" y="{height - kept_h - drop_h:.1f}" width="{bar - 4}" '
+            f'height="{drop_h:.1f}" fill="#e8833a"/></g>'
+        )
     missing = sum(1 for day in days if day not in site.days)
     note = f"{missing} of {len(days)} days without data" if missing else f"every day of {len(days)}"
-    return (f'<svg class="chart" data-site="{html.escape(site.site)}" width="{bar * len(days)}" '
-            f'height="{height + 2}" role="img" aria-label="kept and dropped a day, {note}">{"".join(parts)}</svg>'
-            f'<div class="note">{note}</div>')
+    return (
+        f'<svg class="chart" data-site="{html.escape(site.site)}" width="{bar * len(days)}" '
+        f'height="{height + 2}" role="img" aria-label="kept and dropped a day, {note}">{"".join(parts)}</svg>'
+        f'<div class="note">{note}</div>'
+    )
 
 
 def render(data: ReportData) -> str:
@@ -115,18 +135,26 @@ def render(data: ReportData) -> str:
         before = site.days.get(yesterday)
         flag = now is not None and now["kept"] == 0 or now is None
         cells = "".join(
-            f'<td data-col="{c}">{now[c] if now else "-"} {_change(now[c], before[c] if before else None) if now else ""}'
-            f"</td>" for c in COLUMNS)
+            f'<td data-col="{c}">{now[c] if now else "-"} '
+            f"{_change(now[c], before[c] if before else None) if now else ''}</td>"
+            for c in COLUMNS
+        )
         warning = '<span class="flag">kept nothing today</span>' if flag else ""
-        rows.append(f'<tr class="site{" flagged" if flag else ""}" data-site="{html.escape(site.site)}">'
-                    f'<th>{html.escape(site.site)} {warning}</th>{cells}<td>{chart(site, data.days)}</td></tr>')
+        rows.append(
+            f'<tr class="site{" flagged" if flag else ""}" data-site="{html.escape(site.site)}">'
+            f"<th>{html.escape(site.site)} {warning}</th>{cells}<td>{chart(site, data.days)}</td></tr>"
+        )
     drops = "".join(
         f'<tr><td><a href="{html.escape(d["id"])}">{html.escape(d["id"])}</a></td>'
         f'<td><a href="{html.escape(d["duplicate_of"])}">{html.escape(d["duplicate_of"])}</a></td>'
-        f'<td>{d["distance"]}</td><td>{html.escape(str(d["rule"]))}</td></tr>' for d in data.drops)
+        f"<td>{d['distance']}</td><td>{html.escape(str(d['rule']))}</td></tr>"
+        for d in data.drops
+    )
     failures = "".join(
         f'<tr><td>{html.escape(f["site"])}</td><td><a href="{html.escape(f["url"])}">{html.escape(f["url"])}</a></td>'
-        f'<td>{html.escape(f["outcome"])}</td><td>{html.escape(f["reason"])}</td></tr>' for f in data.failures)
+        f"<td>{html.escape(f['outcome'])}</td><td>{html.escape(f['reason'])}</td></tr>"
+        for f in data.failures
+    )
     header = "".join(f"<th>{c} (vs. the day before)</th>" for c in COLUMNS)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>news-crawler report {data.today}</title>

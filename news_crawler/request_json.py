@@ -15,6 +15,7 @@ import datetime as dt
 import importlib
 import json
 import sys
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -27,8 +28,12 @@ def _encode(obj: Any, path: str) -> Any:
     if isinstance(obj, bytes):
         return {"__bytes__": base64.b64encode(obj).decode("ascii")}
     if isinstance(obj, dict):
-        return {(k if isinstance(k, str) else k.decode("latin-1") if isinstance(k, bytes) else _bad_key(k, path)):
-                _encode(v, f"{path}[{k!r}]") for k, v in obj.items()}
+        return {
+            (k if isinstance(k, str) else k.decode("latin-1") if isinstance(k, bytes) else _bad_key(k, path)): _encode(
+                v, f"{path}[{k!r}]"
+            )
+            for k, v in obj.items()
+        }
     if isinstance(obj, (list, tuple)):
         return [_encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, (set, frozenset)):
@@ -46,7 +51,7 @@ def _bad_key(key: Any, path: str) -> str:
     raise TypeError(f"{path} has a key of type {type(key).__name__}; JSON keys are strings")
 
 
-_TAGS = {
+_TAGS: dict[str, Callable[[Any], Any]] = {
     "__bytes__": base64.b64decode,
     "__datetime__": dt.datetime.fromisoformat,
     "__date__": dt.date.fromisoformat,
@@ -57,7 +62,7 @@ _TAGS = {
 def _decode(obj: Any) -> Any:
     if isinstance(obj, dict):
         if len(obj) == 1:
-            (tag, value), = obj.items()
+            ((tag, value),) = obj.items()
             if tag in _TAGS:
                 return _TAGS[tag](value)
             if tag == "__set__":
@@ -72,8 +77,10 @@ def dumps(request_dict: dict) -> str:
     try:
         return json.dumps(_encode(request_dict, "request"), ensure_ascii=False, separators=(",", ":"))
     except TypeError as e:
-        raise TypeError(f"cannot queue {request_dict.get('url')!r} in Redis as JSON: {e}; keep meta and "
-                        "cb_kwargs to strings, numbers, lists, dicts, bytes, sets, dates and datetimes") from None
+        raise TypeError(
+            f"cannot queue {request_dict.get('url')!r} in Redis as JSON: {e}; keep meta and "
+            "cb_kwargs to strings, numbers, lists, dicts, bytes, sets, dates and datetimes"
+        ) from None
 
 
 def loads(data: bytes | str) -> dict:
@@ -90,9 +97,11 @@ def load_serializer(name: Any, allow_pickle: bool) -> Any:
         return sys.modules[__name__]
     module = importlib.import_module(name) if isinstance(name, str) else name
     if getattr(module, "__name__", "") in PICKLE_MODULES and not allow_pickle:
-        raise ValueError(f"SCHEDULER_SERIALIZER={module.__name__}: unpickling runs code, so anyone who can write "
-                         "to Redis could run it in every worker. Leave SCHEDULER_SERIALIZER unset (JSON), or set "
-                         "SCHEDULER_ALLOW_PICKLE=True if only trusted processes can write to this Redis")
+        raise ValueError(
+            f"SCHEDULER_SERIALIZER={module.__name__}: unpickling runs code, so anyone who can write "
+            "to Redis could run it in every worker. Leave SCHEDULER_SERIALIZER unset (JSON), or set "
+            "SCHEDULER_ALLOW_PICKLE=True if only trusted processes can write to this Redis"
+        )
     if not (callable(getattr(module, "loads", None)) and callable(getattr(module, "dumps", None))):
         raise ValueError(f"SCHEDULER_SERIALIZER={name!r} has no loads() and dumps()")
     return module

@@ -20,6 +20,8 @@ from news_crawler.config import with_defaults
 
 class BackoffRetryMiddleware(RetryMiddleware):
     sleep: Callable[[float], Awaitable[Any]] = staticmethod(asyncio.sleep)
+    backoff_base: float = 0.0  # RETRY_BACKOFF_BASE, set by from_crawler
+    backoff_max: float = 0.0  # RETRY_BACKOFF_MAX
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> BackoffRetryMiddleware:
@@ -37,8 +39,12 @@ class BackoffRetryMiddleware(RetryMiddleware):
             await self.sleep(self.delay(result.meta.get("retry_times", 1)))
         return result
 
-    async def process_response(self, request: Request, response: Response) -> Request | Response:
+    async def process_response(  # type: ignore[override]  # Scrapy 2.13+ takes coroutines, its stubs not yet
+        self, request: Request, response: Response
+    ) -> Request | Response:
         return await self._spaced(super().process_response(request, response))
 
-    async def process_exception(self, request: Request, exception: Exception) -> Request | Response | None:
+    async def process_exception(  # type: ignore[override]  # as process_response
+        self, request: Request, exception: Exception
+    ) -> Request | Response | None:
         return await self._spaced(super().process_exception(request, exception))

@@ -22,8 +22,9 @@ def all_spider_names(settings: Any = None) -> list[str]:
     return SiteSpiderLoader(settings if settings is not None else build_settings()).site_names()
 
 
-def run_spiders(names: list[str], overrides: dict[str, Any] | None = None,
-                spider_args: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+def run_spiders(
+    names: list[str], overrides: dict[str, Any] | None = None, spider_args: dict[str, Any] | None = None
+) -> dict[str, dict[str, Any]]:
     """Crawl ``names`` concurrently until each finishes; return ``{spider: {reason, sites, pages}}``."""
     logging.getLogger("jieba").setLevel(logging.WARNING)
     settings = build_settings(overrides)
@@ -41,10 +42,12 @@ def run_spiders(names: list[str], overrides: dict[str, Any] | None = None,
     for crawler in crawlers:
         stats = crawler.stats.get_stats()
         sites = summarize(stats)
-        out[crawler.spidercls.name] = {"reason": stats.get("finish_reason"), "sites": sites,
-                                       "pages": stats.get("response_received_count", 0),
-                                       "problem": crawl_problem(stats.get("finish_reason"), sites,
-                                                                settings.getbool("SEED_FROM_REDIS"))}
+        out[crawler.spidercls.name] = {
+            "reason": stats.get("finish_reason"),
+            "sites": sites,
+            "pages": stats.get("response_received_count", 0),
+            "problem": crawl_problem(stats.get("finish_reason"), sites, settings.getbool("SEED_FROM_REDIS")),
+        }
     return out
 
 
@@ -79,5 +82,7 @@ def unknown_spiders(names: list[str], settings: Any) -> None:
     if unknown:
         close = sorted({c for n in unknown for c in difflib.get_close_matches(n, known, n=3, cutoff=0.5)})
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise UserError(f"unknown spider {', '.join(unknown)}{hint} (known: {', '.join(known)}; "
-                        "declare a site in a sites file: SITES_FILE)")
+        raise UserError(
+            f"unknown spider {', '.join(unknown)}{hint} (known: {', '.join(known)}; "
+            "declare a site in a sites file: SITES_FILE)"
+        )

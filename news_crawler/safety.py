@@ -51,8 +51,12 @@ class SafeRequests:
         spider = self.crawler.spider
         scheme = urlparse_cached(request).scheme
         site = spider.site if isinstance(spider, NewsSpider) else getattr(spider, "name", "")
-        if scheme not in WEB_SCHEMES and not (scheme == "file" and self.allow_file_start
-                                              and request.meta.get("start_page") and not request.meta.get("redirect_urls")):
+        if scheme not in WEB_SCHEMES and not (
+            scheme == "file"
+            and self.allow_file_start
+            and request.meta.get("start_page")
+            and not request.meta.get("redirect_urls")
+        ):
             self.crawler.stats.inc_value(f"links/refused_scheme/{site}")
             raise RefusedScheme(f"refused: {scheme}: is not http(s): {short_url(request.url)}")
         if request.meta.get("redirect_urls") and isinstance(spider, NewsSpider) and not spider.allows_redirect(request):

@@ -29,8 +29,8 @@ from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
 from news_crawler import connection, request_json
-from news_crawler.contracts import LeasedQueue, SeenSet
 from news_crawler.config import with_defaults
+from news_crawler.contracts import LeasedQueue, SeenSet
 from news_crawler.dupefilter import RedisDupeFilter
 from news_crawler.leasing.queue import LEASE_META
 from news_crawler.leasing.without_tracker import end_leases_on_response
@@ -48,8 +48,9 @@ WATCH_SECONDS = 1.0  # how often an outage is probed
 class RedisScheduler(Scheduler):
     """A queue per spider in Redis, shared by every worker crawling that spider."""
 
-    def __init__(self, *args: Any, crawler: Crawler, lease_seconds: float, outage: Outage, probe: Any,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, crawler: Crawler, lease_seconds: float, outage: Outage, probe: Any, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.crawler = crawler
         self.stats = crawler.stats
@@ -89,8 +90,12 @@ class RedisScheduler(Scheduler):
     def open(self, spider: Spider) -> None:
         self.spider = spider
         queue_cls = load_object(self.queue_cls)
-        self.queue = queue_cls(server=self.server, spider=spider, key=connection.spider_key(self.queue_key, spider.name, self.server),
-                               serializer=self.serializer)
+        self.queue = queue_cls(
+            server=self.server,
+            spider=spider,
+            key=connection.spider_key(self.queue_key, spider.name, self.server),
+            serializer=self.serializer,
+        )
         self.df = self._build_dupefilter(spider)
         self.leased = self.queue if isinstance(self.queue, LeasedQueue) else None
         self.seen_set = self.df if isinstance(self.df, SeenSet) else None
@@ -119,8 +124,9 @@ class RedisScheduler(Scheduler):
         queue.lease_seconds = self.lease_seconds
         reclaimed, resumed = queue.reclaim(), queue.resume_postponed()
         if reclaimed or resumed:
-            spider.logger.info("requeued %d requests of workers that died and %d postponed by earlier runs",
-                               reclaimed, resumed)
+            spider.logger.info(
+                "requeued %d requests of workers that died and %d postponed by earlier runs", reclaimed, resumed
+            )
         self.stats.set_value("scheduler/reclaimed", reclaimed)
         self.stats.set_value("scheduler/resumed", resumed)
         end_leases_on_response(self.crawler, self.ack)
@@ -148,8 +154,11 @@ class RedisScheduler(Scheduler):
             return
         if self.outage.over_limit() and not self._closing:
             self._closing = True
-            logger.error("Redis did not answer for %.0f s: stopping %s; the next run takes over what was in flight",
-                         self.outage.limit, self.spider.name)
+            logger.error(
+                "Redis did not answer for %.0f s: stopping %s; the next run takes over what was in flight",
+                self.outage.limit,
+                self.spider.name,
+            )
             deferred_from_coro(self.crawler.engine.close_spider_async(reason="redis_unavailable"))
 
     def close(self, reason: str) -> None:

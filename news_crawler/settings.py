@@ -22,9 +22,11 @@ ITEM_PIPELINES = {
 LOG_FORMATTER = "news_crawler.logformatter.ArticleLogFormatter"  # an article named in the log, not printed whole
 EXTENSIONS = {"news_crawler.redact.RedactSecrets": 0, "news_crawler.summary.CrawlSummary": 500}
 SPIDER_MIDDLEWARES = {"news_crawler.tracker.OutcomeTracker": 10}
-DOWNLOADER_MIDDLEWARES = {"news_crawler.safety.SafeRequests": 40,  # before Scrapy's offsite check (50)
-                          "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
-                          "news_crawler.retry.BackoffRetryMiddleware": 550}
+DOWNLOADER_MIDDLEWARES = {
+    "news_crawler.safety.SafeRequests": 40,  # before Scrapy's offsite check (50)
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "news_crawler.retry.BackoffRetryMiddleware": 550,
+}
 # Only http(s) is fetched: a page's file:, ftp:, s3: or data: link must never read a local file
 # or reach another service (START_URLS_ALLOW_FILE turns the file handler on for start pages).
 DOWNLOAD_HANDLERS = {"file": None, "ftp": None, "s3": None, "data": None}

@@ -19,6 +19,7 @@ problem (``SitesFileError``).
 
 from __future__ import annotations
 
+import builtins
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -34,7 +35,10 @@ BUILTIN = Path(__file__).with_name("sites.toml")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 RESERVED = {"news"}  # the generic spider, which takes its patterns from -a arguments
 _LISTS = ("start_urls", "allow", "follow", "deny", "allowed_domains")
-_POLITENESS = {"download_delay": ("DOWNLOAD_DELAY", float), "concurrent_requests": ("CONCURRENT_REQUESTS_PER_DOMAIN", int)}
+_POLITENESS = {
+    "download_delay": ("DOWNLOAD_DELAY", float),
+    "concurrent_requests": ("CONCURRENT_REQUESTS_PER_DOMAIN", int),
+}
 KEYS = (*_LISTS, *_POLITENESS)
 
 
@@ -81,8 +85,9 @@ def read_sites_file(path: str) -> dict[str, Site]:
         raise SitesFileError(f"sites file {shown}: not valid TOML ({e})") from None
     extra = sorted(set(data) - {"sites"})
     if extra or not isinstance(data.get("sites", {}), dict):
-        raise SitesFileError(f"sites file {shown}: unknown table {extra[0] if extra else 'sites'!r}; "
-                             "declare each site as [sites.NAME]")
+        raise SitesFileError(
+            f"sites file {shown}: unknown table {extra[0] if extra else 'sites'!r}; declare each site as [sites.NAME]"
+        )
     return {name: _site(shown, name, table) for name, table in data.get("sites", {}).items()}
 
 
@@ -144,8 +149,10 @@ class SiteSpiderLoader(SpiderLoader):
             clash = sorted(set(sites) & set(self._spiders))
             if clash:
                 site = sites[clash[0]]
-                raise SitesFileError(f"sites file {site.source}: [sites.{site.name}]: a spider of the project's code "
-                                     "has that name; choose another")
+                raise SitesFileError(
+                    f"sites file {site.source}: [sites.{site.name}]: a spider of the project's code "
+                    "has that name; choose another"
+                )
             self._site_spiders = {name: site_spider(site, NewsSpider) for name, site in sites.items()}
         return self._site_spiders
 
@@ -155,18 +162,28 @@ class SiteSpiderLoader(SpiderLoader):
             return spiders[spider_name]
         return super().load(spider_name)
 
-    def list(self) -> list[str]:
+    def list(self) -> builtins.list[str]:
         return [*self._from_sites(), *super().list()]
 
-    def site_names(self) -> list[str]:
+    def site_names(self) -> builtins.list[str]:
         """The configured sites, in the order declared (the built-in ones first)."""
         return list(self._from_sites())
 
 
 def site_spider(site: Site, base: type) -> type:
     """The generic spider with ``site``'s patterns and politeness filled in."""
-    return type(f"{site.name.title().replace('-', '').replace('_', '')}SiteSpider", (base,), {
-        "name": site.name, "site": site.name, "start_urls": list(site.start_urls), "allow": list(site.allow),
-        "follow": list(site.follow), "deny": list(site.deny), "allowed_domains": list(site.allowed_domains),
-        "custom_settings": dict(site.settings), "__module__": __name__,
-    })
+    return type(
+        f"{site.name.title().replace('-', '').replace('_', '')}SiteSpider",
+        (base,),
+        {
+            "name": site.name,
+            "site": site.name,
+            "start_urls": list(site.start_urls),
+            "allow": list(site.allow),
+            "follow": list(site.follow),
+            "deny": list(site.deny),
+            "allowed_domains": list(site.allowed_domains),
+            "custom_settings": dict(site.settings),
+            "__module__": __name__,
+        },
+    )

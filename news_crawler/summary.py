@@ -34,7 +34,7 @@ def summarize(stats: dict[str, Any]) -> dict[str, dict[str, int]]:
     for key, value in stats.items():
         for column, prefix in COLUMNS.items():
             if isinstance(key, str) and key.startswith(prefix):
-                site = key[len(prefix):]
+                site = key[len(prefix) :]
                 out.setdefault(site, dict.fromkeys(COLUMNS, 0))[column] += int(value)
     return out
 
@@ -42,6 +42,7 @@ def summarize(stats: dict[str, Any]) -> dict[str, dict[str, int]]:
 def crawl_problem(reason: str | None, by_site: dict[str, dict[str, int]], seeded: bool = False) -> str | None:
     """Why a crawl counts as failed (exit 1), in a few words; None when it did its work. A
     cluster worker (``seeded``) may rightly find no start page to fetch."""
+
     def total(column: str) -> int:
         return sum(row.get(column, 0) for row in by_site.values())
 
@@ -53,8 +54,10 @@ def crawl_problem(reason: str | None, by_site: dict[str, dict[str, int]], seeded
         if total("failed"):  # a worker may rightly have had nothing to fetch; not so if it all failed
             return f"every request failed ({total('failed')}): see the log"
     if total("errors"):
-        return (f"{total('errors')} pages met an error (a callback or pipeline raised, or a feed could not be "
-                "written); they are fetched again on the next run: see the log")
+        return (
+            f"{total('errors')} pages met an error (a callback or pipeline raised, or a feed could not be "
+            "written); they are fetched again on the next run: see the log"
+        )
     return None
 
 
@@ -92,8 +95,12 @@ class CrawlSummary:
         by_site = summarize(self.stats.get_stats())
         logger.info("crawl summary for %s (%s):\n%s", spider.name, reason, format_table(by_site))
         if self.path:
-            record = {"spider": spider.name, "reason": reason, "seconds": round(time.monotonic() - self.started, 1),
-                      "sites": by_site}
+            record = {
+                "spider": spider.name,
+                "reason": reason,
+                "seconds": round(time.monotonic() - self.started, 1),
+                "sites": by_site,
+            }
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a", encoding="utf-8") as f:
                 f.write(json.dumps(record) + "\n")

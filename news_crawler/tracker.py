@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from itemadapter import is_item
 from scrapy import Request, signals
@@ -31,6 +31,15 @@ logger = logging.getLogger(__name__)
 fetch_failed = object()  # signal: request, failure
 
 
+def request_of(response: Response) -> Request:
+    """The request a response answers (Scrapy sets it on every response it hands a spider)."""
+    return cast(Request, response.request)
+
+
+def spider_name(crawler: Crawler) -> str:
+    return crawler.spider.name if crawler.spider is not None else str(crawler.spidercls.name)
+
+
 class OutcomeTracker:
     def __init__(self, crawler: Crawler, store: OutcomeStore, retry_runs: int, outage: Outage) -> None:
         self.crawler = crawler
@@ -45,28 +54,36 @@ class OutcomeTracker:
     def from_crawler(cls, crawler: Crawler) -> OutcomeTracker:
         settings = with_defaults(crawler.settings)
         client = connection.from_settings(settings)
-        store = OutcomeStore.for_spider(client, settings, crawler.spider.name)
-        tracker = cls(crawler, store, settings.getint("OUTCOME_RETRY_RUNS"),
-                      outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")))
-        for handler, signal in ((tracker.item_scraped, signals.item_scraped),
-                                (tracker.item_dropped, signals.item_dropped),
-                                (tracker.item_error, signals.item_error),
-                                (tracker.spider_error, signals.spider_error),
-                                (tracker.fetch_failed, fetch_failed)):
+        store = OutcomeStore.for_spider(client, settings, spider_name(crawler))
+        tracker = cls(
+            crawler,
+            store,
+            settings.getint("OUTCOME_RETRY_RUNS"),
+            outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")),
+        )
+        for handler, signal in (
+            (tracker.item_scraped, signals.item_scraped),
+            (tracker.item_dropped, signals.item_dropped),
+            (tracker.item_error, signals.item_error),
+            (tracker.spider_error, signals.spider_error),
+            (tracker.fetch_failed, fetch_failed),
+        ):
             crawler.signals.connect(handler, signal=signal)
         return tracker
 
     # Spider middleware: count items per response; end the lease when all are settled.
     # Scrapy calls the sync or the async one, depending on the callback; both share _reading.
-    def process_spider_output(self, response: Response, result: Iterable[Any]):
-        with self._reading(response.request):
+    def process_spider_output(self, response: Response, result: Iterable[Any]) -> Iterator[Any]:
+        request = request_of(response)
+        with self._reading(request):
             for o in result:
-                yield self._count(response.request, o)
+                yield self._count(request, o)
 
-    async def process_spider_output_async(self, response: Response, result: AsyncIterator[Any]):
-        with self._reading(response.request):
+    async def process_spider_output_async(self, response: Response, result: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        request = request_of(response)
+        with self._reading(request):
             async for o in result:
-                yield self._count(response.request, o)
+                yield self._count(request, o)
 
     @contextmanager
     def _reading(self, request: Request) -> Iterator[None]:
@@ -117,7 +134,7 @@ class OutcomeTracker:
 
     def _site(self, item: Any = None) -> str:
         site = item.get("site") if item is not None and hasattr(item, "get") else None
-        return site or getattr(self.crawler.spider, "site", "") or self.crawler.spider.name
+        return site or getattr(self.crawler.spider, "site", "") or spider_name(self.crawler)
 
     # Item outcomes.
     def item_scraped(self, item: Any, response: Response) -> None:
@@ -135,13 +152,14 @@ class OutcomeTracker:
         self._item_done(response)
 
     def item_error(self, item: Any, response: Response, failure: Any) -> None:
-        self._release(response.request, item.get("site"), failure)
+        self._release(request_of(response), item.get("site"), failure)
         self._item_done(response)
 
     def spider_error(self, failure: Any, response: Response) -> None:
-        self._release(response.request, None, failure)
-        self._pending.pop(id(response.request), None)
-        self._ack(response.request)
+        request = request_of(response)
+        self._release(request, None, failure)
+        self._pending.pop(id(request), None)
+        self._ack(request)
 
     def _release(self, request: Request, site: str | None, failure: Any) -> None:
         """An exception, not a verdict on the page: fetch it again on the next run."""
@@ -176,7 +194,8 @@ class OutcomeTracker:
             if outcome == "invalid":  # a redirect off the site, a refused scheme: with the pages that hold no article
                 self.crawler.stats.inc_value(f"articles/invalid/{site}")
                 self.crawler.stats.inc_value(
-                    f"articles/invalid_reason/{'redirected_outside' if 'redirected' in reason else 'not_http'}")
+                    f"articles/invalid_reason/{'redirected_outside' if 'redirected' in reason else 'not_http'}"
+                )
             else:
                 self.crawler.stats.inc_value(f"outcomes/{outcome}/{site}")
             logger.info("%s: %s (%s), not retried", outcome, short_url(url), reason)

@@ -44,11 +44,26 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "LOG_LEVEL": ("critical", "error", "warning", "info", "debug"),  # Scrapy's, checked here too
 }
 FILES = ("DEDUP_IDF_PATH", "DEDUP_STOP_WORDS_PATH", "DEDUP_USER_DICT")  # empty: the built-in one
-NON_NEGATIVE = ("REDIS_OUTAGE_LIMIT", "EMBEDDED_REDIS_START_TIMEOUT", "SCHEDULER_IDLE_BEFORE_CLOSE",
-                "OUTCOMES_KEEP_DAYS", "RETRY_BACKOFF_BASE", "RETRY_BACKOFF_MAX", "ARTICLE_MIN_CHARS",
-                "LIST_PAGE_LIMIT", "LIST_LINKS_MAX", "ITEMS_REDIS_MAX", "WORKER_IDLE_SECONDS", "DEDUP_TOPIC_WEIGHT",
-                "DEDUP_TOP_K", "DEDUP_MAX_CHARS", "DEDUP_POSITION_DECAY", "DEDUP_DROPS_MAX",
-                "DEDUP_SENTENCE_MIN_CHARS", "DEDUP_RETENTION_DAYS")
+NON_NEGATIVE = (
+    "REDIS_OUTAGE_LIMIT",
+    "EMBEDDED_REDIS_START_TIMEOUT",
+    "SCHEDULER_IDLE_BEFORE_CLOSE",
+    "OUTCOMES_KEEP_DAYS",
+    "RETRY_BACKOFF_BASE",
+    "RETRY_BACKOFF_MAX",
+    "ARTICLE_MIN_CHARS",
+    "LIST_PAGE_LIMIT",
+    "LIST_LINKS_MAX",
+    "ITEMS_REDIS_MAX",
+    "WORKER_IDLE_SECONDS",
+    "DEDUP_TOPIC_WEIGHT",
+    "DEDUP_TOP_K",
+    "DEDUP_MAX_CHARS",
+    "DEDUP_POSITION_DECAY",
+    "DEDUP_DROPS_MAX",
+    "DEDUP_SENTENCE_MIN_CHARS",
+    "DEDUP_RETENTION_DAYS",
+)
 
 
 def project_defaults() -> dict[str, Any]:
@@ -114,8 +129,10 @@ def check_values(settings: Any) -> None:
         if name == "REDIS_URL" and typed and not str(typed).startswith(("redis://", "rediss://", "unix://")):
             from news_crawler.redact import redact  # imports Scrapy: only when needed
 
-            raise UserError(f"setting REDIS_URL={redact(str(typed))!r}: must be empty (the embedded server) or a "
-                            "redis://, rediss:// or unix:// URL")
+            raise UserError(
+                f"setting REDIS_URL={redact(str(typed))!r}: must be empty (the embedded server) or a "
+                "redis://, rediss:// or unix:// URL"
+            )
 
 
 def known_names() -> set[str]:
@@ -124,8 +141,11 @@ def known_names() -> set[str]:
 
     from news_crawler import settings as project
 
-    return ({k for k in vars(default_settings) if k.isupper()} | set(project_defaults())
-            | {k for k in vars(project) if k.isupper()})
+    return (
+        {k for k in vars(default_settings) if k.isupper()}
+        | set(project_defaults())
+        | {k for k in vars(project) if k.isupper()}
+    )
 
 
 def unknown_names(names: Iterable[str], known: set[str]) -> list[str]:

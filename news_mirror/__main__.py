@@ -1,8 +1,8 @@
 """``python -m news_mirror``: serve the mirror, or run a demo on it.
 
-    python -m news_mirror serve [--port PORT] [--day 1|2] [--host ADDRESS] [--delay SECONDS]
-    python -m news_mirror demo          crawl it twice with every portal spider
-    python -m news_mirror dedup-demo    news-dedup check over real sina near-duplicates
+python -m news_mirror serve [--port PORT] [--day 1|2] [--host ADDRESS] [--delay SECONDS]
+python -m news_mirror demo          crawl it twice with every portal spider
+python -m news_mirror dedup-demo    news-dedup check over real sina near-duplicates
 """
 
 from __future__ import annotations

@@ -34,20 +34,32 @@ def _code(key: str, n: int, alphabet: str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXY
 
 # A real-looking article URL per portal, for pages whose manifest has no URL.
 URL_MAKERS = {
-    "sina": lambda k: f"https://news.sina.com.cn/c/2019-11-{_n(k, 1) + 10}/doc-ii{_code(k, 13, 'abcdefghijklmnopqrstuvwxyz0123456789')}.shtml",
+    "sina": lambda k: (
+        f"https://news.sina.com.cn/c/2019-11-{_n(k, 1) + 10}/doc-ii"
+        f"{_code(k, 13, 'abcdefghijklmnopqrstuvwxyz0123456789')}.shtml"
+    ),
     "163": lambda k: f"https://www.163.com/news/article/{_code(k, 16)}.html",
     "sohu": lambda k: f"https://business.sohu.com/2005031{_n(k, 1)}/n{_n(k, 9)}.shtml",
     "qq": lambda k: f"https://new.qq.com/rain/a/2020{_n(k, 4):04d}A0{_code(k, 4)}00",
-    "ifeng": lambda k: f"https://news.ifeng.com/c/7{_code(k, 10, 'abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789')}",
+    "ifeng": lambda k: (
+        f"https://news.ifeng.com/c/7{_code(k, 10, 'abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789')}"
+    ),
     "people": lambda k: f"http://society.people.com.cn/n1/2020/0{_n(k, 1) + 1}1{_n(k, 1)}/c1008-{_n(k, 8)}.html",
     "xinhuanet": lambda k: f"http://www.xinhuanet.com/politics/2019-12/1{_n(k, 1)}/c_112{_n(k, 7):07d}.htm",
     "chinanews": lambda k: f"https://www.chinanews.com.cn/gn/2020/11-2{_n(k, 1)}/{_n(k, 7)}.shtml",
     "thepaper": lambda k: f"https://www.thepaper.cn/newsDetail_forward_{_n(k, 7) + 1000000}",
-    "huanqiu": lambda k: f"https://world.huanqiu.com/article/4{_code(k, 10, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789')}",
+    "huanqiu": lambda k: (
+        "https://world.huanqiu.com/article/4"
+        f"{_code(k, 10, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789')}"
+    ),
 }
 
 REPRINT_HEADLINES = ["独家：{}", "{}（附全文）", "刚刚！{}", "重磅｜{}"]
-REPRINT_BOILERPLATE = ["关注我们的微信公众号，获取更多新闻资讯。", "版权所有，未经授权不得转载。", "下载客户端，随时随地看新闻"]
+REPRINT_BOILERPLATE = [
+    "关注我们的微信公众号，获取更多新闻资讯。",
+    "版权所有，未经授权不得转载。",
+    "下载客户端，随时随地看新闻",
+]
 
 
 @dataclass
@@ -101,15 +113,22 @@ def _reprint_html(title: str, body: str, site: str, source: str, rng: random.Ran
         if cjk:
             j = rng.choice(cjk)
             lines[i] = line[:j] + rng.choice("的了和是在有") + line[j + 1 :]
-    paragraphs = [f"来源：{source}", f"原标题：{title}", *lines, f"责任编辑：{rng.choice(['张明', '李静', '王磊'])}",
-                  rng.choice(REPRINT_BOILERPLATE)]
+    paragraphs = [
+        f"来源：{source}",
+        f"原标题：{title}",
+        *lines,
+        f"责任编辑：{rng.choice(['张明', '李静', '王磊'])}",
+        rng.choice(REPRINT_BOILERPLATE),
+    ]
     headline = rng.choice(REPRINT_HEADLINES).format(title)
     ps = "\n".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
-    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(headline)}_{site}</title></head>"
-            f"<body><div class=\"nav\"><a href=\"/\">首页</a> <a href=\"/news/\">新闻</a></div>"
-            f"<h1>{html.escape(headline)}</h1><div class=\"info\">2020-11-2{rng.randrange(10)} 10:3{rng.randrange(10)} "
-            f"来源：{source}</div><div class=\"article\">{ps}</div>"
-            f"<div class=\"footer\">关于我们 | 联系我们 | 版权声明</div></body></html>")
+    return (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(headline)}_{site}</title></head>'
+        f'<body><div class="nav"><a href="/">首页</a> <a href="/news/">新闻</a></div>'
+        f'<h1>{html.escape(headline)}</h1><div class="info">2020-11-2{rng.randrange(10)} 10:3{rng.randrange(10)} '
+        f'来源：{source}</div><div class="article">{ps}</div>'
+        f'<div class="footer">关于我们 | 联系我们 | 版权声明</div></body></html>'
+    )
 
 
 def build_catalog(data_dir: str | Path, reprints: int = 8, seed: int = 7) -> Catalog:
@@ -124,8 +143,12 @@ def build_catalog(data_dir: str | Path, reprints: int = 8, seed: int = 7) -> Cat
     manifest = json.loads((data / "pages" / "gne" / "manifest.json").read_text(encoding="utf-8"))
     for m in manifest:
         if m["site"] in GNE_SITES:
-            sources.append((m["site"], m["path"], (data / "pages" / "gne" / m["path"]).read_bytes(), m.get("url") or ""))
-    labels = {x["id"][:8]: x for x in json.loads((data / "pages" / "cwced" / "labels.json").read_text(encoding="utf-8"))}
+            sources.append(
+                (m["site"], m["path"], (data / "pages" / "gne" / m["path"]).read_bytes(), m.get("url") or "")
+            )
+    labels = {
+        x["id"][:8]: x for x in json.loads((data / "pages" / "cwced" / "labels.json").read_text(encoding="utf-8"))
+    }
     for site, ids in CWCED_PAGES.items():
         for i in ids:
             sources.append((site, i, (data / "pages" / "cwced" / labels[i]["html"]).read_bytes(), ""))
@@ -146,7 +169,9 @@ def build_catalog(data_dir: str | Path, reprints: int = 8, seed: int = 7) -> Cat
         article = articles[url] = extract_article(text, url)
         n = per_site.get(site, 0)
         per_site[site] = n + 1
-        page = Page(url, site, 1, article.title or key, story=url, body=raw, content_type=content_type, encoding=encoding)
+        page = Page(
+            url, site, 1, article.title or key, story=url, body=raw, content_type=content_type, encoding=encoding
+        )
         originals.append(page)
         catalog.add(page)
     for site, total in per_site.items():
@@ -164,8 +189,17 @@ def build_catalog(data_dir: str | Path, reprints: int = 8, seed: int = 7) -> Cat
         article = articles[original.url]
         url = URL_MAKERS[site](f"reprint-{k}-{original.url}")
         body = _reprint_html(article.title, article.body, site, original.site, rng).encode("utf-8")
-        catalog.add(Page(url, site, 1 + k % 2, rng.choice(REPRINT_HEADLINES).format(article.title), story=original.story,
-                         body=body, reprint_of=original.url))
+        catalog.add(
+            Page(
+                url,
+                site,
+                1 + k % 2,
+                rng.choice(REPRINT_HEADLINES).format(article.title),
+                story=original.story,
+                body=body,
+                reprint_of=original.url,
+            )
+        )
     return catalog
 
 
@@ -173,11 +207,24 @@ def add_bad_pages(catalog: Catalog) -> list[str]:
     """Pages a crawler meets in the wild: a PDF behind an article URL, an empty page, a
     page with no article text. Each must end as a counted invalid item, not a crash."""
     bad = [
-        Page(URL_MAKERS["qq"]("bad-pdf"), "qq", 1, "年度报告（PDF）", story="bad-pdf",
-             body=b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\n" * 50, content_type="application/pdf"),
+        Page(
+            URL_MAKERS["qq"]("bad-pdf"),
+            "qq",
+            1,
+            "年度报告（PDF）",
+            story="bad-pdf",
+            body=b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\n" * 50,
+            content_type="application/pdf",
+        ),
         Page(URL_MAKERS["qq"]("bad-empty"), "qq", 1, "空白页面", story="bad-empty", body=b""),
-        Page(URL_MAKERS["ifeng"]("bad-nav"), "ifeng", 1, "只有导航的页面", story="bad-nav",
-             body="<html><body><div><a href='/'>首页</a> | <a href='/a'>新闻</a></div></body></html>".encode()),
+        Page(
+            URL_MAKERS["ifeng"]("bad-nav"),
+            "ifeng",
+            1,
+            "只有导航的页面",
+            story="bad-nav",
+            body="<html><body><div><a href='/'>首页</a> | <a href='/a'>新闻</a></div></body></html>".encode(),
+        ),
     ]
     for page in bad:
         catalog.add(page)

@@ -17,6 +17,7 @@ CWCED_PAGES = DATA / "pages" / "cwced"
 def require(path: Path) -> Path:
     """``path`` if it exists, else a clear exit saying where the data is expected."""
     if not path.exists():
-        raise SystemExit(f"real data not found at {path}: put the shared data folder beside the checkout "
-                         "or set NEWS_DATA to it")
+        raise SystemExit(
+            f"real data not found at {path}: put the shared data folder beside the checkout or set NEWS_DATA to it"
+        )
     return path

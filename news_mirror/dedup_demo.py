@@ -45,13 +45,19 @@ def main(pairs: int = 60) -> int:
     dropped = [r for r in results if r.get("duplicate_of")]
     errors = [r for r in results if "error" in r]
     print(f"Redis: {connection.url_from_settings(settings)}  namespace: {NAMESPACE}")
-    print(f"{len(results)} real sina articles: {len(results) - len(dropped) - len(errors)} kept, "
-          f"{len(dropped)} dropped as near-duplicates, {len(errors)} unusable\n")
+    print(
+        f"{len(results)} real sina articles: {len(results) - len(dropped) - len(errors)} kept, "
+        f"{len(dropped)} dropped as near-duplicates, {len(errors)} unusable\n"
+    )
     for r in dropped:
-        print(f"  dropped  {titles[r['id']][:34]:<34}  {r['rule']:<9} distance {r['distance']:>2}  reprint of  "
-              f"{titles[r['duplicate_of']][:34]}")
+        print(
+            f"  dropped  {titles[r['id']][:34]:<34}  {r['rule']:<9} distance {r['distance']:>2}  reprint of  "
+            f"{titles[r['duplicate_of']][:34]}"
+        )
     for r in errors:
         print(f"  unusable {r['id']}: {r['error']}")
-    print(f"\nInspect: news-dedup stats --namespace {NAMESPACE}; "
-          f"news-dedup explain --namespace {NAMESPACE} --id {dropped[0]['id'] if dropped else '<id>'}")
+    print(
+        f"\nInspect: news-dedup stats --namespace {NAMESPACE}; "
+        f"news-dedup explain --namespace {NAMESPACE} --id {dropped[0]['id'] if dropped else '<id>'}"
+    )
     return 0

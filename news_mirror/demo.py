@@ -35,8 +35,16 @@ DEMO_SETTINGS = {
 
 def crawl_day(mirror_url: str, out: Path) -> dict[str, Any]:
     """``news-crawler crawl`` (every portal) against the mirror, in its own process."""
-    cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "crawl", "--summary", str(out / "summary.json"),
-           "-s", f"FEED_DIR={out}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "news_crawler.cli.crawler",
+        "crawl",
+        "--summary",
+        str(out / "summary.json"),
+        "-s",
+        f"FEED_DIR={out}",
+    ]
     for name, value in DEMO_SETTINGS.items():
         cmd += ["-s", f"{name}={value}"]
     env = {**os.environ, **mirror_settings.environment(mirror_url)}
@@ -54,8 +62,10 @@ def main() -> int:
     pages = mirror.catalog.pages.values()
     reprints = sum(1 for p in pages if p.reprint_of)
     print(f"Redis: {connection.url_from_settings(settings)} (namespace '{NAMESPACE}')")
-    print(f"Mirror: {url} serves {len(pages) - reprints} real saved pages of 10 portals, {reprints} edited reprints "
-          f"of some of them on other portals, and list pages at each portal's real start URLs.\n")
+    print(
+        f"Mirror: {url} serves {len(pages) - reprints} real saved pages of 10 portals, {reprints} edited reprints "
+        f"of some of them on other portals, and list pages at each portal's real start URLs.\n"
+    )
     out = Path(tempfile.mkdtemp(prefix="news-crawler-demo-"))
     for day in (1, 2):
         mirror.day = day

@@ -12,7 +12,6 @@ from news_crawler.sites import load_sites
 from news_mirror.catalog import Catalog
 from news_mirror.handler import mirror_path
 
-
 REQUESTS_PATH = "_mirror/requests"  # GET /_mirror/requests: the paths asked for, in order (JSON)
 
 
@@ -37,15 +36,19 @@ class Mirror:
     def list_page(self, site: str, key: str) -> tuple[bytes, str]:
         pages = sorted(self.catalog.visible(site, self.day), key=lambda p: p.url)
         if key.endswith(".xml"):
-            items = "".join(f"<item><title>{html.escape(p.title)}</title><link>{html.escape(p.url)}</link></item>"
-                            for p in pages)
-            return (f'<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>{site}</title>'
-                    f"{items}</channel></rss>").encode(), "application/rss+xml; charset=utf-8"
+            items = "".join(
+                f"<item><title>{html.escape(p.title)}</title><link>{html.escape(p.url)}</link></item>" for p in pages
+            )
+            return (
+                f'<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>{site}</title>'
+                f"{items}</channel></rss>"
+            ).encode(), "application/rss+xml; charset=utf-8"
         links = "\n".join(f'<li><a href="{html.escape(p.url)}">{html.escape(p.title)}</a></li>' for p in pages)
         nav = '<a href="/">首页</a> <a href="/about.html">关于我们</a> <a href="/video/">视频</a>'
-        return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{site} 新闻</title></head><body>'
-                f"<div class=\"nav\">{nav}</div><ul class=\"news-list\">{links}</ul></body></html>").encode(), \
-            "text/html; charset=utf-8"
+        return (
+            f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{site} 新闻</title></head><body>'
+            f'<div class="nav">{nav}</div><ul class="news-list">{links}</ul></body></html>'
+        ).encode(), "text/html; charset=utf-8"
 
     def add(self, url: str, body: bytes, content_type: str = "text/html; charset=utf-8") -> None:
         """Serve ``body`` at the real URL ``url``."""
@@ -112,8 +115,9 @@ def serve(mirror: Mirror, host: str = "127.0.0.1", port: int = 0) -> ThreadingHT
     return server
 
 
-def start(day: int = 1, port: int = 0, host: str = "127.0.0.1",
-          delay: float = 0.0) -> tuple[Mirror, ThreadingHTTPServer, str]:
+def start(
+    day: int = 1, port: int = 0, host: str = "127.0.0.1", delay: float = 0.0
+) -> tuple[Mirror, ThreadingHTTPServer, str]:
     """Serve every saved page (plus the planted bad pages) on ``host`` (loopback by default;
     a container's mirror listens on its network), each article ``delay`` seconds late;
     returns the mirror, its server and its base URL."""

@@ -2,14 +2,13 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 
+from news_mirror.data import DATA  # noqa: F401 - one definition of the data path
+from news_mirror.data import SINA_CORPUS as SINA
 from tests.redis_cluster import TestCluster
 from tests.redis_server import TestServer
-
-from news_mirror.data import DATA, SINA_CORPUS as SINA  # noqa: F401 - one definition of the data path
 
 
 @pytest.fixture(scope="session")

@@ -19,13 +19,32 @@ def mirror_env(mirror_url: str) -> dict[str, str]:
     return {**os.environ, **environment(mirror_url)}
 
 
-def crawl(tmp: Path, redis_url: str, mirror_url: str, spiders: list[str] | None = None, name: str = "run",
-          settings: dict[str, str] | None = None, wait: bool = True):
+def crawl(
+    tmp: Path,
+    redis_url: str,
+    mirror_url: str,
+    spiders: list[str] | None = None,
+    name: str = "run",
+    settings: dict[str, str] | None = None,
+    wait: bool = True,
+):
     """``news-crawler crawl`` into ``tmp/name``; returns (summary, kept items) or the Popen."""
     out = tmp / name
-    cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "crawl", *(spiders or []),
-           "--summary", str(out / "summary.json"), "-s", f"REDIS_URL={redis_url}", "-s", f"FEED_DIR={out}",
-           "-s", "LOG_LEVEL=INFO"]  # the default pool: extraction and fingerprints in worker processes
+    cmd = [
+        sys.executable,
+        "-m",
+        "news_crawler.cli.crawler",
+        "crawl",
+        *(spiders or []),
+        "--summary",
+        str(out / "summary.json"),
+        "-s",
+        f"REDIS_URL={redis_url}",
+        "-s",
+        f"FEED_DIR={out}",
+        "-s",
+        "LOG_LEVEL=INFO",
+    ]  # the default pool: extraction and fingerprints in worker processes
     for k, v in (settings or {}).items():
         cmd += ["-s", f"{k}={v}"]
     log = open(tmp / f"{name}.log", "w")

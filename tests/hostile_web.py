@@ -42,7 +42,8 @@ class HostileWeb:
                 with web._lock:
                     web.requests.append((self.headers.get("Host", ""), self.path))
                 page = web.pages.get(self.path) or next(
-                    (make(self.path) for prefix, make in web.prefixes.items() if self.path.startswith(prefix)), None)
+                    (make(self.path) for prefix, make in web.prefixes.items() if self.path.startswith(prefix)), None
+                )
                 if page is None:
                     self.send_error(404)
                     return
@@ -89,14 +90,18 @@ class HostileWeb:
 
 def article(title: str, text: str) -> bytes:
     paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in text.splitlines() if p.strip())
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head><body>"
-            f"<h1>{html.escape(title)}</h1><div class='time'>2024-05-06 10:20</div>"
-            f"<div class='article'>{paragraphs}</div></body></html>").encode()
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head><body>"
+        f"<h1>{html.escape(title)}</h1><div class='time'>2024-05-06 10:20</div>"
+        f"<div class='article'>{paragraphs}</div></body></html>"
+    ).encode()
 
 
 def list_page(links: list[str], more: str = "") -> bytes:
     items = "".join(f"<li><a href='{html.escape(u, quote=True)}'>标题{n}</a></li>" for n, u in enumerate(links))
-    return f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body><ul>{items}</ul>{more}</body></html>".encode()
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body><ul>{items}</ul>{more}</body></html>".encode()
+    )
 
 
 def flood_page(count: int, more: str = "") -> bytes:

@@ -40,10 +40,29 @@ class TestCluster:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.ports = [_free_port_with_bus() for _ in range(masters)]
         self.processes = [
-            subprocess.Popen([server_binary(), "--port", str(p), "--bind", "127.0.0.1", "--dir", str(self.directory),
-                              "--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{p}.conf",
-                              "--save", "", "--appendonly", "no", "--logfile", str(self.directory / f"{p}.log")],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+            subprocess.Popen(
+                [
+                    server_binary(),
+                    "--port",
+                    str(p),
+                    "--bind",
+                    "127.0.0.1",
+                    "--dir",
+                    str(self.directory),
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    f"nodes-{p}.conf",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--logfile",
+                    str(self.directory / f"{p}.log"),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.STDOUT,
+            )
             for p in self.ports
         ]
         try:
@@ -77,11 +96,16 @@ class TestCluster:
             n.execute_command("CLUSTER", "ADDSLOTSRANGE", i * share, last)
         for port in self.ports[1:]:
             nodes[0].execute_command("CLUSTER", "MEET", "127.0.0.1", port)
-        self._wait("cluster_state:ok on every node",
-                   lambda: all(n.info("cluster") and b"cluster_state:ok" in n.execute_command("CLUSTER", "INFO")
-                               for n in nodes))
-        self._wait("every node knowing every slot",
-                   lambda: all(len(n.execute_command("CLUSTER", "SLOTS")) == len(nodes) for n in nodes))
+        self._wait(
+            "cluster_state:ok on every node",
+            lambda: all(
+                n.info("cluster") and b"cluster_state:ok" in n.execute_command("CLUSTER", "INFO") for n in nodes
+            ),
+        )
+        self._wait(
+            "every node knowing every slot",
+            lambda: all(len(n.execute_command("CLUSTER", "SLOTS")) == len(nodes) for n in nodes),
+        )
         for n in nodes:
             n.close()
 

@@ -30,8 +30,20 @@ class TestServer:
         self.password = password
         # durable: every write fsynced to an append-only file, so a kill -9 and restart keeps it all.
         persistence = ["--appendonly", "yes", "--appendfsync", "always"] if durable else ["--appendonly", "no"]
-        self.cmd = [server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
-                    "--save", "", *persistence, "--logfile", str(self.directory / "server.log")]
+        self.cmd = [
+            server_binary(),
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(self.directory),
+            "--save",
+            "",
+            *persistence,
+            "--logfile",
+            str(self.directory / "server.log"),
+        ]
         if password:
             self.cmd += ["--requirepass", password]
         self.start()
@@ -46,7 +58,8 @@ class TestServer:
                 break
             except redis.ConnectionError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"test server did not start: {(self.directory / 'server.log').read_text()}")
+                    log = (self.directory / "server.log").read_text()
+                    raise RuntimeError(f"test server did not start: {log}") from None
                 time.sleep(0.02)
 
     @property

@@ -11,7 +11,10 @@ from scrapy import Request, Spider
 from news_crawler.bloom import BloomDupeFilter, bit_positions, bloom_size
 from news_crawler.scheduling import RedisScheduler
 
-BLOOM = {"SCHEDULER": "news_crawler.scheduling.RedisScheduler", "DUPEFILTER_CLASS": "news_crawler.bloom.BloomDupeFilter"}
+BLOOM = {
+    "SCHEDULER": "news_crawler.scheduling.RedisScheduler",
+    "DUPEFILTER_CLASS": "news_crawler.bloom.BloomDupeFilter",
+}
 
 
 class Shop(Spider):
@@ -43,8 +46,9 @@ def test_memory_and_false_positives_at_capacity(make_crawler, redis_client):
 
 def test_a_url_is_remembered_for_the_live_periods_then_forgotten(make_crawler):
     now = [0.0]
-    df = BloomDupeFilter.from_crawler(make_crawler(Shop, {**BLOOM, "DUPEFILTER_BLOOM_PERIOD_DAYS": 1,
-                                                          "DUPEFILTER_BLOOM_PERIODS": 2}))
+    df = BloomDupeFilter.from_crawler(
+        make_crawler(Shop, {**BLOOM, "DUPEFILTER_BLOOM_PERIOD_DAYS": 1, "DUPEFILTER_BLOOM_PERIODS": 2})
+    )
     df.clock = lambda: now[0]
     request = Request("https://shop.example/old")
     assert not df.request_seen(request)
@@ -88,9 +92,22 @@ def test_a_crawl_with_the_bloom_dupefilter_fetches_nothing_twice(tmp_path, redis
         crawl(tmp_path, redis_server.url, url, ["sina"], "day1-again", settings)
         assert mirror.article_requests(since) == []
         # status counts the URLs seen from the bitmaps' bits (an estimate: exact at this size).
-        status = subprocess.run([sys.executable, "-m", "news_crawler.cli.crawler", "status", "--json",
-                                 "-s", f"REDIS_URL={redis_server.url}", "-s", f"DUPEFILTER_CLASS={settings['DUPEFILTER_CLASS']}"],
-                                capture_output=True, text=True, timeout=120)
+        status = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "news_crawler.cli.crawler",
+                "status",
+                "--json",
+                "-s",
+                f"REDIS_URL={redis_server.url}",
+                "-s",
+                f"DUPEFILTER_CLASS={settings['DUPEFILTER_CLASS']}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         row = json.loads(status.stdout)["spiders"]["sina"]
         assert row["seen_urls_estimated"] and row["seen_urls"] == len(first), (row, len(first))
     finally:

@@ -7,39 +7,48 @@ import pytest
 
 from news_crawler.extraction import extract_article
 
-STORY = ["新京报讯 （记者 刘玮）10月30日，据香港媒体报道，武侠小说泰斗金庸逝世，享年94岁。",
-         "主演过《笑傲江湖》的李亚鹏接受采访时表示，自己刚刚得知这个消息感到很突然和难过。",
-         "李亚鹏回忆，自己第一次见到金庸是在《笑傲江湖》剧组，当时金庸去探班，两人相谈甚欢。"]
+STORY = [
+    "新京报讯 （记者 刘玮）10月30日，据香港媒体报道，武侠小说泰斗金庸逝世，享年94岁。",
+    "主演过《笑傲江湖》的李亚鹏接受采访时表示，自己刚刚得知这个消息感到很突然和难过。",
+    "李亚鹏回忆，自己第一次见到金庸是在《笑傲江湖》剧组，当时金庸去探班，两人相谈甚欢。",
+]
 
 
 def page(byline: str, story: list[str] = STORY) -> str:
     paragraphs = "".join(f"<p>{escape(x)}</p>" for x in story * 3)
-    return ("<html><head><meta charset='utf-8'><title>金庸逝世 李亚鹏回忆_手机某某网</title></head><body>"
-            "<article><h1>金庸逝世 李亚鹏回忆</h1>"
-            f"<div class='info'>{byline}</div><section>{paragraphs}</section></article></body></html>")
+    return (
+        "<html><head><meta charset='utf-8'><title>金庸逝世 李亚鹏回忆_手机某某网</title></head><body>"
+        "<article><h1>金庸逝世 李亚鹏回忆</h1>"
+        f"<div class='info'>{byline}</div><section>{paragraphs}</section></article></body></html>"
+    )
 
 
-@pytest.mark.parametrize("byline,author", [
-    ("<time>2019-12-21 08:38</time><cite>新华社</cite><span>文/欧阳晓东</span>", "欧阳晓东"),
-    ("<span>2019年10月30日 12:51</span><a href='/s'>澎湃新闻</a><span>澎湃新闻记者 王小红</span>", "王小红"),
-    ("<span>作者：</span><span>孙悦</span>", "孙悦"),
-    ("<time>2019-12-21 08:38</time><cite>新华社</cite>", "刘玮"),  # no credit above: the story's own
-    ("<span>2019-12-21 08:38</span><span>作者：本报记者 王小红</span>", "王小红"),
-    ("<span>2019-12-21 08:38</span><span>作者：新华社记者 欧阳晓东</span>", "欧阳晓东"),
-    ("<span>2019-12-21 08:38</span><span>王小红/文</span><span>来源：新华社</span>", "王小红"),
-    ("<span>2019-12-21 08:38</span><span>文｜孙悦</span>", "孙悦"),
-    ("<span>2019-12-21 08:38</span><span>文/图 孙悦</span>", "孙悦"),  # writer and photographer
-    ("<span>2019-12-21 08:38</span><span>图文 孙悦</span>", "孙悦"),
-    ("<span>2019-12-21 08:38</span><span>本报记者 王小红 李明 发自北京</span>", "王小红 李明"),
-    ("来源：本站原创　作者：孙悦　更新时间：2019-12-21 08:38　点击：", "孙悦"),
-    ("作者：孙悦 录入：李明 2019-12-21 08:38", "孙悦"),
-    # the label in a table cell of its own, the name in the next
-    ("<table><tr><td>作者</td><td>孙悦</td><td>发布时间</td><td>2019-12-21 08:38</td></tr></table>", "孙悦"),
-])
+@pytest.mark.parametrize(
+    "byline,author",
+    [
+        ("<time>2019-12-21 08:38</time><cite>新华社</cite><span>文/欧阳晓东</span>", "欧阳晓东"),
+        ("<span>2019年10月30日 12:51</span><a href='/s'>澎湃新闻</a><span>澎湃新闻记者 王小红</span>", "王小红"),
+        ("<span>作者：</span><span>孙悦</span>", "孙悦"),
+        ("<time>2019-12-21 08:38</time><cite>新华社</cite>", "刘玮"),  # no credit above: the story's own
+        ("<span>2019-12-21 08:38</span><span>作者：本报记者 王小红</span>", "王小红"),
+        ("<span>2019-12-21 08:38</span><span>作者：新华社记者 欧阳晓东</span>", "欧阳晓东"),
+        ("<span>2019-12-21 08:38</span><span>王小红/文</span><span>来源：新华社</span>", "王小红"),
+        ("<span>2019-12-21 08:38</span><span>文｜孙悦</span>", "孙悦"),
+        ("<span>2019-12-21 08:38</span><span>文/图 孙悦</span>", "孙悦"),  # writer and photographer
+        ("<span>2019-12-21 08:38</span><span>图文 孙悦</span>", "孙悦"),
+        ("<span>2019-12-21 08:38</span><span>本报记者 王小红 李明 发自北京</span>", "王小红 李明"),
+        ("来源：本站原创　作者：孙悦　更新时间：2019-12-21 08:38　点击：", "孙悦"),
+        ("作者：孙悦 录入：李明 2019-12-21 08:38", "孙悦"),
+        # the label in a table cell of its own, the name in the next
+        ("<table><tr><td>作者</td><td>孙悦</td><td>发布时间</td><td>2019-12-21 08:38</td></tr></table>", "孙悦"),
+    ],
+)
 def test_the_writer_credited_above_the_story_is_the_author(byline, author):
     article = extract_article(page(byline))
     assert article.author == author
-    assert article.published_at.startswith(("2019-12-21T08:38", "2019-10-30T12:51", "")) and article.body.startswith("新京报讯")
+    assert article.published_at.startswith(("2019-12-21T08:38", "2019-10-30T12:51", "")) and article.body.startswith(
+        "新京报讯"
+    )
 
 
 def test_touching_inline_elements_read_as_separate_words():
@@ -49,7 +58,9 @@ def test_touching_inline_elements_read_as_separate_words():
 
 def test_a_padded_two_character_name_and_a_counter_word_that_runs_on():
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
-    padded = page("<span>2019-03-01</span>", no_credit).replace("<title>", "<meta name='author' content='赵  培'><title>")
+    padded = page("<span>2019-03-01</span>", no_credit).replace(
+        "<title>", "<meta name='author' content='赵  培'><title>"
+    )
     assert extract_article(padded).author == "赵培"
     counter = page("<span>作者： 流泉 访问统计： 2005年08月30日</span>")
     assert extract_article(counter).author == "流泉"
@@ -65,22 +76,32 @@ def test_a_self_media_writer_after_its_original_tag_is_the_author():
 
 
 def test_a_byline_right_under_the_story_beats_a_credit_inside_it():
-    story = ("原标题：完成了一次次谢幕后，金庸这次真的退出江湖了作者 | 李萌 贾雯帆香港媒体30日报道称，武侠小说泰斗金庸在香港逝世，"
-             "享年94岁。消息传出后，各界人士纷纷表示哀悼。")
+    story = (
+        "原标题：完成了一次次谢幕后，金庸这次真的退出江湖了作者 | 李萌 贾雯帆香港媒体30日报道称，武侠"
+        "小说泰斗金庸在香港逝世，"
+        "享年94岁。消息传出后，各界人士纷纷表示哀悼。"
+    )
     more = "金庸原名查良镛，1924年出生于浙江海宁，1948年移居香港，一生创作了十五部武侠小说，影响了几代读者。" * 2
-    page = ("<html><head><title>金庸这次真的退出江湖了_某某市新闻网</title></head><body><div class='article'>"
-            f"<h1>金庸这次真的退出江湖了</h1><div class='content'><p>{story}</p><p>{more}</p></div>"
-            "<div class='info'>来源：县融媒体中心　作者：张建国　发布时间：2019-03-04 14:34</div>"
-            "<div class='editor'>责任编辑：王小红</div></div>"
-            "<div class='related'><h3>相关新闻</h3><ul><li><a href='/1.html'>记者 刘明 报道：某地发生交通事故</a></li></ul></div>"
-            "</body></html>")
+    page = (
+        "<html><head><title>金庸这次真的退出江湖了_某某市新闻网</title></head><body><div class='article'>"
+        f"<h1>金庸这次真的退出江湖了</h1><div class='content'><p>{story}</p><p>{more}</p></div>"
+        "<div class='info'>来源：县融媒体中心　作者：张建国　发布时间：2019-03-04 14:34</div>"
+        "<div class='editor'>责任编辑：王小红</div></div>"
+        "<div class='related'><h3>相关新闻</h3><ul><li><a href='/1.html'>记者 刘明 报道：某地发生交通"
+        "事故</a></li></ul></div>"
+        "</body></html>"
+    )
     article = extract_article(page)
     assert (article.author, article.published_at, article.editor) == ("张建国", "2019-03-04T14:34:00+08:00", "王小红")
 
 
 def test_a_word_ending_in_zuozhe_inside_the_story_is_no_byline():
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
-    story = no_credit[:1] + ["这一现象提醒创作者：新的政策不仅引导行业资金走向，更从源头遏制了不健康的创作倾向。"] + no_credit[1:]
+    story = (
+        no_credit[:1]
+        + ["这一现象提醒创作者：新的政策不仅引导行业资金走向，更从源头遏制了不健康的创作倾向。"]
+        + no_credit[1:]
+    )
     assert extract_article(page("<span>2019-03-01 10:20</span>", story)).author == ""
     assert extract_article(page("<span>本文作者：王小红</span>", story)).author == "王小红"
 
@@ -93,7 +114,9 @@ def test_a_credit_whose_name_runs_into_the_story_s_first_words():
 def test_a_correspondent_alone_is_the_author_and_a_label_s_word_does_not_reach_the_story():
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
     assert extract_article(page("<span>2019-03-01</span><span>通讯员 王小红</span>", no_credit)).author == "王小红"
-    assert extract_article(page("<span>2019-03-01</span><span>记者 欧阳晓东 通讯员 王小红</span>", no_credit)).author.startswith("欧阳晓东")
+    assert extract_article(
+        page("<span>2019-03-01</span><span>记者 欧阳晓东 通讯员 王小红</span>", no_credit)
+    ).author.startswith("欧阳晓东")
     # "本站编辑" names no one, and its 编辑 does not take the story's first word on the next line
     story = ["市政府昨天召开新闻发布会，介绍今年城市更新工作的进展情况和下一步安排，会议由副市长主持。"] + no_credit[1:]
     assert extract_article(page("<span>2019-03-01</span><span>作者：本站编辑</span>", story)).author == ""
@@ -103,7 +126,9 @@ def test_a_correspondent_alone_is_the_author_and_a_label_s_word_does_not_reach_t
 def test_a_byline_that_names_no_one_gives_no_author(placeholder):
     """Older CMS pages fill the author field when nobody is credited: "作者：未知"."""
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
-    article = extract_article(page(f"<span>发布时间：2019-03-01 10:20　作者：{placeholder}　点击数：</span>", no_credit))
+    article = extract_article(
+        page(f"<span>发布时间：2019-03-01 10:20　作者：{placeholder}　点击数：</span>", no_credit)
+    )
     assert article.author == "" and article.published_at == "2019-03-01T10:20:00+08:00"
 
 
@@ -115,8 +140,12 @@ def test_a_bare_name_above_a_story_opening_with_bracketed_emoji_codes_is_the_aut
 
 def test_a_print_page_s_rules_end_lines_and_full_width_digits_are_read():
     story = "".join(STORY) * 2
-    printed = ("<html><head><title>金庸逝世 李亚鹏回忆 - 打印本页</title></head><body><center><h3>金庸逝世 李亚鹏回忆</h3></center>"
-               f"<hr>作者：孙悦&nbsp;&nbsp;日期：2019-12-21 08:38<hr>{story}<br><br>{story}<hr><center><a>打印</a></center></body></html>")
+    printed = (
+        "<html><head><title>金庸逝世 李亚鹏回忆 - 打印本页</title></head><body><center><h3>金庸逝世 李"
+        "亚鹏回忆</h3></center>"
+        f"<hr>作者：孙悦&nbsp;&nbsp;日期：2019-12-21 08:38<hr>{story}<br><br>{story}<hr><center><a>打印"
+        "</a></center></body></html>"
+    )
     article = extract_article(printed)
     assert article.published_at == "2019-12-21T08:38:00+08:00" and article.body.startswith("新京报讯")
     wide = printed.replace("2019-12-21 08:38", "２０１９年１２月２１日 ０８：３８")
@@ -126,7 +155,10 @@ def test_a_print_page_s_rules_end_lines_and_full_width_digits_are_read():
 def test_an_original_headline_note_cut_by_inline_runs_is_not_taken_for_the_headline():
     note = "<p><span>原标</span><span>题：金庸逝世 李亚鹏回忆</span></p>"  # a word processor's runs
     story = "".join(f"<p>{escape(line[:-1])}（{n}）。</p>" for n in range(8) for line in STORY)  # no line ends twice
-    html = ("<html><head><title>金庸逝世 李亚鹏回忆_某网</title></head><body><h1>金庸逝世 李亚鹏回忆</h1>"
-            f"<div class='info'><span>2019-12-21 08:38</span><span>作者：孙悦</span></div><div>{note}{story}</div></body></html>")
+    html = (
+        "<html><head><title>金庸逝世 李亚鹏回忆_某网</title></head><body><h1>金庸逝世 李亚鹏回忆</h1>"
+        f"<div class='info'><span>2019-12-21 08:38</span><span>作者：孙悦</span></div><div>{note}{story}"
+        "</div></body></html>"
+    )
     article = extract_article(html)
     assert article.author == "孙悦" and article.body.startswith("新京报讯")

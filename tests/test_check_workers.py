@@ -16,8 +16,10 @@ from news_crawler.fingerprint import Fingerprinter
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_workers_parse_in_input_order(monkeypatch, sina_articles, method):
     monkeypatch.setattr(check_workers, "_context", lambda: multiprocessing.get_context(method))
-    lines = [json.dumps({"id": str(n), "body": a["body"]}, ensure_ascii=False).encode()
-             for n, a in enumerate(sina_articles[:120])] + [b"not json"]
+    lines = [
+        json.dumps({"id": str(n), "body": a["body"]}, ensure_ascii=False).encode()
+        for n, a in enumerate(sina_articles[:120])
+    ] + [b"not json"]
     fingerprinter = Fingerprinter()
     expected = [parse_line(line, n, fingerprinter) for n, line in enumerate(lines, 1)]
     parsed = [row for batch in parse_in_workers(chunks(lines, 16), Fingerprinter(), parse_line, 2) for row in batch]

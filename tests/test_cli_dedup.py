@@ -11,8 +11,14 @@ from news_crawler.fingerprint.text import normalize
 
 
 def run(args, stdin="", env=None):
-    return subprocess.run([sys.executable, "-m", "news_crawler.cli.dedup", *args], input=stdin,
-                          capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "news_crawler.cli.dedup", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 @pytest.fixture
@@ -24,8 +30,11 @@ def corpus(sina_articles):
         "this is not json",
         {"id": "empty", "body": "  "},
         {"id": 7, "body": "数字编号"},
-        {"id": b["id"], "html": f"<html><head><title>t</title></head><body><p>{b['body']}</p></body></html>",
-         "url": "https://example.com/b"},
+        {
+            "id": b["id"],
+            "html": f"<html><head><title>t</title></head><body><p>{b['body']}</p></body></html>",
+            "url": "https://example.com/b",
+        },
         {"id": "no-body", "title": "只有标题"},
     ]
     return "\n".join(x if isinstance(x, str) else json.dumps(x, ensure_ascii=False) for x in lines) + "\n"
@@ -35,8 +44,15 @@ def test_check_contract(redis_server, redis_client, corpus, sina_articles):
     out = run(["check", "--redis-url", redis_server.url, "--namespace", "cli", "-"], corpus)
     assert out.returncode == 0, out.stderr
     rows = [json.loads(line) for line in out.stdout.splitlines()]
-    assert [r.get("id") for r in rows] == [sina_articles[0]["id"], "reprint", None, "empty", 7,
-                                           sina_articles[1]["id"], "no-body"]
+    assert [r.get("id") for r in rows] == [
+        sina_articles[0]["id"],
+        "reprint",
+        None,
+        "empty",
+        7,
+        sina_articles[1]["id"],
+        "no-body",
+    ]
     first, reprint, bad, empty, numeric, html, nobody = rows
     assert set(first) == {"id", "simhash", "duplicate_of", "distance"} and len(first["simhash"]) == 16
     assert first["duplicate_of"] is None and first["distance"] is None
@@ -84,8 +100,10 @@ def edited_copy(fingerprinter, body):
 def test_check_with_max_distance_zero_keeps_edited_copy(redis_server, redis_client, sina_articles, fingerprinter):
     body = sina_articles[5]["body"]
     lines = [json.dumps({"id": "a", "body": body}), json.dumps({"id": "b", "body": edited_copy(fingerprinter, body)})]
-    strict = run(["check", "--redis-url", redis_server.url, "--namespace", "k0", "--max-distance", "0",
-                  "--no-sentences", "-"], "\n".join(lines))
+    strict = run(
+        ["check", "--redis-url", redis_server.url, "--namespace", "k0", "--max-distance", "0", "--no-sentences", "-"],
+        "\n".join(lines),
+    )
     rows = [json.loads(x) for x in strict.stdout.splitlines()]
     assert rows[0]["simhash"] != rows[1]["simhash"] and rows[1]["duplicate_of"] is None
     loose = run(["check", "--redis-url", redis_server.url, "--namespace", "k3", "-"], "\n".join(lines))
@@ -93,8 +111,9 @@ def test_check_with_max_distance_zero_keeps_edited_copy(redis_server, redis_clie
     assert [r["duplicate_of"] for r in rows] == [None, "a"] and rows[1]["rule"] == "simhash"
     assert "rule" not in rows[0]
     # The second rule, on by default, still finds the copy that distance 0 lets through.
-    by_sentences = run(["check", "--redis-url", redis_server.url, "--namespace", "s0", "--max-distance", "0", "-"],
-                       "\n".join(lines))
+    by_sentences = run(
+        ["check", "--redis-url", redis_server.url, "--namespace", "s0", "--max-distance", "0", "-"], "\n".join(lines)
+    )
     rows = [json.loads(x) for x in by_sentences.stdout.splitlines()]
     assert rows[1]["duplicate_of"] == "a" and rows[1]["rule"] == "sentences" and 1 <= rows[1]["distance"] <= 3
     common = ["--redis-url", redis_server.url, "--namespace", "s0", "--json"]
@@ -111,7 +130,9 @@ def test_check_with_max_distance_zero_keeps_edited_copy(redis_server, redis_clie
     assert len(held) >= 3 and all(s["held_by"][0]["id"] == "a" for s in held)
     letters = re.sub(r"[^\u4e00-\u9fffa-z0-9]", "", normalize(body))  # sentences are shown as they are hashed
     assert all(len(s["sentence"]) >= 8 and s["sentence"] in letters for s in held)
-    drops = [json.loads(x) for x in run(["drops", "--redis-url", redis_server.url, "--namespace", "s0"]).stdout.splitlines()]
+    drops = [
+        json.loads(x) for x in run(["drops", "--redis-url", redis_server.url, "--namespace", "s0"]).stdout.splitlines()
+    ]
     assert [(d["id"], d["rule"]) for d in drops] == [("b", "sentences")]
 
 
@@ -142,26 +163,65 @@ def test_default_is_the_embedded_server(tmp_path, sina_articles):
 def test_every_line_gets_one_answer_whatever_it_holds(tmp_path, redis_server, redis_client, sina_articles):
     good = [json.dumps({"id": a["id"], "body": a["body"]}, ensure_ascii=False).encode() for a in sina_articles[:6]]
     bad = [
-        b"",                                                   # blank
-        b"   \t",                                              # blank, with whitespace
-        b'{"id": "x", "body": "\xff\xfe broken bytes"}',       # invalid UTF-8
-        b"[" * 100_000 + b"]" * 100_000,                        # nested too deep
-        b'{"id": "\\udc80", "body": "lone surrogate id"}',    # id is not valid text
+        b"",  # blank
+        b"   \t",  # blank, with whitespace
+        b'{"id": "x", "body": "\xff\xfe broken bytes"}',  # invalid UTF-8
+        b"[" * 100_000 + b"]" * 100_000,  # nested too deep
+        b'{"id": "\\udc80", "body": "lone surrogate id"}',  # id is not valid text
         b'{"id": "cr",\r "body": ' + json.dumps(sina_articles[7]["body"]).encode() + b"}",  # raw CR in whitespace
-        b"{broken",                                             # not JSON
+        b"{broken",  # not JSON
     ]
-    lines = [good[0], bad[0], good[1], bad[1], bad[2], good[2], bad[3], good[3], bad[4], bad[5], good[4], bad[6],
-             good[5]]
+    lines = [
+        good[0],
+        bad[0],
+        good[1],
+        bad[1],
+        bad[2],
+        good[2],
+        bad[3],
+        good[3],
+        bad[4],
+        bad[5],
+        good[4],
+        bad[6],
+        good[5],
+    ]
     path = tmp_path / "mixed.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
-    out = subprocess.run([sys.executable, "-m", "news_crawler.cli.dedup", "check", "--redis-url", redis_server.url,
-                          "--namespace", "mixed", str(path)], capture_output=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "news_crawler.cli.dedup",
+            "check",
+            "--redis-url",
+            redis_server.url,
+            "--namespace",
+            "mixed",
+            str(path),
+        ],
+        capture_output=True,
+        timeout=300,
+    )
     assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
     rows = [json.loads(line) for line in out.stdout.decode().splitlines()]
     assert len(rows) == len(lines)
     ids = [json.loads(g)["id"] for g in good]
-    assert [r["id"] for r in rows] == [ids[0], None, ids[1], None, None, ids[2], None, ids[3], None, "cr", ids[4],
-                                       None, ids[5]]
+    assert [r["id"] for r in rows] == [
+        ids[0],
+        None,
+        ids[1],
+        None,
+        None,
+        ids[2],
+        None,
+        ids[3],
+        None,
+        "cr",
+        ids[4],
+        None,
+        ids[5],
+    ]
     errors = [r["error"] for r in rows if "error" in r]
     assert errors[:2] == ["blank line", "blank line"] and "invalid UTF-8" in errors[2]
     assert "nested too deep" in errors[3] and "not valid text" in errors[4] and "not JSON" in errors[5]
@@ -172,10 +232,16 @@ def test_redis_dying_mid_run_ends_with_one_line_and_whole_output(tmp_path, sina_
     from tests.redis_server import TestServer
 
     server = TestServer(tmp_path / "redis")
-    proc = subprocess.Popen([sys.executable, "-m", "news_crawler.cli.dedup", "check", "--redis-url", server.url, "-"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    lines = [json.dumps({"id": f"{n}-{a['id']}", "body": a["body"]}, ensure_ascii=False).encode() + b"\n"
-             for n, a in enumerate(sina_articles[:600])]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "news_crawler.cli.dedup", "check", "--redis-url", server.url, "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    lines = [
+        json.dumps({"id": f"{n}-{a['id']}", "body": a["body"]}, ensure_ascii=False).encode() + b"\n"
+        for n, a in enumerate(sina_articles[:600])
+    ]
     try:
         proc.stdin.write(b"".join(lines[:300]))
         proc.stdin.flush()
@@ -197,19 +263,26 @@ def test_redis_dying_mid_run_ends_with_one_line_and_whole_output(tmp_path, sina_
     assert len(printed) >= 256 and all(len(r["simhash"]) == 16 for r in printed)
 
 
-def test_an_id_sent_again_with_another_body_is_a_replay_with_the_stored_simhash(redis_server, redis_client,
-                                                                               sina_articles):
-    first = run(["check", "--redis-url", redis_server.url, "--namespace", "re", "-"],
-                json.dumps({"id": "story", "body": sina_articles[10]["body"]}) + "\n")
-    again = run(["check", "--redis-url", redis_server.url, "--namespace", "re", "-"],
-                json.dumps({"id": "story", "body": sina_articles[11]["body"]}) + "\n")
+def test_an_id_sent_again_with_another_body_is_a_replay_with_the_stored_simhash(
+    redis_server, redis_client, sina_articles
+):
+    first = run(
+        ["check", "--redis-url", redis_server.url, "--namespace", "re", "-"],
+        json.dumps({"id": "story", "body": sina_articles[10]["body"]}) + "\n",
+    )
+    again = run(
+        ["check", "--redis-url", redis_server.url, "--namespace", "re", "-"],
+        json.dumps({"id": "story", "body": sina_articles[11]["body"]}) + "\n",
+    )
     kept, replay = json.loads(first.stdout), json.loads(again.stdout)
     assert replay == {**kept, "replay": True}  # the stored simhash, not the new body's
     assert "0 kept, 0 near-duplicates, 1 replays, 0 unusable lines" in again.stderr
 
 
 def test_workers_decide_exactly_as_one_process_in_input_order(redis_server, sina_articles):
-    lines = [json.dumps({"id": f"{n}", "body": a["body"]}, ensure_ascii=False) for n, a in enumerate(sina_articles[:700])]
+    lines = [
+        json.dumps({"id": f"{n}", "body": a["body"]}, ensure_ascii=False) for n, a in enumerate(sina_articles[:700])
+    ]
     lines[5], lines[600] = "not json", json.dumps({"id": "copy", "body": sina_articles[3]["body"]})
     stdin = "\n".join(lines) + "\n"
     one = run(["check", "--redis-url", redis_server.url, "--namespace", "w1", "--workers", "1", "-"], stdin)
@@ -228,10 +301,24 @@ def test_progress_bar_on_a_terminal_and_nothing_extra_elsewhere(tmp_path, redis_
     import termios
 
     corpus = tmp_path / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps({"id": str(n), "body": a["body"]}, ensure_ascii=False) + "\n"
-                              for n, a in enumerate(sina_articles[:300])), encoding="utf-8")
-    args = [sys.executable, "-m", "news_crawler.cli.dedup", "check", "--redis-url", redis_server.url,
-            "--namespace", "bar", str(corpus)]
+    corpus.write_text(
+        "".join(
+            json.dumps({"id": str(n), "body": a["body"]}, ensure_ascii=False) + "\n"
+            for n, a in enumerate(sina_articles[:300])
+        ),
+        encoding="utf-8",
+    )
+    args = [
+        sys.executable,
+        "-m",
+        "news_crawler.cli.dedup",
+        "check",
+        "--redis-url",
+        redis_server.url,
+        "--namespace",
+        "bar",
+        str(corpus),
+    ]
     master, terminal = pty.openpty()
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal has a size
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=terminal)
@@ -256,8 +343,10 @@ def test_progress_bar_on_a_terminal_and_nothing_extra_elsewhere(tmp_path, redis_
 
 def test_forget_removes_an_article_so_its_copy_is_kept_next_time(redis_server, sina_articles):
     body = sina_articles[9]["body"]
-    lines = [json.dumps({"id": "first", "body": body}, ensure_ascii=False),
-             json.dumps({"id": "copy", "body": "来源：人民网\n" + body}, ensure_ascii=False)]
+    lines = [
+        json.dumps({"id": "first", "body": body}, ensure_ascii=False),
+        json.dumps({"id": "copy", "body": "来源：人民网\n" + body}, ensure_ascii=False),
+    ]
     common = ["--redis-url", redis_server.url, "--namespace", "forget"]
     out = run(["check", *common, "-"], "\n".join(lines) + "\n")
     assert json.loads(out.stdout.splitlines()[1])["duplicate_of"] == "first"
@@ -282,7 +371,8 @@ def test_an_index_of_another_format_gives_one_line_and_forget_all_clears_it(redi
     assert out.stderr.strip().splitlines() == [
         "news-dedup: the index in namespace 'legacy' holds index keys with no format version; this version reads "
         "format 1 only: use a new DEDUP_NAMESPACE, or remove the old index with "
-        "`news-dedup forget --all --namespace legacy`"]
+        "`news-dedup forget --all --namespace legacy`"
+    ]
     assert run(["forget", *common]).returncode == 2  # neither ids nor --all
     cleared = run(["forget", *common, "--all"])
     assert cleared.returncode == 0 and json.loads(cleared.stdout) == {"namespace": "legacy", "removed_keys": 3}

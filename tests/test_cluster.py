@@ -32,8 +32,10 @@ def test_any_node_gives_a_cluster_client_and_spider_keys_share_a_slot(cluster, c
 
     assert isinstance(cluster_client, RedisCluster)
     assert connection.spider_key("%(spider)s:requests", "sina", cluster_client) == "{sina}:requests"
-    slots = {cluster_client.keyslot(connection.spider_key(t, "sina", cluster_client))
-             for t in ("%(spider)s:requests", "%(spider)s:dupefilter", "%(spider)s:outcomes", "%(spider)s:start_urls")}
+    slots = {
+        cluster_client.keyslot(connection.spider_key(t, "sina", cluster_client))
+        for t in ("%(spider)s:requests", "%(spider)s:dupefilter", "%(spider)s:outcomes", "%(spider)s:start_urls")
+    }
     assert len(slots) == 1
     settings = plain_settings({"REDIS_URL": cluster.url, "REDIS_CLUSTER": "no"})
     connection._clients.clear()
@@ -41,15 +43,21 @@ def test_any_node_gives_a_cluster_client_and_spider_keys_share_a_slot(cluster, c
 
 
 def _check(url, namespace, lines, **env):
-    out = subprocess.run([sys.executable, "-m", "news_crawler.cli.dedup", "check", "--redis-url", url,
-                          "--namespace", namespace, "-"], input="\n".join(lines), capture_output=True, text=True,
-                         timeout=300, env={**os.environ, **env})
+    out = subprocess.run(
+        [sys.executable, "-m", "news_crawler.cli.dedup", "check", "--redis-url", url, "--namespace", namespace, "-"],
+        input="\n".join(lines),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+    )
     assert out.returncode == 0, out.stderr
     return [json.loads(x) for x in out.stdout.splitlines()]
 
 
-def test_check_decides_on_the_cluster_as_on_one_server(cluster, cluster_client, redis_server, redis_client,
-                                                       sina_articles):
+def test_check_decides_on_the_cluster_as_on_one_server(
+    cluster, cluster_client, redis_server, redis_client, sina_articles
+):
     rng = random.Random(4)
     lines = []
     for a in sina_articles[:600]:
@@ -70,8 +78,11 @@ def test_check_decides_on_the_cluster_as_on_one_server(cluster, cluster_client, 
 def _documents(sina_articles, fingerprinter, n=300) -> dict[str, Document]:
     docs = {}
     for a in sina_articles[:n]:
-        for suffix, body in (("", a["body"]), ("~r", "来源：澎湃新闻\n" + a["body"].replace("，", ",", 3)),
-                             ("~e", a["body"][: len(a["body"]) * 9 // 10])):
+        for suffix, body in (
+            ("", a["body"]),
+            ("~r", "来源：澎湃新闻\n" + a["body"].replace("，", ",", 3)),
+            ("~e", a["body"][: len(a["body"]) * 9 // 10]),
+        ):
             try:
                 f = fingerprinter.fingerprint(body)
             except UnusableText:
@@ -81,8 +92,9 @@ def _documents(sina_articles, fingerprinter, n=300) -> dict[str, Document]:
 
 
 @pytest.mark.parametrize("switch", [False, True], ids=["one-generation", "across-a-generation-switch"])
-def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, cluster_client, sina_articles,
-                                                                      fingerprinter, switch):
+def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(
+    cluster, cluster_client, sina_articles, fingerprinter, switch
+):
     """Four processes; with the switch, each moves its clock into the next generation at a
     point of its own, so that some write where another has sealed."""
     docs = _documents(sina_articles, fingerprinter)
@@ -91,8 +103,9 @@ def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, 
     race(cluster.url, streams, switch)
 
     rule = SentenceRule()
-    store = RedisStore(cluster_client, "race", sentences=rule, retention_days=14 if switch else 0,
-                       clock=lambda: T0 + WEEK)
+    store = RedisStore(
+        cluster_client, "race", sentences=rule, retention_days=14 if switch else 0, clock=lambda: T0 + WEEK
+    )
     assert store.generations.numbers() == ([1, 0] if switch else [0])
     kept = set(store.kept_documents())
     assert_no_two_duplicates([docs[i] for i in sorted(kept)], rule)
@@ -105,8 +118,7 @@ def test_four_concurrent_writers_on_the_cluster_keep_no_two_duplicates(cluster, 
         assert all(store.held(prefix) > 0 for prefix in store.live_prefixes())
 
 
-def test_generations_spread_over_the_masters_and_are_decided_as_on_one_server(cluster, cluster_client,
-                                                                             redis_client):
+def test_generations_spread_over_the_masters_and_are_decided_as_on_one_server(cluster, cluster_client, redis_client):
     """Retention on the cluster: each generation is one slot, three of them on three masters;
     the same stream, a generation a week of it, is decided as one server decides it; the
     oldest generation's keys go from its master when it expires."""
@@ -117,8 +129,14 @@ def test_generations_spread_over_the_masters_and_are_decided_as_on_one_server(cl
         docs = [Document(f"w{week}-{i}", rng.getrandbits(64), (rng.getrandbits(24), 7, 8), 100) for i in range(100)]
         for i in range(100):  # copies of earlier stories: a few bits off, or more and the same sentences
             b = rng.randrange(len(base))
-            docs.append(Document(f"w{week}-copy{i}", flip(base[b], rng.sample(range(64), rng.randint(0, 10))),
-                                 (1000 + b, 2000 + b, 3000 + b), 100))
+            docs.append(
+                Document(
+                    f"w{week}-copy{i}",
+                    flip(base[b], rng.sample(range(64), rng.randint(0, 10))),
+                    (1000 + b, 2000 + b, 3000 + b),
+                    100,
+                )
+            )
         weeks.append(docs)
     answers = []
     for client in (cluster_client, redis_client):
@@ -177,9 +195,24 @@ def test_a_crawl_and_its_recrawl_on_the_cluster(tmp_path, cluster, cluster_clien
         assert not Counter(mirror.article_requests(before))  # nothing fetched twice
         assert items2 == []
 
-        status = subprocess.run([sys.executable, "-m", "news_crawler.cli.crawler", "status", "--json",
-                                 "-s", f"REDIS_URL={cluster.url}", "-s", f"DEDUP_NAMESPACE={namespace}", "-s",
-                                 f"DEDUP_RETENTION_DAYS={retention}"], capture_output=True, text=True, timeout=120)
+        status = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "news_crawler.cli.crawler",
+                "status",
+                "--json",
+                "-s",
+                f"REDIS_URL={cluster.url}",
+                "-s",
+                f"DEDUP_NAMESPACE={namespace}",
+                "-s",
+                f"DEDUP_RETENTION_DAYS={retention}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         report = json.loads(status.stdout)
         assert report["redis_masters"] == 3 and report["dedup"]["kept"] == len(items)
         assert all(report["spiders"][name]["seen_urls"] >= 1 for name in spiders)

@@ -57,8 +57,10 @@ def test_topology():
     assert 'CMD ["news-crawler", "worker"' in (ROOT / "Dockerfile").read_text()
 
 
-@pytest.mark.parametrize("now,at,hours", [("2026-11-22 05:00", "06:00", 1.0), ("2026-11-22 07:00", "06:00", 23.0),
-                                          ("2026-11-22 06:00", "06:00", 24.0)])
+@pytest.mark.parametrize(
+    "now,at,hours",
+    [("2026-11-22 05:00", "06:00", 1.0), ("2026-11-22 07:00", "06:00", 23.0), ("2026-11-22 06:00", "06:00", 24.0)],
+)
 def test_seeder_waits_until_the_next_seeding_time(now, at, hours):
     assert seconds_until(at, datetime.strptime(now, "%Y-%m-%d %H:%M")) == hours * 3600
 

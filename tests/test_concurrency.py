@@ -26,9 +26,14 @@ def _worker(url, items, start, seed, switch):
     rng = random.Random(seed)
     switch_at = rng.randrange(len(items)) if switch else len(items)
     done = 0
-    store = RedisStore(connection.from_settings(plain_settings({"REDIS_URL": url})), "race", batch_size=4,
-                       sentences=SentenceRule(), retention_days=14 if switch else 0,
-                       clock=lambda: T0 + (WEEK if done >= switch_at else 0))
+    store = RedisStore(
+        connection.from_settings(plain_settings({"REDIS_URL": url})),
+        "race",
+        batch_size=4,
+        sentences=SentenceRule(),
+        retention_days=14 if switch else 0,
+        clock=lambda: T0 + (WEEK if done >= switch_at else 0),
+    )
     start.wait(30)
     while done < len(items):
         n = rng.randint(1, 12)
@@ -57,13 +62,17 @@ def assert_no_two_duplicates(kept_docs: list[Document], rule: SentenceRule) -> N
 
 
 def sentence_duplicates(a: Document, b: Document, rule: SentenceRule) -> bool:
-    return (len(set(a.sentences) & set(b.sentences)) >= rule.match and distance(a.simhash, b.simhash) <= rule.max_distance
-            and abs(a.length - b.length) <= rule.length_slack)
+    return (
+        len(set(a.sentences) & set(b.sentences)) >= rule.match
+        and distance(a.simhash, b.simhash) <= rule.max_distance
+        and abs(a.length - b.length) <= rule.length_slack
+    )
 
 
 @pytest.mark.parametrize("switch", [False, True], ids=["one-generation", "across-a-generation-switch"])
-def test_concurrent_workers_never_keep_two_near_duplicates(redis_client, redis_server, sina_articles, fingerprinter,
-                                                           switch):
+def test_concurrent_workers_never_keep_two_near_duplicates(
+    redis_client, redis_server, sina_articles, fingerprinter, switch
+):
     articles = sina_articles[:400]
     fps = {}
 
@@ -93,7 +102,9 @@ def test_concurrent_workers_never_keep_two_near_duplicates(redis_client, redis_s
     race(redis_server.url, streams, switch)
 
     rule = SentenceRule()
-    store = RedisStore(redis_client, "race", sentences=rule, retention_days=14 if switch else 0, clock=lambda: T0 + WEEK)
+    store = RedisStore(
+        redis_client, "race", sentences=rule, retention_days=14 if switch else 0, clock=lambda: T0 + WEEK
+    )
     assert len(store.live_prefixes()) == (2 if switch else 1)
     by_id = {doc.id: doc for s in streams for doc in s}
     kept = store.kept_documents()

@@ -11,8 +11,10 @@ def settings(**values) -> Settings:
 
 
 def test_redis_url_wins_over_host_and_port():
-    assert connection.url_from_settings(settings(REDIS_URL="redis://a:1/2", REDIS_HOST="b", REDIS_PORT=3)) \
+    assert (
+        connection.url_from_settings(settings(REDIS_URL="redis://a:1/2", REDIS_HOST="b", REDIS_PORT=3))
         == "redis://a:1/2"
+    )
 
 
 def test_host_and_port_name_the_server_when_there_is_no_url(redis_server):

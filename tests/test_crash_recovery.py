@@ -2,7 +2,6 @@
 article ends kept (in a feed), dropped as a near-duplicate, or invalid."""
 
 import json
-import os
 import signal
 import time
 from dataclasses import dataclass
@@ -90,8 +89,11 @@ def site(catalog):
     mirror = Mirror(catalog, day=1)
     mirror.delay = 0.25
     http = serve(mirror)
-    yield SlowSite(mirror, f"http://127.0.0.1:{http.server_address[1]}",
-                   {u for u, p in catalog.pages.items() if p.day == 1 and p.site in SPIDERS})
+    yield SlowSite(
+        mirror,
+        f"http://127.0.0.1:{http.server_address[1]}",
+        {u for u, p in catalog.pages.items() if p.day == 1 and p.site in SPIDERS},
+    )
     http.shutdown()
 
 
@@ -105,16 +107,29 @@ def durable_redis(tmp_path):
 @pytest.mark.parametrize("kill_at", [0.4, 0.9])
 def test_sigkill_mid_crawl_then_rerun_loses_no_article(tmp_path, redis_server, redis_client, site, kill_at):
     # The default process pool, so the kill also shows its workers do not outlive the crawl.
-    proc = crawl(tmp_path, redis_server.url, site.url, SPIDERS, name="killed", wait=False,
-                 settings={"DEDUP_PROCESSES": "1", "CONCURRENT_REQUESTS_PER_DOMAIN": "2"})
+    proc = crawl(
+        tmp_path,
+        redis_server.url,
+        site.url,
+        SPIDERS,
+        name="killed",
+        wait=False,
+        settings={"DEDUP_PROCESSES": "1", "CONCURRENT_REQUESTS_PER_DOMAIN": "2"},
+    )
     wait_for(lambda: site.requested(kill_at), 120, f"{kill_at:.0%} of the article pages to be requested")
-    wait_for(lambda: any("multiprocessing.spawn" in describe(p) for p in children(proc.pid)), 120,
-             "the crawl to start its fingerprinting pool")
+    wait_for(
+        lambda: any("multiprocessing.spawn" in describe(p) for p in children(proc.pid)),
+        120,
+        "the crawl to start its fingerprinting pool",
+    )
     pool = children(proc.pid)
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
-    wait_for(lambda: not any(alive(p) for p in pool), 30,
-             f"the pool workers to die with their parent: {[describe(p) for p in pool if alive(p)]}")
+    wait_for(
+        lambda: not any(alive(p) for p in pool),
+        30,
+        f"the pool workers to die with their parent: {[describe(p) for p in pool if alive(p)]}",
+    )
     assert len(recorded_outcomes(redis_client)) < len(site.articles)  # the kill left work undone
 
     crawl(tmp_path, redis_server.url, site.url, SPIDERS, name="rerun")
@@ -125,8 +140,15 @@ def test_sigkill_mid_crawl_then_rerun_loses_no_article(tmp_path, redis_server, r
 
 def test_redis_killed_mid_crawl_and_restarted_the_crawl_carries_on(tmp_path, site, durable_redis):
     log = tmp_path / "crawl.log"
-    proc = crawl(tmp_path, durable_redis.url, site.url, SPIDERS, name="crawl", wait=False,
-                 settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "2"})
+    proc = crawl(
+        tmp_path,
+        durable_redis.url,
+        site.url,
+        SPIDERS,
+        name="crawl",
+        wait=False,
+        settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "2"},
+    )
     wait_for(lambda: site.requested(0.3), 120, "30% of the article pages to be requested")
     durable_redis.kill()
     wait_for(lambda: "Redis does not answer" in log.read_text(), 60, "the crawl to notice the outage")
@@ -139,8 +161,15 @@ def test_redis_killed_mid_crawl_and_restarted_the_crawl_carries_on(tmp_path, sit
 
 
 def test_redis_away_past_the_limit_stops_the_crawl_and_the_rerun_completes(tmp_path, site, durable_redis):
-    proc = crawl(tmp_path, durable_redis.url, site.url, SPIDERS, name="stopped", wait=False,
-                 settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "2", "REDIS_OUTAGE_LIMIT": "3"})
+    proc = crawl(
+        tmp_path,
+        durable_redis.url,
+        site.url,
+        SPIDERS,
+        name="stopped",
+        wait=False,
+        settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "2", "REDIS_OUTAGE_LIMIT": "3"},
+    )
     wait_for(lambda: site.requested(0.3), 120, "30% of the article pages to be requested")
     durable_redis.kill()
     assert proc.wait(300) == 1  # stopped, and says so with its exit code
@@ -164,9 +193,26 @@ def test_scrapy_crawl_stopped_by_an_absent_redis_exits_1(tmp_path, site, durable
     site.mirror.delay = 1.0  # pages slow enough that Redis goes away while sina still has some to fetch
     log = open(tmp_path / "scrapy.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scrapy", "crawl", "sina", "-s", f"REDIS_URL={durable_redis.url}",
-         "-s", f"FEED_DIR={tmp_path / 'out'}", "-s", "REDIS_OUTAGE_LIMIT=3", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=mirror_env(site.url))
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "sina",
+            "-s",
+            f"REDIS_URL={durable_redis.url}",
+            "-s",
+            f"FEED_DIR={tmp_path / 'out'}",
+            "-s",
+            "REDIS_OUTAGE_LIMIT=3",
+            "-s",
+            "CONCURRENT_REQUESTS_PER_DOMAIN=1",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=mirror_env(site.url),
+    )
     wait_for(lambda: site.requested(0.05), 120, "the first article pages to be requested")
     durable_redis.kill()
     assert proc.wait(300) == 1

@@ -4,7 +4,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from collections import Counter
 
 import pytest
@@ -14,9 +13,9 @@ from news_crawler.extraction.decode import decode_html
 from news_crawler.fingerprint import Fingerprinter, distance, from_hex
 from news_crawler.index import RedisStore
 from news_crawler.outcomes import parse_outcome
+from news_crawler.sites import load_sites
 from news_mirror.catalog import add_bad_pages, build_catalog
 from news_mirror.server import Mirror, serve
-from news_crawler.sites import load_sites
 from tests.conftest import DATA
 from tests.crawl_helpers import ROOT, crawl, load, mirror_env
 
@@ -51,8 +50,9 @@ def test_every_mirrored_url_is_an_article_url_of_its_portal(catalog):
     assert len({p.site for p in catalog[0].pages.values()}) == len(sites) == 10
 
 
-def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(tmp_path, redis_server, redis_client,
-                                                                         mirror, catalog):
+def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(
+    tmp_path, redis_server, redis_client, mirror, catalog
+):
     mirror, url = mirror
     pages = catalog[0].pages
     summary, items = crawl(tmp_path, redis_server.url, url, name="day1")
@@ -69,11 +69,13 @@ def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(tmp_pat
     kept = {i["url"]: i for i in items}
     for item in items:
         assert CONTRACT <= item.keys() and item["body"] and len(item["simhash"]) == 16
-        assert re.fullmatch(r"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d[+-]\d\d:\d\d)?", item["published_at"]) or \
-            item["published_at"] == "", item["published_at"]
+        assert (
+            re.fullmatch(r"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d[+-]\d\d:\d\d)?", item["published_at"])
+            or item["published_at"] == ""
+        ), item["published_at"]
     # No two kept articles are near-duplicates; every story with reprints is kept once.
     values = [from_hex(i["simhash"]) for i in items]
-    assert all(distance(a, b) > 3 for n, a in enumerate(values) for b in values[n + 1:])
+    assert all(distance(a, b) > 3 for n, a in enumerate(values) for b in values[n + 1 :])
     store = RedisStore(redis_client, "news")
     drops = store.drops(limit=1000)
     dropped = {d.id for d in drops}
@@ -81,8 +83,11 @@ def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(tmp_pat
     day_hashes = redis_client.keys("*:outcomes:20*")
     for d in drops:
         rec = parse_outcome(next(r for r in (redis_client.hget(k, d.id) for k in day_hashes) if r))
-        assert rec == {**rec, "outcome": "duplicate",
-                       "reason": f"near-duplicate of {d.duplicate_of} (distance {d.distance}, rule {d.rule})"}
+        assert rec == {
+            **rec,
+            "outcome": "duplicate",
+            "reason": f"near-duplicate of {d.duplicate_of} (distance {d.distance}, rule {d.rule})",
+        }
     # Each story with reprints is kept at most once (zero times when yet another saved page
     # of the same story was kept first); every copy not kept was dropped as a near-duplicate.
     fingerprinter = Fingerprinter()
@@ -110,7 +115,9 @@ def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(tmp_pat
     assert not set(catalog[1]) & set(kept)
     for bad in catalog[1]:  # each outcome says why, without repeating its URL
         rec = parse_outcome(next(r for r in (redis_client.hget(k, bad) for k in day_hashes) if r))
-        assert rec["outcome"] == "invalid" and rec["reason"].startswith("invalid article (") and bad not in rec["reason"]
+        assert (
+            rec["outcome"] == "invalid" and rec["reason"].startswith("invalid article (") and bad not in rec["reason"]
+        )
 
     # Day 2: new articles appear on the list pages; only they are fetched.
     mirror.day = 2
@@ -126,8 +133,9 @@ def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(tmp_pat
 
 def test_gbk_pages_decode_with_and_without_declared_charset(tmp_path, redis_server, redis_client, mirror, catalog):
     mirror, url = mirror
-    _, items = crawl(tmp_path, redis_server.url, url, ["sohu"], name="sohu",
-                     settings={"ITEMS_REDIS_KEY": "%(spider)s:items"})
+    _, items = crawl(
+        tmp_path, redis_server.url, url, ["sohu"], name="sohu", settings={"ITEMS_REDIS_KEY": "%(spider)s:items"}
+    )
     # Kept items also went to the Redis list for downstream consumers, as JSON.
     pushed = [json.loads(x) for x in redis_client.lrange("sohu:items", 0, -1)]
     assert sorted(i["url"] for i in pushed) == sorted(i["url"] for i in items) and len(items) >= 3
@@ -137,8 +145,13 @@ def test_gbk_pages_decode_with_and_without_declared_charset(tmp_path, redis_serv
     assert any("charset" not in p.content_type for p in sohu_pages)  # one page declares nothing at all
     checked = 0
     for page in sohu_pages:
-        label = next(x for k, x in labels.items() if page.body == (DATA / "pages" / "cwced" / x["html"]).read_bytes()
-                     or k == "7c6d2080" and "charset" not in page.content_type)
+        label = next(
+            x
+            for k, x in labels.items()
+            if page.body == (DATA / "pages" / "cwced" / x["html"]).read_bytes()
+            or k == "7c6d2080"
+            and "charset" not in page.content_type
+        )
         item = by_url.get(page.url)
         if item is None:
             continue
@@ -165,23 +178,48 @@ def test_generic_news_spider_crawls_any_site(tmp_path, redis_server, redis_clien
     mirror, url = mirror
     out = tmp_path / "generic.jsonl"
     result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "news", "-a", "start_urls=https://news.sohu.com/",
-         "-a", r"allow=sohu\.com/\d{8}/n\d+\.shtml", "-O", str(out), "-s", f"REDIS_URL={redis_server.url}",
-         "-s", "DEDUP_PROCESSES=0"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, env=mirror_env(url))
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "news",
+            "-a",
+            "start_urls=https://news.sohu.com/",
+            "-a",
+            r"allow=sohu\.com/\d{8}/n\d+\.shtml",
+            "-O",
+            str(out),
+            "-s",
+            f"REDIS_URL={redis_server.url}",
+            "-s",
+            "DEDUP_PROCESSES=0",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=mirror_env(url),
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     items = [json.loads(line) for line in out.read_text().splitlines()]
     assert items and all(i["site"] == "news.sohu.com" and CONTRACT <= i.keys() for i in items)
 
 
-@pytest.mark.parametrize("args,says", [
-    ([], "start_urls=URL"),
-    (["-a", "start_urls=news.sohu.com", "-a", "allow=x"], "bad start URL 'news.sohu.com'"),
-    (["-a", "start_urls=https://news.sohu.com/", "-a", "allow=(\\d+"], "bad URL pattern"),
-    (["-a", "start_urls=https://news.sohu.com/", "-a", "allow=x", "-s", "URL_TRACKING_PARAMS=utm_("],
-     "bad URL_TRACKING_PARAMS pattern"),
-])
+@pytest.mark.parametrize(
+    "args,says",
+    [
+        ([], "start_urls=URL"),
+        (["-a", "start_urls=news.sohu.com", "-a", "allow=x"], "bad start URL 'news.sohu.com'"),
+        (["-a", "start_urls=https://news.sohu.com/", "-a", "allow=(\\d+"], "bad URL pattern"),
+        (
+            ["-a", "start_urls=https://news.sohu.com/", "-a", "allow=x", "-s", "URL_TRACKING_PARAMS=utm_("],
+            "bad URL_TRACKING_PARAMS pattern",
+        ),
+    ],
+)
 def test_generic_spider_with_bad_arguments_says_what_to_pass(tmp_path, args, says):
-    result = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "news", *args], cwd=ROOT, capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "news", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 2 and says in result.stderr and "Traceback" not in result.stderr, result.stderr

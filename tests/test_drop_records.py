@@ -1,7 +1,7 @@
 """Drop records as ``lua/drops.lua`` writes them."""
 
 import random
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -35,7 +35,7 @@ def test_a_drop_record_is_23_bytes_filed_by_id_key_and_reads_back_whole(redis_cl
     for (copy, fp), original in zip(copies, originals):
         rec = records[copy]
         assert (rec.duplicate_of, rec.simhash, rec.distance, rec.rule) == (original, fp, 1, "simhash")
-        assert abs(datetime.fromisoformat(rec.time) - datetime.now(timezone.utc)).total_seconds() < 600
+        assert abs(datetime.fromisoformat(rec.time) - datetime.now(UTC)).total_seconds() < 600
         again = store.decide(copy, 5)  # a replay answers from the record
         assert again.replayed and (again.duplicate_of, again.simhash, again.distance) == (original, fp, 1)
         assert store.lookup(copy).duplicate_of == original
@@ -43,7 +43,9 @@ def test_a_drop_record_is_23_bytes_filed_by_id_key_and_reads_back_whole(redis_cl
 
 def test_a_drop_by_sentences_names_the_document_whose_sentences_it_shares(redis_client):
     store = RedisStore(redis_client, "dr", sentences=SentenceRule())
-    store.decide_many([Document("a", ORIGINAL, (1, 2, 3, 4, 5), 100), Document("b", ORIGINAL ^ 0xFFFF, (1, 2, 3, 9, 8), 100)])
+    store.decide_many(
+        [Document("a", ORIGINAL, (1, 2, 3, 4, 5), 100), Document("b", ORIGINAL ^ 0xFFFF, (1, 2, 3, 9, 8), 100)]
+    )
     rec = store.lookup("b")
     assert (rec.duplicate_of, rec.rule, rec.distance) == ("a", "sentences", 16)
     assert filed_record(redis_client, store, "b")[15:] == ORIGINAL.to_bytes(8, "big")
@@ -71,10 +73,12 @@ def test_forgetting_a_compact_record_takes_it_off_the_day_it_was_counted_under(r
 
 
 def test_the_day_of_a_time_is_the_utc_calendar_day(redis_client):
-    script = redis_client.register_script(shared("ids.lua", "drops.lua") + "local out = {} for i = 1, #ARGV do "
-                                          "out[i] = day_of(tonumber(ARGV[i])) end return out")
+    script = redis_client.register_script(
+        shared("ids.lua", "drops.lua") + "local out = {} for i = 1, #ARGV do "
+        "out[i] = day_of(tonumber(ARGV[i])) end return out"
+    )
     rng = random.Random(3)
     times = [0, 86399, 86400, 951782400, 951868799, 951868800, 1709251199, 1709251200, 4102444799, 4102444800]
     times += [rng.randrange(0, 2**32) for _ in range(500)]
-    want = [datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d") for t in times]
+    want = [datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d") for t in times]
     assert [d.decode() for d in script(keys=[], args=times)] == want

@@ -36,6 +36,7 @@ def test_only_its_owner_can_read_the_data(data_dir):
     client = redis.Redis.from_url(ensure_server(data_dir))
     RedisStore(client, "emb").decide("https://secret.example/story", 42)
     client.execute_command("BGREWRITEAOF")
+
     # The rewrite's temporary files come and go: look once it has finished.
     def rewritten() -> bool:
         info = client.info("persistence")

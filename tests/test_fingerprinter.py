@@ -3,8 +3,10 @@ import simhash
 
 from news_crawler.fingerprint import Fingerprinter, UnusableText, distance
 
-STORY = ("北京时间10月30日，武侠小说泰斗金庸在香港逝世，享年94岁。金庸原名查良镛，"
-         "代表作包括《射雕英雄传》《天龙八部》《笑傲江湖》等，影响了几代华人读者。")
+STORY = (
+    "北京时间10月30日，武侠小说泰斗金庸在香港逝世，享年94岁。金庸原名查良镛，"
+    "代表作包括《射雕英雄传》《天龙八部》《笑傲江湖》等，影响了几代华人读者。"
+)
 
 
 @pytest.mark.parametrize("body", ["", "   \n\t ", "\u200b\u200b", "。，！？……", "的 了 是 在 和"])
@@ -41,7 +43,13 @@ def test_unusual_unicode(fingerprinter):
 def test_reprint_of_a_real_article_is_near_and_other_stories_are_far(fingerprinter, sina_articles):
     body = sina_articles[3]["body"]
     a = fingerprinter.fingerprint(body).value
-    reprint = "原标题：" + sina_articles[3]["title"] + "\n来源：环球网\n" + body + "\n责任编辑：张三 SN225\n关注公众号获取更多新闻"
+    reprint = (
+        "原标题："
+        + sina_articles[3]["title"]
+        + "\n来源：环球网\n"
+        + body
+        + "\n责任编辑：张三 SN225\n关注公众号获取更多新闻"
+    )
     assert distance(a, fingerprinter.fingerprint(reprint, "全新的标题").value) <= 3
     others = [fingerprinter.fingerprint(x["body"]).value for x in sina_articles[10:60]]
     assert min(distance(a, o) for o in others) > 3

@@ -31,11 +31,37 @@ SITE = "127.0.0.1"
 pytestmark = pytest.mark.xdist_group("hostile")  # the one attacked crawl, shared by its tests
 
 
-def run_crawl(tmp: Path, redis_url: str, name: str, start_urls: list[str], allow: str = ALLOW,
-              args: dict[str, str] | None = None, wait: bool = True, **settings: object):
-    cmd = [sys.executable, "-m", "scrapy", "crawl", "news", "-a", f"start_urls={','.join(start_urls)}",
-           "-a", f"allow={allow}", "-s", f"REDIS_URL={redis_url}", "-s", f"DEDUP_NAMESPACE={name}",
-           "-s", f"FEED_DIR={tmp / name}", "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "LOG_LEVEL=INFO"]
+def run_crawl(
+    tmp: Path,
+    redis_url: str,
+    name: str,
+    start_urls: list[str],
+    allow: str = ALLOW,
+    args: dict[str, str] | None = None,
+    wait: bool = True,
+    **settings: object,
+):
+    cmd = [
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        "news",
+        "-a",
+        f"start_urls={','.join(start_urls)}",
+        "-a",
+        f"allow={allow}",
+        "-s",
+        f"REDIS_URL={redis_url}",
+        "-s",
+        f"DEDUP_NAMESPACE={name}",
+        "-s",
+        f"FEED_DIR={tmp / name}",
+        "-s",
+        "AUTOTHROTTLE_ENABLED=False",
+        "-s",
+        "LOG_LEVEL=INFO",
+    ]
     for k, v in (args or {}).items():
         cmd += ["-a", f"{k}={v}"]
     for k, v in settings.items():
@@ -107,36 +133,78 @@ def attacked(tmp_path_factory, redis_server, texts):
     web.redirect("/news/3.html", f"{other}/news/30.html")  # to another host
     web.redirect("/news/4.html", "/about.html")  # on the site, to a page that is no article
     web.add("/about.html", article("关于我们", texts[4]["body"]))
-    web.add("/news/5.html", f"<html><head><meta http-equiv='refresh' content='0;url={other}/news/31.html'>"
-                            "</head><body>moved</body></html>".encode())
+    web.add(
+        "/news/5.html",
+        f"<html><head><meta http-equiv='refresh' content='0;url={other}/news/31.html'>"
+        "</head><body>moved</body></html>".encode(),
+    )
     web.redirect("/news/7.html", "/news/6.html", status=301)  # on the site, to an article: kept there
     web.add("/news/21.html", zlib.compress(os.urandom(20000)) + b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     web.add("/news/22.html", os.urandom(30000))
     for path in ("/news/30.html", "/news/31.html", "/list_elsewhere.html"):
-        web.add(path, article("别处", texts[5]["body"]), )
-    web.add("/list.html", list_page(
-        ["/news/1.html", "/news/2.html", "file:///etc/passwd?/news/12.html", "file:///proc/self/environ#/news/17.html",
-         f"ftp://127.0.0.1:{ftp.port}/news/13.html", "data:text/html,<p>x</p>#/news/14.html",
-         f"{other}/news/15.html", "/news/3.html", "/news/4.html", "/news/5.html", "/news/7.html",
-         "/news/21.html", "/news/22.html", long_url],
-        "<a href='/list_2.html'>下一页</a>"))
+        web.add(
+            path,
+            article("别处", texts[5]["body"]),
+        )
+    web.add(
+        "/list.html",
+        list_page(
+            [
+                "/news/1.html",
+                "/news/2.html",
+                "file:///etc/passwd?/news/12.html",
+                "file:///proc/self/environ#/news/17.html",
+                f"ftp://127.0.0.1:{ftp.port}/news/13.html",
+                "data:text/html,<p>x</p>#/news/14.html",
+                f"{other}/news/15.html",
+                "/news/3.html",
+                "/news/4.html",
+                "/news/5.html",
+                "/news/7.html",
+                "/news/21.html",
+                "/news/22.html",
+                long_url,
+            ],
+            "<a href='/list_2.html'>下一页</a>",
+        ),
+    )
     web.add("/list_2.html", list_page(["/news/9.html"]))
-    web.add("/feed.xml", (f"<?xml version='1.0'?>\n<!DOCTYPE rss SYSTEM '{web.url}/evil.dtd' [\n"
-                          "<!ENTITY c \"&#169;\">\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">\n]>\n"
-                          "<rss><channel><title>&c;</title>"
-                          f"<item><link>{real[10]}</link></item><item><link>&xxe;</link></item>"
-                          "<item><link>file:///etc/passwd?/news/19.html</link></item>"
-                          "</channel></rss>").encode(), "application/rss+xml")
-    web.add("/sitemap.xml", ("<?xml version='1.0'?><urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>"
-                             f"<url><loc>{real[11]}</loc></url><url><loc>file:///etc/hostname?/news/20.html</loc></url>"
-                             "</urlset>").encode(), "application/xml")
+    web.add(
+        "/feed.xml",
+        (
+            f"<?xml version='1.0'?>\n<!DOCTYPE rss SYSTEM '{web.url}/evil.dtd' [\n"
+            '<!ENTITY c "&#169;">\n<!ENTITY xxe SYSTEM "file:///etc/passwd">\n]>\n'
+            "<rss><channel><title>&c;</title>"
+            f"<item><link>{real[10]}</link></item><item><link>&xxe;</link></item>"
+            "<item><link>file:///etc/passwd?/news/19.html</link></item>"
+            "</channel></rss>"
+        ).encode(),
+        "application/rss+xml",
+    )
+    web.add(
+        "/sitemap.xml",
+        (
+            "<?xml version='1.0'?><urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>"
+            f"<url><loc>{real[11]}</loc></url><url><loc>file:///etc/hostname?/news/20.html</loc></url>"
+            "</urlset>"
+        ).encode(),
+        "application/xml",
+    )
     web.add("/api.json", b'{"news": ["/news/1.html"]}', "application/json")
     web.redirect("/moved-list.html", f"{other}/list_elsewhere.html")
     starts = [f"{web.url}{p}" for p in ("/list.html", "/feed.xml", "/sitemap.xml", "/api.json", "/moved-list.html")]
     code, log = run_crawl(tmp, redis_server.url, "attacked", starts)
     client = redis_server.client()
-    result = {"code": code, "log": log, "items": feed_items(tmp / "attacked"), "web": web, "ftp": ftp, "real": real,
-              "outcomes": outcomes(client), "url": web.url}
+    result = {
+        "code": code,
+        "log": log,
+        "items": feed_items(tmp / "attacked"),
+        "web": web,
+        "ftp": ftp,
+        "real": real,
+        "outcomes": outcomes(client),
+        "url": web.url,
+    }
     client.delete(*client.keys("news:*") or ["none"])
     yield result
     web.stop()
@@ -206,8 +274,7 @@ def test_remote_control_and_telnet_are_off(attacked):
     assert "remote_control" not in attacked["log"] and "Telnet console listening" not in attacked["log"]
 
 
-def test_file_start_pages_only_with_the_setting_and_their_file_links_never(tmp_path, redis_server, redis_client,
-                                                                            texts):
+def test_file_start_pages_only_with_the_setting_and_their_file_links_never(tmp_path, redis_server, redis_client, texts):
     web = HostileWeb()
     try:
         real = web.add("/news/1.html", article(texts[0]["title"], texts[0]["body"]))
@@ -215,8 +282,14 @@ def test_file_start_pages_only_with_the_setting_and_their_file_links_never(tmp_p
         listing.write_bytes(list_page([real, "file:///etc/passwd?/news/12.html"]))
         code, log = run_crawl(tmp_path, redis_server.url, "file-refused", [listing.as_uri()])
         assert code == 2 and "START_URLS_ALLOW_FILE" in log and "Traceback" not in log
-        code, log = run_crawl(tmp_path, redis_server.url, "file-allowed", [listing.as_uri()],
-                              args={"allowed_domains": SITE}, START_URLS_ALLOW_FILE="True")
+        code, log = run_crawl(
+            tmp_path,
+            redis_server.url,
+            "file-allowed",
+            [listing.as_uri()],
+            args={"allowed_domains": SITE},
+            START_URLS_ALLOW_FILE="True",
+        )
         assert code == 0, log[-3000:]
         assert [i["url"] for i in feed_items(tmp_path / "file-allowed")] == [real]
         assert "root:" not in log and stat(log, "links/refused_scheme/news") == 1  # a file: page's file: link
@@ -231,11 +304,13 @@ def test_a_flood_of_links_is_capped_stops_on_sigterm_and_loses_nothing(tmp_path,
     web = HostileWeb()
     cap = 200
     try:
-        web.prefixes["/news/f"] = lambda path: Page(article(f"第{path}条", texts[int(path[7:-5]) % 12]["body"]),
-                                                    delay=0.3)
+        web.prefixes["/news/f"] = lambda path: Page(
+            article(f"第{path}条", texts[int(path[7:-5]) % 12]["body"]), delay=0.3
+        )
         start = web.add("/flood.html", flood_page(250_000))
-        proc = run_crawl(tmp_path, redis_server.url, "flood", [start], allow=r"/news/f\d+\.html", wait=False,
-                         LIST_LINKS_MAX=cap)
+        proc = run_crawl(
+            tmp_path, redis_server.url, "flood", [start], allow=r"/news/f\d+\.html", wait=False, LIST_LINKS_MAX=cap
+        )
         try:
             wait_for(lambda: sum(p.startswith("/news/f") for _, p in list(web.requests)) >= 20, 120, "articles fetched")
             queued = redis_client.zcard("news:requests") + redis_client.zcard("news:requests:inflight")
@@ -248,14 +323,22 @@ def test_a_flood_of_links_is_capped_stops_on_sigterm_and_loses_nothing(tmp_path,
         assert stat(log, f"links/over_limit/{SITE}") == 250_000 - cap
         assert stat(log, "memusage/max") < 400 * 2**20  # the page's links never all held at once
         first = {f"{web.url}/news/f{n}.html" for n in range(cap)}
-        left = {json.loads(r)["url"] for key in ("news:requests", "news:requests:inflight", "news:requests:later")
-                for r in redis_client.zrange(key, 0, -1)} if redis_client.type("news:requests") == b"zset" else set()
+        left = (
+            {
+                json.loads(r)["url"]
+                for key in ("news:requests", "news:requests:inflight", "news:requests:later")
+                for r in redis_client.zrange(key, 0, -1)
+            }
+            if redis_client.type("news:requests") == b"zset"
+            else set()
+        )
         done = set(outcomes(redis_client))
         assert first <= done | left  # each of the queued links is done, or queued for the next run
 
         web.prefixes["/news/f"] = lambda path: Page(article(f"第{path}条", texts[int(path[7:-5]) % 12]["body"]))
-        code, log = run_crawl(tmp_path, redis_server.url, "flood", [start], allow=r"/news/f\d+\.html",
-                              LIST_LINKS_MAX=cap)
+        code, log = run_crawl(
+            tmp_path, redis_server.url, "flood", [start], allow=r"/news/f\d+\.html", LIST_LINKS_MAX=cap
+        )
         assert code == 0, log[-3000:]
         done = outcomes(redis_client)
         assert {f"{web.url}/news/f{n}.html" for n in range(2 * cap)} <= set(done)  # and the next cap's worth
@@ -270,8 +353,9 @@ def test_an_article_whose_feed_line_cannot_be_written_is_not_kept(tmp_path, redi
         real = [web.add(f"/news/{n}.html", article(texts[n]["title"], texts[n]["body"])) for n in (1, 2)]
         start = web.add("/list.html", list_page(real))
         (tmp_path / "not-a-dir").write_text("a file where FEED_DIR's folder should be")
-        code, log = run_crawl(tmp_path, redis_server.url, "unwritable", [start],
-                              FEED_DIR=tmp_path / "not-a-dir" / "out")
+        code, log = run_crawl(
+            tmp_path, redis_server.url, "unwritable", [start], FEED_DIR=tmp_path / "not-a-dir" / "out"
+        )
         assert code == 1
         assert "2 pages met an error" in log and "could not be written" in log
         assert {u: o["outcome"] for u, o in outcomes(redis_client).items() if u in real} == dict.fromkeys(real, "error")
@@ -292,8 +376,7 @@ def test_list_pages_that_link_ever_more_list_pages_are_bounded(tmp_path, redis_s
         real = web.add("/news/1.html", article(texts[0]["title"], texts[0]["body"]))
         web.prefixes["/more/"] = lambda path: Page(list_page([real] + [f"{path}{n}/" for n in range(50)]))
         start = web.add("/more/", list_page([real] + [f"/more/{n}/" for n in range(50)]))
-        code, log = run_crawl(tmp_path, redis_server.url, "tree", [start], args={"follow": "/more/"},
-                              LIST_PAGE_LIMIT=5)
+        code, log = run_crawl(tmp_path, redis_server.url, "tree", [start], args={"follow": "/more/"}, LIST_PAGE_LIMIT=5)
         assert code == 0, log[-3000:]
         lists = [p for _, p in web.requests if p.startswith("/more/")]
         assert len(lists) == 1 + 5  # the start page and five more

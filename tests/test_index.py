@@ -7,8 +7,8 @@ import pytest
 from news_crawler.fingerprint import distance
 from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
 from news_crawler.index.base import id_key
-from news_crawler.index.kept_ids import id_hash
 from news_crawler.index.drop_records import drop_hashes, read_records
+from news_crawler.index.kept_ids import id_hash
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -193,14 +193,23 @@ def test_kept_urls_are_filed_short_by_their_origin_and_read_back_whole(redis_cli
     store = RedisStore(redis_client, "test", batch_size=50)
     a = "https://news.example.com.cn/c/2019-10-23/doc-iicezuev4202091.shtml"  # 66 characters
     b = "https://news.example.com.cn:8080/c/2019-10-24/doc-iicezuev4202092.shtml?from=rss#top"
-    long_ = "https://mp.weixin.qq.com/s?__biz=MzI2MzEwNTY3OQ==&mid=2648978231&idx=1&sn=dd091611fcf1aa0c2aef&chksm=fabcdeb"
+    long_ = (
+        "https://mp.weixin.qq.com/s?__biz=MzI2MzEwNTY3OQ==&mid=2648978231&idx=1&sn=dd091611fcf1aa0c2aef&chksm=fabcdeb"
+    )
     odd = "\x01" + "9/not a short form"
     odd4 = "\x04" + "12/not a paired form"
     no_pairs = "https://news.example.com.cn/a/b-1.html"
     iri = "https://news.example.com.cn/新闻/2019/1.html"
-    fps = {a: 0x0F0F_0000_0000_0000, b: 0x00F0_0F00_0000_0000, long_: 0x0000_00F0_0F00_0000,
-           odd: 0x0000_0000_00F0_0F00, "plain-id": 0x0000_0000_0000_F0F0, odd4: 0xF000_0000_0000_000F,
-           no_pairs: 0x0F00_0F00_0F00_0F00, iri: 0x00F0_00F0_00F0_00F0}
+    fps = {
+        a: 0x0F0F_0000_0000_0000,
+        b: 0x00F0_0F00_0000_0000,
+        long_: 0x0000_00F0_0F00_0000,
+        odd: 0x0000_0000_00F0_0F00,
+        "plain-id": 0x0000_0000_0000_F0F0,
+        odd4: 0xF000_0000_0000_000F,
+        no_pairs: 0x0F00_0F00_0F00_0F00,
+        iri: 0x00F0_00F0_00F0_00F0,
+    }
     assert all(d.kept for d in store.decide_many(list(fps.items())))
     home = id_hash(store.live_prefixes()[0], fps[a].to_bytes(8, "big"))
     filed = redis_client.hget(home, fps[a].to_bytes(8, "big")[2:])
@@ -209,14 +218,22 @@ def test_kept_urls_are_filed_short_by_their_origin_and_read_back_whole(redis_cli
     assert redis_client.object("encoding", home) == b"listpack"
     assert redis_client.hget(store.live_prefixes()[0] + "origins", "1") == b"https://news.example.com.cn"
     assert redis_client.hget(store.live_prefixes()[0] + "origins", "2") == b"https://news.example.com.cn:8080"
-    assert set(redis_client.hvals(store.live_prefixes()[0] + "ids")) == {odd.encode(), odd4.encode()}  # would read short
+    assert set(redis_client.hvals(store.live_prefixes()[0] + "ids")) == {
+        odd.encode(),
+        odd4.encode(),
+    }  # would read short
     long_home = id_hash(store.live_prefixes()[0], fps[long_].to_bytes(8, "big"))
     pieces = redis_client.hgetall(long_home)  # over 64 bytes short: two pieces, a listpack still
     low = fps[long_].to_bytes(8, "big")[2:]
     assert pieces[low][:2] == b"\x02\x01" and len(pieces[low]) == 64 and low + b"\x01" in pieces
     assert redis_client.object("encoding", long_home) == b"listpack"
     for url, form in ((no_pairs, b"\x011/a/b-1.html"), (iri, "\x011/新闻/2019/1.html".encode())):  # kept as they are
-        assert redis_client.hget(id_hash(store.live_prefixes()[0], fps[url].to_bytes(8, "big")), fps[url].to_bytes(8, "big")[2:]) == form
+        assert (
+            redis_client.hget(
+                id_hash(store.live_prefixes()[0], fps[url].to_bytes(8, "big")), fps[url].to_bytes(8, "big")[2:]
+            )
+            == form
+        )
     assert store.kept_documents() == fps and store.report()["fingerprints"] == 8
     assert store.decide("copy of a", fps[a] ^ 3).duplicate_of == a
     copies = [(f"copy of {i}", fp ^ 1) for i, fp in fps.items()]
@@ -224,7 +241,10 @@ def test_kept_urls_are_filed_short_by_their_origin_and_read_back_whole(redis_cli
     assert [m.id for m in store.nearest(fps[b] ^ 3)][:1] == [b]
     assert all(d.replayed and d.kept for d in store.decide_many([(i, 1) for i in fps]))
     assert store.forget(a) == "kept" and store.forget(long_) == "kept" and store.report()["fingerprints"] == 6
-    assert redis_client.hget(home, fps[a].to_bytes(8, "big")[2:]) is None and redis_client.hlen(store.live_prefixes()[0] + "ids") == 2
+    assert (
+        redis_client.hget(home, fps[a].to_bytes(8, "big")[2:]) is None
+        and redis_client.hlen(store.live_prefixes()[0] + "ids") == 2
+    )
     assert not [f for f in redis_client.hkeys(long_home) if f.startswith(low)]  # its pieces went with it
     assert store.decide("again", fps[a] ^ 1).kept  # nothing kept near a now
 
@@ -249,7 +269,9 @@ def test_a_long_id_is_filed_in_pieces_beside_the_short_ones_and_read_whole(redis
     assert store.lookup(url).simhash == fps[url] and store.lookup("copy 1").duplicate_of == plain
     assert store.forget(url) == "kept" and store.forget(plain) == "kept"
     assert redis_client.hkeys(home) == [(0x0F0F_F000_000F_0000).to_bytes(8, "big")[2:]]  # no piece left
-    assert not redis_client.hlen(store.live_prefixes()[0] + "ids") and store.kept_documents() == {"https://mp.example.com/a": 0x0F0F_F000_000F_0000}
+    assert not redis_client.hlen(store.live_prefixes()[0] + "ids") and store.kept_documents() == {
+        "https://mp.example.com/a": 0x0F0F_F000_000F_0000
+    }
     assert store.decide("again", fps[url] ^ 1).kept  # nothing kept near url now
 
 
@@ -271,8 +293,15 @@ def test_drop_records_are_capped_and_the_oldest_go_first(redis_client):
     assert store.lookup("copy16") is None
 
 
-@pytest.mark.parametrize("bad", [Document("big", 1 << 64), Document("neg", -1), Document("len", 5, (1, 2, 3), 256),
-                                 Document("key", 5, (1 << 24, 2, 3), 100)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        Document("big", 1 << 64),
+        Document("neg", -1),
+        Document("len", 5, (1, 2, 3), 256),
+        Document("key", 5, (1 << 24, 2, 3), 100),
+    ],
+)
 def test_a_document_the_index_cannot_hold_is_refused_before_anything_is_decided(redis_client, bad):
     store = RedisStore(redis_client, "bad", sentences=SentenceRule())
     with pytest.raises(ValueError, match=bad.id):

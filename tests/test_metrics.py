@@ -39,8 +39,11 @@ def crawled(tmp_path, catalog):
     http = serve(mirror)
     try:
         summary, _ = crawl(tmp_path, server.url, f"http://127.0.0.1:{http.server_address[1]}")
-        env = {**{k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}, "REDIS_URL": server.url,
-               "DAILY_DIR": str(tmp_path / "daily")}
+        env = {
+            **{k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"},
+            "REDIS_URL": server.url,
+            "DAILY_DIR": str(tmp_path / "daily"),
+        }
         yield env, summary
     finally:
         http.shutdown()
@@ -50,8 +53,14 @@ def crawled(tmp_path, catalog):
 def test_the_exporter_shows_the_crawl(crawled):
     env, summary = crawled
     port = free_port()
-    exporter = subprocess.Popen([*CRAWLER, "metrics", "--listen", f"127.0.0.1:{port}"], cwd=ROOT, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    exporter = subprocess.Popen(
+        [*CRAWLER, "metrics", "--listen", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = f"http://127.0.0.1:{port}/metrics"
         wait_for(lambda: scrapes(url), 60, "the exporter to answer")

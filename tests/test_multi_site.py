@@ -27,13 +27,14 @@ def test_every_article_found_once_its_fields_right_and_every_reprint_dropped(red
     copies = {}
     for p in pages:
         copies.setdefault(p.story, []).append(p)
-    for story, group in copies.items():
+    for _story, group in copies.items():
         kept = [p for p in group if decisions[p.url].kept]
         assert len(kept) == 1, [(p.url, decisions[p.url]) for p in group]  # one of each story, every reprint dropped
         item = items[kept[0].url]
         assert similarity(item["body"], kept[0].truth["text"]) >= 0.95, kept[0].url
-        assert [int(x) for x in re.findall(r"\d+", item["published_at"])][: len(kept[0].truth["time"])] == \
-            kept[0].truth["time"]
+        assert [int(x) for x in re.findall(r"\d+", item["published_at"])][: len(kept[0].truth["time"])] == kept[
+            0
+        ].truth["time"]
         assert item["author"] == kept[0].truth["author"] or not kept[0].truth["author"]
         for p in group:
             if p is not kept[0]:

@@ -6,10 +6,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from datetime import datetime, timezone
-from pathlib import Path
-
-import pytest
+from datetime import UTC, datetime
 
 from news_crawler.fingerprint import distance, from_hex
 from news_mirror.server import Mirror, serve
@@ -18,8 +15,14 @@ from tests.redis_server import TestServer
 
 
 def cli(*args, mirror="", timeout=300):
-    return subprocess.run([sys.executable, "-m", "news_crawler.cli.crawler", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, env=mirror_env(mirror) if mirror else None)
+    return subprocess.run(
+        [sys.executable, "-m", "news_crawler.cli.crawler", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=mirror_env(mirror) if mirror else None,
+    )
 
 
 def test_daily_runs_lock_summaries_and_exit_codes(tmp_path, redis_server, redis_client, catalog):
@@ -27,8 +30,16 @@ def test_daily_runs_lock_summaries_and_exit_codes(tmp_path, redis_server, redis_
     server = serve(mirror)
     url = f"http://127.0.0.1:{server.server_address[1]}"
     daily = tmp_path / "daily"
-    common = ["-s", f"REDIS_URL={redis_server.url}", "-s", f"DAILY_DIR={daily}", "-s", "DEDUP_PROCESSES=0",
-              "-s", f"FEED_DIR={tmp_path / 'out'}"]
+    common = [
+        "-s",
+        f"REDIS_URL={redis_server.url}",
+        "-s",
+        f"DAILY_DIR={daily}",
+        "-s",
+        "DEDUP_PROCESSES=0",
+        "-s",
+        f"FEED_DIR={tmp_path / 'out'}",
+    ]
 
     first = cli("daily", *common, mirror=url)
     assert first.returncode == 0, first.stderr[-2000:]
@@ -65,8 +76,8 @@ def test_daily_runs_lock_summaries_and_exit_codes(tmp_path, redis_server, redis_
     assert report["dedup"]["kept"] == kept
     assert report["spiders"]["sina"]["seen_urls"] >= 1 and report["spiders"]["sina"]["queued"] == 0
     assert report["last_daily_run"]["failed"] == []
-    day1 = datetime.fromisoformat(summary1["started"]).astimezone(timezone.utc).date()
-    if day1 == datetime.now(timezone.utc).date():  # both runs on today's UTC day, as the outcomes are
+    day1 = datetime.fromisoformat(summary1["started"]).astimezone(UTC).date()
+    if day1 == datetime.now(UTC).date():  # both runs on today's UTC day, as the outcomes are
         assert sum(row["outcomes_today"].get("kept", 0) for row in report["spiders"].values()) == kept
     human = cli("status", *common)
     assert "fingerprints" in human.stdout and "sina" in human.stdout and " kept" in human.stdout
@@ -87,12 +98,31 @@ def test_three_workers_crawl_the_mirror_together(tmp_path, catalog):
         common = ["-s", f"REDIS_URL={redis.url}", "-s", "DEDUP_PROCESSES=0"]
         # A polite delay per site makes the crawl last long enough for all three to take part.
         polite = ["-s", "DOWNLOAD_DELAY=0.3", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1"]
-        workers = [subprocess.Popen([sys.executable, "-m", "news_crawler.cli.crawler", "worker",
-                                     "--idle", "8", "--summary", str(tmp_path / f"w{i}" / "summary.json"), *common,
-                                     *polite, "-s", f"FEED_DIR={tmp_path / f'w{i}'}", "-s", "LOG_LEVEL=INFO"],
-                                    cwd=ROOT, stdout=subprocess.DEVNULL, stderr=open(tmp_path / f"w{i}.log", "w"),
-                                    env=mirror_env(url))
-                   for i in range(3)]
+        workers = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "news_crawler.cli.crawler",
+                    "worker",
+                    "--idle",
+                    "8",
+                    "--summary",
+                    str(tmp_path / f"w{i}" / "summary.json"),
+                    *common,
+                    *polite,
+                    "-s",
+                    f"FEED_DIR={tmp_path / f'w{i}'}",
+                    "-s",
+                    "LOG_LEVEL=INFO",
+                ],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=open(tmp_path / f"w{i}.log", "w"),
+                env=mirror_env(url),
+            )
+            for i in range(3)
+        ]
         deadline = time.monotonic() + 120
         while not all("Spider opened" in (tmp_path / f"w{i}.log").read_text() for i in range(3)):
             assert time.monotonic() < deadline
@@ -109,7 +139,7 @@ def test_three_workers_crawl_the_mirror_together(tmp_path, catalog):
         items = [i for n in range(3) for i in load(tmp_path / f"w{n}")[1]]
         assert len({i["url"] for i in items}) == len(items)
         fps = [from_hex(i["simhash"]) for i in items]
-        assert all(distance(a, b) > 3 for n, a in enumerate(fps) for b in fps[n + 1:])
+        assert all(distance(a, b) > 3 for n, a in enumerate(fps) for b in fps[n + 1 :])
         busy = [n for n in range(3) if load(tmp_path / f"w{n}")[0]["sites"]]
         assert len(busy) >= 2  # the work was actually shared
         for n in range(3):  # no password in any log; no telnet console (it logs its own)

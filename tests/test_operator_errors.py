@@ -34,10 +34,19 @@ def one_line(result: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("cmd", [
-    [*DEDUP, "check", "-"], [*DEDUP, "stats"], [*CRAWLER, "status"], [*SCRAPY, "crawl", "sina"],
-    [*CRAWLER, "crawl", "sina"], [*CRAWLER, "outcomes"], [*CRAWLER, "seed"],
-], ids=["check", "stats", "status", "scrapy-crawl", "crawl", "outcomes", "seed"])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        [*DEDUP, "check", "-"],
+        [*DEDUP, "stats"],
+        [*CRAWLER, "status"],
+        [*SCRAPY, "crawl", "sina"],
+        [*CRAWLER, "crawl", "sina"],
+        [*CRAWLER, "outcomes"],
+        [*CRAWLER, "seed"],
+    ],
+    ids=["check", "stats", "status", "scrapy-crawl", "crawl", "outcomes", "seed"],
+)
 def test_an_unreachable_redis_is_one_line_with_the_url_and_the_password_masked(cmd):
     url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
     result = run(cmd, stdin='{"id": "a", "body": "x"}\n', REDIS_URL=url)
@@ -69,14 +78,21 @@ def test_an_index_of_another_format_stops_a_crawl_before_it_starts(redis_server,
     for cmd in ([*SCRAPY, "crawl", "sina"], [*CRAWLER, "crawl", "sina"]):
         result = run(cmd, REDIS_URL=redis_server.url, DEDUP_NAMESPACE="oldfmt")
         assert result.returncode == 2, cmd
-        assert one_line(result).endswith("the index in namespace 'oldfmt' holds index keys with no format version; "
-                                         "this version reads format 1 only: use a new DEDUP_NAMESPACE, or remove the "
-                                         "old index with `news-dedup forget --all --namespace oldfmt`"), cmd
+        assert one_line(result).endswith(
+            "the index in namespace 'oldfmt' holds index keys with no format version; "
+            "this version reads format 1 only: use a new DEDUP_NAMESPACE, or remove the "
+            "old index with `news-dedup forget --all --namespace oldfmt`"
+        ), cmd
 
 
-@pytest.mark.parametrize("setting,allowed", [("DEDUP_MAX_DISTANCE=9", "must be from 0 to 3"),
-                                             ("LIST_PAGE_LIMIT=many", "expected a whole number"),
-                                             ("DEDUP_SEGMENTER=fast", "must be one of auto")])
+@pytest.mark.parametrize(
+    "setting,allowed",
+    [
+        ("DEDUP_MAX_DISTANCE=9", "must be from 0 to 3"),
+        ("LIST_PAGE_LIMIT=many", "expected a whole number"),
+        ("DEDUP_SEGMENTER=fast", "must be one of auto"),
+    ],
+)
 def test_a_setting_with_a_bad_value_names_it_and_what_is_allowed(redis_server, setting, allowed):
     name, value = setting.split("=")
     for cmd in ([*SCRAPY, "crawl", "sina", "-s", setting], [*CRAWLER, "crawl", "sina", "-s", setting]):
@@ -90,9 +106,13 @@ def test_a_setting_with_a_bad_value_names_it_and_what_is_allowed(redis_server, s
 def test_an_unknown_setting_name_is_a_warning_with_the_closest(redis_server):
     result = run([*CRAWLER, "status", "-s", "DEDUP_MAX_DISTNCE=2"], REDIS_URL=redis_server.url, LIST_PAGE_LIMT="1")
     assert result.returncode == 0
-    assert ("warning: DEDUP_MAX_DISTNCE is not a setting of Scrapy or of this project, it has no effect; did you mean "
-            "DEDUP_MAX_DISTANCE?") in result.stderr
-    assert "warning: LIST_PAGE_LIMT is not a setting" in result.stderr and "did you mean LIST_PAGE_LIMIT?" in result.stderr
+    assert (
+        "warning: DEDUP_MAX_DISTNCE is not a setting of Scrapy or of this project, it has no effect; did you mean "
+        "DEDUP_MAX_DISTANCE?"
+    ) in result.stderr
+    assert (
+        "warning: LIST_PAGE_LIMT is not a setting" in result.stderr and "did you mean LIST_PAGE_LIMIT?" in result.stderr
+    )
     dedup = run([*DEDUP, "stats"], REDIS_URL=redis_server.url, DEDUP_MAX_DISTNCE="2")  # no -s there: the environment
     assert dedup.returncode == 0 and "did you mean DEDUP_MAX_DISTANCE?" in dedup.stderr
 
@@ -122,9 +142,16 @@ def test_check_of_a_json_array_exits_non_zero_with_a_hint(tmp_path, redis_server
 
 
 def test_run_keeps_the_caller_s_directory(tmp_path, redis_server):
-    (tmp_path / "a.jsonl").write_text(json.dumps({"id": "a", "body": "北京时间今天上午，一则新闻报道了这件事情的经过。" * 4}) + "\n")
-    result = subprocess.run([str(ROOT / "run"), "news-dedup", "check", "--redis-url", redis_server.url,
-                             "--namespace", "cwd", "a.jsonl"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    (tmp_path / "a.jsonl").write_text(
+        json.dumps({"id": "a", "body": "北京时间今天上午，一则新闻报道了这件事情的经过。" * 4}) + "\n"
+    )
+    result = subprocess.run(
+        [str(ROOT / "run"), "news-dedup", "check", "--redis-url", redis_server.url, "--namespace", "cwd", "a.jsonl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads(result.stdout)["id"] == "a"
 
@@ -136,8 +163,20 @@ def test_outcomes_lists_urls_with_their_outcome_and_reason(tmp_path, redis_serve
         binary = web.add("/news/2.html", os.urandom(5000))
         start = web.add("/list.html", list_page([good, binary]))
         env = {"REDIS_URL": redis_server.url, "OUTCOMES_KEY": "oc:%(spider)s:outcomes", "DEDUP_NAMESPACE": "oc"}
-        crawl = run([*SCRAPY, "crawl", "news", "-a", f"start_urls={start}", "-a", r"allow=/news/\d+\.html",
-                     "-s", f"FEED_DIR={tmp_path}"], **env)
+        crawl = run(
+            [
+                *SCRAPY,
+                "crawl",
+                "news",
+                "-a",
+                f"start_urls={start}",
+                "-a",
+                r"allow=/news/\d+\.html",
+                "-s",
+                f"FEED_DIR={tmp_path}",
+            ],
+            **env,
+        )
         assert crawl.returncode == 0, crawl.stderr[-2000:]
         listed = run([*CRAWLER, "outcomes", "--site", "news", "--json"], **env)
         rows = {r["url"]: r for r in map(json.loads, listed.stdout.splitlines())}
@@ -185,8 +224,20 @@ def test_a_folder_that_cannot_be_made_and_a_bad_log_level_are_one_line(tmp_path,
     blocker.write_text("not a folder")
     daily = run([*CRAWLER, "daily"], REDIS_URL=redis_server.url, DAILY_DIR=str(blocker / "daily"))
     assert daily.returncode == 2 and str(blocker) in one_line(daily)
-    summary = run([*CRAWLER, "crawl", "news", "-a", "start_urls=http://127.0.0.1:9/", "-a", "allow=x",
-                   "--summary", str(blocker / "s.json")], REDIS_URL=redis_server.url)
+    summary = run(
+        [
+            *CRAWLER,
+            "crawl",
+            "news",
+            "-a",
+            "start_urls=http://127.0.0.1:9/",
+            "-a",
+            "allow=x",
+            "--summary",
+            str(blocker / "s.json"),
+        ],
+        REDIS_URL=redis_server.url,
+    )
     assert summary.returncode == 2 and "s.json" not in summary.stdout and str(blocker) in one_line(summary)
     loud = run([*SCRAPY, "crawl", "sina", "-s", "LOG_LEVEL=LOUD"], REDIS_URL=redis_server.url)
     assert loud.returncode == 2 and "setting LOG_LEVEL='LOUD': must be one of critical" in one_line(loud)

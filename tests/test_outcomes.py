@@ -1,6 +1,6 @@
 """Outcomes are bounded: a hash per day, deleted by the server after OUTCOMES_KEEP_DAYS."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -22,7 +22,7 @@ def store(client, clock, keep_days=30):
 
 
 def test_an_outcome_is_read_while_its_day_is_kept(redis_client):
-    clock = Clock(datetime.now(timezone.utc))
+    clock = Clock(datetime.now(UTC))
     outcomes = store(redis_client, clock)
     outcomes.record(URL, "kept")
     key = f"sina:outcomes:{clock.now.date().isoformat()}"
@@ -38,7 +38,7 @@ def test_an_outcome_is_read_while_its_day_is_kept(redis_client):
 def test_a_month_of_daily_crawls_keeps_only_the_live_days(redis_client):
     """Sixty days of outcomes recorded with their day's clock: the server itself drops the
     days past the window (their expiry time has passed), so at most 30 day hashes remain."""
-    today = datetime.now(timezone.utc)
+    today = datetime.now(UTC)
     clock = Clock(today - timedelta(days=59))
     outcomes = store(redis_client, clock)
     for day in range(60):
@@ -54,12 +54,12 @@ def test_a_month_of_daily_crawls_keeps_only_the_live_days(redis_client):
 
 def test_outcomes_recorded_before_day_hashes_are_still_read(redis_client):
     redis_client.hset("sina:outcomes", URL, '{"outcome": "kept", "reason": "", "time": "2026-01-01T00:00:00+00:00"}')
-    outcomes = store(redis_client, Clock(datetime.now(timezone.utc)))
+    outcomes = store(redis_client, Clock(datetime.now(UTC)))
     assert outcomes.get(URL)["outcome"] == "kept" and URL in outcomes.all()
 
 
 def test_an_outcome_is_a_short_record_and_one_in_json_is_still_counted_when_it_changes(redis_client):
-    clock = Clock(datetime.now(timezone.utc).replace(microsecond=0))  # a day hash of the past expires at once
+    clock = Clock(datetime.now(UTC).replace(microsecond=0))  # a day hash of the past expires at once
     outcomes = store(redis_client, clock)
     outcomes.record(URL, "failed", "HTTP 503 | retried")
     key = f"sina:outcomes:{clock.now.date().isoformat()}"
@@ -75,14 +75,14 @@ def test_an_outcome_is_a_short_record_and_one_in_json_is_still_counted_when_it_c
 
 
 def test_keep_days_zero_keeps_one_hash_forever(redis_client):
-    outcomes = store(redis_client, Clock(datetime.now(timezone.utc)), keep_days=0)
+    outcomes = store(redis_client, Clock(datetime.now(UTC)), keep_days=0)
     outcomes.record(URL, "gone", "HTTP 404")
     assert redis_client.hget("sina:outcomes", URL) and redis_client.ttl("sina:outcomes") == -1
     assert outcomes.get(URL)["reason"] == "HTTP 404"
 
 
 def test_attempts_count_runs_and_are_cleared_when_a_url_succeeds_or_is_given_up(redis_client):
-    clock = Clock(datetime.now(timezone.utc))
+    clock = Clock(datetime.now(UTC))
     outcomes = store(redis_client, clock)
     # Counted once a run: a write replayed after a Redis outage counts the same run again.
     assert outcomes.count_attempt(URL) == 1 and outcomes.count_attempt(URL) == 1
@@ -96,7 +96,7 @@ def test_attempts_count_runs_and_are_cleared_when_a_url_succeeds_or_is_given_up(
 
 
 def test_counts_follow_each_urls_latest_outcome_and_a_replay_counts_nothing(redis_client):
-    clock = Clock(datetime.now(timezone.utc))
+    clock = Clock(datetime.now(UTC))
     outcomes = store(redis_client, clock)
     for n in range(5):
         outcomes.record(f"{URL}?n={n}", "kept")

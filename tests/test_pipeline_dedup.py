@@ -33,7 +33,9 @@ def test_copies_are_dropped_with_what_they_copy(make_crawler, sina_articles):
     pipeline = NearDuplicatePipeline.from_crawler(crawler)
     bodies = [a["body"] for a in sina_articles[:20] if len(a["body"]) > 300][:12]
     originals = [article(f"https://a.example/{n}", b) for n, b in enumerate(bodies)]
-    copies = [article(f"https://b.example/{n}", "来源：某某网\n" + b + "\n责任编辑：张三") for n, b in enumerate(bodies)]
+    copies = [
+        article(f"https://b.example/{n}", "来源：某某网\n" + b + "\n责任编辑：张三") for n, b in enumerate(bodies)
+    ]
 
     kept = asyncio.run(outcomes(pipeline, originals))
     assert all(isinstance(r, ArticleItem) and len(r["simhash"]) == 16 for r in kept)

@@ -14,13 +14,16 @@ def pipeline(**settings):
     return ValidationPipeline.from_crawler(crawler), crawler.stats
 
 
-@pytest.mark.parametrize("fields,reason", [
-    ({"body": "", "invalid_reason": "not an HTML page (application/pdf)"}, "not_html"),
-    ({"body": "   \n "}, "no_body"),
-    ({"body": "短短的一句话。"}, "too_short"),
-    ({"body": "", "invalid_reason": "not text (binary bytes)", "invalid_kind": "not_text"}, "not_text"),
-    ({"body": "新闻正文" * 20 + "\ufffd\x01\ue000" * 10}, "not_text"),  # a body mostly unreadable
-])
+@pytest.mark.parametrize(
+    "fields,reason",
+    [
+        ({"body": "", "invalid_reason": "not an HTML page (application/pdf)"}, "not_html"),
+        ({"body": "   \n "}, "no_body"),
+        ({"body": "短短的一句话。"}, "too_short"),
+        ({"body": "", "invalid_reason": "not text (binary bytes)", "invalid_kind": "not_text"}, "not_text"),
+        ({"body": "新闻正文" * 20 + "\ufffd\x01\ue000" * 10}, "not_text"),  # a body mostly unreadable
+    ],
+)
 def test_unusable_items_are_dropped_and_counted(fields, reason):
     validate, stats = pipeline()
     with pytest.raises(DropItem):

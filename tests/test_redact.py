@@ -7,10 +7,14 @@ from news_crawler.redact import RedactFilter, redact
 
 def test_passwords_in_urls_are_masked_and_nothing_else_changes():
     text = "{'REDIS_URL': 'redis://:s3cret@10.0.0.1:6379/0', 'B': 'rediss://user:pw@h/1', 'C': 'unix:///a.sock'}"
-    assert redact(text) == "{'REDIS_URL': 'redis://:***@10.0.0.1:6379/0', 'B': 'rediss://user:***@h/1', " \
-                           "'C': 'unix:///a.sock'}"
-    assert redact("see https://example.com/a@b and http://x.example:8080/") == \
-        "see https://example.com/a@b and http://x.example:8080/"
+    assert (
+        redact(text) == "{'REDIS_URL': 'redis://:***@10.0.0.1:6379/0', 'B': 'rediss://user:***@h/1', "
+        "'C': 'unix:///a.sock'}"
+    )
+    assert (
+        redact("see https://example.com/a@b and http://x.example:8080/")
+        == "see https://example.com/a@b and http://x.example:8080/"
+    )
 
 
 def test_the_filter_masks_messages_and_their_arguments(caplog):

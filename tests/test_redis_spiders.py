@@ -25,8 +25,12 @@ def test_start_urls_come_from_the_configured_redis(redis_server, redis_client):
 
 def test_host_and_port_and_sets_work_as_in_scrapy_redis(redis_server, redis_client):
     redis_client.sadd("custom:rules", "https://b.example/")
-    settings = {"REDIS_HOST": "127.0.0.1", "REDIS_PORT": redis_server.port, "REDIS_START_URLS_AS_SET": True,
-                "REDIS_START_URLS_KEY": "custom:%(name)s"}
+    settings = {
+        "REDIS_HOST": "127.0.0.1",
+        "REDIS_PORT": redis_server.port,
+        "REDIS_START_URLS_AS_SET": True,
+        "REDIS_START_URLS_KEY": "custom:%(name)s",
+    }
     spider = Rules.from_crawler(get_crawler(Rules, settings_dict=settings))
     assert [r.url for r in spider.next_requests()] == ["https://b.example/"]
     assert redis_client.scard("custom:rules") == 0

@@ -11,7 +11,7 @@ import struct
 import subprocess
 import sys
 import zlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -26,8 +26,12 @@ browser = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed
 
 
 def chromium(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def png_pixels(path: Path) -> bytes:
@@ -36,9 +40,9 @@ def png_pixels(path: Path) -> bytes:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat = 8, b""
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
         if kind == b"IDAT":
-            idat += data[pos + 8:pos + 8 + length]
+            idat += data[pos + 8 : pos + 8 + length]
         pos += 12 + length
     return zlib.decompress(idat)
 
@@ -54,23 +58,41 @@ def report(tmp_path, sina_articles):
     env = {**{k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}, "REDIS_URL": server.url}
     try:
         a, b = sina_articles[7], sina_articles[70]
-        urls = [web.add("/news/1.html", article(a["title"], a["body"])),
-                web.add("/news/2.html", article(b["title"], b["body"])),
-                web.add("/news/3.html", article("转载：" + a["title"], a["body"])),
-                web.add("/news/4.html", os.urandom(3000))]
+        urls = [
+            web.add("/news/1.html", article(a["title"], a["body"])),
+            web.add("/news/2.html", article(b["title"], b["body"])),
+            web.add("/news/3.html", article("转载：" + a["title"], a["body"])),
+            web.add("/news/4.html", os.urandom(3000)),
+        ]
         start = web.add("/list.html", list_page(urls))
-        crawl = subprocess.run([*CRAWLER, "crawl", "news", "-a", f"start_urls={start}", "-a", r"allow=/news/\d+",
-                                "-s", f"FEED_DIR={tmp_path / 'out'}"], cwd=ROOT, env=env, capture_output=True,
-                               text=True, timeout=300)
+        crawl = subprocess.run(
+            [
+                *CRAWLER,
+                "crawl",
+                "news",
+                "-a",
+                f"start_urls={start}",
+                "-a",
+                r"allow=/news/\d+",
+                "-s",
+                f"FEED_DIR={tmp_path / 'out'}",
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert crawl.returncode == 0, crawl.stderr[-3000:]
-        yesterday = datetime.now(timezone.utc) - timedelta(days=1)
+        yesterday = datetime.now(UTC) - timedelta(days=1)
         client = connection.from_settings(plain_settings({"REDIS_URL": server.url}))
         store = OutcomeStore(client, "sina:outcomes", "sina:attempts", clock=lambda: yesterday)
         for n in range(3):  # sina kept 3 yesterday and nothing today: flagged
             store.record(f"https://news.sina.com.cn/c/{n}.shtml", "kept")
         path = tmp_path / "report.html"
-        made = subprocess.run([*CRAWLER, "report", "--out", str(path)], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=120)
+        made = subprocess.run(
+            [*CRAWLER, "report", "--out", str(path)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
         assert made.returncode == 0, made.stderr
         yield path, urls
     finally:

@@ -81,10 +81,14 @@ def test_a_fingerprint_is_kept_at_least_the_retention(redis_client, store, clock
 def test_memory_stays_bounded_over_many_generations(redis_client, store, clock):
     rng = random.Random(2)
     for week in range(8):
-        docs = [Document(f"w{week}-{i}", rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(5)), 100)
-                for i in range(300)]
+        docs = [
+            Document(f"w{week}-{i}", rng.getrandbits(64), tuple(rng.getrandbits(24) for _ in range(5)), 100)
+            for i in range(300)
+        ]
         store.decide_many(docs)
-        assert not any(d.kept for d in store.decide_many([(f"w{week}-copy{i}", d.simhash ^ 1) for i, d in enumerate(docs[:30])]))
+        assert not any(
+            d.kept for d in store.decide_many([(f"w{week}-copy{i}", d.simhash ^ 1) for i, d in enumerate(docs[:30])])
+        )
         clock.advance(7)
     # Generation k goes once k + 1 began 14 days ago: in week 8, weeks 6 and 7 are live.
     assert store.generations.numbers() == [7, 6]
@@ -126,8 +130,22 @@ def test_expire_from_the_command_line(redis_server, redis_client):
     old.decide("a", 5)
     clock.advance(8)
     old.decide("b", 0xF0F0_F0F0_F0F0_F0F0)
-    out = subprocess.run([sys.executable, "-m", "news_crawler.cli.dedup", "expire", "--redis-url", redis_server.url,
-                          "--namespace", "cli"], capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "news_crawler.cli.dedup",
+            "expire",
+            "--redis-url",
+            redis_server.url,
+            "--namespace",
+            "cli",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report == {"retention_days": 14, "expired_generations": [0], "live_generations": ["g1"]}
@@ -139,8 +157,9 @@ def test_turning_retention_on_keeps_reading_the_index_kept_without_it(redis_clie
     plain = RedisStore(redis_client, "keep", sentences=SentenceRule(), clock=clock)
     assert plain.decide("a", a).kept
     clock.advance(30)
-    store = RedisStore(redis_client, "keep", sentences=SentenceRule(), retention_days=14, generation_days=7,
-                       clock=clock)
+    store = RedisStore(
+        redis_client, "keep", sentences=SentenceRule(), retention_days=14, generation_days=7, clock=clock
+    )
     assert store.lookup("a").kept  # read before any decision with retention on
     assert store.decide("copy", flip(a, [1])).duplicate_of == "a"
     assert store.decide("b", b).kept  # written into a new generation
@@ -190,8 +209,11 @@ def test_an_index_of_another_format_stops_with_one_line(redis_client):
     from news_crawler.index.generations import IndexFormatError
 
     redis_client.set("old:held", 3)  # as a version before formats were recorded wrote it
-    with pytest.raises(IndexFormatError, match=r"^the index in namespace 'old' holds index keys with no format "
-                                               r"version; .* `news-dedup forget --all --namespace old`$"):
+    with pytest.raises(
+        IndexFormatError,
+        match=r"^the index in namespace 'old' holds index keys with no format "
+        r"version; .* `news-dedup forget --all --namespace old`$",
+    ):
         RedisStore(redis_client, "old").decide("a", 1)
     RedisStore(redis_client, "other").decide("a", 1)
     redis_client.set("other:format", "0")

@@ -10,8 +10,9 @@ from news_crawler.retry import BackoffRetryMiddleware
 
 
 def middleware(**settings):
-    crawler = get_crawler(Spider, settings_dict={"RETRY_TIMES": 4, "RETRY_BACKOFF_BASE": 1.5,
-                                                 "RETRY_BACKOFF_MAX": 5, **settings})
+    crawler = get_crawler(
+        Spider, settings_dict={"RETRY_TIMES": 4, "RETRY_BACKOFF_BASE": 1.5, "RETRY_BACKOFF_MAX": 5, **settings}
+    )
     crawler.spider = Spider.from_crawler(crawler, name="s")
     mw = BackoffRetryMiddleware.from_crawler(crawler)
     waits = []

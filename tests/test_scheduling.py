@@ -65,8 +65,12 @@ def test_forget_lets_a_failed_request_be_scheduled_again(make_crawler, redis_cli
 
 
 def test_settings_name_the_keys_and_scrapys_default_dupefilter_means_ours(make_crawler, redis_client):
-    settings = {**SCHEDULER, "SCHEDULER_QUEUE_KEY": "q:%(spider)s", "SCHEDULER_DUPEFILTER_KEY": "seen:%(spider)s",
-                "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.FifoQueue"}
+    settings = {
+        **SCHEDULER,
+        "SCHEDULER_QUEUE_KEY": "q:%(spider)s",
+        "SCHEDULER_DUPEFILTER_KEY": "seen:%(spider)s",
+        "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.FifoQueue",
+    }
     scheduler = open_scheduler(make_crawler(Plain, settings))
     assert isinstance(scheduler.df, RedisDupeFilter)
     for url in ("https://example.com/1", "https://example.com/2"):

@@ -44,8 +44,11 @@ def test_scrapy_redis_dupefilter_under_our_scheduler_is_the_spiders_persistent_s
 
 
 def test_scheduler_dupefilter_class_wins_over_dupefilter_class(make_crawler):
-    settings = {**SCHEDULER, "SCHEDULER_DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
-                "DUPEFILTER_CLASS": "news_crawler.dupefilter.RedisDupeFilter"}
+    settings = {
+        **SCHEDULER,
+        "SCHEDULER_DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+        "DUPEFILTER_CLASS": "news_crawler.dupefilter.RedisDupeFilter",
+    }
     assert type(open_scheduler(make_crawler(Shop, settings)).df) is RFPDupeFilter
 
 
@@ -102,7 +105,9 @@ def fill_like_scrapy_redis(redis_client, spider):
     queue.push(Request("https://shop.example/high", callback=spider.parse_item, priority=9, meta={"page": 2}))
     redis_client.zadd("shop:requests", {b"\x80\x04not a request": 0})
     FifoQueue(redis_client, spider, "list:requests").push(Request("https://shop.example/fifo"))
-    redis_client.sadd("shop:dupefilter", RFPDupeFilter(redis_client, "x").request_fingerprint(Request("https://shop.example/old")))
+    redis_client.sadd(
+        "shop:dupefilter", RFPDupeFilter(redis_client, "x").request_fingerprint(Request("https://shop.example/old"))
+    )
 
 
 def test_adopt_keeps_pickles_until_told_then_converts_them(make_crawler, redis_client, redis_server, capsys):
@@ -126,7 +131,11 @@ def test_adopt_keeps_pickles_until_told_then_converts_them(make_crawler, redis_c
     crawler = make_crawler(Shop, {**SCHEDULER, "DUPEFILTER_FINGERPRINT": "scrapy-redis"})
     scheduler = open_scheduler(crawler)
     first, second = scheduler.next_request(), scheduler.next_request()
-    assert (first.url, first.meta["page"], first.callback) == ("https://shop.example/high", 2, crawler.spider.parse_item)
+    assert (first.url, first.meta["page"], first.callback) == (
+        "https://shop.example/high",
+        2,
+        crawler.spider.parse_item,
+    )
     assert second.url == "https://shop.example/low" and scheduler.next_request() is None
     assert not scheduler.enqueue_request(Request("https://shop.example/old"))  # seen by scrapy-redis
 

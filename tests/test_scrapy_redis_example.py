@@ -14,7 +14,7 @@ from news_mirror.server import Mirror, serve
 from tests.crawl_helpers import ROOT
 
 # scrapy-redis 0.9.1's example-project/example/settings.py, with the two lines switched.
-SETTINGS = '''
+SETTINGS = """
 SPIDER_MODULES = ["example.spiders"]
 NEWSPIDER_MODULE = "example.spiders"
 USER_AGENT = "scrapy-redis (+https://github.com/rolando/scrapy-redis)"
@@ -35,9 +35,9 @@ DOWNLOAD_HANDLERS = {"http": "news_mirror.handler.MirrorDownloadHandler",
 MIRROR_URL = os.environ["MIRROR_URL"]
 REDIS_URL = os.environ["REDIS_URL"]
 DOWNLOAD_DELAY = 0
-'''
+"""
 
-PIPELINES = '''
+PIPELINES = """
 from datetime import datetime, timezone
 
 
@@ -46,10 +46,10 @@ class ExamplePipeline:
         item["crawled"] = datetime.now(timezone.utc)
         item["spider"] = spider.name
         return item
-'''
+"""
 
 # A CrawlSpider like the example's dmoz spider, over one portal's saved list pages.
-SPIDER = '''
+SPIDER = """
 from scrapy.linkextractors import LinkExtractor
 from scrapy.spiders import CrawlSpider, Rule
 
@@ -61,14 +61,19 @@ class SinaSpider(CrawlSpider):
 
     def parse_article(self, response):
         yield {"url": response.url, "title": response.css("title::text").get()}
-'''
+"""
 
 
 @pytest.fixture
 def example_project(tmp_path):
-    files = {"scrapy.cfg": "[settings]\ndefault = example.settings\n", "example/__init__.py": "",
-             "example/settings.py": SETTINGS, "example/pipelines.py": PIPELINES,
-             "example/spiders/__init__.py": "", "example/spiders/sina.py": SPIDER}
+    files = {
+        "scrapy.cfg": "[settings]\ndefault = example.settings\n",
+        "example/__init__.py": "",
+        "example/settings.py": SETTINGS,
+        "example/pipelines.py": PIPELINES,
+        "example/spiders/__init__.py": "",
+        "example/spiders/sina.py": SPIDER,
+    }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
@@ -76,19 +81,30 @@ def example_project(tmp_path):
 
 
 def run_example(project, redis_url, mirror_url, name):
-    env = {**os.environ, "MIRROR_URL": mirror_url, "REDIS_URL": redis_url,
-           "PYTHONPATH": os.pathsep.join([str(ROOT), str(project)])}
+    env = {
+        **os.environ,
+        "MIRROR_URL": mirror_url,
+        "REDIS_URL": redis_url,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(project)]),
+    }
     env.pop("SCRAPY_SETTINGS_MODULE", None)
     log = project / f"{name}.log"
     with open(log, "w") as out:
-        code = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "sina"], cwd=project, env=env,
-                              stdout=out, stderr=subprocess.STDOUT, timeout=300).returncode
+        code = subprocess.run(
+            [sys.executable, "-m", "scrapy", "crawl", "sina"],
+            cwd=project,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=300,
+        ).returncode
     assert code == 0, log.read_text()[-3000:]
     return log.read_text()
 
 
-def test_the_switched_example_project_crawls_persists_and_fetches_nothing_twice(example_project, catalog,
-                                                                              redis_server, redis_client):
+def test_the_switched_example_project_crawls_persists_and_fetches_nothing_twice(
+    example_project, catalog, redis_server, redis_client
+):
     mirror = Mirror(catalog, day=1)
     server = serve(mirror)
     mirror_url = f"http://127.0.0.1:{server.server_address[1]}"

@@ -37,15 +37,20 @@ def test_keys_ignore_punctuation_and_spacing_and_take_the_longest():
     text = normalize("今天上午，市政府召开新闻发布会介绍情况。短句。\n会议由副市长主持并回答记者提问，持续两个小时！")
     edited = normalize("今天上午 市政府召开新闻发布会 介绍情况……短句。\n会议由副市长主持并回答记者提问、持续两个小时。")
     assert signature(text, 5, 8) == signature(edited, 5, 8)
-    assert longest_sentences(text, 5, 8) == ["会议由副市长主持并回答记者提问持续两个小时", "今天上午市政府召开新闻发布会介绍情况"]
+    assert longest_sentences(text, 5, 8) == [
+        "会议由副市长主持并回答记者提问持续两个小时",
+        "今天上午市政府召开新闻发布会介绍情况",
+    ]
     assert longest_sentences(text, 1, 8) == ["会议由副市长主持并回答记者提问持续两个小时"]
     assert all(0 <= k < 1 << 24 for k in signature(text, 5, 8))
 
 
 def test_script_and_link_lines_are_not_sentences():
-    text = normalize("adscriptsrc=//d1.sina.com.cn/litong/zhitou/sinaads/demo/wenjing8.js。\n"
-                     "thumburl: n.sinaimg.cn/sports/transform/320/w640h480 视频播放。\n"
-                     "这是一个足够长的中文句子用来测试。")
+    text = normalize(
+        "adscriptsrc=//d1.sina.com.cn/litong/zhitou/sinaads/demo/wenjing8.js。\n"
+        "thumburl: n.sinaimg.cn/sports/transform/320/w640h480 视频播放。\n"
+        "这是一个足够长的中文句子用来测试。"
+    )
     assert longest_sentences(text, 5, 8) == ["这是一个足够长的中文句子用来测试"]
 
 
@@ -69,12 +74,15 @@ def test_sharing_enough_sentences_drops_beyond_the_simhash_distance(make_store):
     assert (near.duplicate_of, near.rule) == ("a", "simhash")  # the simhash rule comes first
 
 
-@pytest.mark.parametrize("simhash, sentences, length, why", [
-    (FAR, (1, 2, 9, 8, 7), 100, "two shared sentences"),
-    (flip(BASE, range(0, 50, 2)), (1, 2, 3, 4, 5), 100, "25 bits apart"),
-    (FAR, (1, 2, 3, 4, 5), 105, "over a fifth longer"),
-    (FAR, (1, 2), 100, "fewer sentences than the rule needs"),
-])
+@pytest.mark.parametrize(
+    "simhash, sentences, length, why",
+    [
+        (FAR, (1, 2, 9, 8, 7), 100, "two shared sentences"),
+        (flip(BASE, range(0, 50, 2)), (1, 2, 3, 4, 5), 100, "25 bits apart"),
+        (FAR, (1, 2, 3, 4, 5), 105, "over a fifth longer"),
+        (FAR, (1, 2), 100, "fewer sentences than the rule needs"),
+    ],
+)
 def test_what_the_sentence_rule_does_not_drop(make_store, simhash, sentences, length, why):
     store = make_store()
     store.decide("a", BASE, (1, 2, 3, 4, 5), 100)
@@ -91,9 +99,13 @@ def test_rule_off_neither_drops_nor_stores(make_store):
 
 def test_most_shared_then_nearest_wins(make_store):
     store = make_store()
-    kept = store.decide_many([Document("three", flip(BASE, range(5)), (1, 2, 3, 20, 21), 100),
-                              Document("four", flip(BASE, range(10, 26)), (4, 5, 6, 7, 22), 100),
-                              Document("four-nearer", flip(BASE, range(40, 52)), (4, 5, 6, 7, 23), 100)])
+    kept = store.decide_many(
+        [
+            Document("three", flip(BASE, range(5)), (1, 2, 3, 20, 21), 100),
+            Document("four", flip(BASE, range(10, 26)), (4, 5, 6, 7, 22), 100),
+            Document("four-nearer", flip(BASE, range(40, 52)), (4, 5, 6, 7, 23), 100),
+        ]
+    )
     assert all(d.kept for d in kept)  # "four" and "four-nearer" are 28 bits apart
     d = store.decide("q", BASE, (1, 2, 3, 4, 5, 6, 7), 100)
     assert (d.duplicate_of, d.distance, d.rule) == ("four-nearer", 12, "sentences")
@@ -117,11 +129,23 @@ def test_both_stores_decide_alike_on_random_documents(redis_client):
         if docs and rng.random() < 0.5:
             src = rng.choice(docs)
             keys = tuple(k if rng.random() < 0.7 else rng.randrange(1 << 12) for k in src.sentences)
-            docs.append(Document(f"d{i}", flip(src.simhash, rng.sample(range(64), rng.randint(0, 30))),
-                                 keys, max(0, src.length + rng.randint(-6, 6))))
+            docs.append(
+                Document(
+                    f"d{i}",
+                    flip(src.simhash, rng.sample(range(64), rng.randint(0, 30))),
+                    keys,
+                    max(0, src.length + rng.randint(-6, 6)),
+                )
+            )
         else:  # keys from a small range: many shared buckets and false sentence hits
-            docs.append(Document(f"d{i}", rng.getrandbits(64), tuple(rng.sample(range(1 << 12), rng.randint(0, 6))),
-                                 rng.randint(80, 120)))
+            docs.append(
+                Document(
+                    f"d{i}",
+                    rng.getrandbits(64),
+                    tuple(rng.sample(range(1 << 12), rng.randint(0, 6))),
+                    rng.randint(80, 120),
+                )
+            )
     memory = MemoryStore(3, RULE).decide_many(docs)
     redis = RedisStore(redis_client, "same", 3, batch_size=37, sentences=RULE).decide_many(docs)
     assert memory == redis

@@ -39,8 +39,12 @@ def test_every_kind_of_site_gives_body_writer_and_time(stories):
             raw, want = template(story["title"], lines, others, rng)
             article = extract_article(decode_html(raw)[0])
             numbers = [int(x) for x in re.findall(r"\d+", article.published_at)][: len(want["time"])]
-            if (similarity(article.body, want["text"]) < 0.95 or (want["author"] and article.author != want["author"])
-                    or numbers != want["time"] or article.title != story["title"]):
+            if (
+                similarity(article.body, want["text"]) < 0.95
+                or (want["author"] and article.author != want["author"])
+                or numbers != want["time"]
+                or article.title != story["title"]
+            ):
                 misses.append((name, n, article.author, want["author"], article.published_at))
     assert not misses, misses
 

@@ -26,17 +26,26 @@ def two_sites(tmp_path_factory, sina_articles):
     texts = [a for a in sina_articles if len(a["body"]) > 600][5::23][:6]
     web = HostileWeb()
     other = f"http://localhost:{web.port}"
-    gov = [web.add(f"/xwdt/202405/t2024050{n}_{n}.html", article(texts[n]["title"], texts[n]["body"]))
-           for n in range(3)]
+    gov = [
+        web.add(f"/xwdt/202405/t2024050{n}_{n}.html", article(texts[n]["title"], texts[n]["body"])) for n in range(3)
+    ]
     web.add("/xwdt/", list_page(gov[:2] + ["/video/1.html"], "<a href='/xwdt/index_1.html'>下一页</a>"))
     web.add("/xwdt/index_1.html", list_page(gov[2:]))
     city = [f"{other}/news/{n}.html" for n in range(3, 5)]
-    for n, url in zip(range(3, 5), city):
+    for n, _url in zip(range(3, 5), city):
         web.add(f"/news/{n}.html", article(texts[n]["title"], texts[n]["body"]))
-    web.add("/rss.xml", ("<?xml version='1.0'?><rss><channel>" + "".join(f"<item><link>{u}</link></item>" for u in city)
-                         + "</channel></rss>").encode(), "application/rss+xml")
+    web.add(
+        "/rss.xml",
+        (
+            "<?xml version='1.0'?><rss><channel>"
+            + "".join(f"<item><link>{u}</link></item>" for u in city)
+            + "</channel></rss>"
+        ).encode(),
+        "application/rss+xml",
+    )
     sites_file = tmp / "my-sites.toml"
-    sites_file.write_text(f"""
+    sites_file.write_text(
+        f"""
 [sites.gov-news]
 start_urls = ["{web.url}/xwdt/"]
 allow = '/xwdt/\\d{{6}}/t\\d+_\\d+\\.html$'
@@ -47,15 +56,18 @@ download_delay = 0.1
 [sites.city-daily]
 start_urls = ["{other}/rss.xml"]
 allow = '/news/\\d+\\.html$'
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     yield web, sites_file, gov, city, texts
     web.stop()
 
 
 def run(cmd: list[str], tmp: Path, **env: str) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          env={**base, "AUTOTHROTTLE_ENABLED": "False", **env})
+    return subprocess.run(
+        cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, env={**base, "AUTOTHROTTLE_ENABLED": "False", **env}
+    )
 
 
 def feed(out: Path) -> list[dict]:
@@ -64,33 +76,48 @@ def feed(out: Path) -> list[dict]:
 
 def test_the_built_in_portals_are_a_sites_file():
     sites = load_sites()
-    assert list(sites) == ["sina", "163", "sohu", "qq", "ifeng", "people", "xinhuanet", "chinanews", "thepaper",
-                           "huanqiu"]
+    assert list(sites) == [
+        "sina",
+        "163",
+        "sohu",
+        "qq",
+        "ifeng",
+        "people",
+        "xinhuanet",
+        "chinanews",
+        "thepaper",
+        "huanqiu",
+    ]
     assert sites["sina"].start_urls[0] == "https://news.sina.com.cn/" and sites["sina"].source == "built-in sites"
     assert sites["chinanews"].allowed_domains == ("chinanews.com.cn", "chinanews.com")
 
 
 def test_a_sites_file_adds_sites_and_replaces_one_by_name(tmp_path):
     path = tmp_path / "s.toml"
-    path.write_text("[sites.sina]\nstart_urls = ['https://m.sina.cn/']\nallow = 'doc-'\n"
-                    "[sites.mine]\nstart_urls = 'https://a.cn/'\nallow = ['/n/']\nconcurrent_requests = 2\n")
+    path.write_text(
+        "[sites.sina]\nstart_urls = ['https://m.sina.cn/']\nallow = 'doc-'\n"
+        "[sites.mine]\nstart_urls = 'https://a.cn/'\nallow = ['/n/']\nconcurrent_requests = 2\n"
+    )
     sites = load_sites([str(path)])
     assert sites["sina"] == Site(name="sina", source=str(path), start_urls=("https://m.sina.cn/",), allow=("doc-",))
     assert sites["mine"].settings == {"CONCURRENT_REQUESTS_PER_DOMAIN": 2} and len(sites) == 11
 
 
-@pytest.mark.parametrize("text,problem", [
-    ("[sites.a\nstart_urls = 1", "not valid TOML"),
-    ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nalow = 'y'\n", "[sites.a]: unknown key 'alow'"),
-    ("[sites.a]\nallow = 'x'\n", "[sites.a]: missing start_urls"),
-    ("[sites.a]\nstart_urls = ['https://a.cn/']\n", "[sites.a]: missing allow"),
-    ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = '(x'\n", "[sites.a]: allow pattern '(x' does not compile"),
-    ("[sites.'a b']\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites.a b]: a site's name is a spider name"),
-    ("[sites.news]\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites.news]: 'news' is the generic spider's"),
-    ("[sites.a]\nstart_urls = ['ftp://a.cn/']\nallow = 'x'\n", "[sites.a]: start URL 'ftp://a.cn/' needs http"),
-    ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\ndownload_delay = -1\n", "download_delay must be"),
-    ("[site.a]\nstart_urls = ['https://a.cn/']\n", "unknown table 'site'"),
-])
+@pytest.mark.parametrize(
+    "text,problem",
+    [
+        ("[sites.a\nstart_urls = 1", "not valid TOML"),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nalow = 'y'\n", "[sites.a]: unknown key 'alow'"),
+        ("[sites.a]\nallow = 'x'\n", "[sites.a]: missing start_urls"),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\n", "[sites.a]: missing allow"),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = '(x'\n", "[sites.a]: allow pattern '(x' does not compile"),
+        ("[sites.'a b']\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites.a b]: a site's name is a spider name"),
+        ("[sites.news]\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites.news]: 'news' is the generic spider's"),
+        ("[sites.a]\nstart_urls = ['ftp://a.cn/']\nallow = 'x'\n", "[sites.a]: start URL 'ftp://a.cn/' needs http"),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\ndownload_delay = -1\n", "download_delay must be"),
+        ("[site.a]\nstart_urls = ['https://a.cn/']\n", "unknown table 'site'"),
+    ],
+)
 def test_a_bad_sites_file_is_one_line_naming_file_site_and_problem(tmp_path, text, problem):
     path = tmp_path / "bad.toml"
     path.write_text(text)
@@ -102,11 +129,20 @@ def test_a_bad_sites_file_is_one_line_naming_file_site_and_problem(tmp_path, tex
 def test_every_command_stops_at_once_on_a_bad_sites_file(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("[sites.gov]\nstart_urls = ['https://a.cn/']\nallow = '(x'\n")
-    for cmd in (["-m", "news_crawler.cli.crawler", "crawl"], ["-m", "news_crawler.cli.crawler", "daily"],
-                ["-m", "news_crawler.cli.crawler", "seed"], ["-m", "news_crawler.cli.crawler", "sites"],
-                ["-m", "scrapy", "crawl", "gov"]):
-        result = run([sys.executable, *cmd], tmp_path, SITES_FILE=str(bad), DAILY_DIR=str(tmp_path / "daily"),
-                     REDIS_URL="redis://127.0.0.1:1")
+    for cmd in (
+        ["-m", "news_crawler.cli.crawler", "crawl"],
+        ["-m", "news_crawler.cli.crawler", "daily"],
+        ["-m", "news_crawler.cli.crawler", "seed"],
+        ["-m", "news_crawler.cli.crawler", "sites"],
+        ["-m", "scrapy", "crawl", "gov"],
+    ):
+        result = run(
+            [sys.executable, *cmd],
+            tmp_path,
+            SITES_FILE=str(bad),
+            DAILY_DIR=str(tmp_path / "daily"),
+            REDIS_URL="redis://127.0.0.1:1",
+        )
         assert result.returncode == 2, (cmd, result.stderr[-2000:])
         assert "Traceback" not in result.stderr, cmd
         assert f"sites file {bad}: [sites.gov]: allow pattern '(x' does not compile" in result.stderr, cmd
@@ -114,26 +150,44 @@ def test_every_command_stops_at_once_on_a_bad_sites_file(tmp_path):
     assert missing.returncode == 2 and "sites file /nonexistent.toml: not found" in missing.stderr
 
 
-def test_configured_sites_crawl_by_name_everywhere_and_a_recrawl_fetches_nothing_new(tmp_path, redis_server,
-                                                                                   two_sites):
+def test_configured_sites_crawl_by_name_everywhere_and_a_recrawl_fetches_nothing_new(tmp_path, redis_server, two_sites):
     web, sites_file, gov, city, _ = two_sites
     env = {"SITES_FILE": str(sites_file), "REDIS_URL": redis_server.url, "DEDUP_NAMESPACE": "sites"}
-    one = run([sys.executable, "-m", "scrapy", "crawl", "gov-news", "-s", f"FEED_DIR={tmp_path / 'one'}"], tmp_path,
-              **env)
+    one = run(
+        [sys.executable, "-m", "scrapy", "crawl", "gov-news", "-s", f"FEED_DIR={tmp_path / 'one'}"], tmp_path, **env
+    )
     assert one.returncode == 0, one.stderr[-3000:]
     items = feed(tmp_path / "one")
     assert sorted(i["url"] for i in items) == sorted(gov) and {i["site"] for i in items} == {"gov-news"}
     assert not web.asked("/video/1.html")  # deny
 
-    both = run([sys.executable, "-m", "news_crawler.cli.crawler", "crawl", "gov-news", "city-daily",
-                "-s", f"FEED_DIR={tmp_path / 'both'}"], tmp_path, **env)
+    both = run(
+        [
+            sys.executable,
+            "-m",
+            "news_crawler.cli.crawler",
+            "crawl",
+            "gov-news",
+            "city-daily",
+            "-s",
+            f"FEED_DIR={tmp_path / 'both'}",
+        ],
+        tmp_path,
+        **env,
+    )
     assert both.returncode == 0, both.stderr[-3000:]
     assert sorted(i["url"] for i in feed(tmp_path / "both")) == sorted(city)  # gov-news's were fetched before
     assert "city-daily" in both.stdout and "gov-news" in both.stdout  # the summary's rows
 
     since = len(web.requests)
-    daily = run([sys.executable, "-m", "news_crawler.cli.crawler", "daily"], tmp_path, **env,
-                DAILY_SPIDERS="gov-news,city-daily", DAILY_DIR=str(tmp_path / "daily"), FEED_DIR=str(tmp_path / "d"))
+    daily = run(
+        [sys.executable, "-m", "news_crawler.cli.crawler", "daily"],
+        tmp_path,
+        **env,
+        DAILY_SPIDERS="gov-news,city-daily",
+        DAILY_DIR=str(tmp_path / "daily"),
+        FEED_DIR=str(tmp_path / "d"),
+    )
     assert daily.returncode == 0, daily.stderr[-3000:]
     (summary,) = (tmp_path / "daily" / "summaries").glob("*.json")  # DAILY_DIR from the environment
     assert set(json.loads(summary.read_text())["spiders"]) == {"gov-news", "city-daily"}  # DAILY_SPIDERS too
@@ -142,8 +196,12 @@ def test_configured_sites_crawl_by_name_everywhere_and_a_recrawl_fetches_nothing
     from news_crawler.cli.metrics import RedisCollector
     from news_crawler.config import build_settings
 
-    families = {f.name: f for f in RedisCollector(build_settings({"DAILY_DIR": str(tmp_path / "daily"),
-                                                                    "REDIS_URL": redis_server.url})).collect()}
+    families = {
+        f.name: f
+        for f in RedisCollector(
+            build_settings({"DAILY_DIR": str(tmp_path / "daily"), "REDIS_URL": redis_server.url})
+        ).collect()
+    }
     assert families["news_crawler_daily_last_run_exit_status"].samples[0].value == 0
     assert families["news_crawler_daily_last_run_duration_seconds"].samples[0].value > 0
     articles = [p for _, p in web.requests[since:] if p.startswith(("/xwdt/2024", "/news/"))]
@@ -152,14 +210,32 @@ def test_configured_sites_crawl_by_name_everywhere_and_a_recrawl_fetches_nothing
 
 def test_the_generic_spider_takes_its_arguments_from_news_crawler_crawl(tmp_path, redis_server, two_sites):
     web, _, gov, _, _ = two_sites
-    result = run([sys.executable, "-m", "news_crawler.cli.crawler", "crawl", "news", "-a", f"start_urls={web.url}/xwdt/",
-                  "-a", r"allow=/xwdt/\d{6}/", "-s", f"FEED_DIR={tmp_path}", "-s", "LIST_FOLLOW_NEXT=False"], tmp_path,
-                 REDIS_URL=redis_server.url, DEDUP_NAMESPACE="generic")
+    result = run(
+        [
+            sys.executable,
+            "-m",
+            "news_crawler.cli.crawler",
+            "crawl",
+            "news",
+            "-a",
+            f"start_urls={web.url}/xwdt/",
+            "-a",
+            r"allow=/xwdt/\d{6}/",
+            "-s",
+            f"FEED_DIR={tmp_path}",
+            "-s",
+            "LIST_FOLLOW_NEXT=False",
+        ],
+        tmp_path,
+        REDIS_URL=redis_server.url,
+        DEDUP_NAMESPACE="generic",
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert sorted(i["url"] for i in feed(tmp_path)) == sorted(gov[:2])
     missing = run([sys.executable, "-m", "news_crawler.cli.crawler", "crawl", "news"], tmp_path)
     assert missing.returncode == 2 and missing.stderr.strip().splitlines() == [
-        "news-crawler: news: spider 'news' needs start pages: -a start_urls=URL[,URL...]"]
+        "news-crawler: news: spider 'news' needs start pages: -a start_urls=URL[,URL...]"
+    ]
 
 
 def test_sites_lists_every_site_with_where_it_was_declared(tmp_path, two_sites):
@@ -172,14 +248,28 @@ def test_sites_lists_every_site_with_where_it_was_declared(tmp_path, two_sites):
 
 def test_sites_check_shows_what_the_patterns_match_and_extracts_articles(tmp_path, two_sites):
     web, sites_file, gov, _, texts = two_sites
-    good = run([sys.executable, "-m", "news_crawler.cli.crawler", "sites", "check", "gov-news"], tmp_path,
-               SITES_FILE=str(sites_file))
+    good = run(
+        [sys.executable, "-m", "news_crawler.cli.crawler", "sites", "check", "gov-news"],
+        tmp_path,
+        SITES_FILE=str(sites_file),
+    )
     assert good.returncode == 0, good.stdout + good.stderr
     assert "2 match allow (articles)" in good.stdout and "1 match follow" in good.stdout
     assert "1 match deny" in good.stdout and gov[0] in good.stdout
     assert f"title        {texts[0]['title']}" in good.stdout and "length" in good.stdout
-    wrong = run([sys.executable, "-m", "news_crawler.cli.crawler", "sites", "check", f"{web.url}/xwdt/",
-                 "--allow", r"/xwdt/\d{8}/"], tmp_path)
+    wrong = run(
+        [
+            sys.executable,
+            "-m",
+            "news_crawler.cli.crawler",
+            "sites",
+            "check",
+            f"{web.url}/xwdt/",
+            "--allow",
+            r"/xwdt/\d{8}/",
+        ],
+        tmp_path,
+    )
     assert wrong.returncode == 1
     assert "0 match allow" in wrong.stdout and gov[0] in wrong.stdout  # among the links that matched nothing
     assert "no article link matched allow" in wrong.stdout

@@ -12,8 +12,15 @@ def test_normalize_drops_lone_surrogates():
 
 
 def test_boilerplate_lines_are_recognised():
-    for line in ["来源：新华网", "责任编辑：张三 sn123", "原标题：金庸逝世", "(完)", "关注微信公众号xxx获取更多",
-                 "【编辑：李四】", "本文来源:人民日报"]:
+    for line in [
+        "来源：新华网",
+        "责任编辑：张三 sn123",
+        "原标题：金庸逝世",
+        "(完)",
+        "关注微信公众号xxx获取更多",
+        "【编辑：李四】",
+        "本文来源:人民日报",
+    ]:
         assert is_boilerplate(normalize(line)), line
     assert is_boilerplate(".tech-quotation{padding:20px 20px 0px;background:url(//n.sinaimg.cn/q.png) no-repeat;}" * 2)
     for line in ["北京时间10月30日，金庸在香港逝世。", "记者会上，发言人表示将继续推进改革开放" * 3]:
@@ -31,16 +38,34 @@ def test_fast_nfkc_equals_unicodedata_nfkc(sina_articles):
     from news_crawler.fingerprint.text import nfkc
 
     samples = [a["body"] for a in sina_articles[:300]] + [
-        "ＡＢＣ　１２３，．！", "Ａ\u0301 full-width then combining", "㍿ ① ﬁ ｶﾞ ℌ", "", "\u3000\u3000段落",
+        "ＡＢＣ　１２３，．！",
+        "Ａ\u0301 full-width then combining",
+        "㍿ ① ﬁ ｶﾞ ℌ",
+        "",
+        "\u3000\u3000段落",
     ]
     for text in samples:
         assert nfkc(text) == unicodedata.normalize("NFKC", text)
 
 
-PREFIXES = ["新华社北京11月22日电（记者 王小明）", "中新网11月22日电 ", "本报讯（通讯员 张三）", "【转载】",
-            "来源：人民日报 2019-03-05 10:32", "来源：澎湃新闻", "本文来源：央视新闻 ", "原标题：{title}来源：新华网",
-            "原标题：{title} "]
-SUFFIXES = ["（责任编辑：李明）", "责任编辑：李静 SN184", "编辑：王磊", "（完）", "关注新浪新闻微信公众号，获取更多精彩内容。"]
+PREFIXES = [
+    "新华社北京11月22日电（记者 王小明）",
+    "中新网11月22日电 ",
+    "本报讯（通讯员 张三）",
+    "【转载】",
+    "来源：人民日报 2019-03-05 10:32",
+    "来源：澎湃新闻",
+    "本文来源：央视新闻 ",
+    "原标题：{title}来源：新华网",
+    "原标题：{title} ",
+]
+SUFFIXES = [
+    "（责任编辑：李明）",
+    "责任编辑：李静 SN184",
+    "编辑：王磊",
+    "（完）",
+    "关注新浪新闻微信公众号，获取更多精彩内容。",
+]
 
 
 def test_glued_credits_do_not_move_the_fingerprint_of_flattened_real_articles(fingerprinter, sina_articles):

@@ -59,9 +59,11 @@ def test_gone_robots_and_failed_pages(tmp_path, redis_server, redis_client, cata
 def test_a_pipeline_error_releases_the_url_for_the_next_run(tmp_path, redis_server, redis_client, catalog, site):
     mirror, url = site
     victim = sina_articles(catalog)[0]
-    pipelines = {"news_crawler.pipelines.validate.ValidationPipeline": 100,
-                 "news_crawler.pipelines.dedup.NearDuplicatePipeline": 200,
-                 "tests.failing_pipeline.FailOnURL": 250}
+    pipelines = {
+        "news_crawler.pipelines.validate.ValidationPipeline": 100,
+        "news_crawler.pipelines.dedup.NearDuplicatePipeline": 200,
+        "tests.failing_pipeline.FailOnURL": 250,
+    }
     failing = {**FAST, "FAIL_URL": victim, "ITEM_PIPELINES": json.dumps(pipelines)}
     proc = crawl(tmp_path, redis_server.url, url, ["sina"], name="run1", settings=failing, wait=False)
     assert proc.wait(300) == 1  # the crawl says it met an error
@@ -83,11 +85,32 @@ def test_daily_exits_non_zero_when_a_pipeline_raised(tmp_path, redis_server, red
     pipelines = {"tests.failing_pipeline.FailOnURL": 250}
 
     result = subprocess.run(
-        [sys.executable, "-m", "news_crawler.cli.crawler", "daily", "-s", f"REDIS_URL={redis_server.url}",
-         "-s", f"DAILY_DIR={tmp_path / 'daily'}", "-s", "DAILY_SPIDERS=sina", "-s", "DEDUP_PROCESSES=0",
-         "-s", f"FEED_DIR={tmp_path / 'out'}", "-s", f"FAIL_URL={sina_articles(catalog)[1]}",
-         "-s", f"ITEM_PIPELINES={json.dumps(pipelines)}"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, env=mirror_env(url))
+        [
+            sys.executable,
+            "-m",
+            "news_crawler.cli.crawler",
+            "daily",
+            "-s",
+            f"REDIS_URL={redis_server.url}",
+            "-s",
+            f"DAILY_DIR={tmp_path / 'daily'}",
+            "-s",
+            "DAILY_SPIDERS=sina",
+            "-s",
+            "DEDUP_PROCESSES=0",
+            "-s",
+            f"FEED_DIR={tmp_path / 'out'}",
+            "-s",
+            f"FAIL_URL={sina_articles(catalog)[1]}",
+            "-s",
+            f"ITEM_PIPELINES={json.dumps(pipelines)}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=mirror_env(url),
+    )
     assert result.returncode == 1 and "failed: sina" in result.stderr
 
 
@@ -96,9 +119,23 @@ def test_a_callback_error_releases_the_url_for_the_next_run(tmp_path, redis_serv
     victim = sina_articles(catalog)[2]
 
     def scrapy_crawl(name, **settings):
-        args = [sys.executable, "-m", "scrapy", "crawl", "failing_sina", "-s", f"REDIS_URL={redis_server.url}",
-                "-s", "SPIDER_MODULES=news_crawler.spiders,tests.failing_spider", "-s", "DEDUP_PROCESSES=0",
-                "-s", f"FEED_DIR={tmp_path / name}", "-s", "RETRY_TIMES=0"]
+        args = [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "failing_sina",
+            "-s",
+            f"REDIS_URL={redis_server.url}",
+            "-s",
+            "SPIDER_MODULES=news_crawler.spiders,tests.failing_spider",
+            "-s",
+            "DEDUP_PROCESSES=0",
+            "-s",
+            f"FEED_DIR={tmp_path / name}",
+            "-s",
+            "RETRY_TIMES=0",
+        ]
         for key, value in settings.items():
             args += ["-s", f"{key}={value}"]
         return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300, env=mirror_env(url))

@@ -15,14 +15,19 @@ import redis
 
 from news_crawler.cli import options
 
-UNPICKLE_HELP = ("convert pickled queued requests to JSON. Unpickling runs code: only for a Redis that nothing but "
-                 "your own scrapy-redis workers could write to")
+UNPICKLE_HELP = (
+    "convert pickled queued requests to JSON. Unpickling runs code: only for a Redis that nothing but "
+    "your own scrapy-redis workers could write to"
+)
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("adopt", help="take over a scrapy-redis deployment's queues and dupefilters",
-                       description="Take over a scrapy-redis deployment's queues and dupefilters in Redis, "
-                                   "so that nothing scrapy-redis fetched is fetched again.")
+    p = sub.add_parser(
+        "adopt",
+        help="take over a scrapy-redis deployment's queues and dupefilters",
+        description="Take over a scrapy-redis deployment's queues and dupefilters in Redis, "
+        "so that nothing scrapy-redis fetched is fetched again.",
+    )
     p.add_argument("spiders", nargs="+", metavar="SPIDER", help="spider names, as in %%(spider)s of the keys")
     p.add_argument("--unpickle", action="store_true", help=UNPICKLE_HELP)
     options.add_settings_option(p)
@@ -40,20 +45,30 @@ def adopt_spider(client: Any, settings: Any, name: str, unpickle: bool) -> tuple
     lines, ok = [], True
     if seen:
         mode_ok = settings.get("DUPEFILTER_FINGERPRINT") == "scrapy-redis"
-        lines.append(f"{name}: dupefilter {seen_key}: {seen} fingerprints kept"
-                     + ("" if mode_ok else "; set DUPEFILTER_FINGERPRINT = \"scrapy-redis\" in your settings, "
-                                           "or every URL in it is fetched again"))
+        lines.append(
+            f"{name}: dupefilter {seen_key}: {seen} fingerprints kept"
+            + (
+                ""
+                if mode_ok
+                else '; set DUPEFILTER_FINGERPRINT = "scrapy-redis" in your settings, '
+                "or every URL in it is fetched again"
+            )
+        )
         ok &= mode_ok
     if queue.kind not in ("zset", "list", "none"):
         lines.append(f"{name}: {queue.key} is a {queue.kind}, not a request queue: left alone")
         return lines, False
     if queue.pickled and not unpickle:
-        lines.append(f"{name}: queue {queue.key}: {queue.pickled} pickled requests left as they are "
-                     f"(and {queue.json} JSON); run again with --unpickle to convert them")
+        lines.append(
+            f"{name}: queue {queue.key}: {queue.pickled} pickled requests left as they are "
+            f"(and {queue.json} JSON); run again with --unpickle to convert them"
+        )
     elif queue.kind != "none":
-        lines.append(f"{name}: queue {queue.key}: {queue.json + queue.converted} requests queued as JSON "
-                     f"({queue.converted} converted from pickles, {queue.unreadable} unreadable moved to "
-                     f"{queue.key}:unreadable)")
+        lines.append(
+            f"{name}: queue {queue.key}: {queue.json + queue.converted} requests queued as JSON "
+            f"({queue.converted} converted from pickles, {queue.unreadable} unreadable moved to "
+            f"{queue.key}:unreadable)"
+        )
     return lines, ok and queue.done
 
 

@@ -71,15 +71,17 @@ def parse_line(line: bytes | str, lineno: int, fingerprinter: Fingerprinter) -> 
     if isinstance(raw_id, str) and raw_id and _text(raw_id) is None:
         return {"id": None, "error": f"line {lineno}: id is not valid text (a lone surrogate)"}
     if not isinstance(raw_id, str) or not raw_id:
-        return {"id": raw_id if isinstance(raw_id, (str, int)) else None,
-                "error": f"line {lineno}: \"id\" must be a non-empty string"}
+        return {
+            "id": raw_id if isinstance(raw_id, (str, int)) else None,
+            "error": f'line {lineno}: "id" must be a non-empty string',
+        }
     body = doc.get("body")
     if body is None and isinstance(doc.get("html"), str):
         from news_crawler.extraction import extract_article
 
         body = extract_article(doc["html"], doc.get("url") or "").body
     if not isinstance(body, str):
-        return {"id": raw_id, "error": "needs a \"body\" or \"html\" string"}
+        return {"id": raw_id, "error": 'needs a "body" or "html" string'}
     body = _text(body) or body.encode("utf-8", "replace").decode("utf-8")
     title = _text(doc.get("title")) or ""
     try:
@@ -89,8 +91,9 @@ def parse_line(line: bytes | str, lineno: int, fingerprinter: Fingerprinter) -> 
     return Document(raw_id, fp.value, fp.sentences, fp.length)
 
 
-def check(lines: Iterable[bytes | str], fingerprinter: Fingerprinter, store: FingerprintStore,
-          workers: int = 1) -> Iterator[dict]:
+def check(
+    lines: Iterable[bytes | str], fingerprinter: Fingerprinter, store: FingerprintStore, workers: int = 1
+) -> Iterator[dict]:
     """One decision (or error) per input line, in input order. Lines are parsed and
     fingerprinted ``CHECK_CHUNK`` at a time, in ``workers`` processes when more than one,
     and each chunk is decided in one batch. A replayed id (decided before) gets its earlier
@@ -99,8 +102,9 @@ def check(lines: Iterable[bytes | str], fingerprinter: Fingerprinter, store: Fin
     if workers > 1:
         parsed = parse_in_workers(source, fingerprinter, parse_line, workers)
     else:
-        parsed = ([parse_line(line, first + i, fingerprinter) for i, line in enumerate(block)]
-                  for first, block in source)
+        parsed = (
+            [parse_line(line, first + i, fingerprinter) for i, line in enumerate(block)] for first, block in source
+        )
     for batch in parsed:
         yield from _decide(batch, store)
 

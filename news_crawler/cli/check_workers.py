@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
-from typing import Any
+from typing import Any, cast
 
 from news_crawler.fingerprint import Fingerprinter
 from news_crawler.pool import die_with_parent
@@ -31,7 +31,7 @@ _worker_parse: Callable[..., Any] | None = None
 def chunks(lines: Iterable[bytes | str], size: int) -> Iterator[Chunk]:
     it, first = iter(lines), 1
     while block := list(islice(it, size)):
-        yield first, block
+        yield first, cast(list[bytes], block)
         first += len(block)
 
 
@@ -65,12 +65,14 @@ def _context() -> Any:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-def parse_in_workers(source: Iterator[Chunk], fingerprinter: Fingerprinter, parse: Callable[..., Any],
-                     workers: int) -> Iterator[list[Any]]:
+def parse_in_workers(
+    source: Iterator[Chunk], fingerprinter: Fingerprinter, parse: Callable[..., Any], workers: int
+) -> Iterator[list[Any]]:
     """``parse(line, lineno, fingerprinter)`` of every line of every chunk, chunk by chunk in input order."""
     fingerprinter.weigher.words("预热")  # load the dictionary before forking
-    pool = ProcessPoolExecutor(workers, mp_context=_context(), initializer=_init,
-                               initargs=(fingerprinter, parse, os.getpid()))
+    pool = ProcessPoolExecutor(
+        workers, mp_context=_context(), initializer=_init, initargs=(fingerprinter, parse, os.getpid())
+    )
     # Start every worker now, from this thread: a worker dies with the thread that forked it
     # (PR_SET_PDEATHSIG), and the reader thread below ends at the end of the input.
     # With fork the pool starts all its workers at the first submit; with spawn it starts one
@@ -97,7 +99,8 @@ def parse_in_workers(source: Iterator[Chunk], fingerprinter: Fingerprinter, pars
         # The pool's end is waited for (the chunks in flight are short), but not for ever: a pool
         # still closing when Python exits races it (Python then writes to the pool's closed
         # wakeup pipe, CPython 3.11, and prints a traceback).
-        closing = threading.Thread(target=pool.shutdown, kwargs={"wait": True, "cancel_futures": True},
-                                   name="check-pool-shutdown", daemon=True)
+        closing = threading.Thread(
+            target=pool.shutdown, kwargs={"wait": True, "cancel_futures": True}, name="check-pool-shutdown", daemon=True
+        )
         closing.start()
         closing.join(SHUTDOWN_SECONDS)

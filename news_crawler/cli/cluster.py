@@ -42,10 +42,16 @@ def cmd_seed(args: argparse.Namespace) -> int:
             time.sleep(wait)
         pushed = seed(client, spiders, settings.get("SEED_KEY"))
         waiting = sorted(name for name, n in pushed.items() if not n)
-        print(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} seeded {sum(pushed.values())} start URLs of "
-              f"{len(pushed) - len(waiting)} spiders" + (f"; not again for {', '.join(waiting)}: their last start "
-                                                         "URLs are still waiting for a worker" if waiting else ""),
-              flush=True)
+        print(
+            f"{time.strftime('%Y-%m-%dT%H:%M:%S')} seeded {sum(pushed.values())} start URLs of "
+            f"{len(pushed) - len(waiting)} spiders"
+            + (
+                f"; not again for {', '.join(waiting)}: their last start URLs are still waiting for a worker"
+                if waiting
+                else ""
+            ),
+            flush=True,
+        )
         if not args.every and not args.at:
             return 0
         if args.every:

@@ -13,8 +13,9 @@ from news_crawler.cli import options
 from news_crawler.summary import format_table
 
 
-def run_and_report(names: list[str], overrides: dict[str, Any], summary_path: str | None,
-                   spider_args: dict[str, str] | None = None) -> int:
+def run_and_report(
+    names: list[str], overrides: dict[str, Any], summary_path: str | None, spider_args: dict[str, str] | None = None
+) -> int:
     from news_crawler.config import build_settings
     from news_crawler.runner import all_spider_names, merge_sites, run_spiders
 
@@ -27,8 +28,7 @@ def run_and_report(names: list[str], overrides: dict[str, Any], summary_path: st
     print(format_table(sites))
     failed = [name for name, r in results.items() if r["problem"]]
     if summary_path:
-        record = {"spiders": results, "sites": sites, "seconds": round(time.monotonic() - started, 1),
-                  "failed": failed}
+        record = {"spiders": results, "sites": sites, "seconds": round(time.monotonic() - started, 1), "failed": failed}
         Path(summary_path).parent.mkdir(parents=True, exist_ok=True)
         Path(summary_path).write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
     for name in failed:
@@ -48,12 +48,19 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("crawl", help="run spiders (every configured site by default) until done, print a per-site "
-                                     "summary")
+    p = sub.add_parser(
+        "crawl", help="run spiders (every configured site by default) until done, print a per-site summary"
+    )
     p.add_argument("spiders", nargs="*", help="site names, or news with -a (default: every configured site)")
     p.add_argument("--summary", help="write the summary as JSON to this file")
-    p.add_argument("-a", dest="spider_args", action="append", default=[], metavar="NAME=VALUE",
-                   help="a spider argument, as for scrapy crawl (-a start_urls=URL -a allow=REGEX for news)")
+    p.add_argument(
+        "-a",
+        dest="spider_args",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a spider argument, as for scrapy crawl (-a start_urls=URL -a allow=REGEX for news)",
+    )
     options.add_settings_option(p)
     p.set_defaults(func=cmd_crawl)
 

@@ -1,16 +1,16 @@
 """``news-crawler``: crawl, run daily from cron, see the state, run a cluster.
 
-    news-crawler crawl [SPIDER ...] [--summary FILE] [-s NAME=VALUE ...]
-    news-crawler daily [-s NAME=VALUE ...]
-    news-crawler status [--json]
-    news-crawler outcomes [--site S] [--outcome O] [--day D] [--limit N] [--json]
-    news-crawler metrics [--listen HOST:PORT]
-    news-crawler report [--days N] [--out FILE]
-    news-crawler stop-server
-    news-crawler seed [SPIDER ...] [--every SECONDS | --at HH:MM]
-    news-crawler worker [SPIDER ...] [--idle SECONDS]
-    news-crawler adopt SPIDER ... [--unpickle]
-    news-crawler sites [check NAME | check URL --allow REGEX]
+news-crawler crawl [SPIDER ...] [--summary FILE] [-s NAME=VALUE ...]
+news-crawler daily [-s NAME=VALUE ...]
+news-crawler status [--json]
+news-crawler outcomes [--site S] [--outcome O] [--day D] [--limit N] [--json]
+news-crawler metrics [--listen HOST:PORT]
+news-crawler report [--days N] [--out FILE]
+news-crawler stop-server
+news-crawler seed [SPIDER ...] [--every SECONDS | --at HH:MM]
+news-crawler worker [SPIDER ...] [--idle SECONDS]
+news-crawler adopt SPIDER ... [--unpickle]
+news-crawler sites [check NAME | check URL --allow REGEX]
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"news-crawler: {problem}", file=sys.stderr)
         return problem.exit_code
     except OSError as e:  # a file or folder the command was told to use: one line, not a traceback
-        print(f"news-crawler: {e.strerror or e}: {e.filename or ''} (check the path and its permissions)",
-              file=sys.stderr)
+        print(
+            f"news-crawler: {e.strerror or e}: {e.filename or ''} (check the path and its permissions)", file=sys.stderr
+        )
         return 2
     except KeyboardInterrupt:
         return 130

@@ -59,8 +59,10 @@ def cmd_daily(args: argparse.Namespace) -> int:
     log_file = directory / "logs" / f"{now.date().isoformat()}.log"
     lock, holder = take_lock(directory / "daily.lock", now)
     if lock is None:
-        message = (f"{now.isoformat(timespec='seconds')} skipped: another daily run holds "
-                   f"{directory / 'daily.lock'} ({holder})")
+        message = (
+            f"{now.isoformat(timespec='seconds')} skipped: another daily run holds "
+            f"{directory / 'daily.lock'} ({holder})"
+        )
         with open(log_file, "a", encoding="utf-8") as f:
             f.write(message + "\n")
         print(f"news-crawler: {message}", file=sys.stderr)
@@ -71,12 +73,19 @@ def cmd_daily(args: argparse.Namespace) -> int:
     started = time.monotonic()
     results = run_spiders(names, overrides)
     failed = site_failures(results)
-    summary = {"started": now.isoformat(timespec="seconds"), "seconds": round(time.monotonic() - started, 1),
-               "sites": merge_sites(results), "spiders": {name: r["reason"] for name, r in results.items()},
-               "failed": failed, "exit": 1 if failed else 0, "log": str(log_file)}
+    sites = merge_sites(results)
+    summary = {
+        "started": now.isoformat(timespec="seconds"),
+        "seconds": round(time.monotonic() - started, 1),
+        "sites": sites,
+        "spiders": {name: r["reason"] for name, r in results.items()},
+        "failed": failed,
+        "exit": 1 if failed else 0,
+        "log": str(log_file),
+    }
     path = directory / "summaries" / f"{now.strftime('%Y-%m-%dT%H%M%S')}.json"
     path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
-    print(format_table(summary["sites"]))
+    print(format_table(sites))
     print(f"{summary['seconds']}s; summary {path}; log {log_file}")
     try:
         from news_crawler.cli.report import write_report
@@ -97,8 +106,12 @@ def last_run(settings: Any) -> dict[str, Any] | None:
     if not summaries:
         return None
     last = json.loads(summaries[-1].read_text(encoding="utf-8"))
-    return {"started": last["started"], "seconds": last["seconds"], "failed": last["failed"],
-            "exit": last.get("exit", 1 if last["failed"] else 0)}
+    return {
+        "started": last["started"],
+        "seconds": last["seconds"],
+        "failed": last["failed"],
+        "exit": last.get("exit", 1 if last["failed"] else 0),
+    }
 
 
 def register(sub: argparse._SubParsersAction) -> None:

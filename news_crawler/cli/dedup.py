@@ -1,11 +1,11 @@
 """``news-dedup``: fingerprint and deduplicate a JSON Lines corpus, and look inside the index.
 
-    news-dedup check [--redis-url URL] [--namespace NS] [--max-distance K] [--no-sentences] [--workers N] FILE|-
-    news-dedup stats [--json]
-    news-dedup explain (--id ID | --text TEXT | --file FILE)
-    news-dedup drops [--limit N]
-    news-dedup forget ID [ID ...] | --all
-    news-dedup expire
+news-dedup check [--redis-url URL] [--namespace NS] [--max-distance K] [--no-sentences] [--workers N] FILE|-
+news-dedup stats [--json]
+news-dedup explain (--id ID | --text TEXT | --file FILE)
+news-dedup drops [--limit N]
+news-dedup forget ID [ID ...] | --all
+news-dedup expire
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import argparse
 import json
 import logging
 import sys
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import redis
 
@@ -26,15 +26,20 @@ from news_crawler.config import PlainSettings, plain_settings
 from news_crawler.embedded import EmbeddedServerError
 from news_crawler.engine import fingerprinter_from_settings, store_from_settings
 from news_crawler.errors import UserError, redis_problem
-from news_crawler.validation import check_values, warn_of_environment
 from news_crawler.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
 from news_crawler.fingerprint.sentences import longest_sentences
 from news_crawler.index import RedisStore, check_max_distance
+from news_crawler.validation import check_values, warn_of_environment
 
 
 def _settings(args: argparse.Namespace) -> PlainSettings:
-    given = {"REDIS_URL": args.redis_url, "EMBEDDED_REDIS_DIR": args.data_dir, "DEDUP_NAMESPACE": args.namespace,
-             "DEDUP_MAX_DISTANCE": vars(args).get("max_distance"), "DEDUP_SENTENCES": vars(args).get("sentences")}
+    given = {
+        "REDIS_URL": args.redis_url,
+        "EMBEDDED_REDIS_DIR": args.data_dir,
+        "DEDUP_NAMESPACE": args.namespace,
+        "DEDUP_MAX_DISTANCE": vars(args).get("max_distance"),
+        "DEDUP_SENTENCES": vars(args).get("sentences"),
+    }
     return plain_settings({k: v for k, v in given.items() if v is not None and v != ""})
 
 
@@ -72,8 +77,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         with _open_binary(args.file) as f:
             for out in check(remembered(read_lines(f)), fingerprinter, store, args.workers):
-                kind = ("unusable lines" if "error" in out else "replays" if out.get("replay")
-                        else "kept" if out["duplicate_of"] is None else "near-duplicates")
+                kind = (
+                    "unusable lines"
+                    if "error" in out
+                    else "replays"
+                    if out.get("replay")
+                    else "kept"
+                    if out["duplicate_of"] is None
+                    else "near-duplicates"
+                )
                 counts[kind] += 1
                 sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
                 printed += 1
@@ -86,9 +98,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     progress.close(counts)
     print("news-dedup: " + ", ".join(f"{n} {kind}" for kind, n in counts.items()), file=sys.stderr)
     if printed and counts["unusable lines"] == printed:
-        hint = (" The input looks like one JSON array; check reads JSON Lines, one object per line: "
-                "jq -c '.[]' FILE | news-dedup check -" if first == [b"["] else
-                ' Each line must be a JSON object with "id" and "body" (or "html").')
+        hint = (
+            " The input looks like one JSON array; check reads JSON Lines, one object per line: "
+            "jq -c '.[]' FILE | news-dedup check -"
+            if first == [b"["]
+            else ' Each line must be a JSON object with "id" and "body" (or "html").'
+        )
         print(f"news-dedup: none of the {printed} input lines was usable.{hint}", file=sys.stderr)
         return EX_NOTHING_USABLE
     return 0
@@ -99,9 +114,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        days, memory = report["retention_days"], report["redis_memory_bytes"]
-        shown = {**report, "retention_days": f"{days:g}" if days else "off (kept for ever)",
-                 "redis_memory_bytes": f"{memory:,} ({memory / 2**20:.1f} MiB)"}
+        days, memory = report["retention_days"], int(cast(int, report["redis_memory_bytes"]))
+        shown = {
+            **report,
+            "retention_days": f"{days:g}" if days else "off (kept for ever)",
+            "redis_memory_bytes": f"{memory:,} ({memory / 2**20:.1f} MiB)",
+        }
         width = max(map(len, shown))
         for key, value in shown.items():
             print(f"{key.replace('_', ' '):<{width}}  {value}")
@@ -118,12 +136,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.id:
         decision = store.lookup(args.id)
         if decision is None:
-            print(f"news-dedup: no decision recorded for id {args.id!r} in namespace {store.namespace!r}",
-                  file=sys.stderr)
+            print(
+                f"news-dedup: no decision recorded for id {args.id!r} in namespace {store.namespace!r}", file=sys.stderr
+            )
             return 1
         fp = decision.simhash
-        report.update(id=args.id, kept=decision.kept, duplicate_of=decision.duplicate_of,
-                      distance=decision.distance)
+        report.update(id=args.id, kept=decision.kept, duplicate_of=decision.duplicate_of, distance=decision.distance)
         if not decision.kept:
             report["rule"] = decision.rule
             report["evidence"] = evidence(store, decision, settings, given_text=bool(args.text or args.file))
@@ -139,15 +157,21 @@ def cmd_explain(args: argparse.Namespace) -> int:
             return 1
         fp = fp if args.id else fingerprint.value
         if fingerprint.sentences:
-            sentences = longest_sentences(fingerprinter.prepare(text)[0], fingerprinter.sentence_count,
-                                          fingerprinter.sentence_min_chars)
+            sentences = longest_sentences(
+                fingerprinter.prepare(text)[0], fingerprinter.sentence_count, fingerprinter.sentence_min_chars
+            )
             holders = store.sentence_holders(fingerprint.sentences, fingerprint.length)
     report["simhash"] = to_hex(fp)
     report["blocks"] = [f"{b:04x}" for b in blocks(fp)]
     report["nearest"] = [
-        {"id": m.id, "simhash": to_hex(m.simhash), "distance": m.distance, "similarity": round(similarity(fp, m.simhash), 4),
-         "matched_blocks": [t for t, (a, b) in enumerate(zip(blocks(fp), blocks(m.simhash))) if a == b],
-         "within_max_distance": m.distance <= store.max_distance}
+        {
+            "id": m.id,
+            "simhash": to_hex(m.simhash),
+            "distance": m.distance,
+            "similarity": round(similarity(fp, m.simhash), 4),
+            "matched_blocks": [t for t, (a, b) in enumerate(zip(blocks(fp), blocks(m.simhash))) if a == b],
+            "within_max_distance": m.distance <= store.max_distance,
+        }
         for m in store.nearest(fp, args.limit)
         if m.id != args.id
     ]
@@ -173,17 +197,24 @@ def evidence(store: RedisStore, decision: Any, settings: PlainSettings, given_te
     kept = store.lookup(decision.duplicate_of) if decision.duplicate_of else None
     out: dict[str, Any] = {"kept": decision.duplicate_of, "distance": decision.distance}
     if kept is not None:
-        out.update(kept_simhash=to_hex(kept.simhash), similarity=round(similarity(decision.simhash, kept.simhash), 4),
-                   matched_blocks=[t for t, (a, b) in enumerate(zip(blocks(decision.simhash), blocks(kept.simhash)))
-                                   if a == b])
+        out.update(
+            kept_simhash=to_hex(kept.simhash),
+            similarity=round(similarity(decision.simhash, kept.simhash), 4),
+            matched_blocks=[
+                t for t, (a, b) in enumerate(zip(blocks(decision.simhash), blocks(kept.simhash))) if a == b
+            ],
+        )
     if decision.rule == "simhash":
-        out["why"] = (f"simhash distance {decision.distance} <= DEDUP_MAX_DISTANCE "
-                      f"{settings.getint('DEDUP_MAX_DISTANCE')}")
+        out["why"] = (
+            f"simhash distance {decision.distance} <= DEDUP_MAX_DISTANCE {settings.getint('DEDUP_MAX_DISTANCE')}"
+        )
     else:
-        out["why"] = (f"shares at least {settings.getint('DEDUP_SENTENCE_MATCH')} of its "
-                      f"{settings.getint('DEDUP_SENTENCE_COUNT')} longest sentences with the kept article, at simhash "
-                      f"distance {decision.distance} <= {settings.getint('DEDUP_SENTENCE_MAX_DISTANCE')}, of about its "
-                      f"size (DEDUP_SENTENCE_LENGTH_RATIO {settings.getfloat('DEDUP_SENTENCE_LENGTH_RATIO'):g})")
+        out["why"] = (
+            f"shares at least {settings.getint('DEDUP_SENTENCE_MATCH')} of its "
+            f"{settings.getint('DEDUP_SENTENCE_COUNT')} longest sentences with the kept article, at simhash "
+            f"distance {decision.distance} <= {settings.getint('DEDUP_SENTENCE_MAX_DISTANCE')}, of about its "
+            f"size (DEDUP_SENTENCE_LENGTH_RATIO {settings.getfloat('DEDUP_SENTENCE_LENGTH_RATIO'):g})"
+        )
         if not given_text:
             out["shared_sentences"] = "not stored: give the dropped article's text with --file or --text to name them"
     return out
@@ -192,8 +223,19 @@ def evidence(store: RedisStore, decision: Any, settings: PlainSettings, given_te
 def cmd_drops(args: argparse.Namespace) -> int:
     store = _store(_settings(args))
     for d in store.drops(args.limit):
-        print(json.dumps({"id": d.id, "simhash": to_hex(d.simhash), "duplicate_of": d.duplicate_of,
-                          "distance": d.distance, "rule": d.rule, "time": d.time}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "id": d.id,
+                    "simhash": to_hex(d.simhash),
+                    "duplicate_of": d.duplicate_of,
+                    "distance": d.distance,
+                    "rule": d.rule,
+                    "time": d.time,
+                },
+                ensure_ascii=False,
+            )
+        )
     return 0
 
 
@@ -204,8 +246,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
     if args.all == bool(args.ids):
         raise UserError("forget needs the ids to forget, or --all (and no id) to remove the whole index")
     if args.all:
-        removed = store.generations.remove_all()
-        print(json.dumps({"namespace": store.namespace, "removed_keys": removed}, ensure_ascii=False))
+        print(json.dumps({"namespace": store.namespace, "removed_keys": store.generations.remove_all()}))
         return 0
     unknown = 0
     for doc_id in args.ids:
@@ -220,8 +261,15 @@ def cmd_expire(args: argparse.Namespace) -> int:
     the first time a new generation starts); one line of JSON."""
     store = _store(_settings(args))
     expired = store.expire()
-    print(json.dumps({"retention_days": store.retention_days, "expired_generations": expired,
-                      "live_generations": [f"g{n}" for n in store.generations.numbers()]}))
+    print(
+        json.dumps(
+            {
+                "retention_days": store.retention_days,
+                "expired_generations": expired,
+                "live_generations": [f"g{n}" for n in store.generations.numbers()],
+            }
+        )
+    )
     return 0
 
 
@@ -244,15 +292,25 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--data-dir", help="data directory of the embedded server (default: $EMBEDDED_REDIS_DIR)")
     common.add_argument("--namespace", help="index namespace (default: $DEDUP_NAMESPACE or 'news')")
     rules = argparse.ArgumentParser(add_help=False)  # only where articles are decided or explained
-    rules.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
-                       help="the second rule, shared longest sentences (default: DEDUP_SENTENCES, on)")
+    rules.add_argument(
+        "--sentences",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the second rule, shared longest sentences (default: DEDUP_SENTENCES, on)",
+    )
     parser = argparse.ArgumentParser(prog="news-dedup", description=__doc__.split("\n\n")[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("check", parents=[common, rules], help="decide every article of a JSON Lines file")
-    p.add_argument("--max-distance", type=_max_distance, default=None, help="Hamming distance of a near-duplicate (0-3, default 3)")
-    p.add_argument("--workers", type=_workers, default=default_workers(),
-                   help="processes that parse and fingerprint (default: this machine's cores, %(default)s)")
+    p.add_argument(
+        "--max-distance", type=_max_distance, default=None, help="Hamming distance of a near-duplicate (0-3, default 3)"
+    )
+    p.add_argument(
+        "--workers",
+        type=_workers,
+        default=default_workers(),
+        help="processes that parse and fingerprint (default: this machine's cores, %(default)s)",
+    )
     p.add_argument("file", help="JSON Lines with id and body (or html), '-' for stdin")
     p.set_defaults(func=cmd_check)
 
@@ -260,10 +318,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one line of JSON")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("explain", parents=[common, rules], help="nearest kept articles of an id or a text, and the kept articles sharing its sentences")
+    p = sub.add_parser(
+        "explain",
+        parents=[common, rules],
+        help="nearest kept articles of an id or a text, and the kept articles sharing its sentences",
+    )
     what = p.add_mutually_exclusive_group()
-    what.add_argument("--id", help="a decided document id (a URL for crawled articles); with --text or --file "
-                                   "(its body), a sentence-rule drop names the sentences it shares")
+    what.add_argument(
+        "--id",
+        help="a decided document id (a URL for crawled articles); with --text or --file "
+        "(its body), a sentence-rule drop names the sentences it shares",
+    )
     what.add_argument("--simhash", help="16 hex digits")
     body = p.add_mutually_exclusive_group()
     body.add_argument("--text", help="an article body")
@@ -272,10 +337,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one line of JSON")
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("forget", parents=[common], help="remove articles from the index (their fingerprint or drop record)")
+    p = sub.add_parser(
+        "forget", parents=[common], help="remove articles from the index (their fingerprint or drop record)"
+    )
     p.add_argument("ids", nargs="*", metavar="ID", help="a decided document id (a URL for crawled articles)")
-    p.add_argument("--all", action="store_true", help="remove the namespace's whole index, of any format (the "
-                                                       "spiders' queues and seen URLs stay)")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="remove the namespace's whole index, of any format (the spiders' queues and seen URLs stay)",
+    )
     p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("expire", parents=[common], help="delete fingerprint generations older than the retention")

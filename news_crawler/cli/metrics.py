@@ -55,34 +55,41 @@ class RedisCollector:
             for site, row in report["spiders"].items():
                 family.add_metric([site], row.get(key, 0))
             yield family
-        outcomes = GaugeMetricFamily(f"{PREFIX}_outcomes_today", "URLs that ended with each outcome today (UTC)",
-                                     labels=["site", "outcome"])
+        outcomes = GaugeMetricFamily(
+            f"{PREFIX}_outcomes_today", "URLs that ended with each outcome today (UTC)", labels=["site", "outcome"]
+        )
         for site, row in report["spiders"].items():
             for outcome, n in row["outcomes_today"].items():
                 outcomes.add_metric([site, outcome], n)
         yield outcomes
         d = report["dedup"]
-        yield GaugeMetricFamily(f"{PREFIX}_index_fingerprints", "fingerprints held in the index", value=d["fingerprints"])
+        yield GaugeMetricFamily(
+            f"{PREFIX}_index_fingerprints", "fingerprints held in the index", value=d["fingerprints"]
+        )
         yield CounterMetricFamily(f"{PREFIX}_index_kept", "articles kept by the index", value=d["kept"])
-        dropped = CounterMetricFamily(f"{PREFIX}_index_dropped", "articles dropped as near-duplicates, by rule",
-                                      labels=["rule"])
+        dropped = CounterMetricFamily(
+            f"{PREFIX}_index_dropped", "articles dropped as near-duplicates, by rule", labels=["rule"]
+        )
         by_sentences = d.get("dropped_by_sentences", 0)
         dropped.add_metric(["simhash"], d["dropped"] - by_sentences)
         dropped.add_metric(["sentences"], by_sentences)
         yield dropped
-        yield GaugeMetricFamily(f"{PREFIX}_index_dropped_today", "near-duplicates dropped today",
-                                value=d["dropped_today"])
-        yield GaugeMetricFamily(f"{PREFIX}_redis_memory_bytes", "memory Redis uses",
-                                value=report["redis_memory_bytes"])
+        yield GaugeMetricFamily(
+            f"{PREFIX}_index_dropped_today", "near-duplicates dropped today", value=d["dropped_today"]
+        )
+        yield GaugeMetricFamily(f"{PREFIX}_redis_memory_bytes", "memory Redis uses", value=report["redis_memory_bytes"])
         daily = report.get("last_daily_run")
         if daily:
             started = datetime.fromisoformat(daily["started"]).timestamp()
-            yield GaugeMetricFamily(f"{PREFIX}_daily_last_run_timestamp_seconds", "when the last daily run started",
-                                    value=started)
-            yield GaugeMetricFamily(f"{PREFIX}_daily_last_run_duration_seconds", "how long the last daily run took",
-                                    value=daily["seconds"])
-            yield GaugeMetricFamily(f"{PREFIX}_daily_last_run_exit_status", "the last daily run's exit status (0: ok)",
-                                    value=daily["exit"])
+            yield GaugeMetricFamily(
+                f"{PREFIX}_daily_last_run_timestamp_seconds", "when the last daily run started", value=started
+            )
+            yield GaugeMetricFamily(
+                f"{PREFIX}_daily_last_run_duration_seconds", "how long the last daily run took", value=daily["seconds"]
+            )
+            yield GaugeMetricFamily(
+                f"{PREFIX}_daily_last_run_exit_status", "the last daily run's exit status (0: ok)", value=daily["exit"]
+            )
 
 
 def listen_address(text: str) -> tuple[str, int]:
@@ -119,8 +126,12 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("metrics", help="a Prometheus exporter: queues, leases, outcomes, the index, Redis memory")
-    p.add_argument("--listen", type=listen_address, default=("127.0.0.1", 9410), metavar="HOST:PORT",
-                   help="address to serve /metrics on (default 127.0.0.1:9410; 0.0.0.0:9410 in a container)")
+    p.add_argument(
+        "--listen",
+        type=listen_address,
+        default=("127.0.0.1", 9410),
+        metavar="HOST:PORT",
+        help="address to serve /metrics on (default 127.0.0.1:9410; 0.0.0.0:9410 in a container)",
+    )
     options.add_settings_option(p)
     p.set_defaults(func=cmd_metrics)
-

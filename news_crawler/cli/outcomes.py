@@ -27,7 +27,9 @@ def day(text: str) -> date:
         raise argparse.ArgumentTypeError(f"expected a day as YYYY-MM-DD, got {text!r}") from None
 
 
-def rows(client: Any, settings: Any, spiders: list[str], outcome: str | None, when: date | None) -> list[dict[str, str]]:
+def rows(
+    client: Any, settings: Any, spiders: list[str], outcome: str | None, when: date | None
+) -> list[dict[str, str]]:
     """``{"site", "url", "outcome", "reason", "time"}`` of the spiders' URLs, newest first."""
     from news_crawler.config import with_defaults
     from news_crawler.outcomes import OutcomeStore, parse_outcome
@@ -39,8 +41,11 @@ def rows(client: Any, settings: Any, spiders: list[str], outcome: str | None, wh
         latest: dict[str, dict[str, str]] = {}
         for key in keys:  # oldest first: a later day's outcome wins
             latest.update({url.decode(): parse_outcome(raw) for url, raw in client.hgetall(key).items()})
-        out += [{"site": name, "url": url, **record} for url, record in latest.items()
-                if outcome is None or record["outcome"] == outcome]
+        out += [
+            {"site": name, "url": url, **record}
+            for url, record in latest.items()
+            if outcome is None or record["outcome"] == outcome
+        ]
     return sorted(out, key=lambda r: r["time"], reverse=True)
 
 
@@ -54,7 +59,7 @@ def cmd_outcomes(args: argparse.Namespace) -> int:
     connection.check_reachable(settings)
     spiders = [args.site] if args.site else all_spider_names(settings) + ["news"]
     found = rows(connection.from_settings(settings), settings, spiders, args.outcome, args.day)
-    for row in found[:args.limit]:
+    for row in found[: args.limit]:
         if args.json:
             print(json.dumps(row, ensure_ascii=False))
         else:

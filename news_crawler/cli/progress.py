@@ -33,8 +33,9 @@ class Progress:
         if enabled:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=count_lines(path), unit="doc", file=sys.stderr, dynamic_ncols=True,
-                            desc="check", mininterval=0.5)
+            self.bar = tqdm(
+                total=count_lines(path), unit="doc", file=sys.stderr, dynamic_ncols=True, desc="check", mininterval=0.5
+            )
         self._since = 0
 
     def update(self, counts: dict[str, int]) -> None:

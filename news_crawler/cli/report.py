@@ -57,8 +57,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="the daily HTML report: per site today and the last days, drops, failures")
-    p.add_argument("--days", type=int, default=30, choices=range(2, 91), metavar="N",
-                   help="days the charts show (2-90, default 30; Redis keeps OUTCOMES_KEEP_DAYS of them)")
+    p.add_argument(
+        "--days",
+        type=int,
+        default=30,
+        choices=range(2, 91),
+        metavar="N",
+        help="days the charts show (2-90, default 30; Redis keeps OUTCOMES_KEEP_DAYS of them)",
+    )
     p.add_argument("--out", help="write it here (default: DAILY_DIR/reports/<date>.html and latest.html)")
     options.add_settings_option(p)
     p.set_defaults(func=cmd_report)

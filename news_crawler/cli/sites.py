@@ -51,8 +51,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     target = args.target
     if target in sites:
         site = sites[target]
-        spider = NewsSpider(start_urls=list(site.start_urls), allow=list(site.allow), deny=list(site.deny),
-                            follow=list(site.follow), allowed_domains=list(site.allowed_domains), site=site.name)
+        spider = NewsSpider(
+            start_urls=list(site.start_urls),
+            allow=list(site.allow),
+            deny=list(site.deny),
+            follow=list(site.follow),
+            allowed_domains=list(site.allowed_domains),
+            site=site.name,
+        )
     elif "://" in target:
         if not args.allow:
             raise UserError("sites check URL needs --allow REGEX (the article URL pattern to try)")
@@ -73,8 +79,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 1
     extracted = sum(check_article(fetcher, url) for url in articles[:ARTICLES])
     if not extracted:
-        print("\nno article could be extracted from the pages allow matched: is the pattern taking list or "
-              "video pages?")
+        print(
+            "\nno article could be extracted from the pages allow matched: is the pattern taking list or video pages?"
+        )
         return 1
     print(f"\nok: {len(articles)} article links, {extracted} of {min(len(articles), ARTICLES)} extracted")
     return 0
@@ -110,9 +117,13 @@ def check_start_page(fetcher: Fetcher, spider: Any, url: str, tracking: Any) -> 
         if link not in groups[group]:
             groups[group].append(link)
     print(f"  {'feed' if is_feed(body) else 'HTML page'}, {sum(map(len, groups.values()))} distinct links")
-    labels = {"allow": "match allow (articles)", "follow": "match follow (more list pages)",
-              "deny": "match deny (left out)", "elsewhere": "match allow, off the site's domains (left out)",
-              "nothing": "match nothing"}
+    labels = {
+        "allow": "match allow (articles)",
+        "follow": "match follow (more list pages)",
+        "deny": "match deny (left out)",
+        "elsewhere": "match allow, off the site's domains (left out)",
+        "nothing": "match nothing",
+    }
     for group, found in groups.items():
         if found or group in ("allow", "nothing"):
             print(f"  {len(found):>5} {labels[group]}")
@@ -188,4 +199,3 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--deny", help="URLs to leave out (with a start URL)")
     options.add_settings_option(c)
     c.set_defaults(func=cmd_check)
-

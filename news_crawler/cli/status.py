@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import Any, cast
 
 from news_crawler.cli import options
 
@@ -36,8 +36,13 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
         seeds = client.llen(spider_key(settings.get("SEED_KEY"), name, client))
         today = OutcomeStore.for_spider(client, with_defaults(settings), name).counts()
         if queued or in_flight or seen or seeds or today:
-            out[name] = {"queued": queued, "in_flight": in_flight, "seen_urls": seen, "seeds": seeds,
-                         "outcomes_today": today}
+            out[name] = {
+                "queued": queued,
+                "in_flight": in_flight,
+                "seen_urls": seen,
+                "seeds": seeds,
+                "outcomes_today": today,
+            }
             if estimated:
                 out[name]["seen_urls_estimated"] = True
     return out
@@ -53,7 +58,7 @@ def build_report(settings: Any) -> dict[str, Any]:
     index = store_from_settings(settings, client).report()
     report: dict[str, Any] = {
         "redis": connection.url_from_settings(settings).split("@")[-1],
-        "redis_masters": len(client.get_primaries()) if connection.is_cluster(client) else 1,
+        "redis_masters": len(cast(Any, client).get_primaries()) if connection.is_cluster(client) else 1,
         "spiders_asked": (asked := all_spider_names(settings) + ["news"]),
         "spiders": spider_status(client, settings, asked),
         "dedup": {k: v for k, v in index.items() if k != "redis_memory_bytes"},
@@ -67,18 +72,22 @@ def build_report(settings: Any) -> dict[str, Any]:
 
 def print_report(report: dict[str, Any]) -> None:
     masters = report.get("redis_masters", 1)
-    print(f"Redis {report['redis']}{f' (a cluster of {masters} masters)' if masters > 1 else ''}, "
-          f"{report['redis_memory_bytes'] / 2**20:.1f} MiB used; index namespace '{report['dedup']['namespace']}'; "
-          f"spiders asked: {', '.join(report['spiders_asked'])}")
+    print(
+        f"Redis {report['redis']}{f' (a cluster of {masters} masters)' if masters > 1 else ''}, "
+        f"{report['redis_memory_bytes'] / 2**20:.1f} MiB used; index namespace '{report['dedup']['namespace']}'; "
+        f"spiders asked: {', '.join(report['spiders_asked'])}"
+    )
     print(f"{'spider':<12}{'queued':>9}{'seen URLs':>11}{'seeds':>7}  today's outcomes (UTC)")
     for name, row in report["spiders"].items():
         seen = f"~{row['seen_urls']}" if row.get("seen_urls_estimated") else str(row["seen_urls"])
         today = ", ".join(f"{n} {outcome}" for outcome, n in row["outcomes_today"].items()) or "-"
         print(f"{name:<12}{row['queued']:>9}{seen:>11}{row['seeds']:>7}  {today}")
     d = report["dedup"]
-    print(f"near-duplicate index '{d['namespace']}': {d['fingerprints']} fingerprints, {d['kept']} kept, "
-          f"{d['dropped']} dropped ({d['dropped_today']} today, {d.get('dropped_by_sentences', 0)} by the sentence rule)"
-          + (f", kept {d['retention_days']:g} days" if d.get("retention_days") else ""))
+    print(
+        f"near-duplicate index '{d['namespace']}': {d['fingerprints']} fingerprints, {d['kept']} kept, "
+        f"{d['dropped']} dropped ({d['dropped_today']} today, {d.get('dropped_by_sentences', 0)} by the sentence rule)"
+        + (f", kept {d['retention_days']:g} days" if d.get("retention_days") else "")
+    )
     if "last_daily_run" in report:
         r = report["last_daily_run"]
         print(f"last daily run: {r['started']}, {r['seconds']}s, failed: {', '.join(r['failed']) or 'none'}")
@@ -110,8 +119,10 @@ def other_spider_keys(client: Any, limit: int = 2000) -> list[str]:
 def cmd_status(args: argparse.Namespace) -> int:
     settings = options.settings(args)
     if embedded_is_empty(settings):
-        print(f"nothing crawled yet: the embedded Redis under {settings.get('EMBEDDED_REDIS_DIR')} holds no data. "
-              "Run a crawl (news-crawler crawl, scrapy crawl SITE) or name a server with REDIS_URL.")
+        print(
+            f"nothing crawled yet: the embedded Redis under {settings.get('EMBEDDED_REDIS_DIR')} holds no data. "
+            "Run a crawl (news-crawler crawl, scrapy crawl SITE) or name a server with REDIS_URL."
+        )
         return 0
     report = build_report(settings)
     if args.json:
@@ -127,13 +138,17 @@ def empty_hint(settings: Any) -> str:
     from news_crawler import connection
 
     others = [k for k in other_spider_keys(connection.from_settings(settings))]
-    hint = (f"no spider has anything under {settings.get('SCHEDULER_QUEUE_KEY')} / "
-            f"{settings.get('SCHEDULER_DUPEFILTER_KEY')} in this Redis.")
+    hint = (
+        f"no spider has anything under {settings.get('SCHEDULER_QUEUE_KEY')} / "
+        f"{settings.get('SCHEDULER_DUPEFILTER_KEY')} in this Redis."
+    )
     if others:
-        return (f"{hint} Other crawls used other keys: {', '.join(others[:8])}; show them with the same -s "
-                "settings (./run demo's: news-crawler status -s DEDUP_NAMESPACE=demo "
-                "-s SCHEDULER_QUEUE_KEY=demo:%(spider)s:requests -s SCHEDULER_DUPEFILTER_KEY=demo:%(spider)s:dupefilter "
-                "-s OUTCOMES_KEY=demo:%(spider)s:outcomes).")
+        return (
+            f"{hint} Other crawls used other keys: {', '.join(others[:8])}; show them with the same -s "
+            "settings (./run demo's: news-crawler status -s DEDUP_NAMESPACE=demo "
+            "-s SCHEDULER_QUEUE_KEY=demo:%(spider)s:requests -s SCHEDULER_DUPEFILTER_KEY=demo:%(spider)s:dupefilter "
+            "-s OUTCOMES_KEY=demo:%(spider)s:outcomes)."
+        )
     return f"{hint} Run a crawl first: news-crawler crawl, or scrapy crawl SITE."
 
 

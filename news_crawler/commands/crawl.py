@@ -23,6 +23,8 @@ STOPPED = "redis_unavailable"
 
 
 class Command(ScrapyCrawl):
+    crawler: Any = None  # the crawl's, kept to read its finish reason and stats
+
     def _create_crawler(self, *args: Any, **kwargs: Any) -> Any:
         self.crawler = super()._create_crawler(*args, **kwargs)
         return self.crawler
@@ -33,19 +35,23 @@ class Command(ScrapyCrawl):
         if len(args) == 1:
             try:
                 given = [pair.partition("=")[0] for pair in opts.set or []]
-                _check(get_spider_loader(self.settings), args[0], opts.spargs, self.settings, given)
+                settings = self.settings
+                assert settings is not None  # Scrapy sets them before it processes options
+                _check(get_spider_loader(settings), args[0], opts.spargs, settings, given)
             except UserError as e:
                 print(f"scrapy crawl: {e}", file=sys.stderr)
                 sys.exit(e.exit_code)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         super().run(args, opts)
-        crawler = getattr(self, "crawler", None)
-        reason = crawler.stats.get_value("finish_reason") if crawler is not None and crawler.spider else None
+        crawler = self.crawler
+        if crawler is None:
+            return
+        reason = crawler.stats.get_value("finish_reason") if crawler.spider else None
         if reason == STOPPED and not self.exitcode:
             print(f"{crawler.spidercls.name}: stopped, Redis unavailable (finish reason {reason})", file=sys.stderr)
             self.exitcode = 1
-        seeded = crawler.settings.getbool("SEED_FROM_REDIS") if crawler is not None else False
+        seeded = crawler.settings.getbool("SEED_FROM_REDIS")
         problem = crawl_problem(reason, summarize(crawler.stats.get_stats()), seeded) if reason else None
         if problem and not self.exitcode:  # as news-crawler crawl: a cron job must notice
             print(f"scrapy crawl: {crawler.spidercls.name}: {problem}", file=sys.stderr)

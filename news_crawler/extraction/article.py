@@ -15,19 +15,45 @@ import lxml.html
 from lxml.etree import ParserError
 from readability import Document
 
+from news_crawler.extraction import readability_speed  # noqa: F401,I001 - readability made faster, the same output
 from news_crawler.extraction.chrome import strip_chrome
 from news_crawler.extraction.densest import densest_block
 from news_crawler.extraction.metadata import find_author, find_editor, find_source
+from news_crawler.extraction.pagination import page_of
+from news_crawler.extraction.posts import first_post, fragment
 from news_crawler.extraction.published import find_published_at
 from news_crawler.extraction.structured import linked_data
 from news_crawler.extraction.title import find_title
-from news_crawler.extraction.pagination import page_of
-from news_crawler.extraction.posts import first_post, fragment
 from news_crawler.extraction.traditional import as_written, is_traditional, with_simplified_labels
-from news_crawler.extraction import readability_speed  # noqa: F401,I001 - readability made faster, the same output
 
-_BLOCK = ("p", "div", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "td", "th", "section", "article",
-          "blockquote", "pre", "center", "dt", "dd", "header", "footer", "figcaption", "address", "caption")
+_BLOCK = (
+    "p",
+    "div",
+    "br",
+    "hr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "li",
+    "tr",
+    "td",
+    "th",
+    "section",
+    "article",
+    "blockquote",
+    "pre",
+    "center",
+    "dt",
+    "dd",
+    "header",
+    "footer",
+    "figcaption",
+    "address",
+    "caption",
+)
 _DROP = ("script", "style", "noscript", "template", "iframe", "svg")
 _BLANKS = re.compile(r"[ \t\u3000\xa0]+")
 
@@ -164,15 +190,24 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
         body = extract_body(fragment(post)) or body
     if not is_traditional(text):
         clean = strip_chrome(body, title)
-        return Article(title=title, author=find_author(root, text, title, clean, linked.author),
-                       published_at=find_published_at(root, text, title, clean, linked.published, html), body=clean,
-                       editor=find_editor(text, title, clean), source=find_source(text, title, clean))
+        return Article(
+            title=title,
+            author=find_author(root, text, title, clean, linked.author),
+            published_at=find_published_at(root, text, title, clean, linked.published, html),
+            body=clean,
+            editor=find_editor(text, title, clean),
+            source=find_source(text, title, clean),
+        )
     # Traditional characters: the rules read the labels as simplified ones, and what they
     # find is taken back from the page's own text.
     text_, title_, body_ = (with_simplified_labels(x) for x in (text, title, body))
     clean_ = strip_chrome(body_, title_)
     clean = "\n".join(as_written(line, body_, body) for line in clean_.split("\n"))
-    return Article(title=title, author=as_written(find_author(root, text_, title_, clean_, linked.author), text_, text),
-                   published_at=find_published_at(root, text_, title_, clean_, linked.published, html), body=clean,
-                   editor=as_written(find_editor(text_, title_, clean_), text_, text),
-                   source=as_written(find_source(text_, title_, clean_), text_, text))
+    return Article(
+        title=title,
+        author=as_written(find_author(root, text_, title_, clean_, linked.author), text_, text),
+        published_at=find_published_at(root, text_, title_, clean_, linked.published, html),
+        body=clean,
+        editor=as_written(find_editor(text_, title_, clean_), text_, text),
+        source=as_written(find_source(text_, title_, clean_), text_, text),
+    )

@@ -11,45 +11,62 @@ from __future__ import annotations
 
 import re
 
-_BYLINE = re.compile(r"^[【\[(（]?\s*(?:发布时间|发布日期|发表时间|更新时间|时间|日期|来源|信息来源|文章来源|本文来源|稿件来源|"
-                     r"新闻来源|作者|点击数|点击|浏览次数|浏览|阅读|字号|字体|【字体|编辑|责任编辑|责编|审核|供稿|"
-                     r"校对|责任校对|审校|编审|终审|监制|值班编辑|主编|美编|策划|统筹|稿源|出处|转自|来源于|文章作者|原作者|"
-                     r"文章录入|录入者?|发布者|发布人|发稿人|撰稿人?|更新日期|添加时间|上传时间|录入时间|来自|本文来自|值班主任|监审|"
-                     r"签发|初审|复审|标签|关键词|关键字|Tags?)\s*[:：|｜丨/]", re.IGNORECASE)
-_NAV = re.compile(r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上一页|下一页|相关新闻|相关阅读|相关文章|相关链接|相关报道|推荐阅读|"
-                  r"热点推荐|延伸阅读|延伸\s*[·・]\s*推荐|此前报道|点击进入|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】|"
-                  r"返回[^\s，,]{1,8}[，,]?\s*查看更多)")
-_TOOLS = re.compile(r"^(?:[【\[]?\s*(?:打印(?:此文|本文|本页)?|关闭(?:窗口|本页)?|(?:加入)?收藏(?:本文)?|分享|(?:我要)?纠错|挑错|返回|顶部|"
-                    r"大|中|小|字号|邀请|举报|点赞|转发|(?:发表|我要)?评论|告诉好友|推荐(?:给好友)?|复制链接|打赏|"
-                    r"微信|微博|QQ空间|QQ好友|扫一扫|微信扫一扫|扫一扫分享|展开全文|打开APP阅读全文|阅读原文|举报/反馈|反馈|"
-                    r"关注公众号|关注我们|长按二维码关注|长按识别二维码)\s*[:：]?\s*[】\]]?\s*[|｜/]?\s*)+$")
+from news_crawler.lexicon import CHECKER, EDITOR, SOURCE, any_of
+
+_BYLINE = re.compile(
+    r"^[【\[(（]?\s*(?:" + any_of(SOURCE, EDITOR, CHECKER) + r"|发布时间|发布日期|发表时间|更新时间|时间|日期|"
+    r"作者|点击数|点击|浏览次数|浏览|阅读|字号|字体|【字体|供稿|"
+    r"责任校对|编审|终审|监制|值班编辑|美编|策划|统筹|文章作者|原作者|"
+    r"文章录入|录入者?|发布者|发布人|发稿人|撰稿人?|更新日期|添加时间|上传时间|录入时间|来自|本文来自|值班主任|监审|"
+    r"签发|初审|复审|标签|关键词|关键字|Tags?)\s*[:：|｜丨/]",
+    re.IGNORECASE,
+)
+_NAV = re.compile(
+    r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上一页|下一页|相关新闻|相关阅读|相关文章|相关链接|相关报道|推荐阅读|"
+    r"热点推荐|延伸阅读|延伸\s*[·・]\s*推荐|此前报道|点击进入|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】|"
+    r"返回[^\s，,]{1,8}[，,]?\s*查看更多)"
+)
+_TOOLS = re.compile(
+    r"^(?:[【\[]?\s*(?:打印(?:此文|本文|本页)?|关闭(?:窗口|本页)?|(?:加入)?收藏(?:本文)?|分享|(?:我要)?纠错|挑错|返回|顶部|"
+    r"大|中|小|字号|邀请|举报|点赞|转发|(?:发表|我要)?评论|告诉好友|推荐(?:给好友)?|复制链接|打赏|"
+    r"微信|微博|QQ空间|QQ好友|扫一扫|微信扫一扫|扫一扫分享|展开全文|打开APP阅读全文|阅读原文|举报/反馈|反馈|"
+    r"关注公众号|关注我们|长按二维码关注|长按识别二维码)\s*[:：]?\s*[】\]]?\s*[|｜/]?\s*)+$"
+)
 # A tool link before a line's chrome: "【我要纠错】 责任编辑：王五".
 _TOOL_FIRST = re.compile(r"^[【\[]\s*(?:我要纠错|纠错|打印|关闭|收藏|分享)\s*[】\]]\s*(?=\S)")
 # A counter: "阅读(123)", "点赞 3", "本文已被浏览 123 次".
-_COUNTER = re.compile(r"^(?:(?:阅读|浏览|点击|喜欢|点赞|赞|收藏|分享|转发)\s*[（(]?\s*\d+\s*[）)]?\s*次?"
-                      r"|本文已被(?:浏览|阅读|点击)\s*\d+\s*次)$")
+_COUNTER = re.compile(
+    r"^(?:(?:阅读|浏览|点击|喜欢|点赞|赞|收藏|分享|转发)\s*[（(]?\s*\d+\s*[）)]?\s*次?"
+    r"|本文已被(?:浏览|阅读|点击)\s*\d+\s*次)$"
+)
 # Notices that are no part of the story: the original's link, a picture's credit, a video's
 # placeholder, a wire story's end mark ((完), END), "see more", a gallery's "next picture", an
 # account's name, a reprint's takedown notice, a divider (------分隔线------), an app's or an
 # account's promotion (下载客户端…, 扫描二维码关注我们, 欢迎转发分享), a blog's like box (赞过：, 正在加载……),
 # an empty related block (没有相关文章), the page's own link (本文链接：), "转载请注明出处", an
 # attachments' label with nothing after it.
-_NOTICE = re.compile(r"^(?:原文链接\s*[:：]|图片来源\s*[:：]|图源\s*[:：]|[（(【\[]?\s*图片来(?:源|自)于?网络\s*[）)】\]]?$|"
-                     r"视频加载中|[（(【\[]\s*完\s*[）)】\]]$|(?:点击)?查看更多[^，,。！？]{0,8}$|更多精彩(?:内容)?(?:请|敬请)?关注[^，,。！？]{0,12}$|"
-                     r"本文来(?:源|自)于?网络.{0,20}侵权|(?:广告|广告位|推广|AD|Advertisement)$|[-—\s]*END[-—\s]*$|"
-                     r"点击(?:图片|查看)?(?:进入下一页|查看大图|看大图)$|(?:微信号|公众号|微信公众号)\s*[:：]\s*\S{2,30}$|"
-                     r".{0,30}(?:如有|若有|如涉及|若涉及)侵权.{0,16}(?:联系|删除).{0,12}$|"
-                     r"(?=.*[-—─=_~*]{3})[-—─=_~*\s]*(?:分隔线|分割线)?[-—─=_~*\s]*$|"
-                     r"(?:下载|打开)\S{0,8}(?:客户端|APP|App|app)[，,]?.{0,12}$|"
-                     r"(?:长按|扫描|扫码|扫一扫)\S{0,6}关注.{0,10}$|欢迎(?:转发|分享|关注|转载)\S{0,6}$|"
-                     r"(?:赞过|喜欢此文的人)\s*[:：]?$|\S{0,4}\s*(?:正在加载|加载中)[.…。]*$|(?:没有|暂无)相关\S{0,4}$|"
-                     r"本文(?:链接|地址|网址)\s*[:：]|转载请注明(?:出处|来源)\S{0,10}$|(?:扫描|扫码|长按)\S{0,6}\s*分享\S{0,6}$|"
-                     r"(?:相关)?附件(?:下载)?\s*[:：]$)")
+_NOTICE = re.compile(
+    r"^(?:原文链接\s*[:：]|图片来源\s*[:：]|图源\s*[:：]|[（(【\[]?\s*图片来(?:源|自)于?网络\s*[）)】\]]?$|"
+    r"视频加载中|[（(【\[]\s*完\s*[）)】\]]$|(?:点击)?查看更多[^，,。！？]{0,8}$|更多精彩(?:内容)?(?:请|敬请)?关注[^，,。！？]{0,12}$|"
+    r"本文来(?:源|自)于?网络.{0,20}侵权|(?:广告|广告位|推广|AD|Advertisement)$|[-—\s]*END[-—\s]*$|"
+    r"点击(?:图片|查看)?(?:进入下一页|查看大图|看大图)$|(?:微信号|公众号|微信公众号)\s*[:：]\s*\S{2,30}$|"
+    r".{0,30}(?:如有|若有|如涉及|若涉及)侵权.{0,16}(?:联系|删除).{0,12}$|"
+    r"(?=.*[-—─=_~*]{3})[-—─=_~*\s]*(?:分隔线|分割线)?[-—─=_~*\s]*$|"
+    r"(?:下载|打开)\S{0,8}(?:客户端|APP|App|app)[，,]?.{0,12}$|"
+    r"(?:长按|扫描|扫码|扫一扫)\S{0,6}关注.{0,10}$|欢迎(?:转发|分享|关注|转载)\S{0,6}$|"
+    r"(?:赞过|喜欢此文的人)\s*[:：]?$|\S{0,4}\s*(?:正在加载|加载中)[.…。]*$|(?:没有|暂无)相关\S{0,4}$|"
+    r"本文(?:链接|地址|网址)\s*[:：]|转载请注明(?:出处|来源)\S{0,10}$|(?:扫描|扫码|长按)\S{0,6}\s*分享\S{0,6}$|"
+    r"(?:相关)?附件(?:下载)?\s*[:：]$)"
+)
 # "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
-_CREDIT_LINE = re.compile(r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*[\u4e00-\u9fa5·]{2,4}"
-                          r"(?:[\s\u3000、]+(?:(?:记者|通讯员|实习生)[\s\u3000]*)?[\u4e00-\u9fa5·]{2,4}){0,4}$")
+_CREDIT_LINE = re.compile(
+    r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*[\u4e00-\u9fa5·]{2,4}"
+    r"(?:[\s\u3000、]+(?:(?:记者|通讯员|实习生)[\s\u3000]*)?[\u4e00-\u9fa5·]{2,4}){0,4}$"
+)
 # "《某某日报》（2019年08月28日 第03版）": a paper's issue and page.
-_EDITION = re.compile(r"^《[^》]{2,16}》\s*[（(]?\s*\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日\s*(?:第?\s*\d{1,3}\s*版)?\s*[）)]?$")
+_EDITION = re.compile(
+    r"^《[^》]{2,16}》\s*[（(]?\s*\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日\s*(?:第?\s*\d{1,3}\s*版)?\s*[）)]?$"
+)
 # "——记某某市的一年": a subtitle under the headline, above the story; "【新春走基层】": a column's tag.
 _SUBTITLE = re.compile(r"^(?:——|--|—)\s*[^。！？!?]{2,40}$|^【[^】]{2,12}】$")
 # "摘要: 美国男星……": a summary the page writes above the story, its words the story's own.
@@ -60,17 +77,27 @@ _ORIGINAL_TITLE = re.compile(r"^[（(]\s*原(?:标)?题(?:为)?\s*[:：《].{0,1
 # "2005-04-05 06:40更新 来源：新闻晨报", "2019-03-01 10:00:00": a byline that starts with its date.
 # "2019-12-21 08:38 新华社 文/王小红": a time of day, then an outlet and a credit, no sentence;
 # "孙悦2019-12-21 22:20阅读 3.2万": a writer or an account before it.
-_DATED_BYLINE = re.compile(r"^[\d\s:./年月日-]{8,}(?:更新|发布|发表)?\s*(?:$|(?:来源|作者|编辑|责任编辑|点击|浏览|阅读)\s*[:：])"
-                           r"|^(?:[\u4e00-\u9fa5A-Za-z·_]{2,12}\s*)?\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?\s*\d{1,2}:\d\d(?::\d\d)?"
-                           r"[^，。！？；,;!?]{0,40}$"
-                           r"|^(?:发布于|发表于|更新于)\s*\d{4}[-/.年][^，。！？；,;!?]{0,60}$")  # a blog's "发布于 2019年3月1日 作者 X"
+_DATED_BYLINE = re.compile(
+    r"^[\d\s:./年月日-]{8,}(?:更新|发布|发表)?\s*(?:$|"
+    + any_of(SOURCE, EDITOR, ("作者", "点击", "浏览", "阅读"))
+    + r"\s*[:：])"
+    r"|^(?:[\u4e00-\u9fa5A-Za-z·_]{2,12}\s*)?\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?\s*\d{1,2}:\d\d(?::\d\d)?"
+    r"[^，。！？；,;!?]{0,40}$"
+    r"|^(?:发布于|发表于|更新于)\s*\d{4}[-/.年][^，。！？；,;!?]{0,60}$"
+)  # a blog's "发布于 2019年3月1日 作者 X"
 # "（来源：现代快报）“爸爸妈妈……": a credit glued before the story's first sentence; it goes, the
 # sentence stays.
 _LEADING_CREDIT = re.compile(r"^\s*[（(]\s*(?:来源|作者|记者|编辑|图|摄影)\s*[:：][^（）()\n]{1,20}[）)]\s*(?=\S)")
 # "（编辑 李明）": an editor's credit in brackets, a line of its own.
-_EDITOR_BRACKETED = re.compile(r"^[（(\[【]\s*(?:责任编辑|责编|编辑)[\s:：]+[\u4e00-\u9fa5·]{2,4}(?:[\s、][\u4e00-\u9fa5·]{2,4}){0,2}\s*[）)\]】]$")
-_TRAILING_EDITOR = re.compile(r"\s*[（(\[【]\s*(?:(?:责任编辑|责编)(?:\s*[:：]|\s+)|编辑\s*[:：])[^）)\]】\n]{1,30}[）)\]】]\s*$")
-_EDITOR_LINE = re.compile(r"^(?:责任编辑|责编)[ \t\u3000]+[\u4e00-\u9fa5·]{2,8}(?:[ \t\u3000]+[\u4e00-\u9fa5·]{2,4}){0,2}$")
+_EDITOR_BRACKETED = re.compile(
+    r"^[（(\[【]\s*(?:责任编辑|责编|编辑)[\s:：]+[\u4e00-\u9fa5·]{2,4}(?:[\s、][\u4e00-\u9fa5·]{2,4}){0,2}\s*[）)\]】]$"
+)
+_TRAILING_EDITOR = re.compile(
+    r"\s*[（(\[【]\s*(?:(?:责任编辑|责编)(?:\s*[:：]|\s+)|编辑\s*[:：])[^）)\]】\n]{1,30}[）)\]】]\s*$"
+)
+_EDITOR_LINE = re.compile(
+    r"^(?:责任编辑|责编)[ \t\u3000]+[\u4e00-\u9fa5·]{2,8}(?:[ \t\u3000]+[\u4e00-\u9fa5·]{2,4}){0,2}$"
+)
 # Lines after which nothing is the story's, when they stand in the body's second half: a
 # comment box, the article's page numbers (【1】【2】【3】), a platform's disclaimer.
 _CLOSERS = re.compile(
@@ -85,16 +112,22 @@ _CLOSERS = re.compile(
 # A site's footer (copyright, ICP licence, site code, "Powered by" its CMS, 技术支持): what a
 # whole-table body ends with.
 # A sentence that names a licence number is the story's.
-_FOOTER = re.compile(r"^(?:版权所有|Copyright\b|©\s*\d{4}|Powered\s+by\b|技术支持\s*[:：])|©\s*(?:19|20)\d\d"
-                     r"|(?:ICP[备证]\s*\d|公网安备\s*\d|网站标识码)(?!.*[。！？]$)",
-                     re.IGNORECASE)
+_FOOTER = re.compile(
+    r"^(?:版权所有|Copyright\b|©\s*\d{4}|Powered\s+by\b|技术支持\s*[:：])|©\s*(?:19|20)\d\d"
+    r"|(?:ICP[备证]\s*\d|公网安备\s*\d|网站标识码)(?!.*[。！？]$)",
+    re.IGNORECASE,
+)
 # A related-stories block (or a sidebar's list): the end of the body when no paragraph of the story follows it
 # (sina puts such blocks mid-story too); else only its header line goes (see _NAV).
-_RELATED = re.compile(r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢|延伸\s*[·・]\s*推荐|"
-                      r"点击进入专题|点击排行|热门文章|最新文章|推荐文章|精彩推荐|热点新闻|热门推荐|图片新闻)\s*[】\]]?\s*[:：]?\s*$")
+_RELATED = re.compile(
+    r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢|延伸\s*[·・]\s*推荐|"
+    r"点击进入专题|点击排行|热门文章|最新文章|推荐文章|精彩推荐|热点新闻|热门推荐|图片新闻)\s*[】\]]?\s*[:：]?\s*$"
+)
 # ... or its label and headlines run into one line (<b>相关文章</b><a>…</a><a>…</a>): no sentence ends in it.
-_RELATED_RUN = re.compile(r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢)\s*[】\]]?\s*[:：]?"
-                          r"[^。！？]{8,}$")
+_RELATED_RUN = re.compile(
+    r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢)\s*[】\]]?\s*[:：]?"
+    r"[^。！？]{8,}$"
+)
 # A line after a related block that ends a sentence is the story going on. Related
 # headlines and their cut-off summaries do not end with 。, and one that asks (…好看吗？)
 # is short and has no pause inside; a paragraph has a comma or runs longer. One that asks
@@ -118,9 +151,17 @@ def is_chrome(line: str, title: str = "") -> bool:
         return False
     if _TOOL_FIRST.match(line):
         return is_chrome(_TOOL_FIRST.sub("", line), title)
-    return bool(same_headline(line, title) or _BYLINE.match(line) or _DATED_BYLINE.match(line) or _NAV.match(line)
-                or _TOOLS.match(line) or _NOTICE.match(line) or _EDITOR_LINE.match(line) or _EDITOR_BRACKETED.match(line)
-                or _COUNTER.match(line))
+    return bool(
+        same_headline(line, title)
+        or _BYLINE.match(line)
+        or _DATED_BYLINE.match(line)
+        or _NAV.match(line)
+        or _TOOLS.match(line)
+        or _NOTICE.match(line)
+        or _EDITOR_LINE.match(line)
+        or _EDITOR_BRACKETED.match(line)
+        or _COUNTER.match(line)
+    )
 
 
 def strip_chrome(body: str, title: str = "") -> str:
@@ -131,7 +172,7 @@ def strip_chrome(body: str, title: str = "") -> str:
     lines = body.split("\n")
     if title:  # menu or breadcrumb lines above the headline are not the story's
         head = next((i for i, line in enumerate(lines[:HEADLINE_WITHIN]) if same_headline(line, title)), -1)
-        lines = lines[head + 1:]
+        lines = lines[head + 1 :]
     total, before = sum(len(line.strip()) for line in lines), 0
     for i, line in enumerate(lines):
         line = line.strip()
@@ -140,8 +181,11 @@ def strip_chrome(body: str, title: str = "") -> str:
         before += len(line)
         if not second_half:
             continue
-        if (_CLOSERS.match(line) or (len(line) <= CHROME_MAX_CHARS and _FOOTER.search(line))
-                or ((_RELATED.match(line) or _RELATED_RUN.match(line)) and not _story_goes_on(lines[i + 1:], title))):
+        if (
+            _CLOSERS.match(line)
+            or (len(line) <= CHROME_MAX_CHARS and _FOOTER.search(line))
+            or ((_RELATED.match(line) or _RELATED_RUN.match(line)) and not _story_goes_on(lines[i + 1 :], title))
+        ):
             lines = lines[:i]
             break
     lines = [_LEADING_CREDIT.sub("", line) for line in lines]
@@ -167,13 +211,20 @@ def _without_head_notes(lines: list[str], title: str) -> list[str]:
     cut off) standing above the story, under the headline and its byline. (Under the story,
     labelled pages count credits and issue lines as the story's.)"""
     while True:
-        first = next((i for i, line in enumerate(lines) if line.strip() and not is_chrome(line.strip(), title)), len(lines))
+        first = next(
+            (i for i, line in enumerate(lines) if line.strip() and not is_chrome(line.strip(), title)), len(lines)
+        )
         line = lines[first].strip() if first < len(lines) else ""
         summary = _SUMMARY.match(line)
-        if (_SUBTITLE.match(line) or _CREDIT_LINE.match(line) or _EDITION.match(line)
-                or summary and summary.group(1).rstrip(".…。 ")[:30] in "".join(lines[first + 1:])
-                or _repeats_lead(line, lines[first + 1:])):
-            lines = lines[first + 1:]
+        if (
+            _SUBTITLE.match(line)
+            or _CREDIT_LINE.match(line)
+            or _EDITION.match(line)
+            or summary
+            and summary.group(1).rstrip(".…。 ")[:30] in "".join(lines[first + 1 :])
+            or _repeats_lead(line, lines[first + 1 :])
+        ):
+            lines = lines[first + 1 :]
         else:
             return lines
 

@@ -68,12 +68,16 @@ def dates_in(text: str, start: int = 0, end: int | None = None) -> list[tuple[in
 
 # "19-03-01 10:23": a two-digit year (20yy), as some older CMS bylines print it; with a time,
 # or after a date's label (时间：19-03-01).
-_SHORT_YEAR = re.compile(r"(?:(?P<label>(?:时间|日期)\s*[:：]\s*)|(?<![\d/.:-]))(?P<y>\d\d)([-/.])(?P<m>1[0-2]|0[1-9])\3"
-                         r"(?P<d>3[01]|[12]\d|0[1-9])(?:\s+(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?)?"
-                         r"(?![\d:/.-])")
+_SHORT_YEAR = re.compile(
+    r"(?:(?P<label>(?:时间|日期)\s*[:：]\s*)|(?<![\d/.:-]))(?P<y>\d\d)([-/.])(?P<m>1[0-2]|0[1-9])\3"
+    r"(?P<d>3[01]|[12]\d|0[1-9])(?:\s+(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?)?"
+    r"(?![\d:/.-])"
+)
 
 
-def short_year_dates(text: str, start: int = 0, end: int | None = None, now: datetime | None = None) -> list[tuple[int, str, bool]]:
+def short_year_dates(
+    text: str, start: int = 0, end: int | None = None, now: datetime | None = None
+) -> list[tuple[int, str, bool]]:
     """Dates with a two-digit year and a time (or a date's label) that start in
     ``text[start:end]``, as ``dates_in`` gives them; none later than a day after ``now``."""
     end = len(text) if end is None else end
@@ -86,8 +90,15 @@ def short_year_dates(text: str, start: int = 0, end: int | None = None, now: dat
         if not timed and not m["label"]:
             continue
         try:
-            when = datetime(2000 + int(m["y"]), int(m["m"]), int(m["d"]), int(m["H"] or 0), int(m["M"] or 0),
-                            int(m["S"] or 0), tzinfo=SHANGHAI)
+            when = datetime(
+                2000 + int(m["y"]),
+                int(m["m"]),
+                int(m["d"]),
+                int(m["H"] or 0),
+                int(m["M"] or 0),
+                int(m["S"] or 0),
+                tzinfo=SHANGHAI,
+            )
         except ValueError:
             continue
         if when <= latest:
@@ -96,7 +107,9 @@ def short_year_dates(text: str, start: int = 0, end: int | None = None, now: dat
 
 
 _HAN_DIGIT = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "○": 0}
-_HAN_DATE = re.compile(r"([〇零○一二三四五六七八九]{4})\s*年\s*([一二三四五六七八九十]{1,2})\s*月\s*([一二三四五六七八九十]{1,3})\s*日")
+_HAN_DATE = re.compile(
+    r"([〇零○一二三四五六七八九]{4})\s*年\s*([一二三四五六七八九十]{1,2})\s*月\s*([一二三四五六七八九十]{1,3})\s*日"
+)
 
 
 def _han_number(s: str) -> int:

@@ -4,8 +4,8 @@ charset, and for pages whose declared charset is wrong."""
 from __future__ import annotations
 
 import codecs
-import unicodedata
 import re
+import unicodedata
 
 from w3lib.encoding import html_to_unicode
 
@@ -87,8 +87,9 @@ def unreadable_share(text: str) -> float:
             bad += ch not in _READABLE_CONTROLS
         elif code < 0x7F:
             continue
-        elif (code < 0xA0 or ch == "\ufffd" or 0xE000 <= code <= 0xF8FF
-              or unicodedata.category(ch) in ("Cn", "Cs", "Co")):
+        elif (
+            code < 0xA0 or ch == "\ufffd" or 0xE000 <= code <= 0xF8FF or unicodedata.category(ch) in ("Cn", "Cs", "Co")
+        ):
             bad += 1
     return bad / len(text)
 

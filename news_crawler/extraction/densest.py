@@ -16,8 +16,27 @@ from lxml.html import HtmlElement
 
 _WS = re.compile(r"\s+")
 # Elements whose text belongs to the block around them.
-_INLINE = frozenset(("br", "font", "b", "strong", "span", "em", "i", "u", "small", "big", "sup", "sub", "img",
-                     "center", "label", "nobr", "wbr"))
+_INLINE = frozenset(
+    (
+        "br",
+        "font",
+        "b",
+        "strong",
+        "span",
+        "em",
+        "i",
+        "u",
+        "small",
+        "big",
+        "sup",
+        "sub",
+        "img",
+        "center",
+        "label",
+        "nobr",
+        "wbr",
+    )
+)
 # A paragraph, or inline text, is part of the block around it.
 _PART = _INLINE | {"p", "a"}
 

@@ -11,6 +11,7 @@ from news_crawler.extraction.chrome import CHROME_MAX_CHARS
 from news_crawler.extraction.dates import DATETIME
 from news_crawler.extraction.names import NOT_NAMES, PADDED, PLACE_OR_OUTLET, SEP, clean_author, no_name, unglued, whole
 from news_crawler.extraction.structured import marked_author
+from news_crawler.lexicon import EDITOR, SOURCE, WRITER, any_of
 
 _AUTHOR_META = ("author", "article:author", "og:article:author", "dc.creator", "byline")
 _NAME = r"(?:[\u4e00-\u9fa5]{1,6}(?:·[\u4e00-\u9fa5]{1,6}){1,3}|[\u4e00-\u9fa5·]{2,4})"  # 努尔·白克力 too
@@ -28,17 +29,26 @@ _TITLE = r"(?:[\u4e00-\u9fa5]{0,8}?记者[ \t\u3000]*)?"  # "作者：本报记�
 # under the headline, the editor.
 _AUTHOR_LABELS = [
     # (not the end of 创作者, 工作者, 合作者...: "提醒创作者：新的政策…")
-    re.compile(rf"(?:(?<![创工写合著制操劳])作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[】\]〕]\s*|[ \t\u3000]+){_TITLE}"
-               rf"[\[【〔]?({_PADDED_NAME}|{_NAMES}|{_LATIN_NAME}|{_HANDLE})"),
+    re.compile(
+        rf"(?:(?<![创工写合著制操劳])作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[】\]〕]\s*|[ \t\u3000]+){_TITLE}"
+        rf"[\[【〔]?({_PADDED_NAME}|{_NAMES}|{_LATIN_NAME}|{_HANDLE})"
+    ),
     # a line that is only "作者魏星", or 作者 in a table cell of its own and the name in the next
     re.compile(rf"(?:^|\n)[ \t]*作者(?:[ \t]*[:：]?[ \t]*\n[ \t]*)?({_NAME})(?=[ \t]*(?:\n|$))"),
-    re.compile(rf"记者(?:{_COLON}|\s+)({_PADDED_NAME}|{_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)\]】]|报道|\n|{SEP}))"),
+    re.compile(
+        rf"记者(?:{_COLON}|\s+)({_PADDED_NAME}|{_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)\]】]|报道|\n|{SEP}))"
+    ),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
-    re.compile(rf"(?:^|[(（\[【\s])(?:文/图|文／图|图/文|图文)[ \t\u3000]+({_NAMES})"),  # "文/图 张三": writer and photographer
+    re.compile(
+        rf"(?:^|[(（\[【\s])(?:文/图|文／图|图/文|图文)[ \t\u3000]+({_NAMES})"
+    ),  # "文/图 张三": writer and photographer
     re.compile(rf"(?:^|[(（\[【\s])({_NAMES})\s*[/／]\s*文(?=$|[\s)）\]】])"),  # "张三/文"
     # "通讯员 张三" the only credit (after a 记者 one, the reporter is the author)
-    re.compile(rf"(?:^|[(（\[【\s])通讯员(?:{_COLON}|[ \t\u3000]+)({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:[）)\]】]|报道|\n|$|{SEP}))"),
+    re.compile(
+        rf"(?:^|[(（\[【\s])通讯员(?:{_COLON}|[ \t\u3000]+)({_NAMES})(?![ \t\u3000]*摄)"
+        rf"(?=\s*(?:[）)\]】]|报道|\n|$|{SEP}))"
+    ),
     # Blog and forum posts: "张三 发表于 2005-9-15", "本帖由张三于2005年...", "由张三张贴 @ 2005-...",
     # "... 22:36:13 by zhang".
     re.compile(rf"(?:^|\s)({_NAMES}|{_HANDLE})\s*发表于\s*[:：]?{_DATE_AHEAD}"),
@@ -47,22 +57,25 @@ _AUTHOR_LABELS = [
     # "08:19 [ 黄宇 ]", not a story's emoji codes "[作揖][作揖]@某某" (text or another code after)
     re.compile(rf"\d:\d\d(?::\d\d)?\s*[\[【]\s*({_NAMES})\s*[\]】](?![\u4e00-\u9fa5@\[【A-Za-z0-9])"),
     # (not after a word: "来源：人民日报（北京）"; after 讯/电: "本报讯（张三）")
-    re.compile(rf"(?:(?<![\u4e00-\u9fa5A-Za-z0-9])|(?<=[讯电]))[(（]\s*({_NAMES})\s*"
-               rf"(?:[）)]\s*(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"),
+    re.compile(
+        rf"(?:(?<![\u4e00-\u9fa5A-Za-z0-9])|(?<=[讯电]))[(（]\s*({_NAMES})\s*"
+        rf"(?:[）)]\s*(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"
+    ),
     _ISSUER,
 ]
 _CREDITS = 8  # the labels above that credit a writer (作者, 记者, 文/, /文, 通讯员): above the story they come first
-_EDITOR_AS_AUTHOR = re.compile(rf"(?:责任编辑|责编|编辑)(?:{_COLON}|[ \t\u3000]+)({_NAMES})")  # not into the next line
+_EDITOR_AS_AUTHOR = re.compile(rf"{any_of(EDITOR)}(?:{_COLON}|[ \t\u3000]+)({_NAMES})")  # not into the next line
 # The line under a headline that is only a name, an account or "name/outlet": "石佳/中国青年报",
 # a self-media account "加拿大必读", "华夏人文 2020-03-09 18:14:21".
 _ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
 # ... or with a relative time and a follow button: "加拿大必读 3天前 关注", "王小红 昨天 10:08".
 _RELATIVE = r"(?:\d{1,2}\s*(?:秒|分钟|小时|天)前|刚刚|今天|昨天|前天)(?:\s*\d{1,2}:\d\d)?"
-_UNDER_HEADLINE = re.compile(rf"({_ACCOUNT})(?:\s*[/／]\s*[^\s/／]{{2,12}}|\s+{DATETIME.pattern}|\s+{_RELATIVE})?"
-                             r"(?:\s*\+?关注)?")
+_UNDER_HEADLINE = re.compile(
+    rf"({_ACCOUNT})(?:\s*[/／]\s*[^\s/／]{{2,12}}|\s+{DATETIME.pattern}|\s+{_RELATIVE})?"
+    r"(?:\s*\+?关注)?"
+)
 # ... or "原创 王小红 某某观察 2019-01-25": a tag, the writer, the account, the date.
 _TAGGED = re.compile(rf"(?:原创|转载|独家|首发)\s+({_ACCOUNT})(?:\s+{_ACCOUNT})?(?:\s+{DATETIME.pattern})?")
-
 
 
 def meta_content(root: HtmlElement, names: tuple[str, ...]) -> str:
@@ -79,7 +92,7 @@ def _headline_at(text: str, title: str, end: int) -> int:
     """Where the headline stands above the story: its last appearance before ``end`` that is
     not a "原标题：" note (a menu or a breadcrumb may hold it further up)."""
     at = text.rfind(title[:12], 0, end) if title else -1
-    while at > 0 and "".join(text[max(at - 8, 0):at].split()).endswith(("原标题：", "原标题:", "原题：", "原题:")):
+    while at > 0 and "".join(text[max(at - 8, 0) : at].split()).endswith(("原标题：", "原标题:", "原题：", "原题:")):
         at = text.rfind(title[:12], 0, at)
     return at
 
@@ -91,11 +104,10 @@ def _located(text: str, snippet: str, last: bool = False) -> tuple[int, int]:
     at = text.rfind(snippet) if last else text.find(snippet)
     if at >= 0:
         return at, at + len(snippet)
-    found = None
-    for found in re.finditer(r"\s*".join(map(re.escape, "".join(snippet.split()))), text):
-        if not last:
-            break
-    return found.span() if found else (-1, -1)
+    matches = list(re.finditer(r"\s*".join(map(re.escape, "".join(snippet.split()))), text))
+    if not matches:
+        return -1, -1
+    return (matches[-1] if last else matches[0]).span()
 
 
 def _head(text: str, title: str, lines: list[str]) -> tuple[int, int]:
@@ -142,9 +154,9 @@ def _trailer(text: str, body: str) -> str:
 def _first_name(pattern: re.Pattern, regions: list[str]) -> str:
     for region in regions:
         for m in pattern.finditer(region):
-            if region[m.end(1):m.end(1) + 1] in ("=", '"', "'", "<"):
+            if region[m.end(1) : m.end(1) + 1] in ("=", '"', "'", "<"):
                 continue  # markup that leaked into the text: "作者：size="20""
-            name = clean_author(_glued_or_whole(m.group(1), region[m.end(1):m.end(1) + 8]))
+            name = clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8]))
             if name:
                 return name
     return ""
@@ -180,9 +192,16 @@ def _under_headline(text: str, title: str, body: str) -> str:
 def _meta_author(meta: str, page_title: str, headline: str) -> bool:
     """Whether an author meta tag names an author: not a URL or a list, not a site's name
     ("新浪网", or "网易" on a page titled "…_网易新闻"), not a number."""
-    return (bool(meta) and len(meta) <= 40 and "://" not in meta and "," not in meta
-            and any(c.isalpha() for c in meta) and not no_name(meta) and not PLACE_OR_OUTLET.match(meta)
-            and not (meta in page_title and meta not in headline))
+    return (
+        bool(meta)
+        and len(meta) <= 40
+        and "://" not in meta
+        and "," not in meta
+        and any(c.isalpha() for c in meta)
+        and not no_name(meta)
+        and not PLACE_OR_OUTLET.match(meta)
+        and not (meta in page_title and meta not in headline)
+    )
 
 
 def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str = "") -> str:
@@ -212,20 +231,27 @@ def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str
     if _meta_author(meta, page_title, title):
         return meta
     issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
-    return (_under_headline(text, title, body) or (issuer.group(1) if issuer else "")
-            or _first_name(_EDITOR_AS_AUTHOR, regions))
+    return (
+        _under_headline(text, title, body)
+        or (issuer.group(1) if issuer else "")
+        or _first_name(_EDITOR_AS_AUTHOR, regions)
+    )
 
 
 _EDITOR = re.compile(rf"(?:(?:责任编辑|责编)(?:{_COLON}|[ \t\u3000]+)|编辑{_COLON})({_NAMES})")  # 责任编辑 X too
-_SOURCE = re.compile(r"(?:(?:稿件来源|文章来源|信息来源|新闻来源|来源于|来源|稿源|转自|出处)\s*[:：|｜丨】\]〕]|来自\s*[:：])\s*[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})")
-_SOURCE_END = re.compile(r"(?:作者|记者|编辑|责任编辑|点击|阅读|浏览|时间|发布|日期)[:：]?.*$")
+_SOURCE = re.compile(
+    r"(?:"
+    + any_of(SOURCE)
+    + r"\s*[:：|｜丨】\]〕]|来自\s*[:：])\s*[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})"
+)
+_SOURCE_END = re.compile(any_of(WRITER[:2], EDITOR, ("点击", "阅读", "浏览", "时间", "发布", "日期")) + r"[:：]?.*$")
 
 
 def find_editor(text: str, title: str, body: str) -> str:
     """The editor (责任编辑/责编/编辑), from around the body's end, else from the byline."""
     for region in reversed(_regions(text, title, body)):
         for m in _EDITOR.finditer(region):
-            name = clean_author(_glued_or_whole(m.group(1), region[m.end(1):m.end(1) + 8]))
+            name = clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8]))
             if name:
                 return name
     return ""
@@ -240,7 +266,7 @@ def find_source(text: str, title: str, body: str) -> str:
     body's end; without a date, a label or a counter glued after it."""
     for region in _regions(text, title, body):
         for m in _SOURCE.finditer(region):
-            if region[m.end(1):m.end(1) + 1] in ("=", '"', "'", "<"):
+            if region[m.end(1) : m.end(1) + 1] in ("=", '"', "'", "<"):
                 continue  # markup that leaked into the text, not an outlet
             source = _SOURCE_END.sub("", DATETIME.sub("", m.group(1))).strip(" :：,，")
             if len(source) >= 2 and source not in _NOT_SOURCES and not source.startswith(_NOT_OUTLETS):

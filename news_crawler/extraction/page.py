@@ -16,8 +16,16 @@ PAGE_TYPES = ("html", "xml", "text/plain")
 def invalid(reason: str, kind: str) -> dict[str, str]:
     """The fields of an item whose page holds no article: ``reason`` for its outcome, ``kind``
     for its counted stat (``articles/invalid_reason/<kind>``)."""
-    return {"title": "", "author": "", "published_at": "", "body": "", "editor": "", "source": "",
-            "invalid_reason": reason, "invalid_kind": kind}
+    return {
+        "title": "",
+        "author": "",
+        "published_at": "",
+        "body": "",
+        "editor": "",
+        "source": "",
+        "invalid_reason": reason,
+        "invalid_kind": kind,
+    }
 
 
 def not_a_page(content_type: str) -> dict[str, str] | None:
@@ -27,8 +35,9 @@ def not_a_page(content_type: str) -> dict[str, str] | None:
     return None
 
 
-def page_fields(body: bytes, content_type: str, url: str,
-                extract: Callable[[str], Article] | None = None, later: bool = False) -> dict[str, Any]:
+def page_fields(
+    body: bytes, content_type: str, url: str, extract: Callable[[str], Article] | None = None, later: bool = False
+) -> dict[str, Any]:
     """``title``, ``author``, ``published_at``, ``body`` and ``encoding`` of a fetched page
     (or ``invalid_reason``), and ``next_page``: the URL of the article's next page, or None;
     ``extract`` replaces the generic extraction of the decoded HTML; ``later``: the page is
@@ -43,6 +52,13 @@ def page_fields(body: bytes, content_type: str, url: str,
         return invalid(f"not text (undecodable as {encoding})", "not_text")
     following = next_page(html, url, body, encoding)
     article = extract(html) if extract is not None else extract_article(html, url, paged=later or following is not None)
-    return {"title": article.title, "author": article.author, "published_at": article.published_at,
-            "body": article.body, "editor": article.editor, "source": article.source, "encoding": encoding,
-            "next_page": following}
+    return {
+        "title": article.title,
+        "author": article.author,
+        "published_at": article.published_at,
+        "body": article.body,
+        "editor": article.editor,
+        "source": article.source,
+        "encoding": encoding,
+        "next_page": following,
+    }

@@ -31,7 +31,7 @@ def page_of(url: str) -> tuple[str, int]:
     query = parse_qsl(parts.query, keep_blank_values=True)
     for i, (key, value) in enumerate(query):
         if key.lower() in _PAGE_PARAMS and value.isdigit():
-            rest = urlencode(query[:i] + query[i + 1:])
+            rest = urlencode(query[:i] + query[i + 1 :])
             return urlunsplit(parts._replace(query=rest, fragment="")), max(int(value), 1)
     m = _NUMBERED.match(parts.path)
     if m and 2 <= int(m["n"]) <= 999:
@@ -56,8 +56,14 @@ def _may_have_next(page: str | bytes, encoding: str, first: str, number: int) ->
     """A quick look before reading every link of the page: substring searches, on the raw
     bytes when given (ten times faster than on the decoded text)."""
     stem = urlsplit(first).path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    hints = [f"{stem}_{number + 1}.", ">next", ">Next", ">NEXT", *(f"{p}={number + 1}" for p in _PAGE_PARAMS),
-             *_CJK_HINTS]
+    hints = [
+        f"{stem}_{number + 1}.",
+        ">next",
+        ">Next",
+        ">NEXT",
+        *(f"{p}={number + 1}" for p in _PAGE_PARAMS),
+        *_CJK_HINTS,
+    ]
     if isinstance(page, bytes):
         return any(hint.encode(encoding, "ignore") in page for hint in hints)
     return any(hint in page for hint in hints)
@@ -89,11 +95,11 @@ def _siblings(url: str) -> list[tuple[tuple[str, ...], int]]:
     WordPress; ?pageindex=2); always the URL itself as a first page (show_12.html may be
     article 12), numbered 0."""
     parts = urlsplit(url)
-    readings = [((parts.netloc, parts.path, parts.query), 0)]
+    readings: list[tuple[tuple[str, ...], int]] = [((parts.netloc, parts.path, parts.query), 0)]
     query = parse_qsl(parts.query, keep_blank_values=True)
     for i, (key, value) in enumerate(query):
         if "page" in key.lower() and value.isdigit():
-            readings.append(((parts.netloc, parts.path, urlencode(query[:i] + query[i + 1:])), int(value)))
+            readings.append(((parts.netloc, parts.path, urlencode(query[:i] + query[i + 1 :])), int(value)))
     m = _SIBLING_PATH.match(parts.path)
     if m:
         path = m["stem"] + m["ext"] if m["ext"] else m["dir"]
@@ -110,8 +116,11 @@ def _next_in_another_numbering(html: str, url: str) -> str | None:
     for target, text in _anchors(html, url):
         if text.startswith(_CJK_HINTS):
             for (target_key, target_number), (key, number) in product(_siblings(target)[1:], here):
-                if target_key == key and target_number <= _SIBLING_MAX and (
-                        target_number == number + 1 or (number == 0 and target_number == 2)):
+                if (
+                    target_key == key
+                    and target_number <= _SIBLING_MAX
+                    and (target_number == number + 1 or (number == 0 and target_number == 2))
+                ):
                     return target
     return None
 

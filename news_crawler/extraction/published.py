@@ -20,9 +20,21 @@ from news_crawler.extraction.metadata import meta_content
 from news_crawler.extraction.structured import marked_time
 
 _TIME_META = (
-    "article:published_time", "og:article:published_time", "og:release_date", "pubdate", "publishdate",
-    "publish_date", "publishtime", "publish-time", "pubtime", "datepublished", "dc.date.issued", "dc.date",
-    "weibo:article:create_at", "sailthru.date", "date",
+    "article:published_time",
+    "og:article:published_time",
+    "og:release_date",
+    "pubdate",
+    "publishdate",
+    "publish_date",
+    "publishtime",
+    "publish-time",
+    "pubtime",
+    "datepublished",
+    "dc.date.issued",
+    "dc.date",
+    "weibo:article:create_at",
+    "sailthru.date",
+    "date",
 )
 BYLINE_REACH = 300  # characters after the headline where its byline stands
 _HAN_BYLINE_REACH = 60  # a date in Chinese numerals this near the headline: the byline's (further down: a notice's own)
@@ -50,9 +62,11 @@ def _in_story(text: str, at: int, body: str) -> bool:
 
 # "发布时间：10-08 12:00": platforms (百家号 and others) leave out the year of this year's posts.
 # Also "3月1日 10:08".
-_NO_YEAR = re.compile(r"(?:(?:发布|发表)?(?:时间|日期)\s*[:：]|^|\n)[ \t\u3000]*(?<![\d/.-])"
-                      r"(?P<m>1[0-2]|0?[1-9])(?:-|月)(?P<d>3[01]|[12]\d|0?[1-9])(?:日\s*|\s+)(?P<H>[01]?\d|2[0-3]):"
-                      r"(?P<M>[0-5]\d)(?![\d:-])")
+_NO_YEAR = re.compile(
+    r"(?:(?:发布|发表)?(?:时间|日期)\s*[:：]|^|\n)[ \t\u3000]*(?<![\d/.-])"
+    r"(?P<m>1[0-2]|0?[1-9])(?:-|月)(?P<d>3[01]|[12]\d|0?[1-9])(?:日\s*|\s+)(?P<H>[01]?\d|2[0-3]):"
+    r"(?P<M>[0-5]\d)(?![\d:-])"
+)
 
 
 def _without_year(byline: str, now: datetime | None = None) -> str:
@@ -72,11 +86,14 @@ def _without_year(byline: str, now: datetime | None = None) -> str:
     return ""
 
 
-def find_published_at(root: HtmlElement, text: str, title: str, body: str = "", linked: str = "", html: str = "") -> str:
+def find_published_at(
+    root: HtmlElement, text: str, title: str, body: str = "", linked: str = "", html: str = ""
+) -> str:
     """ISO 8601 time from meta tags, ``linked`` (JSON-LD's datePublished) or microdata and
-    ``<time datetime>`` (``structured.py``, in the page's source ``html``); else the byline's: the first date right after the
-    headline (a two-digit year's too: 19-03-01 10:23) not labelled as an update and not in a paragraph of the story (``body``) (a
-    bare date when it gives no time: comments and sidebars further down carry other times),
+    ``<time datetime>`` (``structured.py``, in the page's source ``html``); else the byline's:
+    the first date right after the headline (a two-digit year's too: 19-03-01 10:23) not
+    labelled as an update and not in a paragraph of the story (``body``) (a bare date when it
+    gives no time: comments and sidebars further down carry other times),
     (or in Chinese numerals right under the headline), or its month-day time without a year
     (this year's, as platforms mean it);
     else the first date labelled as the publication's (发布时间：…, a byline under the story; else
@@ -92,15 +109,21 @@ def find_published_at(root: HtmlElement, text: str, title: str, body: str = "", 
         return meta
     found = text.find(title[:12]) if title else -1
     start = max(found, 0)
-    for stated in (parse_datetime(linked), parse_datetime(marked_time(root, text[start : start + len(title) + BYLINE_REACH], html))):
+    for stated in (
+        parse_datetime(linked),
+        parse_datetime(marked_time(root, text[start : start + len(title) + BYLINE_REACH], html)),
+    ):
         if stated and "T" in stated:
             return stated
         meta = meta or stated
     if found >= 0:
         reach = start + len(title) + BYLINE_REACH
         han = han_dates(text, start, start + len(title) + _HAN_BYLINE_REACH)
-        byline = [d for d in sorted(dates_in(text, start, reach) + short_year_dates(text, start, reach) + han)
-                  if not _in_story(text, d[0], body)]
+        byline = [
+            d
+            for d in sorted(dates_in(text, start, reach) + short_year_dates(text, start, reach) + han)
+            if not _in_story(text, d[0], body)
+        ]
         published = [d for d in byline if not _UPDATED.search(text[max(d[0] - 8, 0) : d[0]])]
         if published or byline:
             return (published or byline)[0][1]

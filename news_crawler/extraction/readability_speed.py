@@ -73,9 +73,13 @@ def faster_cleaner() -> None:
 def serializer_searched_only() -> str | None:
     """The name of the serializer readability calls only in its misused-div test (a line of
     that method, and no other line of the module but imports and comments), or None."""
+
     def uses(source: str, name: str) -> int:
-        return sum(1 for line in source.splitlines() if re.search(rf"\b{name}\b", line)
-                   and not line.lstrip().startswith(("#", "from ", "import ")))
+        return sum(
+            1
+            for line in source.splitlines()
+            if re.search(rf"\b{name}\b", line) and not line.lstrip().startswith(("#", "from ", "import "))
+        )
 
     module_source = inspect.getsource(_MODULE)
     method = inspect.getsource(_MODULE.Document.transform_misused_divs_into_paragraphs)

@@ -15,16 +15,28 @@ from typing import Any
 from lxml.html import HtmlElement
 
 _LD_SCRIPT = re.compile(r"<script[^>]*type\s*=\s*[\"']?application/ld\+json[\"']?[^>]*>(.*?)</script\s*>", re.I | re.S)
-_ARTICLE_TYPES = {"newsarticle", "article", "reportagenewsarticle", "analysisnewsarticle", "blogposting",
-                  "socialmediaposting", "webpage", "report", "backgroundnewsarticle", "opinionnewsarticle"}
+_ARTICLE_TYPES = {
+    "newsarticle",
+    "article",
+    "reportagenewsarticle",
+    "analysisnewsarticle",
+    "blogposting",
+    "socialmediaposting",
+    "webpage",
+    "report",
+    "backgroundnewsarticle",
+    "opinionnewsarticle",
+}
 # A class or id word naming the author: author, article-author, author_name, authorName, zuozhe
 # (not authorized, not a profile box's author-meta or author-posts: those are checked by
 # where the name stands, see marked_author).
 _MARKED = re.compile(r"(?:^|[\s_-])(?:author|writer|zuozhe|reporter|byline)(?:$|[\s_-]|Name|name)", re.I)
 _NOT_MARKED = re.compile(r"avatar|img|pic|photo|icon|follow|desc|intro|more|list|editor|bio|posts?\b|count", re.I)
 _LABEL = re.compile(r"^(?:作者|撰稿|撰文|文|记者|本报记者|by)\s*[:：/｜|]?\s*", re.I)
-_NAME = re.compile(r"[\u4e00-\u9fa5]{2,4}|[\u4e00-\u9fa5]{1,6}(?:·[\u4e00-\u9fa5]{1,6}){1,3}"
-                   r"|[A-Z][a-z]+(?:[ .·-][A-Z][a-z]+){1,3}")
+_NAME = re.compile(
+    r"[\u4e00-\u9fa5]{2,4}|[\u4e00-\u9fa5]{1,6}(?:·[\u4e00-\u9fa5]{1,6}){1,3}"
+    r"|[A-Z][a-z]+(?:[ .·-][A-Z][a-z]+){1,3}"
+)
 
 
 @dataclass
@@ -82,8 +94,12 @@ def linked_data(html: str) -> LinkedData:
                 continue  # the first article object describes the page
             when = obj.get("datePublished") or obj.get("dateCreated")
             body = obj.get("articleBody")
-            found = LinkedData(when.strip() if isinstance(when, str) else "", _person(obj.get("author")),
-                               obj["headline"].strip(), _plain(body) if isinstance(body, str) else "")
+            found = LinkedData(
+                when.strip() if isinstance(when, str) else "",
+                _person(obj.get("author")),
+                obj["headline"].strip(),
+                _plain(body) if isinstance(body, str) else "",
+            )
     return found
 
 
@@ -105,8 +121,11 @@ def marked_author(root: HtmlElement, byline: str) -> str:
     author box or a comment form's does not)."""
     for el in root.xpath(".//*[@class or @id or @itemprop or @rel]"):
         marks = " ".join(filter(None, (el.get("class"), el.get("id"))))
-        if not (el.get("itemprop") == "author" or el.get("rel") == "author"
-                or (_MARKED.search(marks) and not _NOT_MARKED.search(marks))):
+        if not (
+            el.get("itemprop") == "author"
+            or el.get("rel") == "author"
+            or (_MARKED.search(marks) and not _NOT_MARKED.search(marks))
+        ):
             continue
         text = " ".join(el.text_content().split())
         if len(text) > 30:

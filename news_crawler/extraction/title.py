@@ -37,7 +37,7 @@ def find_title(root: HtmlElement, text: str = "") -> str:
     # 梅格-瑞恩: a hyphen inside a name split the headline; the page shows it whole.
     first = _TITLE_SPLIT.search(page_title)
     if first and _WORD_HYPHEN.match(page_title, first.start() - 1):
-        ends = [page_title] + [page_title[:m.start()] for m in reversed(list(_TITLE_SPLIT.finditer(page_title)))]
+        ends = [page_title] + [page_title[: m.start()] for m in reversed(list(_TITLE_SPLIT.finditer(page_title)))]
         return next((start for start in ends if start in lines), best)
     return best
 
@@ -47,8 +47,11 @@ def _with_its_column(page_title: str, best: str, lines: set[str]) -> str:
     on either side, where the page shows that as a line and not ``best`` alone."""
     shown = []
     for bar in _BAR.finditer(page_title):
-        before, after = _TITLE_SPLIT.split(page_title[:bar.start()])[-1], _TITLE_SPLIT.split(page_title[bar.end():])[0]
+        before, after = (
+            _TITLE_SPLIT.split(page_title[: bar.start()])[-1],
+            _TITLE_SPLIT.split(page_title[bar.end() :])[0],
+        )
         if best in (before, after) and before and after:
-            joined = page_title[bar.start() - len(before):bar.end() + len(after)]
+            joined = page_title[bar.start() - len(before) : bar.end() + len(after)]
             shown += [joined] if " ".join(joined.split()) in lines else []
     return min(shown, key=len, default="")

@@ -27,4 +27,4 @@ def as_written(found: str, mapped: str, original: str) -> str:
     """``found``, found in ``mapped`` (``original`` with simplified labels), in the page's own
     characters (as it is when it is not found there whole)."""
     at = mapped.find(found) if found else -1
-    return original[at:at + len(found)] if at >= 0 else found
+    return original[at : at + len(found)] if at >= 0 else found

@@ -17,19 +17,20 @@ from __future__ import annotations
 import re
 
 from news_crawler.fingerprint.text import BOILERPLATE_PHRASE
+from news_crawler.lexicon import EDITOR, ORIGINAL_TITLE, SOURCE, any_of
 
 _OUTLET = r"[\u4e00-\u9fffa-z0-9·]{1,12}?(?:新闻|网|报|社|台|刊|号)(?:客户端|app|网站|官网|网|频道)?"
 # A source's date: numeric (2019-03-05, 2019/3/5), or 2019年3月5日 only with a time after it
 # (a story may well open with a date of its own: "1986年3月28日，...").
-_WHEN = (r"(?:\s*\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:\s*\d{1,2}:\d{2}(?::\d{2})?)?"
-         r"|\s*\d{4}年\d{1,2}月\d{1,2}日\s*\d{1,2}:\d{2}(?::\d{2})?)?")
-_SOURCE = r"(?:本文|文章|稿件|新闻|信息)?来源\s*[:|]\s*"
+_WHEN = (
+    r"(?:\s*\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:\s*\d{1,2}:\d{2}(?::\d{2})?)?"
+    r"|\s*\d{4}年\d{1,2}月\d{1,2}日\s*\d{1,2}:\d{2}(?::\d{2})?)?"
+)
+_SOURCE = any_of(SOURCE) + r"\s*[:|]\s*"
 _DATELINE = r"[\u4e00-\u9fff]{0,10}?\d{1,2}月\d{1,2}日(?:电|讯)"
 _LEAD = re.compile(
     r"^\s*(?:"
-    r"【转载】|\[转载\]|"
-    + _SOURCE + _OUTLET + _WHEN + r"|"
-    + _DATELINE + r"(?:\s*\([^()]{0,30}\))?|"
+    r"【转载】|\[转载\]|" + _SOURCE + _OUTLET + _WHEN + r"|" + _DATELINE + r"(?:\s*\([^()]{0,30}\))?|"
     r"本报讯(?:\s*\([^()]{0,30}\))?|"
     r"[\u4e00-\u9fff]{2,8}讯(?=\s)|"
     r"\((?:记者|通讯员|实习生|作者|撰文|文字|文|图)[/:\s][^()]{0,30}\)"
@@ -38,8 +39,12 @@ _LEAD = re.compile(
 # The original headline has no end mark of its own: it ends where a source or a dateline
 # starts, or at the first space. (A headline with spaces in it, glued to the story with
 # nothing after it but the story, cannot be told apart from the lead: it stays.)
-_ORIGINAL_TITLE = re.compile(r"^\s*(?:原标题|原题)\s*:\s*(?:.{1,60}?(?=" + _SOURCE + "|" + _DATELINE + r")|\S{1,40}(?=\s))\s*")
-_TAIL = re.compile(r"\s*(?:(?:责任编辑|责编|编辑|校对)\s*:\s*(?:[\u4e00-\u9fff·]{2,4}(?:\s*[a-z]{1,4}\d{1,6})?)?|\(完\))\s*$")
+_ORIGINAL_TITLE = re.compile(
+    r"^\s*" + any_of(ORIGINAL_TITLE) + r"\s*:\s*(?:.{1,60}?(?=" + _SOURCE + "|" + _DATELINE + r")|\S{1,40}(?=\s))\s*"
+)
+_TAIL = re.compile(
+    r"\s*(?:" + any_of(EDITOR, ("校对",)) + r"\s*:\s*(?:[\u4e00-\u9fff·]{2,4}(?:\s*[a-z]{1,4}\d{1,6})?)?|\(完\))\s*$"
+)
 # Calls to action portals glue to a story's end start with one of these words.
 _CALL = re.compile(r"关注|扫码|扫描|点击|下载|欢迎|返回|查看|版权|未经|举报|转载|更多|阅读原文|投稿")
 _SENTENCE_END = re.compile(r"[。!?]")
@@ -58,7 +63,7 @@ def _call_to_action_at(line: str) -> int:
     """Where a call to action glued to the end of ``line`` starts, or -1."""
     start = max(0, len(line) - TAIL_MAX)
     for m in _CALL.finditer(line, start):
-        rest = line[m.start():]
+        rest = line[m.start() :]
         phrase = BOILERPLATE_PHRASE.search(rest)
         if phrase and not _SENTENCE_END.search(rest, 0, phrase.start()):  # the call's own sentence
             return m.start()
@@ -68,7 +73,7 @@ def _call_to_action_at(line: str) -> int:
 def _strip_tail(line: str) -> str:
     while True:
         credit = _TAIL.search(line, max(0, len(line) - TAIL_MAX))  # only the end: a long line is not scanned
-        cut = line[:credit.start()] if credit else line
+        cut = line[: credit.start()] if credit else line
         at = _call_to_action_at(cut)
         cut = (cut[:at] if at >= 0 else cut).rstrip()
         if cut == line:

@@ -57,13 +57,23 @@ class Fingerprinter:
         if max_chars < 1:
             raise ValueError(f"max_chars must be positive, got {max_chars}")
         if sentence_count < 0 or sentence_min_chars < 1:
-            raise ValueError(f"sentence_count must be >= 0 and sentence_min_chars >= 1, "
-                             f"got {sentence_count} and {sentence_min_chars}")
+            raise ValueError(
+                f"sentence_count must be >= 0 and sentence_min_chars >= 1, "
+                f"got {sentence_count} and {sentence_min_chars}"
+            )
         self.sentence_count = sentence_count
         self.sentence_min_chars = sentence_min_chars
         self.weigher = TfidfWeigher(
-            idf_path, stop_words_path, topic_words, topic_weight, top_k, hmm, position_decay, max_word_share,
-            user_dict, segmenter,
+            idf_path,
+            stop_words_path,
+            topic_words,
+            topic_weight,
+            top_k,
+            hmm,
+            position_decay,
+            max_word_share,
+            user_dict,
+            segmenter,
         )
         self.use_title = use_title
         self.strip_boilerplate = strip_boilerplate

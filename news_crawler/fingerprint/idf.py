@@ -65,10 +65,13 @@ def _read_cache(cached: Path) -> tuple[dict[str, float], float] | None:
     if not raw.startswith(_MAGIC):
         return None
     head = len(_MAGIC)
-    n_words, n_bytes = int.from_bytes(raw[head:head + 8], "little"), int.from_bytes(raw[head + 8:head + 16], "little")
-    words = raw[head + 24:head + 24 + n_bytes].decode("utf-8").split("\n")
+    n_words, n_bytes = (
+        int.from_bytes(raw[head : head + 8], "little"),
+        int.from_bytes(raw[head + 8 : head + 16], "little"),
+    )
+    words = raw[head + 24 : head + 24 + n_bytes].decode("utf-8").split("\n")
     values = array.array("d")
-    values.frombytes(raw[head + 24 + n_bytes:])
+    values.frombytes(raw[head + 24 + n_bytes :])
     if len(words) != n_words or len(values) != n_words + 1:
         return None  # truncated or foreign: parse the text instead
     return dict(zip(words, values)), values[-1]

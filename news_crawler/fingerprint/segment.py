@@ -16,6 +16,7 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 logger = logging.getLogger(__name__)
 BACKENDS = ("auto", "jieba", "rjieba")
@@ -32,8 +33,9 @@ def choose_backend(backend: str, hmm: bool, user_dict: str | Path | None) -> tup
         raise ValueError(f"DEDUP_SEGMENTER={backend!r}: use one of {', '.join(BACKENDS)}")
     inexact = "the HMM is on (DEDUP_HMM)" if hmm else "a user dictionary is set (DEDUP_USER_DICT)" if user_dict else ""
     if backend == "rjieba" and inexact:
-        raise ValueError(f"DEDUP_SEGMENTER='rjieba' cannot reproduce jieba's words when {inexact}: "
-                         "use 'auto' or 'jieba'")
+        raise ValueError(
+            f"DEDUP_SEGMENTER='rjieba' cannot reproduce jieba's words when {inexact}: use 'auto' or 'jieba'"
+        )
     if backend == "jieba":
         return "jieba", ""
     why = inexact or _rjieba_missing()
@@ -78,12 +80,12 @@ class Segmenter:
         hmm = self.hmm
         return lambda text: tokenizer.lcut(text, HMM=hmm)
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         """Picklable (a process pool that spawns its workers sends them a copy): the loaded
         segmenter and the lock stay behind; the copy loads its own on first use."""
         return {k: v for k, v in self.__dict__.items() if k not in ("_cut", "_lock")}
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state, _cut=None, _lock=threading.Lock())
 
     def __call__(self, text: str) -> list[str]:

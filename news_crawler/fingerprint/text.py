@@ -7,6 +7,8 @@ import unicodedata
 
 import numpy as np
 
+from news_crawler.lexicon import CHECKER, EDITOR, ORIGINAL_TITLE, SOURCE, WRITER, any_of
+
 # Zero-width and formatting characters survive NFKC; they split words for jieba.
 _INVISIBLE = re.compile("[\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u00ad]")
 _SPACES = re.compile(r"[^\S\n]+")
@@ -16,11 +18,17 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 # Lines portals add or change when they reprint a story. They say who reprinted it, not
 # what the story is, so two copies of one story differ mostly here.
 _BOILERPLATE_LINE = re.compile(
-    r"^[\[【(（]?\s*(?:"
-    r"来源|来源于|稿件来源|文章来源|本文来源|消息来源|出处|原标题|原题|原文标题|责任编辑|责编|编辑|"
-    r"校对|审核|审校|主编|作者|记者|通讯员|实习生|撰文|文|图|摄影|图片来源|视频来源|"
-    r"本文作者|转载|转自|原文链接|原文地址|声明|免责声明|版权声明"
-    r")\s*[:：|丨/]"
+    r"^[\[【(（]?\s*"
+    + any_of(
+        SOURCE,
+        ORIGINAL_TITLE,
+        EDITOR,
+        CHECKER,
+        WRITER,
+        ("文", "图", "摄影", "图片来源", "视频来源", "本文作者", "转载", "原文链接", "原文地址"),
+        ("声明", "免责声明", "版权声明"),
+    )
+    + r"\s*[:：|丨/]"
 )
 BOILERPLATE_PHRASE = re.compile(
     r"公众号|扫码|扫描二维码|二维码|客户端|下载app|点击进入|点击查看|点击阅读|阅读原文|"
@@ -33,7 +41,9 @@ _CAPTION = re.compile(r"^(?:[▲△▼▽↑]|图为|图片来自|图片由|配�
 _TINY_LINE = 5  # a line this short is a name, a number or a caption, not the story
 # Style sheets that leaked into the text: ".tech-con p{margin-bottom:20px;}".
 _CSS_RULE = re.compile(r"\{[^{}]*:[^{}]*;[^{}]*\}")
-_INLINE_EDITOR = re.compile(r"[(（\[【]\s*(?:原标题|责任编辑|编辑|来源)\s*[:：][^)）\]】\n]{0,60}[)）\]】]")
+_INLINE_EDITOR = re.compile(
+    r"[(（\[【]\s*" + any_of(ORIGINAL_TITLE, EDITOR, SOURCE) + r"\s*[:：][^)）\]】\n]{0,60}[)）\]】]"
+)
 # Inline portal markup: sina's "[微博]" after every celebrity name, "[编者按]", "点击观看>>>…".
 _INLINE_MARK = re.compile(r"\[[^\]\n]{1,8}\]|【[^】\n]{1,8}】|点击(?:观看|查看|进入)\s*>+[^\n]*")
 _END_MARK = re.compile(r"[(（]\s*完\s*[)）]\s*$")

@@ -18,8 +18,9 @@ LIMIT = 500_000
 
 
 class Vocabulary:
-    def __init__(self, idf_of: Callable[[str], float | None], topic_words: frozenset[str] = frozenset(),
-                 limit: int = LIMIT) -> None:
+    def __init__(
+        self, idf_of: Callable[[str], float | None], topic_words: frozenset[str] = frozenset(), limit: int = LIMIT
+    ) -> None:
         self.idf_of = idf_of  # a word's IDF, or None when it carries no weight
         self.topic_words = topic_words
         self.limit = limit

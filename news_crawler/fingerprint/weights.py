@@ -9,6 +9,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -98,10 +99,10 @@ class TfidfWeigher:
             table.extend(1.0 / (1.0 + i * decay) for i in range(len(table), max(n, 2 * len(table))))
         return table
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "lock"}
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state, lock=threading.Lock())
 
     def words(self, text: str) -> list[str]:
@@ -170,14 +171,14 @@ class TfidfWeigher:
         words = words if isinstance(words, list) else list(words)
         word_idf = self._learn(words)
         kept = [w for w in words if word_idf[w] is not None]
+        tf: dict[str, float] = {}
         if self.position_decay:
-            tf: dict[str, float] = {}
             get = tf.get
             for w, share in zip(kept, self._position_weights(len(kept))):
                 tf[w] = get(w, 0.0) + share
         else:
-            tf = Counter(kept)
-        weights = {w: f * word_idf[w] for w, f in tf.items()}
+            tf.update(Counter(kept))
+        weights = {w: f * (word_idf[w] or 0.0) for w, f in tf.items()}  # every kept word has an IDF
         if self.max_word_share < 1 and weights:
             cap = self.max_word_share * functools.reduce(operator.add, weights.values())  # left to right
             weights = {w: min(v, cap) for w, v in weights.items()}

@@ -15,5 +15,16 @@ from news_crawler.index.base import (
 from news_crawler.index.memory import MemoryStore
 from news_crawler.index.redis_store import RedisStore
 
-__all__ = ["SENTENCES", "SIMHASH", "Decision", "Document", "DropRecord", "FingerprintStore", "Match",
-           "MemoryStore", "RedisStore", "SentenceRule", "check_max_distance"]
+__all__ = [
+    "SENTENCES",
+    "SIMHASH",
+    "Decision",
+    "Document",
+    "DropRecord",
+    "FingerprintStore",
+    "Match",
+    "MemoryStore",
+    "RedisStore",
+    "SentenceRule",
+    "check_max_distance",
+]

@@ -6,8 +6,8 @@ import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import NamedTuple, Union
+from datetime import UTC, datetime
+from typing import NamedTuple
 
 from news_crawler import defaults
 from news_crawler.fingerprint.sentences import length_slack
@@ -62,7 +62,7 @@ class Document(NamedTuple):
     length: int = 0
 
 
-Item = Union[Document, tuple[str, int]]
+Item = Document | tuple[str, int]
 
 
 def as_documents(items: Sequence[Item]) -> list[Document]:
@@ -124,7 +124,7 @@ def id_key(doc_id: str) -> bytes:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class FingerprintStore(ABC):

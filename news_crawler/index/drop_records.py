@@ -5,7 +5,7 @@ rule, time in seconds and the kept document's simhash) in small hashes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from news_crawler.index.base import SENTENCES, SIMHASH, id_key
@@ -25,7 +25,7 @@ class Record(NamedTuple):
 
 
 def decode(raw: bytes) -> Record:
-    when = datetime.fromtimestamp(int.from_bytes(raw[11:15], "big"), timezone.utc).isoformat(timespec="seconds")
+    when = datetime.fromtimestamp(int.from_bytes(raw[11:15], "big"), UTC).isoformat(timespec="seconds")
     return Record(int.from_bytes(raw[1:9], "big"), raw[9], SENTENCES if raw[10] == 1 else SIMHASH, when, raw[15:23])
 
 
@@ -59,5 +59,6 @@ def read_records(client: Any, prefix: str, rotate: int, ids: Sequence[str]) -> l
         for era in eras:
             pipe.hget(drop_hash(prefix, era, key), key[1:])
     found = pipe.execute()
-    return [next((r for r in found[j * len(eras) : (j + 1) * len(eras)] if r is not None), None)
-            for j in range(len(ids))]
+    return [
+        next((r for r in found[j * len(eras) : (j + 1) * len(eras)] if r is not None), None) for j in range(len(ids))
+    ]

@@ -37,8 +37,10 @@ DAY = 86_400
 UNLINK_CHUNK = 4096
 BUCKETS = 1 << 16
 # The names an index of any format gave its keys after the namespace (generation prefixes too).
-_INDEX_KEY = re.compile(rb"(?:g\d+:)?(?:[0-3Ssik][0-9a-f]{4}|d\d+:[0-9a-f]{4}|ids|docids|docs|drops(?::old|:recent|:n)?|held"
-                        rb"|form|stats|origins|sealed|format|generations(?::plain)?|spread:.+)")
+_INDEX_KEY = re.compile(
+    rb"(?:g\d+:)?(?:[0-3Ssik][0-9a-f]{4}|d\d+:[0-9a-f]{4}|ids|docids|docs|drops(?::old|:recent|:n)?|held"
+    rb"|form|stats|origins|sealed|format|generations(?::plain)?|spread:.+)"
+)
 # Drain a generation's stats hash atomically: only one of two processes expiring it counts it.
 _DRAIN = "local s = redis.call('HGETALL', KEYS[1]) redis.call('DEL', KEYS[1]) return s"
 
@@ -51,11 +53,19 @@ class Generations:
     """The registry of one namespace's generations, read by ``live()``; ``clock`` gives
     seconds since 1970."""
 
-    def __init__(self, client: Any, namespace: str, retention_days: float, generation_days: float,
-                 clock: Callable[[], float], drops_rotate: int = 0) -> None:
+    def __init__(
+        self,
+        client: Any,
+        namespace: str,
+        retention_days: float,
+        generation_days: float,
+        clock: Callable[[], float],
+        drops_rotate: int = 0,
+    ) -> None:
         if retention_days < 0 or generation_days <= 0:
-            raise ValueError(f"retention days must be >= 0 and generation days > 0, got {retention_days} "
-                             f"and {generation_days}")
+            raise ValueError(
+                f"retention days must be >= 0 and generation days > 0, got {retention_days} and {generation_days}"
+            )
         self.client, self.namespace, self.clock = client, namespace, clock
         self.cluster = is_cluster(client)
         self.base = f"{{{namespace}}}:" if self.cluster else f"{namespace}:"
@@ -96,7 +106,7 @@ class Generations:
             number = live[0][0] + 1 if live else 0
             self.client.hsetnx(self.registry, number, f"{now} {self._new_prefix(number, live)}")
             live = self._read()  # another process may have begun it first
-        for n, _, prefix in live[1:]:
+        for _, _, prefix in live[1:]:
             if prefix not in self._sealed:
                 self.client.set(prefix + "sealed", int(now), nx=True)
                 self._sealed.add(prefix)
@@ -153,7 +163,7 @@ class Generations:
         return f"{{{self.namespace}:g{number}}}:"
 
     def _master(self, prefix: str) -> str:
-        return self.client.get_node_from_key(prefix + "held").name
+        return str(self.client.get_node_from_key(prefix + "held").name)
 
     def check_format(self, record: bool = False) -> None:
         """Stop on an index of another format, or on index keys without a format (written by
@@ -170,19 +180,27 @@ class Generations:
             raise IndexFormatError(self._problem(f"format {found.decode(errors='replace')}"))
 
     def _problem(self, what: str) -> str:
-        return (f"the index in namespace {self.namespace!r} holds {what}; this version reads format "
-                f"{FORMAT.decode()} only: use a new DEDUP_NAMESPACE, or remove the old index with "
-                f"`news-dedup forget --all --namespace {self.namespace}`")
+        return (
+            f"the index in namespace {self.namespace!r} holds {what}; this version reads format "
+            f"{FORMAT.decode()} only: use a new DEDUP_NAMESPACE, or remove the old index with "
+            f"`news-dedup forget --all --namespace {self.namespace}`"
+        )
 
     def remove_all(self) -> int:
         """Delete every key of the namespace's index, of any format (a scan that leaves the
         spiders' keys, which may share the namespace's name); returns how many."""
         ns = "".join(f"[{c}]" if c in "*?[]\\" else c for c in self.namespace)
         size = len(self.namespace.encode())
-        names = [name for name in self.client.scan_iter(match=f"{ns}:*", count=1000)
-                 if _INDEX_KEY.fullmatch(name[size + 1 :])]
-        names += [name for name in self.client.scan_iter(match=f"{{{ns}}}:*", count=1000)
-                  if _INDEX_KEY.fullmatch(name[size + 3 :])]
+        names = [
+            name
+            for name in self.client.scan_iter(match=f"{ns}:*", count=1000)
+            if _INDEX_KEY.fullmatch(name[size + 1 :])
+        ]
+        names += [
+            name
+            for name in self.client.scan_iter(match=f"{{{ns}}}:*", count=1000)
+            if _INDEX_KEY.fullmatch(name[size + 3 :])
+        ]
         for pattern in (f"{{{ns}:g*", f"{{{ns}.*"):  # hash tags only an index uses
             names += self.client.scan_iter(match=pattern, count=1000)
         names = list(dict.fromkeys(names))

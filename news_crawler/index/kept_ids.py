@@ -83,8 +83,11 @@ def short_ref(fp: bytes) -> bytes:
 
 def ids_near(client: Any, prefix: str, ref: bytes) -> list[tuple[bytes, str]]:
     """The 8-byte simhashes kept under ``prefix`` whose ``short_ref`` is ``ref``, and their ids."""
-    fps = [fp for fp in (ref[:2] + low for low in client.hkeys(id_hash(prefix, ref)) if len(low) == 6)
-           if short_ref(fp) == ref]
+    fps = [
+        fp
+        for fp in (ref[:2] + low for low in client.hkeys(id_hash(prefix, ref)) if len(low) == 6)
+        if short_ref(fp) == ref
+    ]
     return [(fp, i) for fp, i in zip(fps, read_ids(client, prefix, fps)) if i is not None]
 
 

@@ -117,9 +117,16 @@ class MemoryStore(FingerprintStore):
     def sentence_holders(self, sentences: Sequence[int], length: int) -> list[list[tuple[str, int]]]:
         slack = (self.sentence_rule or SentenceRule()).length_slack
         with self._lock:
-            return [list(dict.fromkeys((self._ids[fp], fp) for fp, n in self._sentences.get(key, ())
-                                       if fp in self._ids and abs(n - length) <= slack))
-                    for key in sentences]
+            return [
+                list(
+                    dict.fromkeys(
+                        (self._ids[fp], fp)
+                        for fp, n in self._sentences.get(key, ())
+                        if fp in self._ids and abs(n - length) <= slack
+                    )
+                )
+                for key in sentences
+            ]
 
     def _lookup(self, doc_id: str) -> Decision | None:
         if doc_id in self._docs:

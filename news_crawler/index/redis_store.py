@@ -5,14 +5,28 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import redis
+from redis.cluster import RedisCluster
 
 from news_crawler import defaults
 from news_crawler.fingerprint.simhash64 import blocks, distance
-from news_crawler.index.base import (SENTENCES, SIMHASH, Decision, Document, DropRecord, FingerprintStore, Item, Match,
-                                     SentenceRule, as_documents, check_document, id_key, now_iso)
+from news_crawler.index.base import (
+    SENTENCES,
+    SIMHASH,
+    Decision,
+    Document,
+    DropRecord,
+    FingerprintStore,
+    Item,
+    Match,
+    SentenceRule,
+    as_documents,
+    check_document,
+    id_key,
+    now_iso,
+)
 from news_crawler.index.drop_records import decode, read_records
 from news_crawler.index.generations import Generations
 from news_crawler.index.kept_ids import all_ids, ids_near, read_ids
@@ -37,9 +51,11 @@ class Row(NamedTuple):
     shared: int  # sentences shared, for the sentence rule
 
     @classmethod
-    def parse(cls, raw: list) -> list[Row]:
-        return [cls(int(raw[j]), raw[j + 1].decode(), int(raw[j + 2]), raw[j + 3], raw[j + 4].decode(), int(raw[j + 5]))
-                for j in range(0, len(raw), 6)]
+    def parse(cls, raw: list[Any]) -> list[Row]:
+        return [
+            cls(int(raw[j]), raw[j + 1].decode(), int(raw[j + 2]), raw[j + 3], raw[j + 4].decode(), int(raw[j + 5]))
+            for j in range(0, len(raw), 6)
+        ]
 
     def better_than(self, other: Row | None) -> bool:
         """A match of an older generation that beats ``other`` (one of a newer one): the
@@ -115,12 +131,26 @@ class RedisStore(FingerprintStore):
         """``decide.lua`` on one generation; None when it refused to write (sealed)."""
         seconds = int(self.clock())
         rule = self.sentence_rule
-        args: list[object] = [self.max_distance, seconds, time.strftime("%Y-%m-%d", time.gmtime(seconds)), prefix,
-                              rule.match if rule else 0, rule.max_distance if rule else 0,
-                              rule.length_slack if rule else 0, self.drops_rotate, int(write)]
+        args: list[bytes | str | int | float] = [
+            self.max_distance,
+            seconds,
+            time.strftime("%Y-%m-%d", time.gmtime(seconds)),
+            prefix,
+            rule.match if rule else 0,
+            rule.max_distance if rule else 0,
+            rule.length_slack if rule else 0,
+            self.drops_rotate,
+            int(write),
+        ]
         for doc, prior in zip(docs, priors):
-            args += [doc.simhash.to_bytes(8, "big"), doc.id, id_key(doc.id),
-                     b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b"", doc.length, prior]
+            args += [
+                doc.simhash.to_bytes(8, "big"),
+                doc.id,
+                id_key(doc.id),
+                b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b"",
+                doc.length,
+                prior,
+            ]
         raw = self._decide(keys=[prefix + "stats"], args=args)
         return None if raw and raw[0] == _SEALED else Row.parse(raw)
 
@@ -202,7 +232,9 @@ class RedisStore(FingerprintStore):
 
     def forget(self, doc_id: str) -> str:
         for prefix in self.live_prefixes():
-            result = self._forget(keys=[prefix + "stats"], args=[doc_id, prefix, id_key(doc_id), self.drops_rotate])
+            result: bytes = self._forget(
+                keys=[prefix + "stats"], args=[doc_id, prefix, id_key(doc_id), self.drops_rotate]
+            )
             if result:
                 return result.decode()
         return ""
@@ -211,10 +243,10 @@ class RedisStore(FingerprintStore):
         slack = (self.sentence_rule or SentenceRule()).length_slack
         found: list[dict[int, str]] = [{} for _ in sentences]  # per key: kept simhash -> its id
         for prefix in self.live_prefixes():
-            buckets = self.client.mget([f"{prefix}S{key >> 8:04x}" for key in sentences]) if sentences else []
+            buckets = self._mget([f"{prefix}S{key >> 8:04x}" for key in sentences])
             near: dict[bytes, list[tuple[bytes, str]]] = {}  # short ref -> the kept simhashes it names
             for held, key, bucket in zip(found, sentences, buckets):
-                for p in range(0, len(bucket or b""), 6):
+                for p in range(0, len(bucket), 6):
                     entry = bucket[p : p + 6]
                     if entry[0] != key & 0xFF or abs(entry[5] - length) > slack:
                         continue
@@ -224,13 +256,18 @@ class RedisStore(FingerprintStore):
                         held.setdefault(int.from_bytes(fp, "big"), kept)
         return [[(kept, fp) for fp, kept in held.items()] for held in found]
 
+    def _mget(self, keys: list[str]) -> list[bytes]:
+        """The strings at ``keys`` (b"" where none is)."""
+        values = cast(list[bytes | None], self.client.mget(keys)) if keys else []
+        return [value or b"" for value in values]
+
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
         matches: dict[int, Match] = {}
         for prefix in self.live_prefixes():
-            buckets = self.client.mget([f"{prefix}{t}{b:04x}" for t, b in enumerate(blocks(simhash))])
+            buckets = self._mget([f"{prefix}{t}{b:04x}" for t, b in enumerate(blocks(simhash))])
             found: dict[bytes, int] = {}
             for t, (block, bucket) in enumerate(zip(blocks(simhash), buckets)):
-                for p in range(0, len(bucket or b""), 6):
+                for p in range(0, len(bucket), 6):
                     found.setdefault(bucket[p : p + 2 * t] + block.to_bytes(2, "big") + bucket[p + 2 * t : p + 6], t)
             names = read_ids(self.client, prefix, list(found))
             for (fp, t), name in zip(found.items(), names):
@@ -247,14 +284,22 @@ class RedisStore(FingerprintStore):
         for prefix in prefixes:
             start, page = 0, max(limit, 100)
             while len(out) < limit:
-                listed = self.client.lrange(prefix + "drops:recent", start, start + page - 1)
+                listed = cast(list[bytes], self.client.lrange(prefix + "drops:recent", start, start + page - 1))
                 recent = [i for i in dict.fromkeys(i.decode() for i in listed) if i not in seen]
                 for doc_id, raw in zip(recent, read_records(self.client, prefix, self.drops_rotate, recent)):
                     if raw is not None and len(out) < limit:  # else forgotten since
                         seen.add(doc_id)
                         rec = decode(raw)
-                        out.append(DropRecord(doc_id, rec.simhash, self._named(rec.kept, prefixes) or "",
-                                              rec.distance, rec.time, rec.rule))
+                        out.append(
+                            DropRecord(
+                                doc_id,
+                                rec.simhash,
+                                self._named(rec.kept, prefixes) or "",
+                                rec.distance,
+                                rec.time,
+                                rec.rule,
+                            )
+                        )
                 if len(listed) < page:
                     break
                 start += page
@@ -263,8 +308,11 @@ class RedisStore(FingerprintStore):
     def kept_documents(self) -> dict[str, int]:
         """Every kept document of the live generations: id -> simhash (a slow read, for
         tests and audits)."""
-        return {i: int.from_bytes(fp, "big") for prefix in self.live_prefixes()
-                for fp, i in all_ids(self.client, prefix).items()}
+        return {
+            i: int.from_bytes(fp, "big")
+            for prefix in self.live_prefixes()
+            for fp, i in all_ids(self.client, prefix).items()
+        }
 
     def held(self, prefix: str) -> int:
         """Kept fingerprints under the generation ``prefix``."""
@@ -273,23 +321,27 @@ class RedisStore(FingerprintStore):
     def counts(self) -> dict[str, int]:
         out = {"kept": 0, "dropped": 0}
         for key in [self.generations.stats_key, *(p + "stats" for p in self.live_prefixes())]:
-            for field, value in self.client.hgetall(key).items():
+            for field, value in cast(dict[bytes, bytes], self.client.hgetall(key)).items():
                 out[field.decode()] = out.get(field.decode(), 0) + int(value)
         return out
 
     def memory_used(self) -> int:
         """Bytes the whole server uses (``INFO memory``), every node's on a cluster."""
         if self.generations.cluster:
-            per_node = self.client.info("memory", target_nodes=self.client.ALL_NODES)
+            per_node = cast(Any, self.client).info("memory", target_nodes=RedisCluster.ALL_NODES)
             return sum(int(info["used_memory"]) for info in per_node.values())
         return int(self.client.info("memory")["used_memory"])
 
     def report(self) -> dict[str, object]:
         """What ``news-dedup stats`` and ``news-crawler status`` show of the index."""
         counts = self.counts()
-        return {"namespace": self.namespace,
-                "fingerprints": sum(self.held(prefix) for prefix in self.live_prefixes()),
-                "kept": counts["kept"], "dropped": counts["dropped"],
-                "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
-                "dropped_by_sentences": counts.get("dropped:sentences", 0),
-                "retention_days": self.retention_days, "redis_memory_bytes": self.memory_used()}
+        return {
+            "namespace": self.namespace,
+            "fingerprints": sum(self.held(prefix) for prefix in self.live_prefixes()),
+            "kept": counts["kept"],
+            "dropped": counts["dropped"],
+            "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
+            "dropped_by_sentences": counts.get("dropped:sentences", 0),
+            "retention_days": self.retention_days,
+            "redis_memory_bytes": self.memory_used(),
+        }

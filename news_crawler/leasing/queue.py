@@ -5,7 +5,8 @@ expiry, and tags the request with its lease (``request.meta["lease"]``); ``ack``
 it once the request's outcome is recorded. A live worker renews its leases every third of
 ``SCHEDULER_LEASE_SECONDS``. ``reclaim`` puts back the requests of workers that died: at
 once for a dead process on this host, after the lease expires for any other.
-``postpone`` keeps a request in ``<key>:later`` until the next run opens the queue. A request can so be fetched twice after a crash, never lost.
+``postpone`` keeps a request in ``<key>:later`` until the next run opens the queue. A
+request can so be fetched twice after a crash, never lost.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ LEASE_META = "lease"
 _LUA = Path(__file__).parent
 
 
-class LeasedPriorityQueue(Base):
+class LeasedPriorityQueue(Base):  # type: ignore[misc]  # scrapy-redis ships no type hints
     lease_seconds = 120.0  # the scheduler sets SCHEDULER_LEASE_SECONDS
 
     def __init__(self, server: Any, spider: Any, key: str, serializer: Any = None) -> None:
@@ -44,12 +45,13 @@ class LeasedPriorityQueue(Base):
         self._enqueue_bloom = server.register_script((_LUA / "enqueue_bloom.lua").read_text(encoding="utf-8"))
 
     def __len__(self) -> int:
-        return self.server.zcard(self.key)
+        return int(self.server.zcard(self.key))
 
-    def _encode_request(self, request: Request) -> str:
+    def _encode_request(self, request: Request) -> str | bytes:
         data = request.to_dict(spider=self.spider)
         data["meta"] = {k: v for k, v in data.get("meta", {}).items() if k != LEASE_META}
-        return self.serializer.dumps(data)
+        encoded: str | bytes = self.serializer.dumps(data)  # bytes: a pickle (SCHEDULER_ALLOW_PICKLE)
+        return encoded
 
     def push(self, request: Request) -> None:
         self.server.execute_command("ZADD", self.key, -request.priority, self._encode_request(request))
@@ -68,7 +70,7 @@ class LeasedPriorityQueue(Base):
     def pop(self, timeout: int = 0) -> Request | None:
         while member := self._pop(keys=[self.key, self.inflight_key], args=[self.owner, self.lease_seconds]):
             try:  # bytes throughout: a pickle (SCHEDULER_ALLOW_PICKLE) is not text
-                request = self._decode_request(member.split(b"\n", 1)[1])
+                request: Request = self._decode_request(member.split(b"\n", 1)[1])
             except Exception as e:  # noqa: BLE001 - whatever it is, it is not a request we can run
                 self._quarantine(member, e)
                 continue
@@ -85,9 +87,14 @@ class LeasedPriorityQueue(Base):
         pipe.zrem(self.inflight_key, raw)
         pipe.execute()
         self.unreadable += 1
-        logger.error("a queued request of %s is not JSON this queue can read (%s: %s); moved to %s. A queue "
-                     "filled by scrapy-redis holds pickles: see news-crawler's README, 'Coming from scrapy-redis'",
-                     self.key, type(error).__name__, str(error)[:100], self.unreadable_key)
+        logger.error(
+            "a queued request of %s is not JSON this queue can read (%s: %s); moved to %s. A queue "
+            "filled by scrapy-redis holds pickles: see news-crawler's README, 'Coming from scrapy-redis'",
+            self.key,
+            type(error).__name__,
+            str(error)[:100],
+            self.unreadable_key,
+        )
 
     def ack(self, request: Request) -> None:
         """The request's outcome is recorded: its lease ends."""
@@ -98,8 +105,9 @@ class LeasedPriorityQueue(Base):
 
     def postpone(self, request: Request) -> None:
         """Queue ``request`` for the next run (``resume_postponed``), not this one."""
-        self.server.execute_command("ZADD", self.later_key, -request.priority,
-                                    self._encode_request(request.replace(dont_filter=True)))
+        self.server.execute_command(
+            "ZADD", self.later_key, -request.priority, self._encode_request(request.replace(dont_filter=True))
+        )
 
     def resume_postponed(self) -> int:
         """Move the requests postponed by earlier runs into the queue; returns how many."""
@@ -114,11 +122,12 @@ class LeasedPriorityQueue(Base):
             self._renew(keys=[self.inflight_key], args=[self.lease_seconds, *self.held])
 
     def in_flight(self) -> int:
-        return self.server.zcard(self.inflight_key)
+        return int(self.server.zcard(self.inflight_key))
 
     def reclaim(self) -> int:
         """Requeue the requests of dead workers; returns how many were put back."""
-        dead_here, others = [], []
+        dead_here: list[bytes] = []
+        others: list[bytes] = []
         for member in self.server.zrange(self.inflight_key, 0, -1):
             if member in self.held:
                 continue

@@ -45,5 +45,7 @@ def end_leases_on_response(crawler: Crawler, ack: Callable[[Request], None]) -> 
 
     crawler.signals.connect(on_response, signal=signals.response_received, weak=False)
     crawler.signals.connect(on_dropped, signal=signals.request_dropped, weak=False)
-    logger.info("leases end when a response reaches the spider: add news_crawler.tracker.OutcomeTracker to "
-                "SPIDER_MIDDLEWARES to end them only once its items are settled (a crash then loses nothing)")
+    logger.info(
+        "leases end when a response reaches the spider: add news_crawler.tracker.OutcomeTracker to "
+        "SPIDER_MIDDLEWARES to end them only once its items are settled (a crash then loses nothing)"
+    )

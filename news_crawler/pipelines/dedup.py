@@ -26,9 +26,16 @@ from news_crawler.pool import WorkerPool
 
 
 class NearDuplicatePipeline:
-    def __init__(self, stats: StatsCollector, store: FingerprintStore, pool: WorkerPool, use_title: bool,
-                 batch_size: int,
-                 outcomes: OutcomeStore | None = None, outage: Outage | None = None) -> None:
+    def __init__(
+        self,
+        stats: StatsCollector,
+        store: FingerprintStore,
+        pool: WorkerPool,
+        use_title: bool,
+        batch_size: int,
+        outcomes: OutcomeStore | None = None,
+        outage: Outage | None = None,
+    ) -> None:
         self.stats = stats
         self.store = store
         self.pool = pool
@@ -45,9 +52,15 @@ class NearDuplicatePipeline:
         client = connection.from_settings(settings)
         store = store_from_settings(settings, client)
         outcomes = OutcomeStore.for_spider(client, settings, crawler.spider.name) if crawler.spider else None
-        return cls(crawler.stats, store, WorkerPool.from_crawler(crawler), settings.getbool("DEDUP_USE_TITLE"),
-                   settings.getint("DEDUP_BATCH_SIZE"), outcomes,
-                   outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")))
+        return cls(
+            crawler.stats,
+            store,
+            WorkerPool.from_crawler(crawler),
+            settings.getbool("DEDUP_USE_TITLE"),
+            settings.getint("DEDUP_BATCH_SIZE"),
+            outcomes,
+            outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")),
+        )
 
     async def process_item(self, item: ArticleItem) -> ArticleItem:
         site, url = item.get("site"), item["url"]
@@ -73,8 +86,11 @@ class NearDuplicatePipeline:
         elif not decision.kept:
             self.stats.inc_value(f"dedup/dropped/{site}")
             self.stats.inc_value(f"dedup/dropped_by/{decision.rule}")
-            raise NearDuplicate(f"near-duplicate of {decision.duplicate_of} (distance {decision.distance}, "
-                                f"rule {decision.rule}): {url}", log_level="INFO")
+            raise NearDuplicate(
+                f"near-duplicate of {decision.duplicate_of} (distance {decision.distance}, "
+                f"rule {decision.rule}): {url}",
+                log_level="INFO",
+            )
         self.stats.inc_value(f"dedup/kept/{site}")
         return item
 

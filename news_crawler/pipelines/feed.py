@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import socket
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
@@ -36,7 +36,7 @@ class FeedWriteError(Exception):
 
 def feed_path(feed_dir: str, spider: str, started: datetime) -> Path:
     """``FEED_DIR/<spider>/<time>.<host>-<pid>.jsonl``, the time in UTC as Scrapy's feeds write it."""
-    stamp = started.astimezone(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat().replace(":", "-")
+    stamp = started.astimezone(UTC).replace(microsecond=0, tzinfo=None).isoformat().replace(":", "-")
     return Path(feed_dir).expanduser() / spider / f"{stamp}.{socket.gethostname()}-{os.getpid()}.jsonl"
 
 
@@ -50,7 +50,7 @@ class FeedPipeline:
     def from_crawler(cls, crawler: Crawler) -> FeedPipeline:
         settings = with_defaults(crawler.settings)
         name = crawler.spider.name if crawler.spider is not None else "items"
-        return cls(crawler.stats, feed_path(settings.get("FEED_DIR"), name, datetime.now(timezone.utc)))
+        return cls(crawler.stats, feed_path(settings.get("FEED_DIR"), name, datetime.now(UTC)))
 
     def process_item(self, item: ArticleItem) -> ArticleItem:
         line = json.dumps({f: item[f] for f in FEED_FIELDS if f in item}, ensure_ascii=False) + "\n"
@@ -60,11 +60,13 @@ class FeedPipeline:
                 self.file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - open for the whole crawl
             data = memoryview(line.encode("utf-8"))
             while data:  # an unbuffered write may take part of the line
-                data = data[self.file.write(data) or 0:]
+                data = data[self.file.write(data) or 0 :]
         except OSError as e:
             self.stats.inc_value("feed/write_failed")
-            raise FeedWriteError(f"feed {self.path} could not be written ({e.strerror or e}): not kept, fetched "
-                                 f"again on the next run: {item.get('url')}") from None
+            raise FeedWriteError(
+                f"feed {self.path} could not be written ({e.strerror or e}): not kept, fetched "
+                f"again on the next run: {item.get('url')}"
+            ) from None
         self.stats.inc_value("feed/written")
         return item
 

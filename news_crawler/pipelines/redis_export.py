@@ -11,7 +11,7 @@ wait out a Redis outage like the rest of the crawl.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import redis
 from itemadapter import ItemAdapter
@@ -38,9 +38,15 @@ def to_json(item: Any) -> str:
 class RedisListPipeline:
     default_key = ""  # off unless a setting names the list
 
-    def __init__(self, client: redis.Redis, key: str, outage: Outage,
-                 serialize: Callable[[Any], str | bytes] = to_json, crawler: Crawler | None = None,
-                 max_items: int = 0) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        key: str,
+        outage: Outage,
+        serialize: Callable[[Any], str | bytes] = to_json,
+        crawler: Crawler | None = None,
+        max_items: int = 0,
+    ) -> None:
         self.crawler = crawler
         self.max_items = max_items  # 0: unbounded
         self.client = client
@@ -56,8 +62,14 @@ class RedisListPipeline:
             raise NotConfigured  # silently off: no message, no warning in every crawl log
         serializer = settings.get("REDIS_ITEMS_SERIALIZER")
         client = connection.from_settings(settings)
-        return cls(client, key, outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")),
-                   load_object(serializer) if serializer else to_json, crawler, settings.getint("ITEMS_REDIS_MAX"))
+        return cls(
+            client,
+            key,
+            outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")),
+            load_object(serializer) if serializer else to_json,
+            crawler,
+            settings.getint("ITEMS_REDIS_MAX"),
+        )
 
     def item_key(self, item: Any, spider: Spider) -> str:
         """The list ``item`` goes to (scrapy-redis' hook: override to route items)."""
@@ -66,11 +78,11 @@ class RedisListPipeline:
     async def process_item(self, item: Any) -> Any:
         data = self.serialize(item)
         try:
-            trimmed = await self.outage.call(self._push, self.item_key(item, self.crawler.spider), data)
+            spider = self.crawler.spider if self.crawler is not None else None
+            trimmed = await self.outage.call(self._push, self.item_key(item, cast(Spider, spider)), data)
         except RedisUnavailable as e:
             url = ItemAdapter(item).get("url", "")
-            raise Unsettled(f"not exported, the next run fetches it again: {url} ({e})",
-                            log_level="WARNING") from None
+            raise Unsettled(f"not exported, the next run fetches it again: {url} ({e})", log_level="WARNING") from None
         if trimmed and self.crawler is not None:
             self.crawler.stats.inc_value("items/redis_trimmed", trimmed)
         return item

@@ -35,7 +35,8 @@ class ValidationPipeline:
         if not is_text(body):
             raise self.invalid(item, "not text (its characters are mostly unreadable)", "not_text")
         if len(body) < self.min_chars:
-            raise self.invalid(item, f"article text too short ({len(body)} < ARTICLE_MIN_CHARS={self.min_chars})",
-                               "too_short")
+            raise self.invalid(
+                item, f"article text too short ({len(body)} < ARTICLE_MIN_CHARS={self.min_chars})", "too_short"
+            )
         self.stats.inc_value(f"articles/valid/{item.get('site')}")
         return item

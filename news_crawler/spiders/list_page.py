@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 _HTTP = re.compile(r"https?://", re.I)
 # Images, documents, archives: never articles (Scrapy's link extractor leaves them out too).
-_IGNORED = re.compile(r"\.(?:%s)$" % "|".join(map(re.escape, IGNORED_EXTENSIONS)), re.I)
+_IGNORED = re.compile(r"\.(?:" + "|".join(map(re.escape, IGNORED_EXTENSIONS)) + ")$", re.I)
 SEEN_BATCH = 200  # article links asked of the dupefilter at once
 LINKS_PER_TURN = 500  # links read before the reactor gets a turn
 
@@ -52,8 +52,9 @@ class ListPage:
         self.deferred = 0
         self.batch: list[str] = []
 
-    async def read(self, links: Iterator[tuple[str, str]], html: bool = False,
-                   encoding: str = "utf-8") -> AsyncIterator[scrapy.Request]:
+    async def read(
+        self, links: Iterator[tuple[str, str]], html: bool = False, encoding: str = "utf-8"
+    ) -> AsyncIterator[scrapy.Request]:
         """The requests for the page's ``links`` (``(url, text)``; ``html``: with their text,
         from an HTML page whose non-ASCII query text is quoted in ``encoding``)."""
         spider, site = self.spider, self.spider.site
@@ -86,8 +87,15 @@ class ListPage:
                     continue
                 spider.list_pages_left -= 1
                 spider._lists_requested.add(url)
-                lists.append(scrapy.Request(url, callback=spider.parse, dont_filter=True, errback=spider.failed,
-                                            meta={"list_depth": self.depth + 1}))
+                lists.append(
+                    scrapy.Request(
+                        url,
+                        callback=spider.parse,
+                        dont_filter=True,
+                        errback=spider.failed,
+                        meta={"list_depth": self.depth + 1},
+                    )
+                )
         for pages in self.later.values():  # later pages whose first page the list does not link
             for url in pages:
                 for request in self._article(url, final=True):
@@ -98,8 +106,9 @@ class ListPage:
         if self.articles and not self.any_new and spider.list_stop_at_seen:
             if lists:
                 self.stats.inc_value(f"pages/list_ended_at_seen/{site}")
-                spider.logger.debug("list page %s: every article on it was seen before, its next pages not followed",
-                                    self.response.url)
+                spider.logger.debug(
+                    "list page %s: every article on it was seen before, its next pages not followed", self.response.url
+                )
             return
         for request in lists:
             yield request
@@ -112,12 +121,20 @@ class ListPage:
             spider.logger.warning("list page %s: %d links that are not http(s) refused", page, refused)
         if offsite:
             self.stats.inc_value(f"links/refused_offsite/{site}", offsite)
-            spider.logger.info("list page %s: %d article links outside the site's domains (%s) left out", page,
-                               offsite, ", ".join(spider.domains))
+            spider.logger.info(
+                "list page %s: %d article links outside the site's domains (%s) left out",
+                page,
+                offsite,
+                ", ".join(spider.domains),
+            )
         if self.past:
             self.stats.inc_value(f"links/over_limit/{site}", self.past)
-            spider.logger.warning("list page %s: %d new article links queued (LIST_LINKS_MAX), %d more left for the "
-                                  "next run", page, self.queued, self.past)
+            spider.logger.warning(
+                "list page %s: %d new article links queued (LIST_LINKS_MAX), %d more left for the next run",
+                page,
+                self.queued,
+                self.past,
+            )
 
     def _next_list(self, url: str, text: str) -> bool:
         """A link to the list's next page: matching ``follow``; without it, a 下一页 (or next
@@ -127,8 +144,12 @@ class ListPage:
             return False
         if spider._follow:
             return spider.on_site(url) and any(p.search(url) for p in spider._follow)
-        return (spider.list_follow_next and bool(NEXT_LINK_TEXT.search(text)) and is_next_list_page(text, self.depth)
-                and urlparse(url).hostname in spider.hosts)
+        return (
+            spider.list_follow_next
+            and bool(NEXT_LINK_TEXT.search(text))
+            and is_next_list_page(text, self.depth)
+            and urlparse(url).hostname in spider.hosts
+        )
 
     def _article(self, url: str, final: bool = False) -> Iterator[scrapy.Request]:
         """Take an article link, at its article's first page: story_2.html is a later page

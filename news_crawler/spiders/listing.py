@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
-from scrapy.http import HtmlResponse, Response
+from scrapy.http import HtmlResponse, Response, TextResponse
 
 from news_crawler.extraction.decode import is_binary
 
@@ -25,14 +25,20 @@ PROLOG_BYTES = 65536  # where the root element must start: past a long DOCTYPE s
 FEED_ROOTS = {"rss", "feed", "urlset", "sitemapindex", "rdf:rdf", "rdf"}
 # A DOCTYPE may hold an internal subset (<!DOCTYPE rss [<!ENTITY c "&#169;">]>): skipped as
 # text, never parsed, so no entity is ever resolved and no external DTD fetched.
-_PROLOG = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:(?:<\?[^>]*\?>|<!--.*?-->|<!DOCTYPE[^>\[]*(?:\[.*?\]\s*)?>)\s*)*"
-                     rb"<([A-Za-z][\w:.-]*)", re.S)
+_PROLOG = re.compile(
+    rb"\A(?:\xef\xbb\xbf)?\s*(?:(?:<\?[^>]*\?>|<!--.*?-->|<!DOCTYPE[^>\[]*(?:\[.*?\]\s*)?>)\s*)*"
+    rb"<([A-Za-z][\w:.-]*)",
+    re.S,
+)
 # <link> and <loc> hold links, relative ones too (read against the feed's URL); <guid> and
 # <id> only when they are http(s) URLs (else an id: "urn:uuid:…", "5"); Atom's <link href>.
 # One pattern, so that links come in document order without being collected first.
-_FEED_LINK = re.compile(rb"""<link\b[^>]*?\bhref\s*=\s*["']([^"']+)["']"""
-                        rb"|<(?:link|loc)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*([^<\s\]]+)"
-                        rb"|<(?:guid|id)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*(https?://[^<\s\]]+)", re.I)
+_FEED_LINK = re.compile(
+    rb"""<link\b[^>]*?\bhref\s*=\s*["']([^"']+)["']"""
+    rb"|<(?:link|loc)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*([^<\s\]]+)"
+    rb"|<(?:guid|id)\b[^>]*>\s*(?:<!\[CDATA\[)?\s*(https?://[^<\s\]]+)",
+    re.I,
+)
 
 
 # A list page's link to its next page, by its text: 下一页, 下页, 后页, "next page", with arrows
@@ -112,7 +118,7 @@ def html_links(text: str, base: str) -> Iterator[tuple[str, str]]:
     ``javascript:``, ``mailto:`` and the like come out as written, for the caller to refuse."""
     parser = etree.HTMLPullParser(events=("end",), tag=("a", "area", "base"), recover=True)
     for start in range(0, len(text), _CHUNK):
-        parser.feed(text[start:start + _CHUNK])
+        parser.feed(text[start : start + _CHUNK])
         for _, element in parser.read_events():
             href = (element.get("href") or "").strip().translate(_TAB_NEWLINE)  # as browsers read it (WHATWG)
             if element.tag == "base":
@@ -134,7 +140,7 @@ def as_html(response: Response) -> HtmlResponse | None:
     it holds no text."""
     if isinstance(response, HtmlResponse):
         return response
-    if not hasattr(response, "text"):
+    if not isinstance(response, TextResponse):
         return None
     return HtmlResponse(response.url, body=response.body, encoding=response.encoding, request=response.request)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import AsyncIterator, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlparse
 
@@ -35,18 +35,32 @@ from news_crawler.extraction.pagination import joined_pages
 from news_crawler.items import ArticleItem
 from news_crawler.pool import WorkerPool
 from news_crawler.spiders.list_page import ListPage
-from news_crawler.spiders.listing import (as_html, feed_links, html_links, is_feed, is_markup, is_sitemap_index, unpacked,
-                                          web_url)
+from news_crawler.spiders.listing import (
+    as_html,
+    feed_links,
+    html_links,
+    is_feed,
+    is_markup,
+    is_sitemap_index,
+    unpacked,
+    web_url,
+)
 from news_crawler.spiders.seeds import RedisSeeds
 from news_crawler.tracker import fetch_failed
 
 
-def tracking_pattern(pattern: str | None) -> re.Pattern | None:
+def tracking_pattern(pattern: str | None) -> re.Pattern[str] | None:
     """``URL_TRACKING_PARAMS`` compiled (None when empty); ValueError for a bad pattern."""
     try:
         return re.compile(pattern) if pattern else None
     except re.error as e:
         raise ValueError(f"bad URL_TRACKING_PARAMS pattern {pattern!r}: {e}") from None
+
+
+def failed_request(failure: Failure) -> scrapy.Request:
+    """The request Scrapy attaches to a download's failure."""
+    request: scrapy.Request = failure.request  # type: ignore[attr-defined]
+    return request
 
 
 # The public suffix list as tldextract ships it: never fetched at run time.
@@ -86,10 +100,29 @@ class NewsSpider(scrapy.Spider):
     # means the start pages' domains. Links, and where redirects land, must be on them.
     allowed_domains: list[str] = []
     custom_settings: dict[str, Any] = {}
+    # Set by from_crawler, from settings.
+    workers: WorkerPool
+    list_page_limit: int
+    list_stop_at_seen: bool
+    list_follow_next: bool
+    article_max_pages: int
+    tracking: re.Pattern[str] | None
+    max_list_bytes: int = 0  # DOWNLOAD_MAXSIZE: a list page's unpacked bytes, at most
+    links_max: int
+    list_pages_left: int  # list pages this run may still follow
+    seeds: RedisSeeds | None = None  # a cluster worker's start pages come through Redis
 
-    def __init__(self, *args: Any, start_urls: str | list[str] | None = None, allow: str | list[str] | None = None,
-                 deny: str | list[str] | None = None, follow: str | list[str] | None = None, site: str | None = None,
-                 allowed_domains: str | list[str] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        start_urls: str | list[str] | None = None,
+        allow: str | list[str] | None = None,
+        deny: str | list[str] | None = None,
+        follow: str | list[str] | None = None,
+        site: str | None = None,
+        allowed_domains: str | list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         if start_urls:
             self.start_urls = as_list(start_urls)
@@ -118,9 +151,8 @@ class NewsSpider(scrapy.Spider):
         self._follow = [re.compile(p) for p in self.follow]
         if allowed_domains:
             self.allowed_domains = as_list(allowed_domains)
-        hosts = [urlparse(u).hostname for u in self.start_urls if web_url(u)]
-        self.domains = ([d.lower().strip(".") for d in self.allowed_domains]
-                        or sorted({site_domain(h) for h in hosts}))
+        hosts = [urlparse(u).hostname or "" for u in self.start_urls if web_url(u)]
+        self.domains = [d.lower().strip(".") for d in self.allowed_domains] or sorted({site_domain(h) for h in hosts})
         self.hosts = set(hosts)  # without follow patterns: a 下一页 link to one of these is the list's next page
         self._lists_requested: set[str] = set(self.start_urls)  # this process's, so pagination cannot loop
 
@@ -145,23 +177,27 @@ class NewsSpider(scrapy.Spider):
         return spider
 
     async def start(self) -> Any:
-        if getattr(self, "seeds", None) is not None:
+        if self.seeds is not None:
             return  # a cluster worker: start pages arrive through Redis (see RedisSeeds)
         for url in self.start_urls:
             # List pages change every day: always fetch them, past the persistent dupefilter.
-            yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed,
-                                 meta={"start_page": True})
+            yield scrapy.Request(
+                url, callback=self.parse, dont_filter=True, errback=self.failed, meta={"start_page": True}
+            )
 
     def check_start_urls(self, settings: Any) -> None:
         """ValueError for start pages the settings refuse: ``file:`` ones without
         ``START_URLS_ALLOW_FILE``, or with no domain for the site's links (``allowed_domains``)."""
         local = [url for url in self.start_urls if not web_url(url)]
         if local and not settings.getbool("START_URLS_ALLOW_FILE"):
-            raise ValueError(f"start URL {local[0]!r} is not http(s); file: start pages are read only with "
-                             "-s START_URLS_ALLOW_FILE=True (local testing)")
+            raise ValueError(
+                f"start URL {local[0]!r} is not http(s); file: start pages are read only with "
+                "-s START_URLS_ALLOW_FILE=True (local testing)"
+            )
         if local and not self.domains:
-            raise ValueError("file: start pages name no site: say where its articles are with "
-                             "-a allowed_domains=DOMAIN[,DOMAIN...]")
+            raise ValueError(
+                "file: start pages name no site: say where its articles are with -a allowed_domains=DOMAIN[,DOMAIN...]"
+            )
 
     @classmethod
     def update_settings(cls, settings: Any) -> None:
@@ -201,12 +237,13 @@ class NewsSpider(scrapy.Spider):
                     continue
                 self.list_pages_left -= 1
                 self._lists_requested.add(url)
-                yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed,
-                                     meta={"list_depth": depth + 1})
+                yield scrapy.Request(
+                    url, callback=self.parse, dont_filter=True, errback=self.failed, meta={"list_depth": depth + 1}
+                )
 
     async def parse(self, response: Response, **kwargs: Any) -> AsyncIterator[scrapy.Request]:
         self.crawler.stats.inc_value(f"pages/list/{self.site}")
-        body = unpacked(response.body, getattr(self, "max_list_bytes", 0))
+        body = unpacked(response.body, self.max_list_bytes)
         if body is None:
             self.crawler.stats.inc_value(f"pages/list_unreadable/{self.site}")
             self.logger.warning("list page %s is gzip that cannot be unpacked: no links taken from it", response.url)
@@ -224,11 +261,15 @@ class NewsSpider(scrapy.Spider):
         page = as_html(response) if is_markup(body) else None
         if page is None:
             self.crawler.stats.inc_value(f"pages/list_unrecognised/{self.site}")
-            self.logger.warning("list page %s is neither an HTML page nor a feed (it starts %r): no links taken from it",
-                                response.url, body[:20])
+            self.logger.warning(
+                "list page %s is neither an HTML page nor a feed (it starts %r): no links taken from it",
+                response.url,
+                body[:20],
+            )
             return
-        async for request in ListPage(self, response).read(html_links(page.text, page.url), html=True,
-                                                            encoding=page.encoding):
+        async for request in ListPage(self, response).read(
+            html_links(page.text, page.url), html=True, encoding=page.encoding
+        ):
             yield request
 
     def seen(self, requests: list[scrapy.Request]) -> list[bool] | None:
@@ -240,22 +281,26 @@ class NewsSpider(scrapy.Spider):
         try:
             return scheduler.seen_many(requests)
         except Exception as e:  # noqa: BLE001 - an outage: every link counts as new
-            self.logger.warning("could not ask the dupefilter whether %d articles were seen (%s): taking them as new",
-                                len(requests), e)
+            self.logger.warning(
+                "could not ask the dupefilter whether %d articles were seen (%s): taking them as new", len(requests), e
+            )
             return None
 
     async def parse_article(self, response: Response) -> AsyncIterator[Any]:
         self.crawler.stats.inc_value(f"pages/article/{self.site}")
-        content_type = response.headers.get(b"Content-Type", b"").decode("latin-1")
+        content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1")
         article = response.meta.get("article")  # the pages before, on a later page
         if type(self).extract is not NewsSpider.extract:  # a portal's own extraction: here, as written
             fields = page_fields(response.body, content_type, response.url, lambda html: self.extract(html, response))
         else:  # in the worker pool, with the fingerprints: the reactor thread only moves bytes
-            fields = await self.workers.run(page_fields, response.body, content_type, response.url, None,
-                                            article is not None)
+            fields = await self.workers.run(
+                page_fields, response.body, content_type, response.url, None, article is not None
+            )
         next_url = fields.pop("next_page", None)
         if next_url and not self.on_site(next_url):  # a page of the story is on the site, or it is no page of it
-            self.crawler.stats.inc_value(f"links/refused_{'scheme' if not web_url(next_url) else 'offsite'}/{self.site}")
+            self.crawler.stats.inc_value(
+                f"links/refused_{'scheme' if not web_url(next_url) else 'offsite'}/{self.site}"
+            )
             next_url = None
         if article is not None:  # a later page: its text joins the first page's
             fields = {**article, "body": joined_pages(article["body"], fields.get("body", ""))}
@@ -263,21 +308,28 @@ class NewsSpider(scrapy.Spider):
             fields = {**fields, "url": response.url}
         pages = response.meta.get("article_pages", 1)
         if next_url and pages < self.article_max_pages:
-            yield scrapy.Request(next_url, callback=self.parse_article, errback=self.next_page_failed,
-                                 dont_filter=True, meta={"article": fields, "article_pages": pages + 1})
+            yield scrapy.Request(
+                next_url,
+                callback=self.parse_article,
+                errback=self.next_page_failed,
+                dont_filter=True,
+                meta={"article": fields, "article_pages": pages + 1},
+            )
             return
         yield self.item(fields)
 
     def item(self, fields: dict[str, Any]) -> ArticleItem:
-        return ArticleItem(site=self.site, crawled_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                           **fields)
+        return ArticleItem(site=self.site, crawled_at=datetime.now(UTC).isoformat(timespec="seconds"), **fields)
 
     def next_page_failed(self, failure: Failure) -> Iterator[ArticleItem]:
         """A later page of an article could not be fetched: the pages before it make the item."""
         self.crawler.stats.inc_value(f"pages/article_page_failed/{self.site}")
-        self.logger.warning("page %s of an article could not be fetched (%s): keeping the pages before it",
-                            failure.request.url, failure.value)
-        yield self.item(failure.request.meta["article"])
+        self.logger.warning(
+            "page %s of an article could not be fetched (%s): keeping the pages before it",
+            failed_request(failure).url,
+            failure.value,
+        )
+        yield self.item(failed_request(failure).meta["article"])
 
     def extract(self, html: str, response: Response):
         """Article fields of a page; portal spiders override this only where generic extraction
@@ -287,5 +339,4 @@ class NewsSpider(scrapy.Spider):
     def failed(self, failure: Failure) -> None:
         """A page that could not be fetched: the outcome tracker decides what it means
         (gone, refused by robots.txt, or a failure to try again on the next run)."""
-        self.crawler.signals.send_catch_log(fetch_failed, request=failure.request, failure=failure)
-
+        self.crawler.signals.send_catch_log(fetch_failed, request=failed_request(failure), failure=failure)

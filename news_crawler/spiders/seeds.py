@@ -26,8 +26,15 @@ SEEDS_PER_IDLE = 1  # one list page at a time, so idle workers share the seeds
 
 
 class RedisSeeds:
-    def __init__(self, client: Any, key: str, idle_seconds: float, responses: Callable[[], int],
-                 schedule: Callable[[scrapy.Request], None], clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        client: Any,
+        key: str,
+        idle_seconds: float,
+        responses: Callable[[], int],
+        schedule: Callable[[scrapy.Request], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.client = client
         self.key = key
         self.idle_seconds = idle_seconds
@@ -41,10 +48,13 @@ class RedisSeeds:
     def from_crawler(cls, crawler: Crawler, spider: Spider) -> RedisSeeds:
         settings = with_defaults(crawler.settings)
         client = connection.from_settings(settings)
-        seeds = cls(client, connection.spider_key(settings.get("SEED_KEY"), spider.name, client),
-                    settings.getfloat("WORKER_IDLE_SECONDS"),
-                    lambda: crawler.stats.get_value("response_received_count", 0),
-                    lambda request: crawler.engine.crawl(request))
+        seeds = cls(
+            client,
+            connection.spider_key(settings.get("SEED_KEY"), spider.name, client),
+            settings.getfloat("WORKER_IDLE_SECONDS"),
+            lambda: crawler.stats.get_value("response_received_count", 0),
+            lambda request: crawler.engine.crawl(request),
+        )
         crawler.signals.connect(seeds.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(seeds.spider_idle, signal=signals.spider_idle)
         return seeds
@@ -77,7 +87,9 @@ class RedisSeeds:
 
 
 # Push only into an empty list, in one step: start URLs nobody took yet are not pushed again.
-_PUSH_IF_EMPTY = "if redis.call('LLEN', KEYS[1]) == 0 then return redis.call('RPUSH', KEYS[1], unpack(ARGV)) end return 0"
+_PUSH_IF_EMPTY = (
+    "if redis.call('LLEN', KEYS[1]) == 0 then return redis.call('RPUSH', KEYS[1], unpack(ARGV)) end return 0"
+)
 
 
 def seed(client: Any, spiders: list[Any], key_template: str) -> dict[str, int]:
