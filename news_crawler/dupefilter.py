@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
 from scrapy.crawler import Crawler
@@ -20,7 +20,7 @@ from scrapy_redis.dupefilter import RFPDupeFilter
 
 from news_crawler import connection
 from news_crawler.config import with_defaults
-from news_crawler.contracts import LeasedQueue
+from news_crawler.contracts import LeasedQueue, SeenSet
 
 # How a request becomes the fingerprint stored in the set: the crawler's fingerprinter, or
 # scrapy-redis 0.9's own (SHA-1 of method, canonical URL and body), so that a set scrapy-redis
@@ -115,3 +115,9 @@ class RedisDupeFilter(RFPDupeFilter):
         if self.stats is not None:
             self.stats.inc_value("dupefilter/filtered")
         super().log(request, spider)
+
+
+if TYPE_CHECKING:  # mypy checks that the class keeps its contract (contracts.py)
+
+    def _keeps_contract(implementation: RedisDupeFilter) -> SeenSet:
+        return implementation

@@ -29,7 +29,7 @@ class _OnOurRedis:
 
     server: Any = None
     crawler: Any
-    redis_batch_size: int | None
+    redis_batch_size: Any
     fetch_data: Any
     count_size: Any
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
 from scrapy.crawler import Crawler
@@ -30,7 +30,7 @@ from twisted.internet import task
 
 from news_crawler import connection, request_json
 from news_crawler.config import with_defaults
-from news_crawler.contracts import LeasedQueue, SeenSet
+from news_crawler.contracts import LeasedQueue, Scheduling, SeenSet
 from news_crawler.dupefilter import RedisDupeFilter
 from news_crawler.leasing.queue import LEASE_META
 from news_crawler.leasing.without_tracker import end_leases_on_response
@@ -255,3 +255,9 @@ class RedisScheduler(Scheduler):
     def seen_many(self, requests: Sequence[Request]) -> list[bool] | None:
         """Whether each of ``requests`` was seen, marking none; None when the dupefilter cannot tell."""
         return None if self.seen_set is None else self.seen_set.seen_many(requests)
+
+
+if TYPE_CHECKING:  # mypy checks that the class keeps its contract (contracts.py)
+
+    def _keeps_contract(implementation: RedisScheduler) -> Scheduling:
+        return implementation

@@ -128,3 +128,39 @@ def test_an_unknown_fingerprint_mode_is_refused_with_the_choices(make_crawler):
 
     with pytest.raises(ValueError, match="'scrapy-redis'"):
         RedisDupeFilter.from_crawler(make_crawler(Plain, {"DUPEFILTER_FINGERPRINT": "md5"}))
+
+
+def test_the_scheduler_picks_its_paths_once_by_the_contracts_its_parts_keep(make_crawler, redis_client):
+    """The project's queue and dupefilters keep the Protocols of ``contracts.py``; a plain
+    scrapy-redis queue does not, and the scheduler then marks and queues in two steps."""
+    from news_crawler.contracts import LeasedQueue, Scheduling, SeenSet
+
+    leased = open_scheduler(make_crawler(Plain, SCHEDULER))
+    assert isinstance(leased.queue, LeasedQueue) and leased.leased is leased.queue
+    assert isinstance(leased.df, SeenSet) and leased.seen_set is leased.df and isinstance(leased, Scheduling)
+    assert leased.enqueue_request(Request("https://example.com/a"))
+    assert leased.seen_many([Request("https://example.com/a"), Request("https://example.com/b")]) == [True, False]
+    bloom = open_scheduler(make_crawler(Plain, {**SCHEDULER, "DUPEFILTER_CLASS": "news_crawler.bloom.BloomDupeFilter"}))
+    assert isinstance(bloom.df, SeenSet) and bloom.enqueue_request(Request("https://example.com/c"))
+    assert not bloom.enqueue_request(Request("https://example.com/c"))  # its bits were set with the push
+
+    plain = open_scheduler(
+        make_crawler(
+            Plain,
+            {
+                **SCHEDULER,
+                "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.PriorityQueue",
+                "SCHEDULER_QUEUE_KEY": "%(spider)s:plain",
+                "SCHEDULER_DUPEFILTER_KEY": "%(spider)s:plain-seen",
+            },
+        )
+    )
+    assert not isinstance(plain.queue, LeasedQueue) and plain.leased is None
+    assert plain.enqueue_request(Request("https://example.com/d")) and not plain.enqueue_request(
+        Request("https://example.com/d")
+    )
+    request = plain.next_request()
+    assert request.url == "https://example.com/d" and "lease" not in request.meta
+    plain.ack(request)  # nothing to end: no lease
+    plain.postpone_now(request)  # no queue of postponed requests: the dupefilter forgets it instead
+    assert plain.enqueue_request(Request("https://example.com/d"))

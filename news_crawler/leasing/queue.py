@@ -14,12 +14,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
 from scrapy_redis.queue import Base
 
 from news_crawler import request_json
+from news_crawler.contracts import LeasedQueue
 from news_crawler.leasing.owner import is_dead_here, this_owner
 
 logger = logging.getLogger(__name__)
@@ -27,11 +28,11 @@ LEASE_META = "lease"
 _LUA = Path(__file__).parent
 
 
-class LeasedPriorityQueue(Base):  # type: ignore[misc]  # scrapy-redis ships no type hints
+class LeasedPriorityQueue(Base):
     lease_seconds = 120.0  # the scheduler sets SCHEDULER_LEASE_SECONDS
 
     def __init__(self, server: Any, spider: Any, key: str, serializer: Any = None) -> None:
-        super().__init__(server, spider, key, serializer or request_json)  # never pickle unless asked
+        super().__init__(server, spider, key, serializer or request_json)  # type: ignore[no-untyped-call]  # scrapy-redis; never pickle unless asked
         self.inflight_key = f"{self.key}:inflight"
         self.later_key = f"{self.key}:later"
         self.unreadable_key = f"{self.key}:unreadable"
@@ -70,7 +71,7 @@ class LeasedPriorityQueue(Base):  # type: ignore[misc]  # scrapy-redis ships no 
     def pop(self, timeout: int = 0) -> Request | None:
         while member := self._pop(keys=[self.key, self.inflight_key], args=[self.owner, self.lease_seconds]):
             try:  # bytes throughout: a pickle (SCHEDULER_ALLOW_PICKLE) is not text
-                request: Request = self._decode_request(member.split(b"\n", 1)[1])
+                request: Request = self._decode_request(member.split(b"\n", 1)[1])  # type: ignore[no-untyped-call]
             except Exception as e:  # noqa: BLE001 - whatever it is, it is not a request we can run
                 self._quarantine(member, e)
                 continue
@@ -151,3 +152,9 @@ class LeasedPriorityQueue(Base):  # type: ignore[misc]  # scrapy-redis ships no 
 
     def clear(self) -> None:
         self.server.delete(self.key, self.inflight_key, self.later_key)
+
+
+if TYPE_CHECKING:  # mypy checks that the class keeps its contract (contracts.py)
+
+    def _keeps_contract(implementation: LeasedPriorityQueue) -> LeasedQueue:
+        return implementation
