@@ -27,6 +27,7 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
+from twisted.internet.interfaces import IReactorTime
 
 from news_crawler import connection, request_json
 from news_crawler.config import with_defaults
@@ -58,6 +59,7 @@ class RedisScheduler(Scheduler):
         self.outage = outage
         self.probe = probe  # a client that gives up fast: probing must not hold the reactor
         self._loops: list[task.LoopingCall] = []
+        self.timer: IReactorTime | None = None  # what runs the loops (tests give a task.Clock); None: the reactor
         self._closing = False
         self._empty_since: float | None = None
         self.leased: LeasedQueue | None = None  # the queue, when its pops are leases
@@ -134,6 +136,8 @@ class RedisScheduler(Scheduler):
 
     def _every(self, seconds: float, fn: Any) -> None:
         loop = task.LoopingCall(fn)
+        if self.timer is not None:
+            loop.clock = self.timer
         loop.start(seconds, now=False)
         self._loops.append(loop)
 

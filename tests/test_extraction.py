@@ -103,9 +103,20 @@ def test_a_declared_charset_the_bytes_contradict_loses():
 
 
 def test_odd_input_gives_empty_fields_not_errors():
-    for html in ["", "   ", "<html></html>", "\x00\x01binary", "<p>" * 10000]:
+    for html in ["", "   ", "<html></html>", "<p>" * 10000]:
         article = extract_article(html)
-        assert isinstance(article.body, str) and isinstance(article.published_at, str)
+        assert (article.title, article.body, article.published_at, article.author) == ("", "", "", ""), html[:20]
+    binary = extract_article("\x00\x01binary")  # text kept as it came: the validator refuses it (not_text)
+    assert (binary.title, binary.published_at, binary.author) == ("", "", "") and binary.body.endswith("binary")
+
+
+def test_the_http_headers_charset_decides_between_two_readings_of_the_bytes():
+    """Bytes valid as Big5 and as GBK, no <meta>: the Content-Type header says which."""
+    text = "臺北市長宣布新政策，議會審查經費來源。" * 3
+    page = f"<html><body><p>{text}</p></body></html>".encode("big5")
+    assert decode_html(page, "text/html; charset=big5") == (f"<html><body><p>{text}</p></body></html>", "big5hkscs")
+    assert decode_html(page, "text/html; charset=GBK")[1] == "gb18030"  # the header's word, though wrong here
+    assert decode_html(page)[1] == "big5hkscs"  # without it, the bytes are read as Big5
 
 
 def old_cms_page(byline: str, body: str, after: str = "") -> str:

@@ -9,11 +9,20 @@ STORY = (
 )
 
 
-@pytest.mark.parametrize("body", ["", "   \n\t ", "\u200b\u200b", "。，！？……", "的 了 是 在 和"])
-def test_unusable_text_has_a_reason(fingerprinter, body):
+@pytest.mark.parametrize(
+    "body,reason",
+    [
+        ("", "empty body"),
+        ("   \n\t ", "empty body"),
+        ("\u200b\u200b", "body has only boilerplate or invisible characters"),
+        ("。，！？……", "body has no words to fingerprint (only punctuation, digits or stop words)"),
+        ("的 了 是 在 和", "body has no words to fingerprint (only punctuation, digits or stop words)"),
+    ],
+)
+def test_unusable_text_has_a_reason(fingerprinter, body, reason):
     with pytest.raises(UnusableText) as err:
         fingerprinter.fingerprint(body)
-    assert str(err.value)
+    assert str(err.value) == reason
 
 
 def test_non_text_body_is_refused(fingerprinter):
@@ -24,7 +33,7 @@ def test_non_text_body_is_refused(fingerprinter):
 def test_spam_repeating_one_token_does_not_overflow(fingerprinter):
     spam = "震惊" * 20_000 + "点击领取大奖" * 5000
     fp = fingerprinter.fingerprint(spam)
-    assert fp.value and fp.words >= 1
+    assert (fp.value, fp.words) == (0xE330_D487_3D4C_B2B4, 4)
     # The integer counts the same text yields overflow simhash 2.1.2 under numpy 2.
     with pytest.raises(OverflowError):
         simhash.Simhash([("震惊", 20_000)], f=64)
@@ -32,12 +41,12 @@ def test_spam_repeating_one_token_does_not_overflow(fingerprinter):
 
 def test_huge_page_is_cut_not_refused():
     fp = Fingerprinter(max_chars=5_000).fingerprint(STORY * 10_000)
-    assert fp.truncated and fp.value
+    assert fp.truncated and fp.value == Fingerprinter(max_chars=5_000).fingerprint((STORY * 10_000)[:5_000]).value
 
 
 def test_unusual_unicode(fingerprinter):
     text = STORY + "😀🇨🇳 é́ ‮עברית‬ 𠀀𠀁 \ud83d"
-    assert fingerprinter.fingerprint(text).value
+    assert fingerprinter.fingerprint(text).value == fingerprinter.fingerprint(STORY).value  # words unchanged
 
 
 def test_reprint_of_a_real_article_is_near_and_other_stories_are_far(fingerprinter, sina_articles):
@@ -109,3 +118,21 @@ def test_bad_arguments_say_what_to_fix():
         Fingerprinter(max_word_share=0)
     with pytest.raises(ValueError, match="position_decay"):
         Fingerprinter(position_decay=-1)
+
+
+def test_the_weights_and_the_fingerprint_of_a_known_text_are_pinned(fingerprinter):
+    """The first words' weights (TF-IDF, the lead decay, the cap) and the fingerprint of a
+    fixed text: a change to any of them changes these numbers, and the index's fingerprints."""
+    weights = [(w, round(v, 4)) for w, v in fingerprinter.features(STORY)[:8]]
+    assert weights == [
+        ("北京", 4.667),
+        ("时间", 3.626),
+        ("10", 9.5635),
+        ("30", 8.6943),
+        ("武侠小说", 7.2061),
+        ("泰斗", 6.9307),
+        ("金庸", 10.3838),
+        ("香港", 3.0996),
+    ]
+    fp = fingerprinter.fingerprint(STORY)
+    assert (fp.value, fp.words, fp.sentences, fp.length) == (0x5BED_D8AC_C169_DA2D, 23, (14377686, 10668859), 85)

@@ -55,7 +55,7 @@ def test_an_expired_lease_of_a_silent_worker_is_requeued(redis_client):
 
 
 def test_renew_keeps_held_leases_alive(redis_client):
-    q = queue(redis_client, lease_seconds=0.001)
+    q = queue(redis_client, lease_seconds=-60)  # popped with a lease that has run out already
     q.push(Request("https://x.example/slow"))
     request = q.pop()
     q.lease_seconds = 3600
@@ -85,3 +85,29 @@ def test_an_unreadable_entry_is_set_aside_not_run(redis_client, caplog):
     assert q.pop().url == "https://x.example/json"  # the pickle is skipped, never unpickled
     assert redis_client.lrange("site:requests:unreadable", 0, -1) == [pickled] and q.unreadable == 1
     assert q.in_flight() == 1 and "not JSON" in caplog.text
+
+
+def test_the_scheduler_renews_its_leases_every_third_of_a_lease(make_crawler, redis_client):
+    """The scheduler's own loop renews what it holds: once the loop's clock has moved a third
+    of a lease on, the lease ends later than it did when the request was popped."""
+    from scrapy import Spider
+    from twisted.internet.task import Clock
+
+    from news_crawler.scheduling import RedisScheduler
+
+    class Site(Spider):
+        name = "renewing"
+
+    crawler = make_crawler(Site, {"SCHEDULER": "news_crawler.scheduling.RedisScheduler", "SCHEDULER_LEASE_SECONDS": 60})
+    scheduler = RedisScheduler.from_crawler(crawler)
+    scheduler.timer = timer = Clock()
+    scheduler.open(crawler.spider)
+    assert scheduler.enqueue_request(Request("https://x.example/held"))
+    request = scheduler.next_request()
+    ((_, first),) = redis_client.zrange("renewing:requests:inflight", 0, -1, withscores=True)
+    timer.advance(20)  # a third of the lease: the loop runs once
+    ((_, renewed),) = redis_client.zrange("renewing:requests:inflight", 0, -1, withscores=True)
+    assert renewed > first
+    scheduler.ack(request)
+    scheduler.close("finished")
+    assert redis_client.zcard("renewing:requests:inflight") == 0
