@@ -43,7 +43,6 @@ WEEK = 7 * 86_400
 def load(url: str, stored: int, retention_days: float, namespace: str) -> tuple[object, RedisStore, int]:
     """A client and a store on ``url`` holding ``stored`` random documents, and the bytes
     they took (every node's)."""
-    connection._clients.clear()
     client = connection.from_settings(plain_settings({"REDIS_URL": url}))
     clock = [time.time()]
     store = RedisStore(

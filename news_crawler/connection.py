@@ -4,8 +4,8 @@ Which server: ``REDIS_URL`` when set; else ``REDIS_HOST``/``REDIS_PORT`` when ei
 set (scrapy-redis' settings); else the embedded server under ``EMBEDDED_REDIS_DIR``,
 started on first use. ``REDIS_PARAMS`` (client keyword arguments) is merged over the
 defaults; as in scrapy-redis, ``REDIS_PARAMS["redis_cls"]`` (a class or its dotted path)
-picks the client class. A process asks once per server and shares that client (and its
-connection pool) between all its components.
+picks the client class. Each call makes a new client: a crawler's components share the one
+its ``runtime.Runtime`` holds, a command line tool makes one per command.
 
 Redis Cluster: when the server named answers ``INFO cluster`` with ``cluster_enabled:1``
 (``REDIS_CLUSTER = "auto"``, the default; ``"yes"`` and ``"no"`` skip the question), the
@@ -17,7 +17,6 @@ the same way (``index/redis_store.py``).
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import redis
@@ -27,9 +26,6 @@ from redis.retry import Retry
 
 from news_crawler import defaults
 from news_crawler.embedded import ensure_server
-
-_clients: dict[tuple[str, str], Any] = {}  # redis.Redis or RedisCluster
-_lock = threading.Lock()
 
 
 def resolve_url(
@@ -99,20 +95,14 @@ def _wants_cluster(settings: Any, url: str, params: dict[str, Any]) -> bool:
     return cluster_enabled(url, params)
 
 
-def from_settings(settings: Any) -> redis.Redis:
-    """The process's client for the Redis that ``settings`` name: a ``RedisCluster`` when
-    that server is a cluster node."""
+def from_settings(settings: Any) -> Any:
+    """A client for the Redis that ``settings`` name: a ``RedisCluster`` when that server is
+    a cluster node, else a ``redis.Redis`` (or ``REDIS_PARAMS["redis_cls"]``)."""
     url, params = url_from_settings(settings), params_from_settings(settings)
-    key = (url, repr(sorted(params.items(), key=lambda kv: kv[0])))
-    with _lock:
-        if key not in _clients:
-            if _wants_cluster(settings, url, params):
-                params.pop("redis_cls", None)
-                _clients[key] = RedisCluster.from_url(url, **{"retry": _retry(), **params})
-            else:
-                cls = _client_class(params)
-                _clients[key] = cls.from_url(url, **{"retry": _retry(), **params})
-        return _clients[key]
+    if _wants_cluster(settings, url, params):
+        params.pop("redis_cls", None)
+        return RedisCluster.from_url(url, **{"retry": _retry(), **params})
+    return _client_class(params).from_url(url, **{"retry": _retry(), **params})
 
 
 def spider_key(template: str, spider: str, client: Any, **names: Any) -> str:
@@ -125,11 +115,11 @@ def spider_key(template: str, spider: str, client: Any, **names: Any) -> str:
 get_redis_from_settings = from_settings  # scrapy-redis' name for it
 
 
-def probe_client(settings: Any) -> redis.Redis:
-    """A client for the same server (the node named, on a cluster) that answers within a
-    second or fails: for probing an outage from the reactor thread."""
+def probe_client(settings: Any, client: Any) -> redis.Redis:
+    """A client for the same server as ``client`` (the node named, on a cluster) that
+    answers within a second or fails: for probing an outage from the reactor thread."""
     params = {**params_from_settings(settings), "socket_timeout": 1, "socket_connect_timeout": 1}
-    if is_cluster(from_settings(settings)):
+    if is_cluster(client):
         params.pop("redis_cls", None)
         return redis.Redis.from_url(url_from_settings(settings), retry=Retry(NoBackoff(), 0), **params)
     return _client_class(params).from_url(url_from_settings(settings), retry=Retry(NoBackoff(), 0), **params)
@@ -152,7 +142,11 @@ def check_reachable(settings: Any) -> None:
 
     named = settings.get("REDIS_URL") or ""
     try:
-        from_settings(settings).ping()
+        client = from_settings(settings)
+        try:
+            client.ping()
+        finally:
+            client.close()
     except (redis.RedisError, EmbeddedServerError, OSError) as e:
         raise redis_problem(e, named or url_named(settings)) from None
 

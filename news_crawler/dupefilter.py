@@ -21,6 +21,7 @@ from scrapy_redis.dupefilter import RFPDupeFilter
 from news_crawler import connection
 from news_crawler.config import with_defaults
 from news_crawler.contracts import LeasedQueue, SeenSet
+from news_crawler.runtime import Runtime
 
 # How a request becomes the fingerprint stored in the set: the crawler's fingerprinter, or
 # scrapy-redis 0.9's own (SHA-1 of method, canonical URL and body), so that a set scrapy-redis
@@ -53,7 +54,7 @@ class RedisDupeFilter(RFPDupeFilter):
         """Standalone, under any scheduler: the set ``DUPEFILTER_KEY`` names, else the spider's."""
         settings = with_defaults(crawler.settings)
         template = settings.get("DUPEFILTER_KEY") or settings.get("SCHEDULER_DUPEFILTER_KEY")
-        client = connection.from_settings(settings)
+        client = Runtime.of(crawler).client
         return cls._build(
             crawler, connection.spider_key(template, spider_name(crawler), client, timestamp=int(time.time()))
         )
@@ -62,7 +63,7 @@ class RedisDupeFilter(RFPDupeFilter):
     def from_spider(cls, spider: Spider) -> RedisDupeFilter:
         """Under the scheduler: the spider's ``SCHEDULER_DUPEFILTER_KEY`` set."""
         settings = with_defaults(spider.crawler.settings)
-        client = connection.from_settings(settings)
+        client = Runtime.of(spider.crawler).client
         return cls._build(
             spider.crawler, connection.spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), spider.name, client)
         )
@@ -78,7 +79,7 @@ class RedisDupeFilter(RFPDupeFilter):
             )
         fingerprinter = crawler.request_fingerprinter if mode == "scrapy" else None
         return cls(
-            connection.from_settings(settings),
+            Runtime.of(crawler).client,
             key,
             settings.getbool("DUPEFILTER_DEBUG"),
             fingerprinter=fingerprinter,

@@ -64,4 +64,8 @@ def check_index(settings: Any) -> None:
     if settings.getbool("DEDUP_ENABLED"):
         from news_crawler import connection
 
-        store_from_settings(settings, connection.from_settings(settings)).generations.check_format()
+        client = connection.from_settings(settings)
+        try:
+            store_from_settings(settings, client).generations.check_format()
+        finally:
+            client.close()

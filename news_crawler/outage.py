@@ -110,15 +110,3 @@ class Outage:
                 continue
             self.answered()
             return result
-
-
-_outages: dict[int, tuple[Any, Outage]] = {}
-_outages_lock = threading.Lock()
-
-
-def outage_for(client: Any, limit: float) -> Outage:
-    """The one ``Outage`` of a client (the process shares one client per server)."""
-    with _outages_lock:
-        if id(client) not in _outages:
-            _outages[id(client)] = (client, Outage(limit))
-        return _outages[id(client)][1]

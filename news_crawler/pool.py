@@ -121,13 +121,6 @@ class WorkerPool:
         self.processes = processes
         self.crawler = crawler  # its stats exist only once the crawl starts
 
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> WorkerPool:
-        from news_crawler.config import with_defaults
-
-        settings = with_defaults(crawler.settings)
-        return cls(dedup_config(settings), settings.getint("DEDUP_PROCESSES"), crawler)
-
     def get(self) -> tuple[Executor, FingerprintFn]:
         return shared_pool(self.config, self.processes)
 

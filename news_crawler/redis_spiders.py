@@ -4,7 +4,7 @@ scrapy-redis' spiders build their own client (``localhost:6379`` when ``REDIS_UR
 empty) while the scheduler uses ours (the embedded server): two servers in one crawl.
 These subclasses read ``REDIS_START_URLS_KEY`` and friends exactly as scrapy-redis does
 (and ``REDIS_START_URLS_BATCH_SIZE``, which 0.9 replaced by ``CONCURRENT_REQUESTS``, when
-set), then take their start URLs from the process's client of ``connection.from_settings``.
+set), then take their start URLs from the crawler's client (``runtime.Runtime``).
 
     from news_crawler.redis_spiders import RedisSpider
 
@@ -20,8 +20,8 @@ from typing import Any
 from scrapy_redis import defaults as redis_defaults
 from scrapy_redis import spiders
 
-from news_crawler import connection
 from news_crawler.config import with_defaults
+from news_crawler.runtime import Runtime
 
 
 class _OnOurRedis:
@@ -44,7 +44,7 @@ class _OnOurRedis:
         if batch_unset and settings.getint("REDIS_START_URLS_BATCH_SIZE", 0) > 0:
             # scrapy-redis 0.9 dropped it for CONCURRENT_REQUESTS; a project that sets it still means it
             self.redis_batch_size = settings.getint("REDIS_START_URLS_BATCH_SIZE")
-        self.server = server = connection.from_settings(settings)
+        self.server = server = Runtime.of(crawler or self.crawler).client
         if settings.getbool("REDIS_START_URLS_AS_SET", redis_defaults.START_URLS_AS_SET):
             self.fetch_data, self.count_size = server.spop, server.scard
         elif settings.getbool("REDIS_START_URLS_AS_ZSET", redis_defaults.START_URLS_AS_ZSET):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
@@ -35,7 +35,8 @@ from news_crawler.contracts import LeasedQueue, Scheduling, SeenSet
 from news_crawler.dupefilter import RedisDupeFilter
 from news_crawler.leasing.queue import LEASE_META
 from news_crawler.leasing.without_tracker import end_leases_on_response
-from news_crawler.outage import REDIS_ERRORS, Outage, outage_for
+from news_crawler.outage import REDIS_ERRORS, Outage
+from news_crawler.runtime import Runtime
 
 __all__ = ["RedisDupeFilter", "RedisScheduler"]
 logger = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ class RedisScheduler(Scheduler):
         self.probe = probe  # a client that gives up fast: probing must not hold the reactor
         self._loops: list[task.LoopingCall] = []
         self.timer: IReactorTime | None = None  # what runs the loops (tests give a task.Clock); None: the reactor
+        self.clock: Callable[[], float] = time.monotonic  # for SCHEDULER_IDLE_BEFORE_CLOSE
         self._closing = False
         self._empty_since: float | None = None
         self.leased: LeasedQueue | None = None  # the queue, when its pops are leases
@@ -68,7 +70,8 @@ class RedisScheduler(Scheduler):
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
         s = with_defaults(crawler.settings)
-        server = connection.from_settings(s)
+        runtime = Runtime.of(crawler)
+        server = runtime.client
         server.ping()
         dupefilter_cls = s.get("SCHEDULER_DUPEFILTER_CLASS") or s.get("DUPEFILTER_CLASS")
         if dupefilter_cls in (None, SCRAPY_DEFAULT_DUPEFILTER):
@@ -85,8 +88,8 @@ class RedisScheduler(Scheduler):
             serializer=request_json.load_serializer(s.get("SCHEDULER_SERIALIZER"), s.getbool("SCHEDULER_ALLOW_PICKLE")),
             crawler=crawler,
             lease_seconds=s.getfloat("SCHEDULER_LEASE_SECONDS"),
-            outage=outage_for(server, s.getfloat("REDIS_OUTAGE_LIMIT")),
-            probe=connection.probe_client(s),
+            outage=runtime.outage,
+            probe=connection.probe_client(s, server),
         )
 
     def open(self, spider: Spider) -> None:
@@ -194,7 +197,7 @@ class RedisScheduler(Scheduler):
         (other workers may still add requests); the queue is polled, never blocked on."""
         if self.idle_before_close <= 0:
             return False
-        now = time.monotonic()
+        now = self.clock()
         if self._empty_since is None:
             self._empty_since = now
         return now - self._empty_since < self.idle_before_close

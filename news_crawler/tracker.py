@@ -19,12 +19,12 @@ from scrapy import Request, signals
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 
-from news_crawler import connection
 from news_crawler.config import with_defaults
 from news_crawler.contracts import Scheduling
-from news_crawler.outage import Outage, outage_for
+from news_crawler.outage import Outage
 from news_crawler.outcomes import OutcomeStore, classify_failure
 from news_crawler.redact import short_url
+from news_crawler.runtime import Runtime
 
 logger = logging.getLogger(__name__)
 
@@ -53,14 +53,9 @@ class OutcomeTracker:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> OutcomeTracker:
         settings = with_defaults(crawler.settings)
-        client = connection.from_settings(settings)
-        store = OutcomeStore.for_spider(client, settings, spider_name(crawler))
-        tracker = cls(
-            crawler,
-            store,
-            settings.getint("OUTCOME_RETRY_RUNS"),
-            outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")),
-        )
+        runtime = Runtime.of(crawler)
+        store = OutcomeStore.for_spider(runtime.client, settings, spider_name(crawler))
+        tracker = cls(crawler, store, settings.getint("OUTCOME_RETRY_RUNS"), runtime.outage)
         for handler, signal in (
             (tracker.item_scraped, signals.item_scraped),
             (tracker.item_dropped, signals.item_dropped),

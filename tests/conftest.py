@@ -40,10 +40,8 @@ def cluster_client(cluster):
     from news_crawler.config import plain_settings
 
     cluster.flushall()
-    connection._clients.clear()  # one client per process and server: start each test afresh
     client = connection.from_settings(plain_settings({"REDIS_URL": cluster.url}))
     yield client
-    connection._clients.clear()
     client.close()
 
 

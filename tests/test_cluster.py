@@ -38,7 +38,6 @@ def test_any_node_gives_a_cluster_client_and_spider_keys_share_a_slot(cluster, c
     }
     assert len(slots) == 1
     settings = plain_settings({"REDIS_URL": cluster.url, "REDIS_CLUSTER": "no"})
-    connection._clients.clear()
     assert not connection.is_cluster(connection.from_settings(settings))  # the operator's word wins
 
 

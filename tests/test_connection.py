@@ -29,10 +29,30 @@ def test_redis_params_are_merged_over_the_defaults(redis_server):
     assert kwargs["socket_timeout"] == 7 and kwargs["socket_connect_timeout"] == 3
 
 
-def test_one_client_per_server_and_options_in_a_process(redis_server):
-    a = connection.from_settings(settings(REDIS_URL=redis_server.url))
-    assert connection.from_settings(settings(REDIS_URL=redis_server.url)) is a
-    assert connection.from_settings(settings(REDIS_URL=redis_server.url, REDIS_PARAMS={"socket_timeout": 6})) is not a
+def test_one_client_and_one_outage_per_crawler_shared_by_its_components(make_crawler):
+    """The scheduler, its dupefilter, the pipelines and the tracker of one crawler share one
+    runtime (client, outage state, pool); another crawler gets its own."""
+    from scrapy import Spider
+
+    from news_crawler.pipelines.dedup import NearDuplicatePipeline
+    from news_crawler.runtime import Runtime
+    from news_crawler.scheduling import RedisScheduler
+    from news_crawler.tracker import OutcomeTracker
+
+    class Site(Spider):
+        name = "shared"
+
+    crawler = make_crawler(Site, {"SCHEDULER": "news_crawler.scheduling.RedisScheduler"})
+    scheduler = RedisScheduler.from_crawler(crawler)
+    scheduler.open(crawler.spider)
+    pipeline = NearDuplicatePipeline.from_crawler(crawler)
+    tracker = OutcomeTracker.from_crawler(crawler)
+    runtime = Runtime.of(crawler)
+    assert scheduler.server is runtime.client and scheduler.df.server is runtime.client
+    assert pipeline.store.client is runtime.client and tracker.store.client is runtime.client
+    assert scheduler.outage is pipeline.outage is tracker.outage is runtime.outage and pipeline.pool is runtime.pool
+    other = make_crawler(Site, {"SCHEDULER": "news_crawler.scheduling.RedisScheduler"})
+    assert Runtime.of(other) is not runtime and Runtime.of(other).client is not runtime.client
 
 
 def test_decoded_responses_are_refused_with_a_reason():

@@ -92,11 +92,18 @@ def test_idle_before_close_keeps_an_empty_queue_open_for_a_while(make_crawler, r
     assert not open_scheduler(make_crawler(Plain, SCHEDULER)).has_pending_requests()  # default: close at once
     settings = {**SCHEDULER, "SCHEDULER_IDLE_BEFORE_CLOSE": 3600}
     scheduler = open_scheduler(make_crawler(Plain, settings))
+    now = [1000.0]
+    scheduler.clock = lambda: now[0]
     assert scheduler.has_pending_requests()  # empty, but another worker may still add requests
-    scheduler._empty_since -= 3601
+    now[0] += 3599
+    assert scheduler.has_pending_requests()
+    now[0] += 2
     assert not scheduler.has_pending_requests()  # waited long enough
     scheduler.enqueue_request(Request("https://example.com/late"))
-    assert scheduler.has_pending_requests() and scheduler._empty_since is None
+    assert scheduler.has_pending_requests()
+    now[0] += 3601  # the wait starts again when the queue is next found empty
+    scheduler.next_request()
+    assert scheduler.has_pending_requests()
 
 
 def test_a_pickle_serializer_is_refused_unless_allowed(make_crawler):

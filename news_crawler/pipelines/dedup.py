@@ -11,7 +11,6 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
-from news_crawler import connection
 from news_crawler.config import with_defaults
 from news_crawler.drops import InvalidArticle, NearDuplicate, SeenBefore, Unsettled
 from news_crawler.engine import store_from_settings
@@ -20,9 +19,10 @@ from news_crawler.fingerprint.fingerprinter import Fingerprint
 from news_crawler.index import FingerprintStore
 from news_crawler.index.batching import DecisionBatcher
 from news_crawler.items import ArticleItem
-from news_crawler.outage import Outage, RedisUnavailable, outage_for
+from news_crawler.outage import Outage, RedisUnavailable
 from news_crawler.outcomes import OutcomeStore
 from news_crawler.pool import WorkerPool
+from news_crawler.runtime import Runtime
 
 
 class NearDuplicatePipeline:
@@ -49,17 +49,17 @@ class NearDuplicatePipeline:
         settings = with_defaults(crawler.settings)
         if not settings.getbool("DEDUP_ENABLED"):
             raise NotConfigured("DEDUP_ENABLED is off")
-        client = connection.from_settings(settings)
-        store = store_from_settings(settings, client)
-        outcomes = OutcomeStore.for_spider(client, settings, crawler.spider.name) if crawler.spider else None
+        runtime = Runtime.of(crawler)
+        store = store_from_settings(settings, runtime.client)
+        outcomes = OutcomeStore.for_spider(runtime.client, settings, crawler.spider.name) if crawler.spider else None
         return cls(
             crawler.stats,
             store,
-            WorkerPool.from_crawler(crawler),
+            runtime.pool,
             settings.getbool("DEDUP_USE_TITLE"),
             settings.getint("DEDUP_BATCH_SIZE"),
             outcomes,
-            outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")),
+            runtime.outage,
         )
 
     async def process_item(self, item: ArticleItem) -> ArticleItem:

@@ -24,7 +24,8 @@ from scrapy.utils.serialize import ScrapyJSONEncoder
 from news_crawler import connection
 from news_crawler.config import with_defaults
 from news_crawler.drops import Unsettled
-from news_crawler.outage import Outage, RedisUnavailable, outage_for
+from news_crawler.outage import Outage, RedisUnavailable
+from news_crawler.runtime import Runtime
 
 SCRAPY_REDIS_ITEMS_KEY = "%(spider)s:items"
 _encoder = ScrapyJSONEncoder(ensure_ascii=False)
@@ -61,11 +62,11 @@ class RedisListPipeline:
         if not key:
             raise NotConfigured  # silently off: no message, no warning in every crawl log
         serializer = settings.get("REDIS_ITEMS_SERIALIZER")
-        client = connection.from_settings(settings)
+        runtime = Runtime.of(crawler)
         return cls(
-            client,
+            runtime.client,
             key,
-            outage_for(client, settings.getfloat("REDIS_OUTAGE_LIMIT")),
+            runtime.outage,
             load_object(serializer) if serializer else to_json,
             crawler,
             settings.getint("ITEMS_REDIS_MAX"),

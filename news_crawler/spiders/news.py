@@ -34,6 +34,7 @@ from news_crawler.extraction.page import page_fields
 from news_crawler.extraction.pagination import joined_pages
 from news_crawler.items import ArticleItem
 from news_crawler.pool import WorkerPool
+from news_crawler.runtime import Runtime
 from news_crawler.spiders.list_page import ListPage
 from news_crawler.spiders.listing import (
     as_html,
@@ -159,7 +160,7 @@ class NewsSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> NewsSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        spider.workers = WorkerPool.from_crawler(crawler)
+        spider.workers = Runtime.of(crawler).pool
         settings = with_defaults(crawler.settings)
         spider.list_page_limit = settings.getint("LIST_PAGE_LIMIT")
         spider.list_stop_at_seen = settings.getbool("LIST_STOP_AT_SEEN")

@@ -21,6 +21,7 @@ from scrapy.exceptions import DontCloseSpider
 from news_crawler import connection
 from news_crawler.config import with_defaults
 from news_crawler.outage import REDIS_ERRORS
+from news_crawler.runtime import Runtime
 
 SEEDS_PER_IDLE = 1  # one list page at a time, so idle workers share the seeds
 
@@ -47,7 +48,7 @@ class RedisSeeds:
     @classmethod
     def from_crawler(cls, crawler: Crawler, spider: Spider) -> RedisSeeds:
         settings = with_defaults(crawler.settings)
-        client = connection.from_settings(settings)
+        client = Runtime.of(crawler).client
         seeds = cls(
             client,
             connection.spider_key(settings.get("SEED_KEY"), spider.name, client),
