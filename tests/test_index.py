@@ -218,15 +218,11 @@ def test_kept_urls_are_filed_short_by_their_origin_and_read_back_whole(redis_cli
     assert redis_client.object("encoding", home) == b"listpack"
     assert redis_client.hget(store.live_prefixes()[0] + "origins", "1") == b"https://news.example.com.cn"
     assert redis_client.hget(store.live_prefixes()[0] + "origins", "2") == b"https://news.example.com.cn:8080"
-    assert set(redis_client.hvals(store.live_prefixes()[0] + "ids")) == {
-        odd.encode(),
-        odd4.encode(),
-    }  # would read short
+    # Whole in the ids hash: two that would read as short forms, one over 64 bytes short.
+    assert set(redis_client.hvals(store.live_prefixes()[0] + "ids")) == {odd.encode(), odd4.encode(), long_.encode()}
     long_home = id_hash(store.live_prefixes()[0], fps[long_].to_bytes(8, "big"))
-    pieces = redis_client.hgetall(long_home)  # over 64 bytes short: two pieces, a listpack still
     low = fps[long_].to_bytes(8, "big")[2:]
-    assert pieces[low][:2] == b"\x02\x01" and len(pieces[low]) == 64 and low + b"\x01" in pieces
-    assert redis_client.object("encoding", long_home) == b"listpack"
+    assert redis_client.hget(long_home, low) == b"\0" and redis_client.object("encoding", long_home) == b"listpack"
     for url, form in ((no_pairs, b"\x011/a/b-1.html"), (iri, "\x011/新闻/2019/1.html".encode())):  # kept as they are
         assert (
             redis_client.hget(
@@ -245,22 +241,22 @@ def test_kept_urls_are_filed_short_by_their_origin_and_read_back_whole(redis_cli
         redis_client.hget(home, fps[a].to_bytes(8, "big")[2:]) is None
         and redis_client.hlen(store.live_prefixes()[0] + "ids") == 2
     )
-    assert not [f for f in redis_client.hkeys(long_home) if f.startswith(low)]  # its pieces went with it
+    assert redis_client.hget(long_home, low) is None  # its marker went with it
     assert store.decide("again", fps[a] ^ 1).kept  # nothing kept near a now
 
 
-@pytest.mark.parametrize("rest", [61, 62, 63, 125, 126, 127, 573, 574, 575, 2000])
-def test_a_long_id_is_filed_in_pieces_beside_the_short_ones_and_read_whole(redis_client, rest):
-    """A short form over 64 bytes (a listpack's longest value) is cut into pieces in its own
-    small hash; only one too long for eight more pieces goes to the ids hash."""
+@pytest.mark.parametrize("rest", [60, 61, 62, 2000])
+def test_an_id_whose_form_is_over_64_bytes_is_filed_whole_and_read_back(redis_client, rest):
+    """A short form over 64 bytes (a listpack's longest value) goes whole to the ids hash,
+    marked in its small hash, which stays a listpack."""
     store = RedisStore(redis_client, "long", batch_size=50)
-    url = "https://mp.example.com/" + "s?x" * (rest // 3) + "y" * (rest % 3)  # a short form of 2 + rest bytes
-    plain = "q" * (rest + 2)  # no origin: its form is itself
+    url = "https://mp.example.com/" + "s?x" * (rest // 3) + "y" * (rest % 3)  # short: byte 1, "1", "/" and rest
+    plain = "q" * (rest + 3)  # no origin: its form is itself, as long
     fps = {url: 0x0F0F_0000_0000_0000, plain: 0x0F0F_00F0_F000_0000, "https://mp.example.com/a": 0x0F0F_F000_000F_0000}
     assert all(d.kept for d in store.decide_many(list(fps.items())))
     home = id_hash(store.live_prefixes()[0], fps[url].to_bytes(8, "big"))  # all three are filed here
     whole = {v for v in redis_client.hvals(store.live_prefixes()[0] + "ids")}
-    assert whole == ({url.encode(), plain.encode()} if rest + 2 > 62 + 8 * 64 else set())
+    assert whole == ({url.encode(), plain.encode()} if rest + 3 > 64 else set())
     assert redis_client.object("encoding", home) == b"listpack"
     assert store.kept_documents() == fps and store.report()["fingerprints"] == 3
     copies = store.decide_many([(f"copy {i}", fp ^ 7) for i, fp in enumerate(fps.values())])
@@ -268,7 +264,7 @@ def test_a_long_id_is_filed_in_pieces_beside_the_short_ones_and_read_whole(redis
     assert all(d.replayed and d.kept for d in store.decide_many([(i, 1) for i in fps]))
     assert store.lookup(url).simhash == fps[url] and store.lookup("copy 1").duplicate_of == plain
     assert store.forget(url) == "kept" and store.forget(plain) == "kept"
-    assert redis_client.hkeys(home) == [(0x0F0F_F000_000F_0000).to_bytes(8, "big")[2:]]  # no piece left
+    assert redis_client.hkeys(home) == [(0x0F0F_F000_000F_0000).to_bytes(8, "big")[2:]]  # no marker left
     assert not redis_client.hlen(store.live_prefixes()[0] + "ids") and store.kept_documents() == {
         "https://mp.example.com/a": 0x0F0F_F000_000F_0000
     }

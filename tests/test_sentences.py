@@ -195,8 +195,8 @@ def test_sentence_entries_name_a_document_by_a_short_ref_and_only_its_own(redis_
     assert store.decide("q", query, (1, 2, 3, 9, 8), 100).kept
     copy = store.decide("copy", flip(x, range(44, 60)), (1, 2, 3, 4, 7), 100)
     assert (copy.duplicate_of, copy.distance, copy.rule) == ("x", 16, "sentences")
-    long_url = "https://example.com/" + "a" * 80  # filed in two pieces
-    huge_url = "https://example.com/" + "b" * 600  # too long for pieces: filed whole in the ids hash
+    long_url = "https://example.com/" + "a" * 40  # filed short
+    huge_url = "https://example.com/" + "b" * 600  # over 64 bytes short: filed whole in the ids hash
     assert store.decide(long_url, FAR, (11, 12, 13), 100).kept
     huge = flip(BASE, range(0, 64, 2))
     assert store.decide(huge_url, huge, (21, 22, 23), 100).kept

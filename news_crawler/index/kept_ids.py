@@ -1,10 +1,8 @@
 """Reading kept ids (simhash -> doc id) as ``lua/ids.lua`` files them: in 65,536 small hashes
 ``<prefix>i<first two simhash bytes as hex>`` under the other six bytes, a URL as byte 1, its
 origin's code in the generation's ``<prefix>origins`` hash and the rest of the URL (or byte 4,
-the code, and the rest with every two digits in a row as one byte); a form over 64 bytes in
-pieces (byte 2, their number and its first 62 bytes, then piece k under the six bytes and
-byte k); an id too long even for that in the ``<prefix>ids`` hash (8-byte simhash -> id),
-with byte 0 in its small hash."""
+the code, and the rest with every two digits in a row as one byte); an id whose form is over
+64 bytes in the ``<prefix>ids`` hash (8-byte simhash -> id), with byte 0 in its small hash."""
 
 from __future__ import annotations
 
@@ -15,7 +13,6 @@ from typing import Any
 _SHORT = re.compile(rb"([\x01\x04])(\d+)(.*)", re.S)
 _PAIR = re.compile(rb"[\x80-\xe3]")  # byte 4's form: two digits in a row as one byte, 128 + their value
 _IN_IDS = b"\0"  # in a small hash: the id is in the ids hash
-_PIECES = b"\2"  # in a small hash: the first piece of a long form
 _CHECK_WEIGHTS = (1, 3, 5, 7, 11, 13, 17, 19)
 
 
@@ -38,18 +35,6 @@ def _rest(m: re.Match[bytes]) -> bytes:
     return _PAIR.sub(lambda p: b"%02d" % (p.group()[0] - 128), m.group(3))
 
 
-def _joined(value: bytes, pieces: Sequence[bytes | None]) -> bytes:
-    """The whole form a filed value begins, given its further pieces (a long form's)."""
-    if value[:1] != _PIECES:
-        return value
-    return value[2:] + b"".join(p or b"" for p in pieces)
-
-
-def _piece_fields(low: bytes, value: bytes) -> list[bytes]:
-    """The fields of the further pieces of the value filed under ``low`` (none for a short one)."""
-    return [low + bytes([k]) for k in range(1, value[1] + 1)] if value[:1] == _PIECES else []
-
-
 def read_ids(client: Any, prefix: str, fps: Sequence[bytes]) -> list[str | None]:
     """The ids kept under ``prefix`` with the 8-byte simhashes ``fps`` (None where none is)."""
     if not fps:
@@ -58,13 +43,6 @@ def read_ids(client: Any, prefix: str, fps: Sequence[bytes]) -> list[str | None]
     for fp in fps:
         pipe.hget(id_hash(prefix, fp), fp[2:])
     values: list[bytes | None] = pipe.execute()
-    long_ = [(i, _piece_fields(fps[i][2:], v)) for i, v in enumerate(values) if v is not None and v[:1] == _PIECES]
-    if long_:
-        pipe = client.pipeline(transaction=False)
-        for i, fields in long_:
-            pipe.hmget(id_hash(prefix, fps[i]), fields)
-        for (i, _), pieces in zip(long_, pipe.execute()):
-            values[i] = _joined(values[i] or b"", pieces)
     whole = [fp for fp, v in zip(fps, values) if v == _IN_IDS]
     in_ids = dict(zip(whole, client.hmget(prefix + "ids", whole))) if whole else {}
     named = iter(_full_ids(client, prefix, [v for v in values if v is not None and v != _IN_IDS]))
@@ -83,11 +61,7 @@ def short_ref(fp: bytes) -> bytes:
 
 def ids_near(client: Any, prefix: str, ref: bytes) -> list[tuple[bytes, str]]:
     """The 8-byte simhashes kept under ``prefix`` whose ``short_ref`` is ``ref``, and their ids."""
-    fps = [
-        fp
-        for fp in (ref[:2] + low for low in client.hkeys(id_hash(prefix, ref)) if len(low) == 6)
-        if short_ref(fp) == ref
-    ]
+    fps = [fp for fp in (ref[:2] + low for low in client.hkeys(id_hash(prefix, ref))) if short_ref(fp) == ref]
     return [(fp, i) for fp, i in zip(fps, read_ids(client, prefix, fps)) if i is not None]
 
 
@@ -99,5 +73,5 @@ def all_ids(client: Any, prefix: str, chunk: int = 4096) -> dict[bytes, str]:
         for high in range(start, start + chunk):
             pipe.hkeys(id_hash(prefix, high.to_bytes(2, "big")))
         for high, lows in zip(range(start, start + chunk), pipe.execute()):
-            fps += [high.to_bytes(2, "big") + low for low in lows if len(low) == 6]
+            fps += [high.to_bytes(2, "big") + low for low in lows]
     return {fp: i or "?" for fp, i in zip(fps, read_ids(client, prefix, fps))}

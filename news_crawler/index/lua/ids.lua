@@ -7,16 +7,12 @@
 -- digits in a row as one byte (128 + their value: "2019" is two bytes); the generation's
 -- <prefix>origins hash numbers origins (scheme://host[:port] -> code and code -> origin, a
 -- counter under 'next'; a few entries a site). A form longer than FILED_MAX bytes (the
--- server's default hash-max-listpack-value; a longer value would turn its small hash into a
--- hash table) is filed in pieces in the same small hash: byte 2, the number n of further
--- pieces and the form's first FILED_MAX - 2 bytes under the six bytes, piece k (1..n,
--- FILED_MAX bytes at most) under the six bytes and byte k (a 7-byte field, which names no
--- simhash). An id needing more than PIECES_MAX pieces, or starting with a byte below 5 (it
--- would read as a marked form), goes whole to the <prefix>ids hash (8-byte simhash -> id),
--- with byte 0 in its small hash (so that a small hash names every simhash kept with its
--- first two bytes: ids_near).
+-- server's default hash-max-listpack-value: a longer value would turn its small hash into a
+-- hash table), or an id starting with a byte below 5 (it would read as a marked form), goes
+-- whole to the <prefix>ids hash (8-byte simhash -> id), with byte 0 in its small hash (so
+-- that a small hash names every simhash kept with its first two bytes: ids_near).
 
-local FILED_MAX, PIECES_MAX = 64, 8
+local FILED_MAX = 64
 local ORIGINS  -- the origins hash's key: set by the script before any call below
 local code_of, origin_of = {}, {}  -- what this call has read of ORIGINS
 
@@ -72,39 +68,7 @@ local function full_id(value)
   return origin .. rest
 end
 
--- A form as filed: one value, or the pieces of a long one (see above); nil: too long.
-local function pieces(form)
-  if #form <= FILED_MAX then return { form } end
-  local rest = sub(form, FILED_MAX - 1)
-  local n = math.ceil(#rest / FILED_MAX)
-  if n > PIECES_MAX then return nil end
-  local out = { '\2' .. char(n) .. sub(form, 1, FILED_MAX - 2) }
-  for k = 1, n do out[k + 1] = sub(rest, (k - 1) * FILED_MAX + 1, k * FILED_MAX) end
-  return out
-end
-
--- The whole form a filed value begins: piece(k) gives piece k of a long one.
-local function joined(value, piece)
-  if byte(value, 1) ~= 2 then return value end
-  local out = { sub(value, 3) }
-  for k = 1, byte(value, 2) do out[k + 1] = piece(k) or '' end
-  return table.concat(out)
-end
-
--- The whole value of entry i of a small hash's HGETALL reply (filed), the pieces of a long
--- form joined (looked for in the reply: rare); nil for a piece's own entry.
-local function entry_value(filed, i)
-  local low, value = filed[i], filed[i + 1]
-  if #low ~= 6 then return nil end
-  return joined(value, function(k)
-    local name = low .. char(k)
-    for j = 1, #filed, 2 do
-      if filed[j] == name then return filed[j + 1] end
-    end
-  end)
-end
-
--- The id a small hash's value (whole) names for simhash fp.
+-- The id a small hash's value names for simhash fp.
 local function value_id(prefix, fp, value)
   if value == '\0' then return redis.call('HGET', prefix .. 'ids', fp) end
   return full_id(value)
@@ -112,16 +76,8 @@ end
 
 -- The id kept under prefix with 8-byte simhash fp, or false.
 local function kept_id(prefix, fp)
-  local key, low = id_hash(prefix, fp), sub(fp, 3)
-  local value = redis.call('HGET', key, low)
-  if not value then return false end
-  if byte(value, 1) == 2 then
-    local names = {}
-    for k = 1, byte(value, 2) do names[k] = low .. char(k) end
-    local got = redis.call('HMGET', key, unpack(names))
-    value = joined(value, function(k) return got[k] end)
-  end
-  return value_id(prefix, fp, value)
+  local value = redis.call('HGET', id_hash(prefix, fp), sub(fp, 3))
+  return value and value_id(prefix, fp, value)
 end
 
 -- The simhashes kept under prefix whose short_ref (lua/common.lua) is ref (a sentence
@@ -133,8 +89,8 @@ local function ids_near(prefix, ref)
   for i = 1, #filed, 2 do
     local field = filed[i]
     local fp = sub(ref, 1, 2) .. field
-    if #field == 6 and sub(field, 1, 1) == third and check_byte(fp) == check then
-      local id = value_id(prefix, fp, entry_value(filed, i))
+    if sub(field, 1, 1) == third and check_byte(fp) == check then
+      local id = value_id(prefix, fp, filed[i + 1])
       if id then out[#out + 1] = { fp, id } end
     end
   end
@@ -143,15 +99,8 @@ end
 
 local function file_id(prefix, fp, id)
   local short = short_id(id, true)
-  local parts = short and pieces(short)
-  if parts then
-    local low = sub(fp, 3)
-    local args = { id_hash(prefix, fp), low, parts[1] }
-    for k = 2, #parts do
-      args[#args + 1] = low .. char(k - 1)
-      args[#args + 1] = parts[k]
-    end
-    redis.call('HSET', unpack(args))
+  if short and #short <= FILED_MAX then
+    redis.call('HSET', id_hash(prefix, fp), sub(fp, 3), short)
   else
     redis.call('HSET', prefix .. 'ids', fp, id)
     redis.call('HSET', id_hash(prefix, fp), sub(fp, 3), '\0')
@@ -159,9 +108,7 @@ local function file_id(prefix, fp, id)
 end
 
 local function unfile_id(prefix, fp)
-  local low, fields = sub(fp, 3), {}
-  for k = 1, PIECES_MAX do fields[k] = low .. char(k) end
-  redis.call('HDEL', id_hash(prefix, fp), low, unpack(fields))
+  redis.call('HDEL', id_hash(prefix, fp), sub(fp, 3))
   redis.call('HDEL', prefix .. 'ids', fp)
 end
 
@@ -184,8 +131,8 @@ local function filed_simhash(prefix, id_key, id)
     local ref = sub(refs, p, p + 1)
     local filed = redis.call('HGETALL', id_hash(prefix, ref))
     for i = 1, #filed, 2 do
-      local value = entry_value(filed, i)
-      if value and (value == form or (value == '\0' and redis.call('HGET', prefix .. 'ids', ref .. filed[i]) == id)) then
+      local value = filed[i + 1]
+      if value == form or (value == '\0' and redis.call('HGET', prefix .. 'ids', ref .. filed[i]) == id) then
         return ref .. filed[i], refs
       end
     end
