@@ -37,8 +37,9 @@
 --          '' or a flags byte (1: decide afresh, its drop record here is stale), then
 --          optionally the best match older generations found: rule byte (1 simhash,
 --          2 sentences), distance, shared sentences, the kept simhash (8 bytes), its id.
--- Returns per document six values: status, the id it duplicates or '', the distance or -1,
--- a simhash (8 bytes) or record, the rule ('simhash', 'sentences' or ''), shared sentences.
+-- Returns per document seven values: its place in the call (from 0), status, the id it
+-- duplicates or '', the distance or -1, a simhash (8 bytes) or record, the rule ('simhash',
+-- 'sentences' or ''), shared sentences; a call that only reads leaves out status 0.
 -- Status 0: kept (read: nothing found); 1: a duplicate, its drop recorded (read: the best
 -- match here, its simhash in the fourth value); 2: kept before, with that simhash; 3:
 -- dropped before, with the simhash it was dropped with; 4: dropped before, the kept document
@@ -125,6 +126,7 @@ local out = {}
 local n_kept, n_dropped, n_by_sentences = 0, 0, 0
 local eras, n_records = drop_eras(prefix, rotate)
 for at = 10, #ARGV, 6 do
+  local place = (at - 10) / 6
   local fp, id, id_key, sig, len, prior = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3],
                                           tonumber(ARGV[at + 4]), ARGV[at + 5]
   local afresh = byte(prior, 1) == 1
@@ -191,12 +193,9 @@ for at = 10, #ARGV, 6 do
       n_kept = n_kept + 1
     end
   end
-  out[#out + 1] = status
-  out[#out + 1] = dup
-  out[#out + 1] = dist
-  out[#out + 1] = stored
-  out[#out + 1] = rule
-  out[#out + 1] = count
+  if write or status ~= 0 then
+    for _, v in ipairs({ place, status, dup, dist, stored, rule, count }) do out[#out + 1] = v end
+  end
 end
 if n_kept > 0 then
   redis.call('HINCRBY', stats_key, 'kept', n_kept)

@@ -43,6 +43,7 @@ _RULE_BYTES = {SIMHASH: 1, SENTENCES: 2}
 class Row(NamedTuple):
     """``decide.lua``'s answer for one document (see its header)."""
 
+    place: int  # the document's place in the call
     status: int
     duplicate_of: str
     distance: int
@@ -53,8 +54,8 @@ class Row(NamedTuple):
     @classmethod
     def parse(cls, raw: list[Any]) -> list[Row]:
         return [
-            cls(int(raw[j]), raw[j + 1].decode(), int(raw[j + 2]), raw[j + 3], raw[j + 4].decode(), int(raw[j + 5]))
-            for j in range(0, len(raw), 6)
+            cls(int(p), int(s), dup.decode(), int(d), stored, rule.decode(), int(n))
+            for p, s, dup, d, stored, rule, n in zip(*[iter(raw)] * 7)
         ]
 
     def better_than(self, other: Row | None) -> bool:
@@ -127,8 +128,17 @@ class RedisStore(FingerprintStore):
             out.extend(self._decide_batch(docs[start : start + self.batch_size]))
         return out
 
-    def _call(self, prefix: str, docs: Sequence[Document], priors: Sequence[bytes], write: bool) -> list[Row] | None:
-        """``decide.lua`` on one generation; None when it refused to write (sealed)."""
+    def _doc_args(self, doc: Document) -> list[bytes | str | int]:
+        """What ``decide.lua`` takes of a document, but its prior (built once a batch)."""
+        rule = self.sentence_rule
+        keys = b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b""
+        return [doc.simhash.to_bytes(8, "big"), doc.id, id_key(doc.id), keys, doc.length]
+
+    def _call(
+        self, prefix: str, docs: Sequence[list[bytes | str | int]], priors: Sequence[bytes], write: bool
+    ) -> list[Row] | None:
+        """``decide.lua`` on one generation for documents given by their ``_doc_args``; None
+        when it refused to write (sealed)."""
         seconds = int(self.clock())
         rule = self.sentence_rule
         args: list[bytes | str | int | float] = [
@@ -143,19 +153,13 @@ class RedisStore(FingerprintStore):
             int(write),
         ]
         for doc, prior in zip(docs, priors):
-            args += [
-                doc.simhash.to_bytes(8, "big"),
-                doc.id,
-                id_key(doc.id),
-                b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b"",
-                doc.length,
-                prior,
-            ]
+            args += doc
+            args.append(prior)
         raw = self._decide(keys=[prefix + "stats"], args=args)
         return None if raw and raw[0] == _SEALED else Row.parse(raw)
 
-    def _read(self, prefix: str, docs: Sequence[Document]) -> list[Row]:
-        """``decide.lua`` on one generation, without writing."""
+    def _read(self, prefix: str, docs: Sequence[list[bytes | str | int]]) -> list[Row]:
+        """``decide.lua`` on one generation, without writing: the documents it holds something of."""
         return self._call(prefix, docs, [b""] * len(docs), False) or []
 
     def _named(self, fp: bytes, prefixes: Sequence[str]) -> str | None:
@@ -182,12 +186,14 @@ class RedisStore(FingerprintStore):
     def _decide_batch(self, docs: Sequence[Document]) -> list[Decision]:
         out: dict[int, Decision] = {}
         afresh: set[int] = set()
+        doc_args = [self._doc_args(doc) for doc in docs]
         while len(out) < len(docs):
             newest, *older = prefixes = self.generations.live(begin=True)
             todo = [i for i in range(len(docs)) if i not in out]
             best: dict[int, Row] = {}  # the best match older generations hold
             for prefix in older:  # sealed: read without a race, newest first
-                for i, row in zip(todo, self._read(prefix, [docs[i] for i in todo])):
+                for row in self._read(prefix, [doc_args[i] for i in todo]):
+                    i = todo[row.place]
                     replay = self._replay(docs[i], row, prefixes)
                     if replay is not None:
                         out[i] = replay
@@ -195,11 +201,12 @@ class RedisStore(FingerprintStore):
                         best[i] = row
                 todo = [i for i in todo if i not in out]
             priors = [(_AFRESH if i in afresh else b"\0") + self._prior(best.get(i)) for i in todo]
-            rows = self._call(newest, [docs[i] for i in todo], priors, True)
+            rows = self._call(newest, [doc_args[i] for i in todo], priors, True)
             if rows is None:  # sealed by a process that began a newer generation: decide there
                 self.generations.refresh()
                 continue
-            for i, row in zip(todo, rows):
+            for row in rows:
+                i = todo[row.place]
                 doc = docs[i]
                 if row.status == KEPT:
                     out[i] = Decision(doc.id, doc.simhash)
@@ -225,9 +232,9 @@ class RedisStore(FingerprintStore):
         doc = Document(doc_id, 0)
         prefixes = self.live_prefixes()
         for prefix in prefixes:
-            (row,) = self._read(prefix, [doc])
-            if row.status in (KEPT_BEFORE, DROPPED_BEFORE, NAMED_ELSEWHERE):
-                return self._replay(doc, row, prefixes)
+            for row in self._read(prefix, [self._doc_args(doc)]):
+                if row.status in (KEPT_BEFORE, DROPPED_BEFORE, NAMED_ELSEWHERE):
+                    return self._replay(doc, row, prefixes)
         return None
 
     def forget(self, doc_id: str) -> str:
