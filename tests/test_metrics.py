@@ -93,3 +93,19 @@ def test_the_exporter_listens_on_loopback_by_default_and_refuses_a_bad_address()
     assert args.listen == ("127.0.0.1", 9410)
     bad = subprocess.run([*CRAWLER, "metrics", "--listen", "nowhere"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and "expected HOST:PORT" in bad.stderr
+
+
+def test_the_exporter_refuses_an_index_of_another_format_in_one_line(redis_server, redis_client):
+    redis_client.set("oldmetrics:held", 1)  # index keys from before formats were recorded
+    env = {**os.environ, "REDIS_URL": redis_server.url, "DEDUP_NAMESPACE": "oldmetrics"}
+    out = subprocess.run(
+        [*CRAWLER, "metrics", "--listen", f"127.0.0.1:{free_port()}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert out.returncode == 2 and len(lines) == 1 and "Traceback" not in out.stderr
+    assert "namespace 'oldmetrics' holds index keys with no format version" in lines[0]

@@ -104,9 +104,11 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from prometheus_client import CollectorRegistry, start_http_server
 
     from news_crawler import connection
+    from news_crawler.engine import check_index
 
     settings = options.settings(args)
     connection.check_reachable(settings)
+    check_index(settings)  # an index of another format: one line now, not a failing scrape
     registry = CollectorRegistry()
     registry.register(RedisCollector(settings))
     host, port = args.listen
