@@ -21,6 +21,7 @@ from scrapy.http import Response
 
 from news_crawler.config import with_defaults
 from news_crawler.contracts import Scheduling
+from news_crawler.drops import ArticleDrop
 from news_crawler.outage import Outage
 from news_crawler.outcomes import OutcomeStore, classify_failure
 from news_crawler.redact import short_url
@@ -137,12 +138,13 @@ class OutcomeTracker:
         self._item_done(response)
 
     def item_dropped(self, item: Any, response: Response, exception: BaseException) -> None:
-        outcome = getattr(exception, "outcome", "dropped")
+        # This project's drops name their outcome (drops.py); any other DropItem is "dropped".
+        outcome = exception.outcome if isinstance(exception, ArticleDrop) else "dropped"
         if outcome:
             url, reason = item.get("url") or response.url, str(exception)
             reason = reason[: -len(url) - 2] if reason.endswith(f": {url}") else reason  # the record is the URL's
             self.outage.run(lambda: self.store.record(url, outcome, reason[:200]))
-        if not getattr(exception, "ends_lease", True) and response is not None:
+        if isinstance(exception, ArticleDrop) and not exception.ends_lease and response is not None:
             self._keep_lease.add(id(response.request))
         self._item_done(response)
 

@@ -26,9 +26,9 @@ def tracker_enabled(crawler: Crawler) -> bool:
         engine = crawler.engine
     except RuntimeError:  # a scheduler built outside a crawl (component use): no middlewares
         return False
-    scraper = getattr(engine, "scraper", None)
-    middlewares = getattr(getattr(scraper, "spidermw", None), "middlewares", ())
-    return any(isinstance(m, OutcomeTracker) for m in middlewares)
+    if engine is None:  # built before the crawl started: no middlewares yet
+        return False
+    return any(isinstance(m, OutcomeTracker) for m in engine.scraper.spidermw.middlewares)
 
 
 def end_leases_on_response(crawler: Crawler, ack: Callable[[Request], None]) -> None:
