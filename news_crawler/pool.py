@@ -67,7 +67,7 @@ def _fingerprint_in_worker(body: str, title: str) -> tuple[Fingerprint | None, s
 
 def dedup_config(settings: Mapping[str, Any] | Any) -> dict[str, Any]:
     """The ``DEDUP_*`` settings as a plain dict (what a worker process needs)."""
-    items = settings.copy_to_dict().items() if hasattr(settings, "copy_to_dict") else settings.items()
+    items = settings.items()  # Scrapy's settings are a mapping too
     return {k: v for k, v in items if k.startswith("DEDUP_")}
 
 
