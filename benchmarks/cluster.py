@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from corpus import load_articles, with_reprints  # noqa: E402
+from corpus import load_articles, stored_documents, with_reprints  # noqa: E402
 
 from news_crawler import connection  # noqa: E402
 from news_crawler.config import plain_settings  # noqa: E402
@@ -58,17 +58,7 @@ def load(url: str, stored: int, retention_days: float, namespace: str) -> tuple[
     for start in range(0, stored, 10_000):
         if retention_days and start and start % (-(-stored // 3 // 10_000) * 10_000) == 0:
             clock[0] += WEEK  # the next generation
-        store.decide_many(
-            [
-                Document(
-                    f"https://example.com/s/{i}.html",
-                    rng.getrandbits(64),
-                    tuple(rng.getrandbits(24) for _ in range(5)),
-                    rng.randint(117, 175),
-                )
-                for i in range(start, min(stored, start + 10_000))
-            ]
-        )
+        store.decide_many(stored_documents(start, min(stored, start + 10_000), rng))
     store.batch_size = 256
     return client, store, store.memory_used() - before
 

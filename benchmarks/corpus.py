@@ -87,3 +87,20 @@ def with_reprints(articles: list[dict], n: int, seed: int = 2018) -> list[dict]:
     rng = random.Random(seed)
     chosen = rng.sample(range(len(articles)), n)
     return articles + [reprint(articles[i], articles[rng.randrange(len(articles))], rng) for i in chosen]
+
+
+def stored_documents(start: int, stop: int, rng: random.Random) -> list:
+    """Documents ``start`` to ``stop`` of the random stored set the decision benchmarks load
+    first: a 30-character URL id, a random simhash, five random sentence keys and the size
+    code of an article of 300 to 5,000 characters."""
+    from news_crawler.index import Document
+
+    return [
+        Document(
+            f"https://example.com/s/{i}.html",
+            rng.getrandbits(64),
+            tuple(rng.getrandbits(24) for _ in range(5)),
+            rng.randint(117, 175),
+        )
+        for i in range(start, stop)
+    ]

@@ -39,7 +39,7 @@ import simhash
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_redis import bench_server  # noqa: E402
-from corpus import load_articles, with_reprints  # noqa: E402
+from corpus import load_articles, stored_documents, with_reprints  # noqa: E402
 
 from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
 from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
@@ -123,17 +123,7 @@ def decision_speed(fps: list[Document], stored: int, rule: SentenceRule | None, 
         for start in range(0, stored, 10_000):
             if retention_days and start and start % (-(-stored // live // 10_000) * 10_000 or 10_000) == 0:
                 clock[0] += 7 * 86_400  # the next generation
-            store.decide_many(
-                [
-                    Document(
-                        f"https://example.com/s/{i}.html",
-                        rng.getrandbits(64),
-                        tuple(rng.getrandbits(24) for _ in range(5)),
-                        rng.randint(117, 175),
-                    )
-                    for i in range(start, min(stored, start + 10_000))
-                ]
-            )
+            store.decide_many(stored_documents(start, min(stored, start + 10_000), rng))
         load = time.perf_counter() - t
         kept = store.counts()["kept"]
         print(
