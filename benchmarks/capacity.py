@@ -20,7 +20,6 @@ near-duplicate naming the URL it copies, one in five invalid with its reason), a
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import string
 import sys
@@ -42,7 +41,7 @@ from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
 from news_crawler.index.drop_records import drop_hashes, live_eras  # noqa: E402
 from news_crawler.index.kept_ids import id_hash  # noqa: E402
 from news_crawler.outcomes import OutcomeStore  # noqa: E402
-from news_mirror.data import GNE_PAGES, require  # noqa: E402
+from news_mirror.data import SHIPPED_DATA  # noqa: E402
 
 GENERATION_DAYS = 7
 
@@ -56,8 +55,7 @@ def sina_url(rng: random.Random) -> str:
 def real_shapes() -> list[str]:
     """The article URLs of the real saved pages (``pages/gne/manifest.json``): 30 URLs of 20
     hosts, 36 to 219 characters (mean 67)."""
-    manifest = json.loads((require(GNE_PAGES) / "manifest.json").read_text(encoding="utf-8"))
-    return [page["url"] for page in manifest if page.get("url")]
+    return [page["url"] for page in SHIPPED_DATA.gne_manifest() if page.get("url")]
 
 
 def real_url(rng: random.Random, shapes: list[str]) -> str:

@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: news_mirror lives there
-from news_mirror.data import DATA  # noqa: E402,F401 - one definition of the data path
-from news_mirror.data import SINA_CORPUS as SINA
+from news_mirror.data import FULL_DATA  # noqa: E402
 
 HEADLINES = ["独家：{}", "{}（附全文）", "刚刚！{}", "{}，网友炸了", "重磅｜{}", "{}？官方回应来了"]
 SOURCES = ["来源：新华网", "来源：人民日报客户端", "来源：澎湃新闻", "来源：中国新闻网", "本文来源：央视新闻"]
@@ -29,7 +28,7 @@ _SENTENCE = re.compile(r"(?<=[。！？])")
 def load_articles(limit: int | None = None) -> list[dict]:
     """Articles with a non-empty body, in file order."""
     out = []
-    with gzip.open(SINA, "rt", encoding="utf-8") as f:
+    with gzip.open(FULL_DATA.require().sina_corpus, "rt", encoding="utf-8") as f:
         for line in f:
             a = json.loads(line)
             if a["body"].strip():

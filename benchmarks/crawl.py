@@ -29,7 +29,7 @@ from corpus import load_articles, with_reprints  # noqa: E402
 
 from news_mirror import settings as mirror_settings  # noqa: E402
 from news_mirror.catalog import URL_MAKERS, Catalog, Page  # noqa: E402
-from news_mirror.data import GNE_PAGES  # noqa: E402
+from news_mirror.data import SHIPPED_DATA  # noqa: E402
 from news_mirror.server import Mirror, serve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,17 +44,15 @@ def page_html(title: str, body: str) -> bytes:
     ).encode()
 
 
-TEMPLATE = GNE_PAGES / "tests" / "sina" / "1.html"  # a real sina article page, 227 KB
-
-
-def real_template(path: Path = TEMPLATE) -> str:
+def real_template(page: str = "tests/sina/1.html") -> str:
     """A real saved page with its article replaced by markers: the container of the most
-    ``<p>`` elements gets ``<!--ARTICLE-->``, the ``<title>`` and ``<h1>`` get ``{{TITLE}}``."""
+    ``<p>`` elements gets ``<!--ARTICLE-->``, the ``<title>`` and ``<h1>`` get ``{{TITLE}}``. By default a
+    real sina article page, 227 KB."""
     import lxml.html
 
     from news_crawler.extraction.decode import decode_html
 
-    root = lxml.html.fromstring(decode_html(path.read_bytes())[0])
+    root = lxml.html.fromstring(decode_html(SHIPPED_DATA.page(SHIPPED_DATA.gne, page))[0])
     container = max(root.iter("div", "article", "section"), key=lambda el: len(el.findall("p")))
     for child in list(container):
         container.remove(child)

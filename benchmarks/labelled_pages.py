@@ -18,7 +18,7 @@ import lxml.html
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: news_mirror lives there
 from news_crawler.extraction.decode import decode_html  # noqa: E402
-from news_mirror.data import CWCED_PAGES, GNE_PAGES  # noqa: E402
+from news_mirror.data import FULL_DATA, Data  # noqa: E402
 
 GNE_LABELS = Path(__file__).resolve().parent / "labels" / "gne.json"
 _BLOCKS = (
@@ -63,12 +63,12 @@ def labelled_body(lines: list[str], label: dict) -> str:
     return "\n".join(line for line in lines[start : end + 1] if not line.startswith(tuple(label["drop"])))
 
 
-def gne_pages() -> list[tuple[dict, str]]:
+def gne_pages(data: Data = FULL_DATA) -> list[tuple[dict, str]]:
     """(label, html) of each page we labelled; the label in cwced's shape (``content``,
     ``author`` and ``date`` "UNKNOWN" where the page gives none) plus ``layout``."""
     out = []
     for label in json.loads(GNE_LABELS.read_text(encoding="utf-8")):
-        html = decode_html((GNE_PAGES / label["page"]).read_bytes())[0]
+        html = decode_html(data.require().page(data.gne, label["page"]))[0]
         out.append(
             (
                 {
@@ -85,6 +85,6 @@ def gne_pages() -> list[tuple[dict, str]]:
     return out
 
 
-def cwced_pages() -> list[tuple[dict, str]]:
-    labels = json.loads((CWCED_PAGES / "labels.json").read_text())
-    return [(x, decode_html((CWCED_PAGES / x["html"]).read_bytes())[0]) for x in labels]
+def cwced_pages(data: Data = FULL_DATA) -> list[tuple[dict, str]]:
+    labels = data.require().cwced_labels()
+    return [(x, decode_html(data.page(data.cwced, x["html"]))[0]) for x in labels]

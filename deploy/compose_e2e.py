@@ -87,7 +87,6 @@ class E2E:
             "MIRROR_DAY": "1",
             "MIRROR_DELAY": "0",
             "SEED_EVERY": "15",
-            "NEWS_DATA_HOST": str(data_dir()),
         }
         self.failures: list[str] = []
         self.notes: list[str] = []
@@ -150,12 +149,6 @@ class E2E:
                 return state
             time.sleep(3)
         raise RuntimeError("the crawl did not settle within 5 minutes")
-
-
-def data_dir() -> Path:
-    from news_mirror.data import DATA
-
-    return DATA
 
 
 def reference() -> dict[int, dict[str, str]]:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import html
-import json
 import random
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.decode import decode_html
 from news_crawler.sites import Site, load_sites
+from news_mirror.data import SHIPPED_DATA, Data
 
 # Saved pages by portal: (data set, page id or manifest site).
 BUILTIN_SITES = load_sites()  # the portals the mirror serves, as the product declares them
@@ -131,27 +130,21 @@ def _reprint_html(title: str, body: str, site: str, source: str, rng: random.Ran
     )
 
 
-def build_catalog(data_dir: str | Path, reprints: int = 8, seed: int = 7) -> Catalog:
+def build_catalog(data: Data = SHIPPED_DATA, reprints: int = 8, seed: int = 7) -> Catalog:
     """Every portal's saved pages under real-looking URLs, plus ``reprints`` edited copies
     of stories on other portals. Two thirds of each portal's pages appear on day 1, the
     rest (and half the reprints) on day 2."""
-    data = Path(data_dir)
     catalog = Catalog()
     rng = random.Random(seed)
     sources: list[tuple[str, str, bytes, str]] = []  # (site, key, raw bytes, given url)
 
-    manifest = json.loads((data / "pages" / "gne" / "manifest.json").read_text(encoding="utf-8"))
-    for m in manifest:
+    for m in data.gne_manifest():
         if m["site"] in GNE_SITES:
-            sources.append(
-                (m["site"], m["path"], (data / "pages" / "gne" / m["path"]).read_bytes(), m.get("url") or "")
-            )
-    labels = {
-        x["id"][:8]: x for x in json.loads((data / "pages" / "cwced" / "labels.json").read_text(encoding="utf-8"))
-    }
+            sources.append((m["site"], m["path"], data.page(data.gne, m["path"]), m.get("url") or ""))
+    labels = {x["id"][:8]: x for x in data.cwced_labels()}
     for site, ids in CWCED_PAGES.items():
         for i in ids:
-            sources.append((site, i, (data / "pages" / "cwced" / labels[i]["html"]).read_bytes(), ""))
+            sources.append((site, i, data.page(data.cwced, labels[i]["html"]), ""))
 
     per_site: dict[str, int] = {}
     originals: list[Page] = []

@@ -11,16 +11,16 @@ from news_crawler import connection
 from news_crawler.cli.check import check
 from news_crawler.config import build_settings
 from news_crawler.engine import fingerprinter_from_settings, store_from_settings
-from news_mirror.data import SINA_CORPUS, SINA_PAIRS, require
+from news_mirror.data import SHIPPED_DATA
 
 NAMESPACE = "dedup-demo"
 
 
 def sample(limit_pairs: int) -> list[dict]:
-    pairs = json.loads(require(SINA_PAIRS).read_text())["near_pairs"][:limit_pairs]
+    pairs = json.loads(SHIPPED_DATA.sina_pairs.read_text())["near_pairs"][:limit_pairs]
     wanted = {i for a, b, *_ in pairs for i in (a, b)}
     picked, others = [], []
-    with gzip.open(require(SINA_CORPUS), "rt", encoding="utf-8") as f:
+    with gzip.open(SHIPPED_DATA.sina_corpus, "rt", encoding="utf-8") as f:
         for line in f:
             a = json.loads(line)
             if a["id"] in wanted:

@@ -122,10 +122,8 @@ def start(
     a container's mirror listens on its network), each article ``delay`` seconds late;
     returns the mirror, its server and its base URL."""
     from news_mirror.catalog import add_bad_pages, build_catalog
-    from news_mirror.data import DATA, require
 
-    require(DATA / "pages")
-    catalog = build_catalog(DATA)
+    catalog = build_catalog()
     add_bad_pages(catalog)
     mirror = Mirror(catalog, day)
     mirror.delay = delay

@@ -169,8 +169,6 @@ def test_an_index_of_another_format_on_the_cluster_is_one_error(cluster, cluster
 
 @pytest.mark.parametrize("retention", [0, 14])
 def test_a_crawl_and_its_recrawl_on_the_cluster(tmp_path, cluster, cluster_client, retention):
-    if not (DATA / "pages").is_dir():
-        pytest.skip("saved pages not found")
     catalog = build_catalog(DATA)
     mirror = Mirror(catalog, day=1)
     server = serve(mirror)

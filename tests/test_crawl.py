@@ -24,8 +24,6 @@ CONTRACT = {"url", "site", "title", "author", "published_at", "body", "simhash",
 
 @pytest.fixture(scope="module")
 def catalog():
-    if not (DATA / "pages").is_dir():
-        pytest.skip("saved pages not found")
     catalog = build_catalog(DATA)
     bad = add_bad_pages(catalog)
     return catalog, bad
@@ -139,7 +137,7 @@ def test_gbk_pages_decode_with_and_without_declared_charset(tmp_path, redis_serv
     # Kept items also went to the Redis list for downstream consumers, as JSON.
     pushed = [json.loads(x) for x in redis_client.lrange("sohu:items", 0, -1)]
     assert sorted(i["url"] for i in pushed) == sorted(i["url"] for i in items) and len(items) >= 3
-    labels = {x["id"][:8]: x for x in json.loads((DATA / "pages" / "cwced" / "labels.json").read_text())}
+    labels = {x["id"][:8]: x for x in DATA.cwced_labels()}
     by_url = {i["url"]: i for i in items}
     sohu_pages = [p for p in catalog[0].pages.values() if p.site == "sohu" and not p.reprint_of and p.day == 1]
     assert any("charset" not in p.content_type for p in sohu_pages)  # one page declares nothing at all
@@ -148,9 +146,7 @@ def test_gbk_pages_decode_with_and_without_declared_charset(tmp_path, redis_serv
         label = next(
             x
             for k, x in labels.items()
-            if page.body == (DATA / "pages" / "cwced" / x["html"]).read_bytes()
-            or k == "7c6d2080"
-            and "charset" not in page.content_type
+            if page.body == DATA.page(DATA.cwced, x["html"]) or k == "7c6d2080" and "charset" not in page.content_type
         )
         item = by_url.get(page.url)
         if item is None:

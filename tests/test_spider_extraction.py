@@ -9,9 +9,9 @@ from scrapy.http import HtmlResponse, Request
 from news_crawler.extraction import Article
 from news_crawler.extraction.page import page_fields
 from news_crawler.spiders.news import NewsSpider
-from news_mirror.data import GNE_PAGES
+from news_mirror.data import SHIPPED_DATA
 
-PAGE = GNE_PAGES / "tests" / "sina" / "1.html"
+PAGE = SHIPPED_DATA.page(SHIPPED_DATA.gne, "tests/sina/1.html")
 URL = "https://news.sina.com.cn/c/2019-06-01/doc-ihvhiews6141112.shtml"
 
 
@@ -37,9 +37,7 @@ def items(spider, response):
 
 @pytest.fixture
 def page():
-    if not PAGE.exists():
-        pytest.skip(f"real pages not found at {PAGE}")
-    return HtmlResponse(URL, body=PAGE.read_bytes(), headers={"Content-Type": "text/html"}, request=Request(URL))
+    return HtmlResponse(URL, body=PAGE, headers={"Content-Type": "text/html"}, request=Request(URL))
 
 
 @pytest.mark.parametrize("processes", [1, 0], ids=["worker process (the default kind)", "thread"])
