@@ -122,3 +122,39 @@ def test_concurrent_workers_never_keep_two_near_duplicates(
     counts = store.counts()
     assert (counts["kept"], counts["dropped"]) == (len(kept), len(drops))
     assert counts["dropped:sentences"] == sum(d.rule == "sentences" for d in drops)
+
+
+ROUNDS = 40
+
+
+def _starter(url, barrier, writer):
+    """Each round, on a fresh namespace: a writer begins the index (its format, then its keys)
+    while a reader checks the format, all let go at once by ``barrier``; exits 1 on any
+    format error."""
+    from news_crawler import connection
+    from news_crawler.config import plain_settings
+    from news_crawler.index.generations import IndexFormatError
+
+    client = connection.from_settings(plain_settings({"REDIS_URL": url}))
+    for n in range(ROUNDS):
+        store = RedisStore(client, f"fresh-{n}")
+        barrier.wait(30)
+        try:
+            if writer:
+                store.decide(f"doc-{n}", n + 1)
+            else:
+                store.generations.check_format()
+        except IndexFormatError as e:
+            raise SystemExit(f"round {n}: {e}") from None
+
+
+def test_processes_starting_one_fresh_index_never_see_a_format_error(redis_server, redis_client):
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Barrier(6)
+    procs = [ctx.Process(target=_starter, args=(redis_server.url, barrier, w % 2 == 0)) for w in range(6)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0] * 6
+    assert all(redis_client.get(f"fresh-{n}:format") == b"1" for n in range(ROUNDS))

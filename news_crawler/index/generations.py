@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from news_crawler.connection import is_cluster
@@ -76,6 +77,7 @@ class Generations:
         self._live: list[tuple[int, float, str]] = []  # (number, start, prefix), newest first
         self._period: float | None = None  # the clock's period when _live was read
         self._sealed: set[str] = set()
+        self._format = client.register_script((Path(__file__).parent / "format.lua").read_text(encoding="utf-8"))
 
     def live(self, begin: bool = False) -> list[str]:
         """The live generations' prefixes, newest (the one written) first. The registry is
@@ -167,16 +169,13 @@ class Generations:
 
     def check_format(self, record: bool = False) -> None:
         """Stop on an index of another format, or on index keys without a format (written by
-        a version before formats were recorded); with ``record``, record a new index's."""
-        found = self.client.get(self.format_key)
-        if found is None:
-            earlier = [self.base + k for k in ("generations", "stats", "held", "origins", "spread:layout")]
-            if any(self.client.exists(key) for key in earlier):
-                raise IndexFormatError(self._problem("index keys with no format version"))
-            if not record or self.client.set(self.format_key, FORMAT, nx=True):
-                return
-            found = self.client.get(self.format_key)
-        if found != FORMAT:
+        a version before formats were recorded); with ``record``, record a new index's. One
+        atomic step (``format.lua``): a writer beginning the index is never seen half done."""
+        earlier = [self.base + k for k in ("generations", "stats", "held", "origins", "spread:layout")]
+        found = self._format(keys=[self.format_key, *earlier], args=[FORMAT if record else b""])
+        if found == b"":
+            raise IndexFormatError(self._problem("index keys with no format version"))
+        if found is not None and found != FORMAT:
             raise IndexFormatError(self._problem(f"format {found.decode(errors='replace')}"))
 
     def _problem(self, what: str) -> str:
