@@ -14,8 +14,10 @@ RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels \
 USER crawler
 WORKDIR /home/crawler
 # Settings by their own names (README, Configuration); scrapy finds the project without scrapy.cfg.
-ENV FEED_DIR=/data/output \
-    DAILY_DIR=/data/daily \
+# DATA_DIR holds the feeds (output/<site>/) and the daily run's files (daily/); a Chinese
+# newsroom's day is Asia/Shanghai's.
+ENV DATA_DIR=/data \
+    TIMEZONE=Asia/Shanghai \
     SCRAPY_SETTINGS_MODULE=news_crawler.settings
 VOLUME /data
 CMD ["news-crawler", "worker", "--idle", "0"]

@@ -6,6 +6,8 @@ import importlib
 import json
 import os
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from news_crawler import defaults
@@ -67,6 +69,42 @@ def plain_settings(overrides: Mapping[str, Any] | None = None) -> PlainSettings:
     module = importlib.import_module(settings_module())
     upper = (vars(defaults), vars(module), overrides or {})  # defaults: a project module may lack ours
     return PlainSettings({k: v for layer in upper for k, v in layer.items() if k.isupper()})
+
+
+def data_path(value: str, data_dir: str = defaults.DATA_DIR) -> Path:
+    """``value`` as a path: ``~`` expanded, and a relative one under ``data_dir``."""
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else Path(data_dir).expanduser().absolute() / path
+
+
+def setting_path(settings: Any, name: str) -> Path:
+    """The path the setting ``name`` holds, read as ``data_path`` reads it against ``DATA_DIR``:
+    the same place from any working directory."""
+    return data_path(str(settings.get(name) or getattr(defaults, name)), settings.get("DATA_DIR") or defaults.DATA_DIR)
+
+
+def zone(settings: Any) -> tzinfo:
+    """The zone that ``TIMEZONE`` names (an IANA name such as ``Asia/Shanghai``), or this
+    machine's when it is empty; ``UserError`` for a name the zone database does not know."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    name = str(settings.get("TIMEZONE") or "").strip()
+    if not name:
+        return datetime.now().astimezone().tzinfo or UTC
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        from news_crawler.errors import UserError
+
+        raise UserError(
+            f"setting TIMEZONE={name!r}: not a time zone; use an IANA name such as Asia/Shanghai or UTC, "
+            "or empty for this machine's zone"
+        ) from None
+
+
+def zone_name(tz: tzinfo) -> str:
+    """How a report names the zone: its IANA name, else its abbreviation."""
+    return str(getattr(tz, "key", None) or datetime.now(tz).tzname() or "UTC")
 
 
 def as_list(value: str | Iterable[Any] | None) -> list[str]:

@@ -17,6 +17,7 @@ the same way (``index/redis_store.py``).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import redis
@@ -25,14 +26,16 @@ from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from news_crawler import defaults
+from news_crawler.config import data_path, setting_path
 from news_crawler.embedded import ensure_server
 
 
 def resolve_url(
-    url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR, timeout: float = defaults.EMBEDDED_REDIS_START_TIMEOUT
+    url: str = "", data_dir: str | Path = "", timeout: float = defaults.EMBEDDED_REDIS_START_TIMEOUT
 ) -> str:
-    """``url`` when given, otherwise the URL of the embedded server (started if needed)."""
-    return url or ensure_server(data_dir, timeout)
+    """``url`` when given, otherwise the URL of the embedded server under ``data_dir``
+    (default: ``EMBEDDED_REDIS_DIR`` under ``DATA_DIR``), started if needed."""
+    return url or ensure_server(data_dir or data_path(defaults.EMBEDDED_REDIS_DIR), timeout)
 
 
 def url_from_settings(settings: Any) -> str:
@@ -43,7 +46,7 @@ def url_from_settings(settings: Any) -> str:
         url = f"redis://{host or 'localhost'}:{port or 6379}"
     return resolve_url(
         url,
-        settings.get("EMBEDDED_REDIS_DIR") or defaults.EMBEDDED_REDIS_DIR,
+        setting_path(settings, "EMBEDDED_REDIS_DIR"),
         settings.getfloat("EMBEDDED_REDIS_START_TIMEOUT", defaults.EMBEDDED_REDIS_START_TIMEOUT),
     )
 
@@ -125,7 +128,7 @@ def probe_client(settings: Any, client: Any) -> redis.Redis:
     return _client_class(params).from_url(url_from_settings(settings), retry=Retry(NoBackoff(), 0), **params)
 
 
-def get_redis(url: str = "", data_dir: str = defaults.EMBEDDED_REDIS_DIR, **kwargs: Any) -> redis.Redis:
+def get_redis(url: str = "", data_dir: str | Path = "", **kwargs: Any) -> redis.Redis:
     """A new client for ``url``, or for the embedded server under ``data_dir`` when ``url`` is
     empty, with exactly ``kwargs`` (``redis_cls`` picks the client class), as in scrapy-redis."""
     params = dict(kwargs)

@@ -1,5 +1,12 @@
 """Every default of the project, named exactly like the setting it is the default of."""
 
+# Where everything the crawler writes lives: a relative FEED_DIR, DAILY_DIR, EMBEDDED_REDIS_DIR
+# or SUMMARY_FILE is under it, whatever directory a command runs in (cron's included).
+DATA_DIR = "~/.local/share/news-crawler"
+# What a day is for outcome counts, summaries, reports and the index's daily drop counts: an
+# IANA zone name (Asia/Shanghai); empty: this machine's zone.
+TIMEZONE = ""
+
 # One Redis for everything. When REDIS_URL is empty an embedded server is started (or
 # reused) with its data under EMBEDDED_REDIS_DIR, persisted as an append-only file.
 REDIS_URL = ""
@@ -12,7 +19,7 @@ REDIS_PARAMS = {"socket_timeout": 5, "socket_connect_timeout": 3, "health_check_
 REDIS_CLUSTER = "auto"
 # A crawl waits this long for an unreachable Redis (paused, items held), then stops.
 REDIS_OUTAGE_LIMIT = 300.0
-EMBEDDED_REDIS_DIR = "~/.local/share/news-crawler/redis"
+EMBEDDED_REDIS_DIR = "redis"
 EMBEDDED_REDIS_START_TIMEOUT = 10.0
 
 # Crawling: scrapy-redis' scheduler and dupefilter, per-spider keys, persistent, JSON queue.
@@ -85,7 +92,7 @@ ITEMS_REDIS_KEY = ""
 # items/redis_trimmed; every kept item is in the feed files too); 0: unbounded.
 ITEMS_REDIS_MAX = 1_000_000
 SUMMARY_FILE = ""
-FEED_DIR = "output"
+FEED_DIR = "output"  # under DATA_DIR unless absolute
 
 # Sites files (TOML, see sites.py) read after the built-in one, each adding sites or replacing
 # one by name; several are separated by commas.
@@ -97,8 +104,9 @@ SEED_FROM_REDIS = False
 SEED_KEY = "%(spider)s:start_urls"
 WORKER_IDLE_SECONDS = 30.0
 
-# Daily runs: lock, logs and summaries under DAILY_DIR; DAILY_SPIDERS empty means every portal.
-DAILY_DIR = "~/.local/share/news-crawler/daily"
+# Daily runs: lock, logs, summaries and reports under DAILY_DIR (under DATA_DIR unless absolute);
+# DAILY_SPIDERS empty means every configured site.
+DAILY_DIR = "daily"
 DAILY_SPIDERS: list[str] = []
 
 # Near-duplicate engine.

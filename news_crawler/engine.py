@@ -6,7 +6,7 @@ from typing import Any
 
 import redis
 
-from news_crawler.config import as_list
+from news_crawler.config import as_list, zone
 from news_crawler.fingerprint import Fingerprinter
 from news_crawler.index import RedisStore, SentenceRule
 
@@ -55,6 +55,7 @@ def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:
         retention_days=settings.getfloat("DEDUP_RETENTION_DAYS"),
         generation_days=settings.getfloat("DEDUP_GENERATION_DAYS"),
         drops_max=settings.getint("DEDUP_DROPS_MAX"),
+        zone=zone(settings),
     )
 
 

@@ -1,6 +1,6 @@
 """An outcome for every URL a crawl takes from its queue, recorded in Redis.
 
-``<spider>:outcomes:<YYYY-MM-DD>`` (the UTC day it was recorded) maps a URL to
+``<spider>:outcomes:<YYYY-MM-DD>`` (the day it was recorded, in ``TIMEZONE``) maps a URL to
 ``<outcome>|<time, seconds since 1970>|<reason>`` (JSON ``{"outcome", "reason", "time"}``
 as earlier versions wrote it, still read): kept, duplicate, invalid, gone (404/410: not retried),
 robots (refused by robots.txt: not retried), failed (transient: Scrapy's retries within the
@@ -23,12 +23,12 @@ import json
 import re
 import uuid
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from scrapy.spidermiddlewares.httperror import HttpError
 
-from news_crawler import connection
+from news_crawler import config, connection
 
 GONE_STATUSES = (404, 410)
 _OUTCOME = re.compile(r"[A-Za-z0-9_]+")  # as _RECORD reads it back
@@ -87,6 +87,7 @@ class OutcomeStore:
         keep_days: int = 30,
         clock: Callable[[], datetime] = _utc_now,
         run: str | None = None,
+        zone: tzinfo = UTC,
     ) -> None:
         self.client = client
         self.run = run or uuid.uuid4().hex[:12]  # this crawl's: an attempt counts once a run
@@ -94,6 +95,7 @@ class OutcomeStore:
         self.attempts_key = attempts_key
         self.keep_days = keep_days
         self.clock = clock
+        self.zone = zone  # what a day is
         self._record = client.register_script(_RECORD)
 
     @classmethod
@@ -103,6 +105,7 @@ class OutcomeStore:
             connection.spider_key(settings.get("OUTCOMES_KEY"), spider_name, client),
             connection.spider_key(settings.get("OUTCOMES_ATTEMPTS_KEY"), spider_name, client),
             settings.getint("OUTCOMES_KEEP_DAYS", 30),
+            zone=config.zone(settings),
         )
 
     def _day_key(self, day: date) -> str:
@@ -112,8 +115,11 @@ class OutcomeStore:
         """The hashes a lookup reads, newest first: the live days, then the undated one."""
         if self.keep_days <= 0:
             return [self.outcomes_key]
-        today = self.clock().date()
+        today = self.today()
         return [self._day_key(today - timedelta(days=n)) for n in range(self.keep_days)] + [self.outcomes_key]
+
+    def today(self) -> date:
+        return self.clock().astimezone(self.zone).date()
 
     def counts_key(self, day: date | None) -> str:
         """The hash counting the outcomes of ``day``'s hash (of the undated one for None)."""
@@ -125,8 +131,9 @@ class OutcomeStore:
         now = self.clock()
         value = f"{outcome}|{int(now.timestamp())}|{reason}"
         if self.keep_days > 0:
-            keys = [self._day_key(now.date()), self.counts_key(now.date())]
-            day_start = datetime.combine(now.date(), time(), UTC).timestamp()
+            today = now.astimezone(self.zone).date()
+            keys = [self._day_key(today), self.counts_key(today)]
+            day_start = datetime.combine(today, time(), self.zone).timestamp()
             expire = int(day_start) + self.keep_days * DAY
         else:
             keys, expire = [self.outcomes_key, self.counts_key(None)], 0
@@ -136,7 +143,7 @@ class OutcomeStore:
     def counts(self) -> dict[str, int]:
         """How many URLs have each outcome today (in the one hash when outcomes are not kept
         by day); outcomes written before counts were kept are not in them."""
-        day = self.clock().date() if self.keep_days > 0 else None
+        day = self.today() if self.keep_days > 0 else None
         raw = self.client.hgetall(self.counts_key(day))
         return {k.decode(): int(v) for k, v in sorted(raw.items()) if int(v)}
 

@@ -13,20 +13,15 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
-COLUMNS = ("fetched", "kept", "dropped", "invalid", "failed")
-# Outcomes -> the report's columns; every outcome is one fetched page.
-_COLUMN_OF = {
-    "kept": "kept",
-    "duplicate": "dropped",
-    "invalid": "invalid",
-    "failed": "failed",
-    "given_up": "failed",
-    "error": "failed",
-    "gone": "failed",
-}
+from news_crawler.config import zone, zone_name
+from news_crawler.summary import row_from_outcomes
+
+# The summary's columns, from a day's outcome counts as the summary reads a run's (no list
+# pages: they are no outcome, so a day does not count them).
+COLUMNS = ("fetched", "kept", "dropped", "invalid", "gone", "robots", "failed", "errors")
 
 
 @dataclass
@@ -39,21 +34,12 @@ class SiteDays:
 
 @dataclass
 class ReportData:
+    zone: str  # the zone whose days these are (TIMEZONE)
     today: date
     days: list[date]  # oldest first, today last
     sites: list[SiteDays]
     drops: list[dict[str, Any]]  # today's: id, duplicate_of, distance, rule, time
     failures: list[dict[str, str]]  # today's: site, url, outcome, reason, time
-
-
-def row_of(counts: dict[str, int]) -> dict[str, int]:
-    """A day's outcome counts as the report's columns."""
-    row = dict.fromkeys(COLUMNS, 0)
-    for outcome, n in counts.items():
-        row["fetched"] += n
-        if outcome in _COLUMN_OF:
-            row[_COLUMN_OF[outcome]] += n
-    return row
 
 
 def gather(
@@ -63,7 +49,8 @@ def gather(
     from news_crawler.cli.outcomes import rows
     from news_crawler.outcomes import OutcomeStore
 
-    today = today or datetime.now(UTC).date()
+    tz = zone(settings)
+    today = today or datetime.now(tz).date()
     span = [today - timedelta(days=n) for n in range(days - 1, -1, -1)]
     sites = []
     for name in spiders:
@@ -73,19 +60,18 @@ def gather(
             pipe.hgetall(outcomes.counts_key(day))
         found = {day: {k.decode(): int(v) for k, v in raw.items()} for day, raw in zip(span, pipe.execute()) if raw}
         if found:
-            sites.append(SiteDays(name, {day: row_of(counts) for day, counts in found.items()}))
-    stamp = today.isoformat()
+            sites.append(SiteDays(name, {day: row_from_outcomes(counts) for day, counts in found.items()}))
     drops = [
         {"id": d.id, "duplicate_of": d.duplicate_of, "distance": d.distance, "rule": d.rule, "time": d.time}
         for d in store.drops(500)
-        if str(d.time).startswith(stamp)
+        if datetime.fromisoformat(str(d.time)).astimezone(tz).date() == today
     ]
     failures = [
         r
         for r in rows(client, settings, [s.site for s in sites], None, today)
         if r["outcome"] in ("failed", "given_up", "error", "gone")
     ][:500]
-    return ReportData(today, span, sites, drops, failures)
+    return ReportData(zone_name(tz), today, span, sites, drops, failures)
 
 
 def _change(now: int, before: int | None) -> str:
@@ -166,7 +152,8 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; ver
 .flagged th {{ background: #fde8e8; }} .flag {{ color: #b03030; font-size: 12px; }}
 .note {{ color: #888; font-size: 11px; }} .legend span {{ padding: 0 6px; }}
 </style></head><body>
-<h1>news-crawler: {data.today} (UTC)</h1>
+<h1>news-crawler: {data.today}</h1>
+<p class="zone">Days are days of {html.escape(data.zone)} (TIMEZONE).</p>
 <p class="legend">Chart: the last {len(data.days)} days, <span style="color:#3572b0">kept</span>
 <span style="color:#e8833a">dropped</span>, <span style="color:#aaa">gray: no data</span>.</p>
 <table id="sites"><tr><th>site</th>{header}<th>kept and dropped a day</th></tr>{"".join(rows)}</table>

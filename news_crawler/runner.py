@@ -12,7 +12,8 @@ from news_crawler import connection
 from news_crawler.config import build_settings
 from news_crawler.engine import check_index
 from news_crawler.errors import UserError
-from news_crawler.sites import SiteSpiderLoader
+from news_crawler.printable import printable
+from news_crawler.sites import INCLUDE_PORTALS, SiteSpiderLoader, load_sites
 from news_crawler.spiders.news import check_arguments
 from news_crawler.summary import crawl_problem, summarize
 
@@ -82,7 +83,10 @@ def unknown_spiders(names: list[str], settings: Any) -> None:
     if unknown:
         close = sorted({c for n in unknown for c in difflib.get_close_matches(n, known, n=3, cutoff=0.5)})
         hint = f"; did you mean {', '.join(close)}?" if close else ""
+        portals = [n for n in unknown if n in load_sites()]
+        if portals:
+            hint += f"; {', '.join(portals)}: left out with SITES_FILE ({INCLUDE_PORTALS} = true adds the portals)"
         raise UserError(
-            f"unknown spider {', '.join(unknown)}{hint} (known: {', '.join(known)}; "
+            f"unknown spider {printable(', '.join(unknown), 200)}{hint} (known: {', '.join(known)}; "
             "declare a site in a sites file: SITES_FILE)"
         )

@@ -9,9 +9,12 @@
     download_delay = 1.0                   # optional politeness, per site
     concurrent_requests = 2                # optional: at most this many at once, per domain
 
-The built-in portals are ``sites.toml`` beside this module, read the same way; each file of
-``SITES_FILE`` (a setting and an environment variable; several are separated by commas) adds
-sites or replaces one by its name, in order. Every site is a spider name: the spider loader
+The built-in portals are ``sites.toml`` beside this module, read the same way: examples,
+active only while no ``SITES_FILE`` is set (a setting and an environment variable; several
+files are separated by commas). With sites files, their sites are the active ones, and the
+portals join them only when a file says ``include_portals = true`` at its top. A file's
+site named like a portal is a mistake unless its table says ``replaces_portal = true``; two
+files declaring one name are a mistake. Every active site is a spider name: the spider loader
 (``SiteSpiderLoader``) makes each a generic ``NewsSpider`` with the site's patterns.
 A file with a mistake stops every command with one line naming the file, the site and the
 problem (``SitesFileError``).
@@ -30,6 +33,7 @@ from scrapy.spiderloader import SpiderLoader
 
 from news_crawler.config import as_list
 from news_crawler.errors import UserError
+from news_crawler.printable import printable
 
 BUILTIN = Path(__file__).with_name("sites.toml")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -39,7 +43,8 @@ _POLITENESS = {
     "download_delay": ("DOWNLOAD_DELAY", float),
     "concurrent_requests": ("CONCURRENT_REQUESTS_PER_DOMAIN", int),
 }
-KEYS = (*_LISTS, *_POLITENESS)
+KEYS = (*_LISTS, *_POLITENESS, "replaces_portal")
+INCLUDE_PORTALS = "include_portals"  # a file's top-level key: the built-in portals are active too
 
 
 class SitesFileError(UserError):
@@ -56,6 +61,7 @@ class Site:
     deny: tuple[str, ...] = ()
     allowed_domains: tuple[str, ...] = ()
     settings: dict[str, Any] = field(default_factory=dict)  # the politeness keys, as Scrapy settings
+    replaces_portal: bool = False  # named like a built-in portal on purpose
 
 
 def sites_files(value: str | list[str] | None) -> list[str]:
@@ -63,16 +69,54 @@ def sites_files(value: str | list[str] | None) -> list[str]:
     return as_list(value)
 
 
-def load_sites(files: list[str] | tuple[str, ...] = ()) -> dict[str, Site]:
-    """The built-in sites, then each file's, a later site replacing an earlier one of its name."""
+@dataclass(frozen=True)
+class ActiveSites:
+    """The sites every command works on, in declared order, and why they are these."""
+
+    sites: dict[str, Site]
+    why: str
+
+
+def active_sites(files: list[str] | tuple[str, ...] = ()) -> ActiveSites:
+    """The built-in portals when no sites file is given; else the files' sites, the portals
+    first when a file includes them (``include_portals = true``)."""
+    portals, _ = read_sites_file(str(BUILTIN))
+    if not files:
+        return ActiveSites(portals, "the built-in portals (examples: SITES_FILE names your own sites files)")
     sites: dict[str, Site] = {}
-    for path in (str(BUILTIN), *files):
-        sites.update(read_sites_file(path))
-    return sites
+    including: list[str] = []
+    for path in files:
+        declared, include = read_sites_file(path)
+        if include:
+            including.append(path)
+        for name, site in declared.items():
+            if name in sites:
+                raise SitesFileError(
+                    f"sites file {path}: [sites.{name}] is declared in {sites[name].source} too; a name is one site"
+                )
+            if name in portals and not site.replaces_portal:
+                raise SitesFileError(
+                    f"sites file {path}: [sites.{name}] has a built-in portal's name (its queue, dupefilter and "
+                    "outcomes would be the portal's): choose another name, or say replaces_portal = true"
+                )
+            sites[name] = site
+    why = f"the sites of {', '.join(files)}"
+    if including:
+        why += f" and the built-in portals ({INCLUDE_PORTALS} = true in {', '.join(including)})"
+        sites = {**{k: v for k, v in portals.items() if k not in sites}, **sites}
+    else:
+        why += f" (the built-in portals are left out; {INCLUDE_PORTALS} = true in a sites file adds them)"
+    return ActiveSites(sites, why)
 
 
-def read_sites_file(path: str) -> dict[str, Site]:
-    """The sites of one file; ``SitesFileError`` for anything wrong in it."""
+def load_sites(files: list[str] | tuple[str, ...] = ()) -> dict[str, Site]:
+    """The active sites (``active_sites``) by name."""
+    return active_sites(files).sites
+
+
+def read_sites_file(path: str) -> tuple[dict[str, Site], bool]:
+    """The sites of one file, and whether it includes the portals; ``SitesFileError`` for
+    anything wrong in it."""
     shown = "built-in sites" if path == str(BUILTIN) else path
     try:
         with open(Path(path).expanduser(), "rb") as f:
@@ -83,25 +127,32 @@ def read_sites_file(path: str) -> dict[str, Site]:
         raise SitesFileError(f"sites file {shown}: cannot be read ({e.strerror})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise SitesFileError(f"sites file {shown}: not valid TOML ({e})") from None
-    extra = sorted(set(data) - {"sites"})
+    extra = sorted(set(data) - {"sites", INCLUDE_PORTALS})
     if extra or not isinstance(data.get("sites", {}), dict):
         raise SitesFileError(
-            f"sites file {shown}: unknown table {extra[0] if extra else 'sites'!r}; declare each site as [sites.NAME]"
+            f"sites file {shown}: unknown key {printable(extra[0] if extra else 'sites', 80)!r}; declare each site "
+            f"as [sites.NAME] ({INCLUDE_PORTALS} = true is the one key allowed at the top)"
         )
-    return {name: _site(shown, name, table) for name, table in data.get("sites", {}).items()}
+    include = data.get(INCLUDE_PORTALS, False)
+    if not isinstance(include, bool):
+        raise SitesFileError(f"sites file {shown}: {INCLUDE_PORTALS} must be true or false")
+    return {name: _site(shown, name, table) for name, table in data.get("sites", {}).items()}, include
 
 
 def _site(source: str, name: str, table: Any) -> Site:
-    where = f"sites file {source}: [sites.{name}]"
+    where = f"sites file {source}: [sites.{printable(name, 80)}]"
     if not NAME.fullmatch(name):
-        raise SitesFileError(f"{where}: a site's name is a spider name: letters, digits, - and _ (at most 64)")
+        raise SitesFileError(
+            f"{where}: a site's name is a spider name and a part of Redis keys and file names: letters, digits, "
+            "- and _, at most 64, starting with a letter or digit"
+        )
     if name in RESERVED:
         raise SitesFileError(f"{where}: {name!r} is the generic spider's name; choose another")
     if not isinstance(table, dict):
         raise SitesFileError(f"{where}: expected a table of keys ({', '.join(KEYS)})")
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
-        raise SitesFileError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(KEYS)}")
+        raise SitesFileError(f"{where}: unknown key {printable(unknown[0], 80)!r}; the keys are {', '.join(KEYS)}")
     lists: dict[str, tuple[str, ...]] = {}
     for key in _LISTS:
         value = table.get(key, [])
@@ -114,13 +165,18 @@ def _site(source: str, name: str, table: Any) -> Site:
             raise SitesFileError(f"{where}: missing {key}")
     for url in lists["start_urls"]:
         if not re.match(r"https?://[^/\s]+", url):
-            raise SitesFileError(f"{where}: start URL {url!r} needs http:// or https:// and a host")
+            raise SitesFileError(f"{where}: start URL {printable(url, 200)!r} needs http:// or https:// and a host")
     for key in ("allow", "follow", "deny"):
         for pattern in lists[key]:
             try:
                 re.compile(pattern)
             except re.error as e:
-                raise SitesFileError(f"{where}: {key} pattern {pattern!r} does not compile: {e}") from None
+                raise SitesFileError(
+                    f"{where}: {key} pattern {printable(pattern, 200)!r} does not compile: {e}"
+                ) from None
+    replaces = table.get("replaces_portal", False)
+    if not isinstance(replaces, bool):
+        raise SitesFileError(f"{where}: replaces_portal must be true or false")
     settings = {}
     for key, (setting, kind) in _POLITENESS.items():
         if key in table:
@@ -128,7 +184,7 @@ def _site(source: str, name: str, table: Any) -> Site:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < (0 if kind is float else 1):
                 raise SitesFileError(f"{where}: {key} must be a number {'>= 0' if kind is float else '>= 1'}")
             settings[setting] = kind(value)
-    return Site(name=name, source=source, settings=settings, **lists)
+    return Site(name=name, source=source, settings=settings, replaces_portal=replaces, **lists)
 
 
 class SiteSpiderLoader(SpiderLoader):

@@ -1,4 +1,9 @@
-"""Per-site summary of a crawl, from its stats: logged at the end and optionally saved as JSON."""
+"""Per-site summary of a crawl, from its stats: logged at the end and optionally saved as JSON.
+
+Its numbers are the outcomes the run recorded (``outcomes/<outcome>/<site>``, one count a
+URL, written by the tracker), read through ``row_from_outcomes``, the function the daily
+report reads a day's outcome counts with: the two count the same facts the same way.
+"""
 
 from __future__ import annotations
 
@@ -12,31 +17,54 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 
+from news_crawler.config import setting_path
+
 logger = logging.getLogger(__name__)
 
-COLUMNS = {
-    "fetched": "pages/article/",
-    "lists": "pages/list/",
-    "kept": "dedup/kept/",
-    "dropped": "dedup/dropped/",
-    "invalid": "articles/invalid/",
-    "gone": "outcomes/gone/",
-    "robots": "outcomes/robots/",
-    "failed": "pages/failed/",
-    "errors": "outcomes/error/",
+COLUMNS = ("fetched", "lists", "kept", "dropped", "invalid", "gone", "robots", "failed", "errors")
+# The column of each outcome (outcomes.py); "fetched" is every article page that came back
+# and was judged: kept, dropped, invalid or an error. List pages are no outcome: "lists" is
+# the list pages that came back (``pages/list/<site>``), and a failed one is "failed".
+OUTCOME_COLUMN = {
+    "kept": "kept",
+    "duplicate": "dropped",
+    "dropped": "dropped",
+    "invalid": "invalid",
+    "gone": "gone",
+    "robots": "robots",
+    "failed": "failed",
+    "given_up": "failed",
+    "error": "errors",
 }
+FETCHED = ("kept", "dropped", "invalid", "errors")
+_OUTCOMES, _LISTS = "outcomes/", "pages/list/"
+
+
+def row_from_outcomes(counts: dict[str, int], lists: int = 0) -> dict[str, int]:
+    """One site's row from how many URLs got each outcome (and how many list pages came back)."""
+    row = dict.fromkeys(COLUMNS, 0)
+    for outcome, n in counts.items():
+        if outcome in OUTCOME_COLUMN:
+            row[OUTCOME_COLUMN[outcome]] += int(n)
+    row["fetched"] = sum(row[c] for c in FETCHED)
+    row["lists"] = lists
+    return row
 
 
 def summarize(stats: dict[str, Any]) -> dict[str, dict[str, int]]:
     """``{site: {fetched, lists, kept, dropped, invalid, gone, robots, failed, errors}}`` from a
     crawl's stats."""
-    out: dict[str, dict[str, int]] = {}
+    outcomes: dict[str, dict[str, int]] = {}
+    lists: dict[str, int] = {}
     for key, value in stats.items():
-        for column, prefix in COLUMNS.items():
-            if isinstance(key, str) and key.startswith(prefix):
-                site = key[len(prefix) :]
-                out.setdefault(site, dict.fromkeys(COLUMNS, 0))[column] += int(value)
-    return out
+        if not isinstance(key, str):
+            continue
+        if key.startswith(_OUTCOMES) and key.count("/") >= 2:
+            outcome, site = key[len(_OUTCOMES) :].split("/", 1)
+            outcomes.setdefault(site, {})[outcome] = int(value)
+        elif key.startswith(_LISTS):
+            lists[key[len(_LISTS) :]] = int(value)
+    return {site: row_from_outcomes(outcomes.get(site, {}), lists.get(site, 0)) for site in {*outcomes, *lists}}
 
 
 def crawl_problem(reason: str | None, by_site: dict[str, dict[str, int]], seeded: bool = False) -> str | None:
@@ -83,7 +111,8 @@ class CrawlSummary:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> CrawlSummary:
-        ext = cls(crawler.stats, crawler.settings.get("SUMMARY_FILE", ""))
+        path = crawler.settings.get("SUMMARY_FILE") or ""
+        ext = cls(crawler.stats, str(setting_path(crawler.settings, "SUMMARY_FILE")) if path else "")
         crawler.signals.connect(ext.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
         return ext

@@ -26,6 +26,7 @@ from news_crawler.outage import Outage
 from news_crawler.outcomes import OutcomeStore, classify_failure
 from news_crawler.redact import short_url
 from news_crawler.runtime import Runtime
+from news_crawler.spiders.listing import is_list_page
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +51,7 @@ class OutcomeTracker:
         self._pending: dict[int, int] = {}  # id(request) -> items without an outcome yet
         self._open: set[int] = set()  # requests whose callback output is still being read
         self._keep_lease: set[int] = set()  # requests the next run must fetch again
+        self._counted: dict[str, str] = {}  # URL -> the outcome this run counted for it
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> OutcomeTracker:
@@ -132,18 +134,32 @@ class OutcomeTracker:
         site = item.get("site") if item is not None and hasattr(item, "get") else None
         return site or getattr(self.crawler.spider, "site", "") or spider_name(self.crawler)
 
+    def _record(self, url: str, outcome: str, reason: str, site: str) -> None:
+        """The one place an outcome is written: to the store, and counted once a URL a run
+        in ``outcomes/<outcome>/<site>`` (a write replayed after an outage counts nothing
+        again; a URL whose outcome changes moves to the new count), as the store counts a
+        day's outcomes: the summary and the report count the same facts."""
+        self.store.record(url, outcome, reason)
+        before = self._counted.get(url)
+        if before != outcome:
+            if before is not None:
+                self.crawler.stats.inc_value(f"outcomes/{before}/{site}", -1)
+            self.crawler.stats.inc_value(f"outcomes/{outcome}/{site}")
+            self._counted[url] = outcome
+
     # Item outcomes.
     def item_scraped(self, item: Any, response: Response) -> None:
-        self.outage.run(lambda: self.store.record(item["url"], "kept"))
+        site = self._site(item)
+        self.outage.run(lambda: self._record(item["url"], "kept", "", site))
         self._item_done(response)
 
     def item_dropped(self, item: Any, response: Response, exception: BaseException) -> None:
         # This project's drops name their outcome (drops.py); any other DropItem is "dropped".
         outcome = exception.outcome if isinstance(exception, ArticleDrop) else "dropped"
         if outcome:
-            url, reason = item.get("url") or response.url, str(exception)
+            url, reason, site = item.get("url") or response.url, str(exception), self._site(item)
             reason = reason[: -len(url) - 2] if reason.endswith(f": {url}") else reason  # the record is the URL's
-            self.outage.run(lambda: self.store.record(url, outcome, reason[:200]))
+            self.outage.run(lambda: self._record(url, outcome, reason[:200], site))
         if isinstance(exception, ArticleDrop) and not exception.ends_lease and response is not None:
             self._keep_lease.add(id(response.request))
         self._item_done(response)
@@ -161,19 +177,23 @@ class OutcomeTracker:
     def _release(self, request: Request, site: str | None, failure: Any) -> None:
         """An exception, not a verdict on the page: fetch it again on the next run."""
         reason = f"{type(failure.value).__name__}: {failure.value}"[:200]
-        self.crawler.stats.inc_value(f"outcomes/error/{site or self._site()}")
-        self.outage.run(lambda: self._retry_later(request, "error", reason))
+        site = site or self._site()
+        self.outage.run(lambda: self._retry_later(request, "error", reason, site))
 
-    def _retry_later(self, request: Request, outcome: str, reason: str) -> None:
+    def _retry_later(self, request: Request, outcome: str, reason: str, site: str) -> None:
         """Record the attempt, then postpone ``request`` or give up on it. Runs whole, now
-        or when Redis is back (``outage.run``)."""
+        or when Redis is back (``outage.run``). A list page is only recorded: the next run
+        fetches it from its start pages anyway (postponed too, it would be fetched, and
+        counted, twice)."""
+        if is_list_page(request):
+            self._record(request.url, outcome, reason, site)
+            return
         attempts = self.store.count_attempt(request.url)
         if attempts >= self.retry_runs:
-            self.store.record(request.url, "given_up", f"{reason} ({attempts} runs)")
-            self.crawler.stats.inc_value(f"outcomes/given_up/{self._site()}")
-            logger.warning("giving up on %s after %d runs: %s", request.url, attempts, reason)
+            self._record(request.url, "given_up", f"{reason} ({attempts} runs)", site)
+            logger.warning("giving up on %s after %d runs: %s", short_url(request.url), attempts, reason)
             return
-        self.store.record(request.url, outcome, reason)
+        self._record(request.url, outcome, reason, site)
         scheduler = self._scheduler()
         if scheduler is not None:
             scheduler.postpone_now(request)
@@ -183,18 +203,14 @@ class OutcomeTracker:
         outcome, reason = classify_failure(failure)
         site = self._site()
         if outcome == "failed":
-            self.crawler.stats.inc_value(f"pages/failed/{site}")
             logger.warning("fetch failed, will retry next run: %s (%s)", short_url(request.url), reason)
-            self.outage.run(lambda: self._retry_later(request, "failed", reason))
+            self.outage.run(lambda: self._retry_later(request, "failed", reason, site))
         else:
             url = request.meta.get("redirect_urls", [request.url])[0]  # the URL the dupefilter knows
             if outcome == "invalid":  # a redirect off the site, a refused scheme: with the pages that hold no article
-                self.crawler.stats.inc_value(f"articles/invalid/{site}")
                 self.crawler.stats.inc_value(
                     f"articles/invalid_reason/{'redirected_outside' if 'redirected' in reason else 'not_http'}"
                 )
-            else:
-                self.crawler.stats.inc_value(f"outcomes/{outcome}/{site}")
             logger.info("%s: %s (%s), not retried", outcome, short_url(url), reason)
-            self.outage.run(lambda: self.store.record(url, outcome, reason))
+            self.outage.run(lambda: self._record(url, outcome, reason, site))
         self._ack(request)

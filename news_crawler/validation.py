@@ -126,6 +126,10 @@ def check_values(settings: Any) -> None:
             raise UserError(f"setting {name}={value!r}: must be one of {', '.join(CHOICES[name])}")
         if name in FILES and typed and not Path(str(typed)).expanduser().is_file():
             raise UserError(f"setting {name}={value!r}: no such file")
+        if name == "TIMEZONE" and typed:
+            from news_crawler.config import zone
+
+            zone(settings)
         if name == "REDIS_URL" and typed and not str(typed).startswith(("redis://", "rediss://", "unix://")):
             from news_crawler.redact import redact  # imports Scrapy: only when needed
 

@@ -26,7 +26,7 @@ class Mirror:
         self.lists = {mirror_path(url): site.name for site in load_sites().values() for url in site.start_urls}
         self._lock = threading.Lock()
         # Faults a test can set: seconds before each article response (a slow site), a
-        # status for some article paths (404, 410, 500), robots.txt text per host.
+        # status for some paths, list pages' too (404, 410, 503), robots.txt text per host.
         self.delay = 0.0
         self.statuses: dict[str, int] = {}
         self.robots: dict[str, str] = {}
@@ -69,13 +69,13 @@ class Mirror:
         if key in self.extra:
             body, ctype = self.extra[key]
             return 200, body, ctype
-        if key in self.lists:
+        if key in self.lists and key not in self.statuses:
             body, ctype = self.list_page(self.lists[key], key)
             return 200, body, ctype
         host, _, rest = key.partition("/")
         if rest == "robots.txt" and host in self.robots:
             return 200, self.robots[host].encode(), "text/plain"
-        if self.delay:
+        if self.delay and key not in self.lists:
             time.sleep(self.delay)
         if key in self.statuses:
             return self.statuses[key], b"<html><body>error</body></html>", "text/html"

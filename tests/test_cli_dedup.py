@@ -380,3 +380,24 @@ def test_an_index_of_another_format_gives_one_line_and_forget_all_clears_it(redi
     again = run(["check", *common, "-"], line)
     assert again.returncode == 0 and json.loads(again.stdout)["duplicate_of"] is None
     assert redis_client.get("legacy:format") == b"1" and redis_client.exists("legacy:g0:held")
+
+
+def test_settings_go_after_the_subcommand_as_for_scrapy_crawl(redis_server, redis_client, corpus):
+    out = run(
+        [
+            "check",
+            "-s",
+            f"REDIS_URL={redis_server.url}",
+            "-s",
+            "DEDUP_NAMESPACE=after",
+            "-s",
+            "DEDUP_MAX_DISTNCE=2",
+            "-",
+        ],
+        corpus,
+    )
+    assert out.returncode == 0, out.stderr
+    assert redis_client.get("after:format") == b"1"  # the namespace -s named
+    assert "DEDUP_MAX_DISTNCE is not a setting" in out.stderr and "did you mean DEDUP_MAX_DISTANCE?" in out.stderr
+    bad = run(["stats", "-s", "NOEQUALS"])
+    assert bad.returncode == 2 and bad.stderr.strip() == "news-dedup: -s takes NAME=VALUE, got 'NOEQUALS'"

@@ -91,6 +91,7 @@ def test_an_index_of_another_format_stops_a_crawl_before_it_starts(redis_server,
         ("DEDUP_MAX_DISTANCE=9", "must be from 0 to 3"),
         ("LIST_PAGE_LIMIT=many", "expected a whole number"),
         ("DEDUP_SEGMENTER=fast", "must be one of auto"),
+        ("TIMEZONE=Beijing", "not a time zone; use an IANA name such as Asia/Shanghai"),
     ],
 )
 def test_a_setting_with_a_bad_value_names_it_and_what_is_allowed(redis_server, setting, allowed):
@@ -241,3 +242,12 @@ def test_a_folder_that_cannot_be_made_and_a_bad_log_level_are_one_line(tmp_path,
     assert summary.returncode == 2 and "s.json" not in summary.stdout and str(blocker) in one_line(summary)
     loud = run([*SCRAPY, "crawl", "sina", "-s", "LOG_LEVEL=LOUD"], REDIS_URL=redis_server.url)
     assert loud.returncode == 2 and "setting LOG_LEVEL='LOUD': must be one of critical" in one_line(loud)
+
+
+def test_a_report_of_one_day_and_a_days_value_out_of_range(tmp_path, redis_server):
+    one = run([*CRAWLER, "report", "--days", "1", "--out", str(tmp_path / "r.html")], REDIS_URL=redis_server.url)
+    assert one.returncode == 0, one.stderr
+    assert (tmp_path / "r.html").is_file()
+    bad = run([*CRAWLER, "report", "--days", "500"], REDIS_URL=redis_server.url)
+    assert bad.returncode == 2 and "expected a whole number of days from 1 to 90, got '500'" in bad.stderr
+    assert len(bad.stderr) < 400  # the range, not a list of every allowed value

@@ -109,3 +109,27 @@ def test_counts_follow_each_urls_latest_outcome_and_a_replay_counts_nothing(redi
     undated = store(redis_client, clock, keep_days=0)
     undated.record(URL, "gone", "HTTP 404")
     assert undated.counts() == {"gone": 1} and redis_client.ttl("sina:outcomes:counts") == -1
+
+
+def test_a_day_is_a_day_of_the_zone_asked_for(redis_client):
+    from zoneinfo import ZoneInfo
+
+    from news_crawler.index import RedisStore
+
+    late = datetime(2026, 11, 27, 17, 30, tzinfo=UTC)  # 01:30 on the 28th in Shanghai
+    shanghai = OutcomeStore(
+        redis_client, "sina:outcomes", "sina:attempts", clock=Clock(late), zone=ZoneInfo("Asia/Shanghai")
+    )
+    shanghai.record(URL, "kept")
+    assert redis_client.hget("sina:outcomes:2026-11-28", URL) and shanghai.counts() == {"kept": 1}
+    midnight = datetime(2026, 11, 28, tzinfo=ZoneInfo("Asia/Shanghai")).timestamp()
+    assert redis_client.expiretime("sina:outcomes:2026-11-28") == midnight + 30 * DAY
+    in_utc = store(redis_client, Clock(late))
+    in_utc.record(URL + "?2", "kept")
+    assert redis_client.hget("sina:outcomes:2026-11-27", URL + "?2")
+
+    index = RedisStore(redis_client, "tz", clock=late.timestamp, zone=ZoneInfo("Asia/Shanghai"))
+    index.decide("a", 0x0F0F_0F0F_0F0F_0F0F)
+    index.decide("b", 0x0F0F_0F0F_0F0F_0F0E)
+    assert index.counts()["drops:2026-11-28"] == 1
+    assert index.forget("b") == "dropped" and index.counts().get("drops:2026-11-28", 0) == 0

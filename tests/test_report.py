@@ -55,7 +55,11 @@ def report(tmp_path, sina_articles):
     from news_crawler.outcomes import OutcomeStore
 
     server, web = TestServer(tmp_path / "redis"), HostileWeb()
-    env = {**{k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}, "REDIS_URL": server.url}
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"},
+        "REDIS_URL": server.url,
+        "TIMEZONE": "UTC",  # the days the test's own records are written in
+    }
     try:
         a, b = sina_articles[7], sina_articles[70]
         urls = [
@@ -104,6 +108,7 @@ def test_the_report_is_one_file_that_needs_nothing_from_outside(report):
     path, _ = report
     page = path.read_text()  # links to the articles, but nothing loaded: no script, image, font or stylesheet
     assert not re.search(r"<script|<link|<img|src=|@import|url\(", page)
+    assert "Days are days of UTC (TIMEZONE)." in page
 
 
 @browser
@@ -114,7 +119,16 @@ def test_the_report_in_a_browser_has_a_row_and_a_chart_per_site_and_is_not_blank
     rows = dict(re.findall(r'<tr class="site[^"]*" data-site="([^"]+)">(.*?)</tr>', dom.stdout, re.S))
     assert set(rows) == {"news", "sina"}
     cells = dict(re.findall(r'<td data-col="(\w+)">(\d+)', rows["news"]))
-    assert cells == {"fetched": "4", "kept": "2", "dropped": "1", "invalid": "1", "failed": "0"}
+    assert cells == {
+        "fetched": "4",
+        "kept": "2",
+        "dropped": "1",
+        "invalid": "1",
+        "gone": "0",
+        "robots": "0",
+        "failed": "0",
+        "errors": "0",
+    }
     assert re.search(r'<svg class="chart" data-site="news"', rows["news"])
     assert re.search(r'<svg class="chart" data-site="sina"', rows["sina"])
     assert "kept nothing today" in rows["sina"] and "kept nothing today" not in rows["news"]

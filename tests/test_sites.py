@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from news_crawler.sites import Site, SitesFileError, load_sites, read_sites_file
+from news_crawler.sites import Site, SitesFileError, active_sites, load_sites, read_sites_file
 from tests.crawl_helpers import ROOT
 from tests.hostile_web import HostileWeb, article, list_page
 
@@ -92,15 +92,32 @@ def test_the_built_in_portals_are_a_sites_file():
     assert sites["chinanews"].allowed_domains == ("chinanews.com.cn", "chinanews.com")
 
 
-def test_a_sites_file_adds_sites_and_replaces_one_by_name(tmp_path):
+def test_a_sites_file_makes_its_sites_the_active_ones_and_may_include_the_portals(tmp_path):
+    mine = tmp_path / "s.toml"
+    mine.write_text("[sites.mine]\nstart_urls = 'https://a.cn/'\nallow = ['/n/']\nconcurrent_requests = 2\n")
+    active = active_sites([str(mine)])
+    assert list(active.sites) == ["mine"] and "the built-in portals are left out" in active.why
+    assert active.sites["mine"].settings == {"CONCURRENT_REQUESTS_PER_DOMAIN": 2}
+    more = tmp_path / "more.toml"
+    more.write_text("include_portals = true\n[sites.more]\nstart_urls = 'https://b.cn/'\nallow = '/m/'\n")
+    active = active_sites([str(mine), str(more)])
+    assert list(active.sites) == [*load_sites(), "mine", "more"] and f"include_portals = true in {more}" in active.why
+
+
+def test_a_portals_name_needs_replaces_portal_and_a_name_is_one_site(tmp_path):
     path = tmp_path / "s.toml"
-    path.write_text(
-        "[sites.sina]\nstart_urls = ['https://m.sina.cn/']\nallow = 'doc-'\n"
-        "[sites.mine]\nstart_urls = 'https://a.cn/'\nallow = ['/n/']\nconcurrent_requests = 2\n"
-    )
+    path.write_text("[sites.sina]\nstart_urls = ['https://m.sina.cn/']\nallow = 'doc-'\n")
+    with pytest.raises(SitesFileError, match=r"\[sites.sina\] has a built-in portal's name .* replaces_portal = true"):
+        load_sites([str(path)])
+    path.write_text("[sites.sina]\nstart_urls = ['https://m.sina.cn/']\nallow = 'doc-'\nreplaces_portal = true\n")
     sites = load_sites([str(path)])
-    assert sites["sina"] == Site(name="sina", source=str(path), start_urls=("https://m.sina.cn/",), allow=("doc-",))
-    assert sites["mine"].settings == {"CONCURRENT_REQUESTS_PER_DOMAIN": 2} and len(sites) == 11
+    assert list(sites) == ["sina"] and sites["sina"] == Site(
+        name="sina", source=str(path), start_urls=("https://m.sina.cn/",), allow=("doc-",), replaces_portal=True
+    )
+    other = tmp_path / "other.toml"
+    other.write_text("[sites.sina]\nstart_urls = ['https://x.cn/']\nallow = 'x'\nreplaces_portal = true\n")
+    with pytest.raises(SitesFileError, match=f"declared in {path} too"):
+        load_sites([str(path), str(other)])
 
 
 @pytest.mark.parametrize(
@@ -115,7 +132,11 @@ def test_a_sites_file_adds_sites_and_replaces_one_by_name(tmp_path):
         ("[sites.news]\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites.news]: 'news' is the generic spider's"),
         ("[sites.a]\nstart_urls = ['ftp://a.cn/']\nallow = 'x'\n", "[sites.a]: start URL 'ftp://a.cn/' needs http"),
         ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\ndownload_delay = -1\n", "download_delay must be"),
-        ("[site.a]\nstart_urls = ['https://a.cn/']\n", "unknown table 'site'"),
+        ("[site.a]\nstart_urls = ['https://a.cn/']\n", "unknown key 'site'"),
+        ("[sites.'..']\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites...]: a site's name is a spider name"),
+        ("[sites.'a/b']\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites.a/b]: a site's name"),
+        ('[sites."a\\u001b[2Jb\\nc"]\nstart_urls = ["https://a.cn/"]\nallow = "x"\n', "[sites.a\\x1b[2Jb\\nc]: a site"),
+        ("include_portals = 'yes'\n", "include_portals must be true or false"),
     ],
 )
 def test_a_bad_sites_file_is_one_line_naming_file_site_and_problem(tmp_path, text, problem):
@@ -242,8 +263,10 @@ def test_sites_lists_every_site_with_where_it_was_declared(tmp_path, two_sites):
     _, sites_file, _, _, _ = two_sites
     result = run([sys.executable, "-m", "news_crawler.cli.crawler", "sites"], tmp_path, SITES_FILE=str(sites_file))
     assert result.returncode == 0
-    assert f"gov-news  ({sites_file})" in result.stdout and "sina  (built-in sites)" in result.stdout
-    assert "12 sites" in result.stdout
+    assert f"gov-news  ({sites_file})" in result.stdout and "sina  (built-in sites)" not in result.stdout
+    assert f"2 sites: the sites of {sites_file} (the built-in portals are left out" in result.stdout
+    portals = run([sys.executable, "-m", "news_crawler.cli.crawler", "sites"], tmp_path)
+    assert "sina  (built-in sites)" in portals.stdout and "10 sites: the built-in portals" in portals.stdout
 
 
 def test_sites_check_shows_what_the_patterns_match_and_extracts_articles(tmp_path, two_sites):
@@ -273,3 +296,45 @@ def test_sites_check_shows_what_the_patterns_match_and_extracts_articles(tmp_pat
     assert wrong.returncode == 1
     assert "0 match allow" in wrong.stdout and gov[0] in wrong.stdout  # among the links that matched nothing
     assert "no article link matched allow" in wrong.stdout
+
+
+def test_daily_as_cron_runs_it_crawls_the_sites_file_only_and_writes_under_its_data_dir(tmp_path, two_sites):
+    """``env -i HOME=... PATH=/usr/bin:/bin SITES_FILE=... ./run news-crawler daily`` from an
+    empty directory, on the embedded Redis: only the file's sites, everything under DATA_DIR
+    (an absolute path it prints), nothing in the directory it ran from."""
+    import shutil
+    import tempfile
+
+    _, sites_file, gov, city, _ = two_sites
+    home = Path(tempfile.mkdtemp(prefix="home"))  # short: the embedded server's socket lives under it
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "SITES_FILE": str(sites_file), "AUTOTHROTTLE_ENABLED": "False"}
+    try:
+        daily = subprocess.run(
+            [str(ROOT / "run"), "news-crawler", "daily"], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert daily.returncode == 0, daily.stdout[-2000:] + daily.stderr[-3000:]
+        data = home / ".local" / "share" / "news-crawler"
+        assert f"articles: {data / 'output'}/<site>/ (FEED_DIR)" in daily.stdout
+        assert sorted(i["url"] for i in feed(data / "output")) == sorted(gov + city)
+        (summary,) = (data / "daily" / "summaries").glob("*.json")
+        assert set(json.loads(summary.read_text())["spiders"]) == {"gov-news", "city-daily"}
+        assert (data / "daily" / "reports" / "latest.html").is_file()
+        assert list(cwd.iterdir()) == []
+    finally:
+        subprocess.run([str(ROOT / "run"), "news-crawler", "stop-server"], cwd=cwd, env=env, capture_output=True)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_relative_paths_in_settings_are_under_data_dir_from_any_directory(tmp_path, monkeypatch):
+    from news_crawler.config import build_settings, setting_path
+
+    monkeypatch.chdir(tmp_path)
+    settings = build_settings({"DATA_DIR": "/srv/news", "FEED_DIR": "feeds", "DAILY_DIR": "/var/daily"})
+    assert setting_path(settings, "FEED_DIR") == Path("/srv/news/feeds")
+    assert setting_path(settings, "DAILY_DIR") == Path("/var/daily")
+    assert setting_path(settings, "EMBEDDED_REDIS_DIR") == Path("/srv/news/redis")
+    home = build_settings({"FEED_DIR": "~/feeds"})
+    assert setting_path(home, "FEED_DIR") == Path.home() / "feeds"
+    assert setting_path(build_settings(), "FEED_DIR") == Path.home() / ".local/share/news-crawler/output"

@@ -9,12 +9,14 @@ from scrapy.utils.test import get_crawler
 from news_crawler.summary import CrawlSummary, format_table, summarize
 
 STATS = {
-    "pages/article/sina": 5,
+    "pages/article/sina": 6,  # an article over two pages: one outcome
     "pages/list/sina": 2,
-    "dedup/kept/sina": 3,
-    "dedup/dropped/sina": 1,
-    "articles/invalid/sina": 1,
-    "pages/failed/163": 2,
+    "outcomes/kept/sina": 3,
+    "outcomes/duplicate/sina": 1,
+    "outcomes/invalid/sina": 1,
+    "outcomes/failed/163": 1,
+    "outcomes/given_up/163": 1,
+    "dedup/dropped_by/simhash": 1,
     "response_received_count": 7,
 }
 

@@ -150,3 +150,30 @@ def test_a_callback_error_releases_the_url_for_the_next_run(tmp_path, redis_serv
     scrapy_crawl("run2")
     assert mirror.article_requests(before) == [mirror_path(victim)]
     assert store.get(victim)["outcome"] in ("kept", "duplicate")
+
+
+def test_a_failed_start_page_is_fetched_and_counted_once_a_run_as_the_report_counts_it(
+    tmp_path, redis_server, redis_client, catalog, site
+):
+    from news_crawler.config import build_settings
+    from news_crawler.engine import store_from_settings
+    from news_crawler.report import gather
+    from news_crawler.sites import load_sites
+
+    mirror, url = site
+    start = mirror_path(load_sites()["sina"].start_urls[1])
+    mirror.statuses = {start: 503}
+    rows = []
+    for run in ("run1", "run2"):
+        before = len(mirror.requests)
+        summary, _ = crawl(tmp_path, redis_server.url, url, ["sina"], name=run, settings=FAST)
+        assert mirror.requests[before:].count(start) == 1  # from the start pages only, not postponed as well
+        rows.append(summary["sites"]["sina"])
+        if run == "run1":  # the report reads the day's outcome counts as the summary read the run's
+            settings = build_settings({"REDIS_URL": redis_server.url})
+            report = gather(redis_client, settings, ["sina"], store_from_settings(settings, redis_client), days=2)
+            (day,) = report.sites
+            assert {**day.days[report.today], "lists": 0} == {**rows[0], "lists": 0}
+    assert [r["failed"] for r in rows] == [1, 1] and rows[0]["kept"] > 0 and rows[1]["kept"] == 0
+    store = OutcomeStore(redis_client, "sina:outcomes", "sina:attempts")
+    assert store.get(f"https://{start}")["outcome"] == "failed" and store.counts()["failed"] == 1

@@ -16,7 +16,7 @@ from news_crawler.summary import format_table
 def run_and_report(
     names: list[str], overrides: dict[str, Any], summary_path: str | None, spider_args: dict[str, str] | None = None
 ) -> int:
-    from news_crawler.config import build_settings
+    from news_crawler.config import build_settings, setting_path
     from news_crawler.runner import all_spider_names, merge_sites, run_spiders
 
     names = names or all_spider_names(build_settings(overrides))
@@ -26,6 +26,7 @@ def run_and_report(
     results = run_spiders(names, overrides, spider_args)
     sites = merge_sites(results)
     print(format_table(sites))
+    print(f"articles: {setting_path(build_settings(overrides), 'FEED_DIR')}/<site>/ (FEED_DIR)")
     failed = [name for name, r in results.items() if r["problem"]]
     if summary_path:
         record = {"spiders": results, "sites": sites, "seconds": round(time.monotonic() - started, 1), "failed": failed}

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from news_crawler.cli import options
+from news_crawler.config import setting_path, zone
 from news_crawler.summary import format_table
 
 EX_TEMPFAIL = 75
@@ -52,10 +53,10 @@ def cmd_daily(args: argparse.Namespace) -> int:
 
     overrides = options.overrides(args)
     settings = options.settings(args)
-    directory = Path(settings.get("DAILY_DIR")).expanduser()
+    directory = setting_path(settings, "DAILY_DIR")
     for sub in ("logs", "summaries"):
         (directory / sub).mkdir(parents=True, exist_ok=True)
-    now = datetime.now().astimezone()
+    now = datetime.now(zone(settings))
     log_file = directory / "logs" / f"{now.date().isoformat()}.log"
     lock, holder = take_lock(directory / "daily.lock", now)
     if lock is None:
@@ -86,6 +87,7 @@ def cmd_daily(args: argparse.Namespace) -> int:
     path = directory / "summaries" / f"{now.strftime('%Y-%m-%dT%H%M%S')}.json"
     path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
     print(format_table(sites))
+    print(f"articles: {setting_path(settings, 'FEED_DIR')}/<site>/ (FEED_DIR)")
     print(f"{summary['seconds']}s; summary {path}; log {log_file}")
     try:
         from news_crawler.cli.report import write_report
@@ -102,7 +104,7 @@ def cmd_daily(args: argparse.Namespace) -> int:
 def last_run(settings: Any) -> dict[str, Any] | None:
     """``started``, ``seconds``, ``failed`` and ``exit`` (its exit status) of the newest daily
     summary, if any."""
-    summaries = sorted((Path(settings.get("DAILY_DIR")).expanduser() / "summaries").glob("*.json"))
+    summaries = sorted((setting_path(settings, "DAILY_DIR") / "summaries").glob("*.json"))
     if not summaries:
         return None
     last = json.loads(summaries[-1].read_text(encoding="utf-8"))

@@ -14,6 +14,7 @@ import argparse
 import json
 import logging
 import sys
+from pathlib import Path
 from typing import IO, Any, cast
 
 import redis
@@ -22,25 +23,29 @@ from news_crawler import connection
 from news_crawler.cli.check import check, read_lines
 from news_crawler.cli.check_workers import default_workers
 from news_crawler.cli.progress import Progress
-from news_crawler.config import PlainSettings, plain_settings
+from news_crawler.config import PlainSettings, parse_overrides, plain_settings
 from news_crawler.embedded import EmbeddedServerError
 from news_crawler.engine import fingerprinter_from_settings, store_from_settings
 from news_crawler.errors import UserError, redis_problem
 from news_crawler.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
 from news_crawler.fingerprint.sentences import longest_sentences
 from news_crawler.index import RedisStore, check_max_distance
-from news_crawler.validation import check_values, warn_of_environment
+from news_crawler.validation import check_values, known_names, unknown_names, warn_of_environment
 
 
 def _settings(args: argparse.Namespace) -> PlainSettings:
+    try:
+        overrides = parse_overrides(args.set)
+    except ValueError as e:
+        raise UserError(str(e)) from None
     given = {
         "REDIS_URL": args.redis_url,
-        "EMBEDDED_REDIS_DIR": args.data_dir,
+        "EMBEDDED_REDIS_DIR": str(Path(args.data_dir).expanduser().absolute()) if args.data_dir else None,
         "DEDUP_NAMESPACE": args.namespace,
         "DEDUP_MAX_DISTANCE": vars(args).get("max_distance"),
         "DEDUP_SENTENCES": vars(args).get("sentences"),
     }
-    return plain_settings({k: v for k, v in given.items() if v is not None and v != ""})
+    return plain_settings({**overrides, **{k: v for k, v in given.items() if v is not None and v != ""}})
 
 
 def _store(settings: PlainSettings) -> RedisStore:
@@ -291,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--redis-url", help="Redis to use (default: $REDIS_URL, else the embedded server)")
     common.add_argument("--data-dir", help="data directory of the embedded server (default: $EMBEDDED_REDIS_DIR)")
     common.add_argument("--namespace", help="index namespace (default: $DEDUP_NAMESPACE or 'news')")
+    common.add_argument(
+        "-s", "--set", action="append", default=[], metavar="NAME=VALUE", help="a setting, as for scrapy crawl"
+    )
     rules = argparse.ArgumentParser(add_help=False)  # only where articles are decided or explained
     rules.add_argument(
         "--sentences",
@@ -362,10 +370,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("jieba").setLevel(logging.WARNING)
     try:
         warn_of_environment()
+        if args.set:  # Scrapy's names are read only then: news-dedup starts fast
+            for line in unknown_names(_settings(args).keys() & parse_overrides(args.set).keys(), known_names()):
+                print(line, file=sys.stderr)
         check_values(_settings(args))
         return args.func(args)
     except (redis.RedisError, EmbeddedServerError) as e:  # before any output: Redis never answered
-        problem = redis_problem(e, args.redis_url or plain_settings().get("REDIS_URL") or "")
+        problem = redis_problem(e, connection.url_named(_settings(args)))
         print(f"news-dedup: {problem}", file=sys.stderr)
         return problem.exit_code
     except UserError as e:

@@ -56,7 +56,9 @@ class RedisCollector:
                 family.add_metric([site], row.get(key, 0))
             yield family
         outcomes = GaugeMetricFamily(
-            f"{PREFIX}_outcomes_today", "URLs that ended with each outcome today (UTC)", labels=["site", "outcome"]
+            f"{PREFIX}_outcomes_today",
+            "URLs that ended with each outcome today (a day of TIMEZONE)",
+            labels=["site", "outcome"],
         )
         for site, row in report["spiders"].items():
             for outcome, n in row["outcomes_today"].items():

@@ -81,7 +81,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("outcomes", help="list URLs with their outcome and its reason, newest first")
     p.add_argument("--site", help="one site (spider) only; default: every configured site and news")
     p.add_argument("--outcome", choices=OUTCOMES, help="only URLs with this outcome")
-    p.add_argument("--day", type=day, help="only that day's outcomes (UTC, YYYY-MM-DD); default: every live day")
+    p.add_argument(
+        "--day", type=day, help="only that day's outcomes (YYYY-MM-DD, a day of TIMEZONE); default: every live day"
+    )
     p.add_argument("--limit", type=positive, default=50, help="print at most this many (default 50)")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     options.add_settings_option(p)

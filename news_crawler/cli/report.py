@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from news_crawler.cli import options
+from news_crawler.config import setting_path
 
 KEEP_DAYS = 90  # dated reports older than this are deleted when a new one is written
 
@@ -32,7 +33,7 @@ def write_report(settings: Any, days: int = 30, out: str | None = None) -> list[
     if out:
         paths = [Path(out)]
     else:
-        folder = Path(settings.get("DAILY_DIR")).expanduser() / "reports"
+        folder = setting_path(settings, "DAILY_DIR") / "reports"
         paths = [folder / f"{data.today.isoformat()}.html", folder / "latest.html"]
         prune(folder, data.today)
     for path in paths:
@@ -55,15 +56,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def days(text: str) -> int:
+    """An argparse type: a number of days from 1 to 90."""
+    if not text.strip().isdigit() or not 1 <= int(text) <= 90:
+        raise argparse.ArgumentTypeError(f"expected a whole number of days from 1 to 90, got {text!r}")
+    return int(text)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="the daily HTML report: per site today and the last days, drops, failures")
     p.add_argument(
         "--days",
-        type=int,
+        type=days,
         default=30,
-        choices=range(2, 91),
         metavar="N",
-        help="days the charts show (2-90, default 30; Redis keeps OUTCOMES_KEEP_DAYS of them)",
+        help="days the charts show (1-90, default 30; Redis keeps OUTCOMES_KEEP_DAYS of them)",
     )
     p.add_argument("--out", help="write it here (default: DAILY_DIR/reports/<date>.html and latest.html)")
     options.add_settings_option(p)

@@ -26,10 +26,11 @@ ARTICLES = 2
 
 
 def cmd_sites(args: argparse.Namespace) -> int:
-    from news_crawler.sites import load_sites, sites_files
+    from news_crawler.sites import active_sites, sites_files
 
     settings = options.settings(args)
-    sites = load_sites(sites_files(settings.get("SITES_FILE")))
+    active = active_sites(sites_files(settings.get("SITES_FILE")))
+    sites = active.sites
     for site in sites.values():
         print(f"{site.name}  ({site.source})")
         for key in ("start_urls", "allow", "follow", "deny", "allowed_domains"):
@@ -37,7 +38,7 @@ def cmd_sites(args: argparse.Namespace) -> int:
                 print(f"  {key:<16}{value}")
         for key, value in site.settings.items():
             print(f"  {key:<16}{value}")
-    print(f"{len(sites)} sites; add your own in a sites file: SITES_FILE=my-sites.toml (see the README)")
+    print(f"{len(sites)} sites: {active.why}")
     return 0
 
 

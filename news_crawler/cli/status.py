@@ -8,6 +8,7 @@ import json
 from typing import Any, cast
 
 from news_crawler.cli import options
+from news_crawler.config import setting_path
 
 
 def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dict[str, Any]]:
@@ -77,7 +78,7 @@ def print_report(report: dict[str, Any]) -> None:
         f"{report['redis_memory_bytes'] / 2**20:.1f} MiB used; index namespace '{report['dedup']['namespace']}'; "
         f"spiders asked: {', '.join(report['spiders_asked'])}"
     )
-    print(f"{'spider':<12}{'queued':>9}{'seen URLs':>11}{'seeds':>7}  today's outcomes (UTC)")
+    print(f"{'spider':<12}{'queued':>9}{'seen URLs':>11}{'seeds':>7}  today's outcomes")
     for name, row in report["spiders"].items():
         seen = f"~{row['seen_urls']}" if row.get("seen_urls_estimated") else str(row["seen_urls"])
         today = ", ".join(f"{n} {outcome}" for outcome, n in row["outcomes_today"].items()) or "-"
@@ -96,13 +97,11 @@ def print_report(report: dict[str, Any]) -> None:
 def embedded_is_empty(settings: Any) -> bool:
     """No Redis named and the embedded server has never kept data: nothing to show, and no
     reason to start a server to say so."""
-    from pathlib import Path
-
     from news_crawler import connection
 
     if connection.url_named(settings):
         return False
-    directory = Path(settings.get("EMBEDDED_REDIS_DIR")).expanduser()
+    directory = setting_path(settings, "EMBEDDED_REDIS_DIR")
     return not directory.is_dir() or not any(p.name.startswith("appendonly") for p in directory.iterdir())
 
 
@@ -120,7 +119,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     settings = options.settings(args)
     if embedded_is_empty(settings):
         print(
-            f"nothing crawled yet: the embedded Redis under {settings.get('EMBEDDED_REDIS_DIR')} holds no data. "
+            f"nothing crawled yet: the embedded Redis under {setting_path(settings, 'EMBEDDED_REDIS_DIR')} holds "
+            "no data. "
             "Run a crawl (news-crawler crawl, scrapy crawl SITE) or name a server with REDIS_URL."
         )
         return 0
@@ -155,7 +155,7 @@ def empty_hint(settings: Any) -> str:
 def cmd_stop_server(args: argparse.Namespace) -> int:
     from news_crawler.embedded import stop_server
 
-    directory = options.settings(args).get("EMBEDDED_REDIS_DIR")
+    directory = setting_path(options.settings(args), "EMBEDDED_REDIS_DIR")
     if stop_server(directory):
         print(f"stopped the embedded server of {directory} (its data stays on disk)")
     else:

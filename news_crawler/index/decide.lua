@@ -23,7 +23,7 @@
 --
 -- KEYS[1]  the generation's stats hash, <prefix>stats: kept, dropped, dropped:sentences,
 --          drops:<YYYY-MM-DD>
--- ARGV[1]  max distance (0..3); ARGV[2] time, seconds since 1970; ARGV[3] its day (UTC)
+-- ARGV[1]  max distance (0..3); ARGV[2] time, seconds since 1970; ARGV[3] its day (in TIMEZONE)
 -- ARGV[4]  the generation's key prefix. Keys are built here rather than passed as KEYS to
 --          keep a batch's arguments small: <prefix>ids, <prefix>held (kept ids, counted),
 --          <prefix>origins (lua/ids.lua), <prefix>drops:recent (the ids of the last

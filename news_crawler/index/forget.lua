@@ -3,7 +3,8 @@
 --
 -- KEYS[1] the generation's stats hash
 -- ARGV[1] doc id; ARGV[2] the generation's key prefix; ARGV[3] the id's 8-byte key;
--- ARGV[4] drop records an era holds (decide.lua, ARGV[8])
+-- ARGV[4] drop records an era holds (decide.lua, ARGV[8]); ARGV[5] the seconds the days of
+-- the drop counts are ahead of UTC (TIMEZONE)
 -- Returns 'kept' (its fingerprint left the four tables), 'dropped' (its drop record was
 -- removed) or '' (not decided in this generation). A kept document's sentence entries stay:
 -- they name a simhash no kept id is filed under, and decide.lua skips them.
@@ -18,7 +19,7 @@ if not fp then
   redis.call('HINCRBY', KEYS[1], 'dropped', -1)
   local drop = unpack_drop(rec)
   if drop.rule == 'sentences' then redis.call('HINCRBY', KEYS[1], 'dropped:sentences', -1) end
-  local day = 'drops:' .. drop.day  -- the day it was counted under
+  local day = 'drops:' .. day_of(drop.seconds + tonumber(ARGV[5]))  -- the day it was counted under
   if tonumber(redis.call('HGET', KEYS[1], day) or '0') > 0 then redis.call('HINCRBY', KEYS[1], day, -1) end
   return 'dropped'
 end

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple, cast
 
 import redis
@@ -25,7 +26,6 @@ from news_crawler.index.base import (
     as_documents,
     check_document,
     id_key,
-    now_iso,
 )
 from news_crawler.index.drop_records import decode, read_records
 from news_crawler.index.generations import Generations
@@ -92,6 +92,7 @@ class RedisStore(FingerprintStore):
         generation_days: float = defaults.DEDUP_GENERATION_DAYS,
         clock: Callable[[], float] = time.time,
         drops_max: int = defaults.DEDUP_DROPS_MAX,
+        zone: tzinfo = UTC,
     ) -> None:
         super().__init__(max_distance, sentences)
         if not namespace or any(c.isspace() for c in namespace):
@@ -105,6 +106,7 @@ class RedisStore(FingerprintStore):
         self.batch_size = batch_size
         self.retention_days = retention_days
         self.clock = clock
+        self.zone = zone  # the days of the daily drop counts
         self.drops_rotate = max(1, drops_max // 2) if drops_max > 0 else 0  # records an era, see lua/drops.lua
         self.generations = Generations(client, namespace, retention_days, generation_days, clock, self.drops_rotate)
         self._decide = client.register_script(_DECIDE_LUA)
@@ -144,7 +146,7 @@ class RedisStore(FingerprintStore):
         args: list[bytes | str | int | float] = [
             self.max_distance,
             seconds,
-            time.strftime("%Y-%m-%d", time.gmtime(seconds)),
+            datetime.fromtimestamp(seconds, self.zone).date().isoformat(),
             prefix,
             rule.match if rule else 0,
             rule.max_distance if rule else 0,
@@ -240,11 +242,17 @@ class RedisStore(FingerprintStore):
     def forget(self, doc_id: str) -> str:
         for prefix in self.live_prefixes():
             result: bytes = self._forget(
-                keys=[prefix + "stats"], args=[doc_id, prefix, id_key(doc_id), self.drops_rotate]
+                keys=[prefix + "stats"],
+                args=[doc_id, prefix, id_key(doc_id), self.drops_rotate, self._utc_offset()],
             )
             if result:
                 return result.decode()
         return ""
+
+    def _utc_offset(self) -> int:
+        """Seconds the zone is ahead of UTC now: where a day of the drop counts begins."""
+        offset = datetime.now(self.zone).utcoffset()
+        return int(offset.total_seconds()) if offset else 0
 
     def sentence_holders(self, sentences: Sequence[int], length: int) -> list[list[tuple[str, int]]]:
         slack = (self.sentence_rule or SentenceRule()).length_slack
@@ -347,7 +355,7 @@ class RedisStore(FingerprintStore):
             "fingerprints": sum(self.held(prefix) for prefix in self.live_prefixes()),
             "kept": counts["kept"],
             "dropped": counts["dropped"],
-            "dropped_today": counts.get("drops:" + now_iso()[:10], 0),
+            "dropped_today": counts.get("drops:" + datetime.now(self.zone).date().isoformat(), 0),
             "dropped_by_sentences": counts.get("dropped:sentences", 0),
             "retention_days": self.retention_days,
             "redis_memory_bytes": self.memory_used(),

@@ -67,7 +67,6 @@ class NearDuplicatePipeline:
         title = (item.get("title") or "") if self.use_title else ""
         fingerprint, error = await self._fingerprint(item["body"], title)
         if fingerprint is None:
-            self.stats.inc_value(f"articles/invalid/{site}")
             self.stats.inc_value("articles/invalid_reason/unfingerprintable")
             raise InvalidArticle(f"invalid article ({error}): {url}", log_level="INFO")
         item["simhash"] = to_hex(fingerprint.value)
@@ -84,14 +83,12 @@ class NearDuplicatePipeline:
             # Kept by a crawl that died before the item reached its feed: keep it now.
             self.stats.inc_value(f"dedup/recovered/{site}")
         elif not decision.kept:
-            self.stats.inc_value(f"dedup/dropped/{site}")
             self.stats.inc_value(f"dedup/dropped_by/{decision.rule}")
             raise NearDuplicate(
                 f"near-duplicate of {decision.duplicate_of} (distance {decision.distance}, "
                 f"rule {decision.rule}): {url}",
                 log_level="INFO",
             )
-        self.stats.inc_value(f"dedup/kept/{site}")
         return item
 
     async def _fingerprint(self, body: str, title: str) -> tuple[Fingerprint | None, str | None]:

@@ -15,6 +15,7 @@ counts it, and the crawl exits non-zero. A kept article is always in a feed.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 from datetime import UTC, datetime
@@ -24,8 +25,10 @@ from typing import IO
 from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 
-from news_crawler.config import with_defaults
+from news_crawler.config import setting_path, with_defaults
 from news_crawler.items import ArticleItem
+
+logger = logging.getLogger(__name__)
 
 FEED_FIELDS = ("url", "site", "title", "author", "published_at", "body", "simhash", "crawled_at", "editor", "source")
 
@@ -34,10 +37,10 @@ class FeedWriteError(Exception):
     """A kept article's line could not be written: the article is not kept."""
 
 
-def feed_path(feed_dir: str, spider: str, started: datetime) -> Path:
+def feed_path(feed_dir: Path, spider: str, started: datetime) -> Path:
     """``FEED_DIR/<spider>/<time>.<host>-<pid>.jsonl``, the time in UTC as Scrapy's feeds write it."""
     stamp = started.astimezone(UTC).replace(microsecond=0, tzinfo=None).isoformat().replace(":", "-")
-    return Path(feed_dir).expanduser() / spider / f"{stamp}.{socket.gethostname()}-{os.getpid()}.jsonl"
+    return feed_dir / spider / f"{stamp}.{socket.gethostname()}-{os.getpid()}.jsonl"
 
 
 class FeedPipeline:
@@ -50,7 +53,10 @@ class FeedPipeline:
     def from_crawler(cls, crawler: Crawler) -> FeedPipeline:
         settings = with_defaults(crawler.settings)
         name = crawler.spider.name if crawler.spider is not None else "items"
-        return cls(crawler.stats, feed_path(settings.get("FEED_DIR"), name, datetime.now(UTC)))
+        return cls(crawler.stats, feed_path(setting_path(settings, "FEED_DIR"), name, datetime.now(UTC)))
+
+    def open_spider(self) -> None:
+        logger.info("kept articles go to %s", self.path)
 
     def process_item(self, item: ArticleItem) -> ArticleItem:
         line = json.dumps({f: item[f] for f in FEED_FIELDS if f in item}, ensure_ascii=False) + "\n"

@@ -21,7 +21,6 @@ class ValidationPipeline:
         return cls(crawler.stats, with_defaults(crawler.settings).getint("ARTICLE_MIN_CHARS"))
 
     def invalid(self, item: ArticleItem, reason: str, key: str) -> InvalidArticle:
-        self.stats.inc_value(f"articles/invalid/{item.get('site')}")
         self.stats.inc_value(f"articles/invalid_reason/{key}")
         return InvalidArticle(f"invalid article ({reason}): {item.get('url')}", log_level="INFO")
 
@@ -38,5 +37,4 @@ class ValidationPipeline:
             raise self.invalid(
                 item, f"article text too short ({len(body)} < ARTICLE_MIN_CHARS={self.min_chars})", "too_short"
             )
-        self.stats.inc_value(f"articles/valid/{item.get('site')}")
         return item

@@ -16,7 +16,13 @@ from w3lib.url import safe_url_string
 
 from news_crawler.extraction.pagination import page_of
 from news_crawler.redact import short_url
-from news_crawler.spiders.listing import NEXT_LINK_TEXT, is_next_list_page, web_url, without_tracking
+from news_crawler.spiders.listing import (
+    LIST_DEPTH,
+    NEXT_LINK_TEXT,
+    is_next_list_page,
+    web_url,
+    without_tracking,
+)
 
 if TYPE_CHECKING:
     from news_crawler.spiders.news import NewsSpider
@@ -42,7 +48,7 @@ class ListPage:
     def __init__(self, spider: NewsSpider, response: Response) -> None:
         self.spider = spider
         self.response = response
-        self.depth = response.meta.get("list_depth", 0)
+        self.depth = response.meta.get(LIST_DEPTH, 0)
         self.stats = spider.crawler.stats
         self.cap = spider.links_max if spider.links_max > 0 else float("inf")
         self.queued = self.past = self.articles = 0
@@ -93,7 +99,7 @@ class ListPage:
                         callback=spider.parse,
                         dont_filter=True,
                         errback=spider.failed,
-                        meta={"list_depth": self.depth + 1},
+                        meta={LIST_DEPTH: self.depth + 1},
                     )
                 )
         for pages in self.later.values():  # later pages whose first page the list does not link

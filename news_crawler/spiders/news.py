@@ -37,6 +37,8 @@ from news_crawler.pool import WorkerPool
 from news_crawler.runtime import Runtime
 from news_crawler.spiders.list_page import ListPage
 from news_crawler.spiders.listing import (
+    LIST_DEPTH,
+    START_PAGE,
     as_html,
     feed_links,
     html_links,
@@ -183,7 +185,7 @@ class NewsSpider(scrapy.Spider):
         for url in self.start_urls:
             # List pages change every day: always fetch them, past the persistent dupefilter.
             yield scrapy.Request(
-                url, callback=self.parse, dont_filter=True, errback=self.failed, meta={"start_page": True}
+                url, callback=self.parse, dont_filter=True, errback=self.failed, meta={START_PAGE: True}
             )
 
     def check_start_urls(self, settings: Any) -> None:
@@ -225,7 +227,7 @@ class NewsSpider(scrapy.Spider):
 
     def sitemaps(self, response: Response) -> Iterator[scrapy.Request]:
         """The sitemaps a sitemap index lists (those matching ``follow``, when it is given)."""
-        depth = response.meta.get("list_depth", 0)
+        depth = response.meta.get(LIST_DEPTH, 0)
         if depth >= self.list_page_limit:
             return
         for url in itertools.islice(feed_links(response.body, response.url), self.links_max):
@@ -239,7 +241,7 @@ class NewsSpider(scrapy.Spider):
                 self.list_pages_left -= 1
                 self._lists_requested.add(url)
                 yield scrapy.Request(
-                    url, callback=self.parse, dont_filter=True, errback=self.failed, meta={"list_depth": depth + 1}
+                    url, callback=self.parse, dont_filter=True, errback=self.failed, meta={LIST_DEPTH: depth + 1}
                 )
 
     async def parse(self, response: Response, **kwargs: Any) -> AsyncIterator[scrapy.Request]:

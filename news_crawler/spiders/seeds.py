@@ -22,6 +22,7 @@ from news_crawler import connection
 from news_crawler.config import with_defaults
 from news_crawler.outage import REDIS_ERRORS
 from news_crawler.runtime import Runtime
+from news_crawler.spiders.listing import START_PAGE
 
 SEEDS_PER_IDLE = 1  # one list page at a time, so idle workers share the seeds
 
@@ -80,7 +81,11 @@ class RedisSeeds:
         if urls:
             self.idle_since = now
             for url in urls:
-                self.schedule(scrapy.Request(url, callback=spider.parse, dont_filter=True, errback=spider.failed))
+                self.schedule(
+                    scrapy.Request(
+                        url, callback=spider.parse, dont_filter=True, errback=spider.failed, meta={START_PAGE: True}
+                    )
+                )
             raise DontCloseSpider
         if self.idle_seconds <= 0 or now - self.idle_since < self.idle_seconds:
             raise DontCloseSpider

@@ -65,7 +65,7 @@ local function pack_drop(fp, dist, rule, seconds, kept_fp)
   return '\3' .. fp .. char(dist, rule == 'sentences' and 1 or 0) .. time_bytes(seconds) .. kept_fp
 end
 
--- YYYY-MM-DD (UTC) of a time in seconds since 1970 (the civil date of its day number).
+-- YYYY-MM-DD of a time in seconds since 1970 (moved to the zone's day by its offset first) (the civil date of its day number).
 local function day_of(seconds)
   local z = math.floor(seconds / 86400) + 719468
   local era = math.floor(z / 146097)
@@ -79,10 +79,10 @@ local function day_of(seconds)
   return format('%04d-%02d-%02d', y, m, d)
 end
 
--- A record as a table: simhash (8 bytes), distance, rule, day (YYYY-MM-DD), kept (the
+-- A record as a table: simhash (8 bytes), distance, rule, seconds (since 1970), kept (the
 -- kept document's simhash).
 local function unpack_drop(raw)
   local t1, t2, t3, t4 = byte(raw, 12, 15)
   return { simhash = sub(raw, 2, 9), distance = byte(raw, 10), rule = byte(raw, 11) == 1 and 'sentences' or 'simhash',
-           day = day_of(((t1 * 256 + t2) * 256 + t3) * 256 + t4), kept = sub(raw, 16, 23) }
+           seconds = ((t1 * 256 + t2) * 256 + t3) * 256 + t4, kept = sub(raw, 16, 23) }
 end

@@ -1,0 +1,35 @@
+"""Text from the web as a person reads it: one place that makes untrusted text safe to show
+on a terminal, in a log line or in a one-line error.
+
+A page controls its title, its links, its headers and its bytes. Printed raw, ESC and C1
+codes (``\\x1b[2J``, ``\\x9b``) drive the operator's terminal, a newline forges a log line, and
+bidirectional overrides reorder what is shown. ``printable`` escapes every such character
+the way Python writes it (``\\x1b``, ``\\u202e``) and cuts what is too long to read.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 and C1 controls, DEL, line and paragraph separators, bidirectional controls, and
+# the zero-width characters that hide text: everything that acts instead of showing.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")
+LIMIT = 300
+
+
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    if char in _SHORT:
+        return _SHORT[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: object, limit: int = LIMIT) -> str:
+    """``text`` with every control character escaped and, past ``limit`` characters, cut
+    (its length said); tabs and newlines are escaped too: the result is one line."""
+    shown = _UNSAFE.sub(_escape, str(text))
+    return shown if len(shown) <= limit else f"{shown[:limit]}…({len(shown)} chars)"
