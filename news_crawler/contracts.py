@@ -48,6 +48,10 @@ class LeasedQueue(Protocol):
         """Queue again what earlier runs postponed; how many."""
         ...
 
+    def release(self, members: Sequence[bytes] | None = None) -> int:
+        """Put these leases (every lease this worker holds, for None) back in the queue now; how many."""
+        ...
+
 
 @runtime_checkable
 class SeenSet(Protocol):
@@ -81,4 +85,8 @@ class Scheduling(Protocol):
 
     def seen_many(self, requests: Sequence[Request]) -> list[bool] | None:
         """Whether each request was seen, marking none; None when the dupefilter cannot tell."""
+        ...
+
+    def release(self, requests: Sequence[Request] | None) -> int:
+        """Give these requests (every one still held, for None) back to the queue now, unfetched."""
         ...

@@ -81,10 +81,15 @@ LIST_FOLLOW_NEXT = True
 LIST_LINKS_MAX = 1000
 # file: start pages (local testing); a file: link found in a page is never fetched.
 START_URLS_ALLOW_FILE = False
-# Query parameters a link carries for tracking, not for its article (?utm_source=rss, &spm=):
-# taken off article links, so that one article is one URL whichever list or feed linked it
-# (and a daily run does not fetch it again under new ones). "": links kept as written.
-URL_TRACKING_PARAMS = r"^(?:utm_[a-z_]+|spm|fbclid|gclid)$"
+# Parameters a link carries for tracking or for the visit, not for its article (?utm_source=rss,
+# &spm=, a session id: ?sid=, ;jsessionid=, ?PHPSESSID=): taken off article links, in the query
+# and as path parameters, so that one article is one URL whichever list, feed or visit linked it
+# (and a daily run does not fetch it again under new ones). "": links kept as written. A site
+# whose own ids use such a name (?sid=123 the story) sets strip_params in its sites file.
+URL_TRACKING_PARAMS = (
+    r"(?i)^(?:utm_[a-z_]+|spm|fbclid|gclid"  # tracking
+    r"|sid|s?sessionid|session_id|jsessionid|phpsessid|aspsessionid\w*|cfid|cftoken)$"  # a visit's session
+)
 # An article split over pages (下一页, _2.shtml, ?page=2): pages joined into its item, at most.
 ARTICLE_MAX_PAGES = 20
 ITEMS_REDIS_KEY = ""
@@ -149,3 +154,10 @@ DEDUP_RETENTION_DAYS = 0.0
 DEDUP_GENERATION_DAYS = 7.0
 # Worker processes for page extraction and fingerprints; 0: one thread; below 0: one per core.
 DEDUP_PROCESSES = -1
+# Seconds a page's extraction, or its fingerprint, may take: past it the worker is replaced
+# and the page is invalid ("extraction took too long"). 0: no limit.
+EXTRACT_TIMEOUT = 5.0
+# After SIGTERM (or Ctrl-C) the requests not yet fetched go back to the queue at once; the ones
+# being fetched have this many seconds, then their leases go back too and the crawl stops
+# (docker stop and systemd wait 10 s before SIGKILL). 0: Scrapy's own stop, which fetches all.
+STOP_TIMEOUT = 8.0

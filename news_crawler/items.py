@@ -1,6 +1,18 @@
 """The article item: the fields other tools rely on (MISSION.md)."""
 
+import re
+from typing import Any
+
 import scrapy
+
+# A lone surrogate (a page's JSON-LD may escape one: "\\ud800") has no UTF-8 form: a feed
+# line holding one could not be written.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(value: Any) -> Any:
+    """A text field as it can be written anywhere: each lone surrogate replaced by U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", value) if isinstance(value, str) else value
 
 
 class ArticleItem(scrapy.Item):

@@ -14,6 +14,7 @@ from itemadapter import ItemAdapter, is_item
 from scrapy.logformatter import LogFormatter, LogFormatterResult
 
 from news_crawler.drops import ArticleDrop
+from news_crawler.printable import printable
 
 TITLE_CHARS = 60
 
@@ -23,9 +24,8 @@ def name_of(item: Any) -> str:
     fields = ItemAdapter(item) if is_item(item) else {}
     if not fields.get("url") and not fields.get("title"):
         return repr(item)[:200]
-    title = str(fields.get("title") or "")
-    title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1] + "…"
-    return f'{fields.get("url") or "(no url)"} "{title}"'
+    title = printable(fields.get("title") or "", TITLE_CHARS)
+    return f'{printable(fields.get("url") or "(no url)", 500)} "{title}"'
 
 
 def _args(entry: LogFormatterResult) -> dict[str, Any]:
@@ -41,11 +41,11 @@ class ArticleLogFormatter(LogFormatter):
     def dropped(self, item: Any, exception: BaseException, response: Any, spider: Any) -> LogFormatterResult:
         entry = super().dropped(item, exception, response, spider)
         if isinstance(exception, ArticleDrop):
-            return {**entry, "msg": "Dropped: %(exception)s", "args": {"exception": exception}}
+            return {**entry, "msg": "Dropped: %(exception)s", "args": {"exception": printable(exception, 1000)}}
         return {
             **entry,
             "msg": "Dropped: %(exception)s: %(item)s",
-            "args": {"exception": exception, "item": name_of(item)},
+            "args": {"exception": printable(exception, 1000), "item": name_of(item)},
         }
 
     def item_error(self, item: Any, exception: BaseException, response: Any, spider: Any) -> LogFormatterResult:

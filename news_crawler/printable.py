@@ -9,6 +9,7 @@ the way Python writes it (``\\x1b``, ``\\u202e``) and cuts what is too long to r
 
 from __future__ import annotations
 
+import json
 import re
 
 # C0 and C1 controls, DEL, line and paragraph separators, bidirectional controls, and
@@ -33,3 +34,22 @@ def printable(text: object, limit: int = LIMIT) -> str:
     (its length said); tabs and newlines are escaped too: the result is one line."""
     shown = _UNSAFE.sub(_escape, str(text))
     return shown if len(shown) <= limit else f"{shown[:limit]}…({len(shown)} chars)"
+
+
+# What json.dumps(ensure_ascii=False) leaves raw that still acts on a terminal: C1 controls,
+# DEL, separators, bidirectional and zero-width characters (C0 controls it escapes itself).
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+# A log line may hold newlines (a table, a traceback); what a terminal acts on is escaped.
+_UNSAFE_IN_LOG = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def json_line(value: object, **kwargs: object) -> str:
+    """``value`` as JSON with Chinese as written, and every character that acts on a
+    terminal escaped as ``\\uXXXX`` (still the same JSON value)."""
+    text = json.dumps(value, ensure_ascii=False, **kwargs)  # type: ignore[arg-type]
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+def log_safe(text: str) -> str:
+    """A log message with every control character but newline and tab escaped."""
+    return _UNSAFE_IN_LOG.sub(_escape, text)

@@ -1,6 +1,7 @@
 """No secret in any log: passwords in Redis URLs (``redis://:secret@host``) are masked. And
 no line made unreadable by a page: a URL longer than ``URL_LOG_CHARS`` is cut (a hostile
-page can link a URL of a megabyte, and Scrapy logs the URLs it ignores or redirects). And no
+page can link a URL of a megabyte, and Scrapy logs the URLs it ignores or redirects), and
+control characters (a title's or a header's ESC, BEL, C1 codes) are escaped (``printable``). And no
 traceback for an expected network failure (``NetworkErrorsInOneLine``).
 
 Scrapy logs every overridden setting at start-up, ``REDIS_URL`` included; the
@@ -16,6 +17,8 @@ from typing import Any
 
 from scrapy import signals
 from scrapy.crawler import Crawler
+
+from news_crawler.printable import log_safe
 
 _PASSWORD_IN_URL = re.compile(r"(\b\w+://[^:/@\s'\"]*:)[^@/\s'\"]+@")
 URL_LOG_CHARS = 200
@@ -48,8 +51,11 @@ class RedactFilter(logging.Filter):
             message = record.getMessage()
         except (TypeError, ValueError):  # a broken record: logging reports it itself
             return True
-        if len(message) > URL_LOG_CHARS and _LONG_URL.search(message):
-            record.msg, record.args = _short_urls(message), None  # args may be a Request: its repr holds the URL
+        shown = log_safe(message)  # nothing in a log line drives the terminal that shows it
+        if len(shown) > URL_LOG_CHARS and _LONG_URL.search(shown):
+            shown = _short_urls(shown)
+        if shown != message:
+            record.msg, record.args = shown, None  # args may be a Request: its repr holds the URL
         return True
 
 

@@ -39,7 +39,12 @@ class Runtime:
         return cls(
             connection.from_settings(settings),
             Outage(settings.getfloat("REDIS_OUTAGE_LIMIT")),
-            WorkerPool(dedup_config(settings), settings.getint("DEDUP_PROCESSES"), crawler),
+            WorkerPool(
+                dedup_config(settings),
+                settings.getint("DEDUP_PROCESSES"),
+                crawler,
+                settings.getfloat("EXTRACT_TIMEOUT"),
+            ),
         )
 
     @classmethod

@@ -23,6 +23,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from news_crawler.config import with_defaults
 from news_crawler.redact import short_url
+from news_crawler.spiders.listing import START_PAGE
 from news_crawler.spiders.news import NewsSpider
 
 WEB_SCHEMES = ("http", "https")
@@ -54,7 +55,7 @@ class SafeRequests:
         if scheme not in WEB_SCHEMES and not (
             scheme == "file"
             and self.allow_file_start
-            and request.meta.get("start_page")
+            and request.meta.get(START_PAGE)
             and not request.meta.get("redirect_urls")
         ):
             self.crawler.stats.inc_value(f"links/refused_scheme/{site}")

@@ -263,6 +263,15 @@ class RedisScheduler(Scheduler):
         """Whether each of ``requests`` was seen, marking none; None when the dupefilter cannot tell."""
         return None if self.seen_set is None else self.seen_set.seen_many(requests)
 
+    def release(self, requests: Sequence[Request] | None) -> int:
+        """Give ``requests`` (every one still held, for None) back to the queue now, unfetched:
+        a stopping crawl (``quickstop.py``)."""
+        if self.leased is None:
+            return 0
+        if requests is None:
+            return self.leased.release()
+        return self.leased.release([m for m in (r.meta.get(LEASE_META) for r in requests) if m])
+
 
 if TYPE_CHECKING:  # mypy checks that the class keeps its contract (contracts.py)
 

@@ -20,7 +20,11 @@ ITEM_PIPELINES = {
     "news_crawler.pipelines.redis_export.RedisListPipeline": 300,
 }
 LOG_FORMATTER = "news_crawler.logformatter.ArticleLogFormatter"  # an article named in the log, not printed whole
-EXTENSIONS = {"news_crawler.redact.RedactSecrets": 0, "news_crawler.summary.CrawlSummary": 500}
+EXTENSIONS = {
+    "news_crawler.redact.RedactSecrets": 0,
+    "news_crawler.summary.CrawlSummary": 500,
+    "news_crawler.quickstop.QuickStop": 600,  # a stop within STOP_TIMEOUT seconds of SIGTERM
+}
 SPIDER_MIDDLEWARES = {"news_crawler.tracker.OutcomeTracker": 10}
 DOWNLOADER_MIDDLEWARES = {
     "news_crawler.safety.SafeRequests": 40,  # before Scrapy's offsite check (50)

@@ -43,7 +43,7 @@ _POLITENESS = {
     "download_delay": ("DOWNLOAD_DELAY", float),
     "concurrent_requests": ("CONCURRENT_REQUESTS_PER_DOMAIN", int),
 }
-KEYS = (*_LISTS, *_POLITENESS, "replaces_portal")
+KEYS = (*_LISTS, *_POLITENESS, "replaces_portal", "strip_params")
 INCLUDE_PORTALS = "include_portals"  # a file's top-level key: the built-in portals are active too
 
 
@@ -62,6 +62,7 @@ class Site:
     allowed_domains: tuple[str, ...] = ()
     settings: dict[str, Any] = field(default_factory=dict)  # the politeness keys, as Scrapy settings
     replaces_portal: bool = False  # named like a built-in portal on purpose
+    strip_params: str | None = None  # this site's URL_TRACKING_PARAMS ("" keeps its links as written)
 
 
 def sites_files(value: str | list[str] | None) -> list[str]:
@@ -177,6 +178,13 @@ def _site(source: str, name: str, table: Any) -> Site:
     replaces = table.get("replaces_portal", False)
     if not isinstance(replaces, bool):
         raise SitesFileError(f"{where}: replaces_portal must be true or false")
+    strip = table.get("strip_params")
+    if strip is not None and not isinstance(strip, str):
+        raise SitesFileError(f'{where}: strip_params must be a pattern of parameter names ("" keeps them all)')
+    try:
+        re.compile(strip or "")
+    except re.error as e:
+        raise SitesFileError(f"{where}: strip_params {printable(strip, 200)!r} does not compile: {e}") from None
     settings = {}
     for key, (setting, kind) in _POLITENESS.items():
         if key in table:
@@ -184,7 +192,7 @@ def _site(source: str, name: str, table: Any) -> Site:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < (0 if kind is float else 1):
                 raise SitesFileError(f"{where}: {key} must be a number {'>= 0' if kind is float else '>= 1'}")
             settings[setting] = kind(value)
-    return Site(name=name, source=source, settings=settings, replaces_portal=replaces, **lists)
+    return Site(name=name, source=source, settings=settings, replaces_portal=replaces, strip_params=strip, **lists)
 
 
 class SiteSpiderLoader(SpiderLoader):
@@ -239,6 +247,7 @@ def site_spider(site: Site, base: type) -> type:
             "follow": list(site.follow),
             "deny": list(site.deny),
             "allowed_domains": list(site.allowed_domains),
+            "strip_params": site.strip_params,
             "custom_settings": dict(site.settings),
             "__module__": __name__,
         },

@@ -24,6 +24,7 @@ from news_crawler.contracts import Scheduling
 from news_crawler.drops import ArticleDrop
 from news_crawler.outage import Outage
 from news_crawler.outcomes import OutcomeStore, classify_failure
+from news_crawler.quickstop import released
 from news_crawler.redact import short_url
 from news_crawler.runtime import Runtime
 from news_crawler.spiders.listing import is_list_page
@@ -200,6 +201,8 @@ class OutcomeTracker:
 
     # Pages that could not be fetched (the spider's errback sends fetch_failed).
     def fetch_failed(self, request: Request, failure: Any) -> None:
+        if released(failure):
+            return  # given back to the queue by a stopping crawl: the next run fetches it
         outcome, reason = classify_failure(failure)
         site = self._site()
         if outcome == "failed":

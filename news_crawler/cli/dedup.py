@@ -30,6 +30,7 @@ from news_crawler.errors import UserError, redis_problem
 from news_crawler.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
 from news_crawler.fingerprint.sentences import longest_sentences
 from news_crawler.index import RedisStore, check_max_distance
+from news_crawler.printable import json_line, printable
 from news_crawler.validation import check_values, known_names, unknown_names, warn_of_environment
 
 
@@ -92,7 +93,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     else "near-duplicates"
                 )
                 counts[kind] += 1
-                sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+                sys.stdout.write(json_line(out) + "\n")
                 printed += 1
                 progress.update(counts)
     except redis.RedisError as e:
@@ -142,7 +143,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         decision = store.lookup(args.id)
         if decision is None:
             print(
-                f"news-dedup: no decision recorded for id {args.id!r} in namespace {store.namespace!r}", file=sys.stderr
+                f"news-dedup: no decision recorded for id {printable(args.id)!r} in namespace {store.namespace!r}",
+                file=sys.stderr,
             )
             return 1
         fp = decision.simhash
@@ -191,7 +193,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if kept and report.get("rule") == "sentences":
             shared = [s for s, held in zip(sentences, holders) if any(i == kept for i, _ in held)]
             report["evidence"]["shared_sentences"] = shared
-    print(json.dumps(report, ensure_ascii=False, indent=None if args.json else 2))
+    print(json_line(report, indent=None if args.json else 2))
     return 0
 
 
@@ -229,7 +231,7 @@ def cmd_drops(args: argparse.Namespace) -> int:
     store = _store(_settings(args))
     for d in store.drops(args.limit):
         print(
-            json.dumps(
+            json_line(
                 {
                     "id": d.id,
                     "simhash": to_hex(d.simhash),
@@ -237,8 +239,7 @@ def cmd_drops(args: argparse.Namespace) -> int:
                     "distance": d.distance,
                     "rule": d.rule,
                     "time": d.time,
-                },
-                ensure_ascii=False,
+                }
             )
         )
     return 0
@@ -257,7 +258,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
     for doc_id in args.ids:
         removed = store.forget(doc_id)
         unknown += not removed
-        print(json.dumps({"id": doc_id, "forgotten": removed or None}, ensure_ascii=False))
+        print(json_line({"id": doc_id, "forgotten": removed or None}))
     return 1 if unknown else 0
 
 

@@ -10,11 +10,11 @@ are in ``status``; this lists the URLs themselves, from the live days' hashes.
 from __future__ import annotations
 
 import argparse
-import json
 from datetime import date
 from typing import Any
 
 from news_crawler.cli import options
+from news_crawler.printable import json_line, printable
 
 OUTCOMES = ("kept", "duplicate", "invalid", "gone", "robots", "failed", "given_up", "error")
 
@@ -61,10 +61,10 @@ def cmd_outcomes(args: argparse.Namespace) -> int:
     found = rows(connection.from_settings(settings), settings, spiders, args.outcome, args.day)
     for row in found[: args.limit]:
         if args.json:
-            print(json.dumps(row, ensure_ascii=False))
+            print(json_line(row))
         else:
-            reason = f"  {row['reason']}" if row["reason"] else ""
-            print(f"{row['time']}  {row['site']:<10} {row['outcome']:<9} {row['url']}{reason}")
+            reason = f"  {printable(row['reason'])}" if row["reason"] else ""
+            print(f"{row['time']}  {row['site']:<10} {row['outcome']:<9} {printable(row['url'], 2000)}{reason}")
     if not args.json:
         shown = min(len(found), args.limit)
         print(f"{shown} of {len(found)} URLs" + (" (--limit N for more)" if len(found) > shown else ""))

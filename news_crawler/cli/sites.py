@@ -20,6 +20,7 @@ from urllib.parse import urldefrag
 
 from news_crawler.cli import options
 from news_crawler.errors import UserError
+from news_crawler.printable import printable
 
 EXAMPLES = 5
 ARTICLES = 2
@@ -70,7 +71,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         raise UserError(f"no site named {target!r} (news-crawler sites lists them); or give a start URL with --allow")
     fetcher = Fetcher(spider, settings)
-    tracking = tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
+    own = sites[target].strip_params if target in sites else None
+    tracking = tracking_pattern(own if own is not None else settings.get("URL_TRACKING_PARAMS"))
     articles: list[str] = []
     for url in spider.start_urls:
         articles += check_start_page(fetcher, spider, url, tracking)
@@ -95,7 +97,7 @@ def check_start_page(fetcher: Fetcher, spider: Any, url: str, tracking: Any) -> 
     from news_crawler.extraction.decode import decode_html
     from news_crawler.spiders.listing import feed_links, html_links, is_feed, web_url, without_tracking
 
-    print(f"\nstart page {url}")
+    print(f"\nstart page {printable(url, 500)}")
     page = fetcher.get(url)
     if page is None:
         return []
@@ -129,7 +131,7 @@ def check_start_page(fetcher: Fetcher, spider: Any, url: str, tracking: Any) -> 
         if found or group in ("allow", "nothing"):
             print(f"  {len(found):>5} {labels[group]}")
             for link in found[:EXAMPLES]:
-                print(f"          {link}")
+                print(f"          {printable(link, 500)}")
     return groups["allow"]
 
 
@@ -137,20 +139,20 @@ def check_article(fetcher: Fetcher, url: str) -> bool:
     """Print the fields extracted from one article page; whether it holds an article."""
     from news_crawler.extraction.page import page_fields
 
-    print(f"\narticle {url}")
+    print(f"\narticle {printable(url, 500)}")
     page = fetcher.get(url)
     if page is None:
         return False
     body, final, content_type = page
     fields = page_fields(body, content_type, final)
     if fields.get("invalid_reason") or not fields.get("body"):
-        print(f"  no article: {fields.get('invalid_reason') or 'no article text found on the page'}")
+        print(f"  no article: {printable(fields.get('invalid_reason') or 'no article text found on the page')}")
         return False
     for key in ("title", "author", "published_at", "source"):
-        print(f"  {key:<13}{fields.get(key) or '-'}")
+        print(f"  {key:<13}{printable(fields.get(key) or '-')}")
     lines = [line for line in fields["body"].splitlines() if line.strip()]
     for line in lines[:3]:
-        print(f"  {'body' if line is lines[0] else '':<13}{line[:70]}{'…' if len(line) > 70 else ''}")
+        print(f"  {'body' if line is lines[0] else '':<13}{printable(line, 70)}")
     print(f"  {'length':<13}{len(fields['body'])} characters, {len(lines)} paragraphs")
     return True
 
@@ -184,7 +186,7 @@ class Fetcher:
         except urllib.error.HTTPError as e:
             print(f"  not fetched: HTTP {e.code}")
         except (urllib.error.URLError, OSError, ValueError) as e:
-            print(f"  not fetched: {getattr(e, 'reason', e)}")
+            print(f"  not fetched: {printable(getattr(e, 'reason', e))}")
         return None
 
 

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any, cast
 
 from news_crawler.cli import options
 from news_crawler.config import setting_path
+from news_crawler.printable import json_line
 
 
 def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dict[str, Any]]:
@@ -126,7 +126,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
     report = build_report(settings)
     if args.json:
-        print(json.dumps(report, ensure_ascii=False))
+        print(json_line(report))
     else:
         print_report(report)
         if not report["spiders"]:

@@ -18,6 +18,7 @@ from readability import Document
 from news_crawler.extraction import readability_speed  # noqa: F401,I001 - readability made faster, the same output
 from news_crawler.extraction.chrome import strip_chrome
 from news_crawler.extraction.densest import densest_block
+from news_crawler.extraction.markup import shallow
 from news_crawler.extraction.metadata import find_author, find_editor, find_source
 from news_crawler.extraction.pagination import page_of
 from news_crawler.extraction.posts import first_post, fragment
@@ -160,7 +161,7 @@ def _densest_text(page: lxml.html.HtmlElement, body: str, later: bool = False) -
 
 
 # An XHTML page's prolog: lxml refuses a decoded string that still declares an encoding.
-_XML_DECLARATION = re.compile(r"^\ufeff?\s*<\?xml[^>]*\?>")
+_XML_DECLARATION = re.compile(r"^\ufeff?\s*+<\?xml[^<>]*+\?>")
 
 
 def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
@@ -168,7 +169,7 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
     or XHTML with its ``<?xml ...?>`` prolog). Fields that cannot be found are empty
     strings; nothing raises on odd HTML. ``paged``: the article goes on to a next page (its
     text here may be short, as on a later page, ``url`` numbered 2, 3...)."""
-    html = _XML_DECLARATION.sub("", html or "", count=1)
+    html = shallow(_XML_DECLARATION.sub("", html or "", count=1))
     if not html.strip():
         return Article()
     linked = linked_data(html)  # before _parse drops the scripts

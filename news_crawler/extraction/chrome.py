@@ -1,10 +1,15 @@
-"""Page chrome that readability leaves in a body: the headline and byline repeated at the
+r"""Page chrome that readability leaves in a body: the headline and byline repeated at the
 top, "原标题" notes, editor and source lines, previous/next and related-story links,
 print/close tools, page numbers, a comment box, a platform's disclaimer. Older CMS layouts
 (the article as ``<br>`` lines in a table cell) carry all of it inside the article's own
 container. Only whole lines go, and only lines that are nothing else; what closes a story
 (a comment box, a related-stories block, page numbers, a disclaimer, the site's footer)
 ends the body there.
+
+A page is untrusted: every pattern here runs in time linear in the line it is given (a run
+of spaces is taken whole, ``\s*+``, where what follows cannot be a space; a pattern that may
+start inside a run starts only at its beginning, ``(?<!\s)``), which
+``tests/test_hostile_web.py`` checks with crafted lines.
 """
 
 from __future__ import annotations
@@ -14,30 +19,30 @@ import re
 from news_crawler.lexicon import CHECKER, EDITOR, SOURCE, any_of
 
 _BYLINE = re.compile(
-    r"^[【\[(（]?\s*(?:" + any_of(SOURCE, EDITOR, CHECKER) + r"|发布时间|发布日期|发表时间|更新时间|时间|日期|"
+    r"^[【\[(（]?\s*+(?:" + any_of(SOURCE, EDITOR, CHECKER) + r"|发布时间|发布日期|发表时间|更新时间|时间|日期|"
     r"作者|点击数|点击|浏览次数|浏览|阅读|字号|字体|【字体|供稿|"
     r"责任校对|编审|终审|监制|值班编辑|美编|策划|统筹|文章作者|原作者|"
     r"文章录入|录入者?|发布者|发布人|发稿人|撰稿人?|更新日期|添加时间|上传时间|录入时间|来自|本文来自|值班主任|监审|"
-    r"签发|初审|复审|标签|关键词|关键字|Tags?)\s*[:：|｜丨/]",
+    r"签发|初审|复审|标签|关键词|关键字|Tags?)\s*+[:：|｜丨/]",
     re.IGNORECASE,
 )
 _NAV = re.compile(
-    r"^[【\[]?\s*(?:上一篇|下一篇|上一条|下一条|上一页|下一页|相关新闻|相关阅读|相关文章|相关链接|相关报道|推荐阅读|"
+    r"^[【\[]?\s*+(?:上一篇|下一篇|上一条|下一条|上一页|下一页|相关新闻|相关阅读|相关文章|相关链接|相关报道|推荐阅读|"
     r"热点推荐|延伸阅读|延伸\s*[·・]\s*推荐|此前报道|点击进入|分享到|返回顶部|打印本页|关闭窗口|【打印】|【关闭】|"
-    r"返回[^\s，,]{1,8}[，,]?\s*查看更多)"
+    r"返回[^\s，,]{1,8}[，,]?\s*+查看更多)"
 )
 _TOOLS = re.compile(
-    r"^(?:[【\[]?\s*(?:打印(?:此文|本文|本页)?|关闭(?:窗口|本页)?|(?:加入)?收藏(?:本文)?|分享|(?:我要)?纠错|挑错|返回|顶部|"
+    r"^(?:[【\[]?\s*+(?:打印(?:此文|本文|本页)?|关闭(?:窗口|本页)?|(?:加入)?收藏(?:本文)?|分享|(?:我要)?纠错|挑错|返回|顶部|"
     r"大|中|小|字号|邀请|举报|点赞|转发|(?:发表|我要)?评论|告诉好友|推荐(?:给好友)?|复制链接|打赏|"
     r"微信|微博|QQ空间|QQ好友|扫一扫|微信扫一扫|扫一扫分享|展开全文|打开APP阅读全文|阅读原文|举报/反馈|反馈|"
-    r"关注公众号|关注我们|长按二维码关注|长按识别二维码)\s*[:：]?\s*[】\]]?\s*[|｜/]?\s*)+$"
+    r"关注公众号|关注我们|长按二维码关注|长按识别二维码)\s*+[:：]?+\s*+[】\]]?+\s*+[|｜/]?+\s*+)++$"
 )
 # A tool link before a line's chrome: "【我要纠错】 责任编辑：王五".
-_TOOL_FIRST = re.compile(r"^[【\[]\s*(?:我要纠错|纠错|打印|关闭|收藏|分享)\s*[】\]]\s*(?=\S)")
+_TOOL_FIRST = re.compile(r"^[【\[]\s*+(?:我要纠错|纠错|打印|关闭|收藏|分享)\s*+[】\]]\s*+(?=\S)")
 # A counter: "阅读(123)", "点赞 3", "本文已被浏览 123 次".
 _COUNTER = re.compile(
-    r"^(?:(?:阅读|浏览|点击|喜欢|点赞|赞|收藏|分享|转发)\s*[（(]?\s*\d+\s*[）)]?\s*次?"
-    r"|本文已被(?:浏览|阅读|点击)\s*\d+\s*次)$"
+    r"^(?:(?:阅读|浏览|点击|喜欢|点赞|赞|收藏|分享|转发)\s*+[（(]?+\s*+\d++\s*+[）)]?+\s*+次?"
+    r"|本文已被(?:浏览|阅读|点击)\s*+\d++\s*+次)$"
 )
 # Notices that are no part of the story: the original's link, a picture's credit, a video's
 # placeholder, a wire story's end mark ((完), END), "see more", a gallery's "next picture", an
@@ -46,93 +51,95 @@ _COUNTER = re.compile(
 # an empty related block (没有相关文章), the page's own link (本文链接：), "转载请注明出处", an
 # attachments' label with nothing after it.
 _NOTICE = re.compile(
-    r"^(?:原文链接\s*[:：]|图片来源\s*[:：]|图源\s*[:：]|[（(【\[]?\s*图片来(?:源|自)于?网络\s*[）)】\]]?$|"
-    r"视频加载中|[（(【\[]\s*完\s*[）)】\]]$|(?:点击)?查看更多[^，,。！？]{0,8}$|更多精彩(?:内容)?(?:请|敬请)?关注[^，,。！？]{0,12}$|"
-    r"本文来(?:源|自)于?网络.{0,20}侵权|(?:广告|广告位|推广|AD|Advertisement)$|[-—\s]*END[-—\s]*$|"
-    r"点击(?:图片|查看)?(?:进入下一页|查看大图|看大图)$|(?:微信号|公众号|微信公众号)\s*[:：]\s*\S{2,30}$|"
+    r"^(?:原文链接\s*+[:：]|图片来源\s*+[:：]|图源\s*+[:：]|[（(【\[]?\s*+图片来(?:源|自)于?网络\s*+[）)】\]]?$|"
+    r"视频加载中|[（(【\[]\s*+完\s*+[）)】\]]$|(?:点击)?查看更多[^，,。！？]{0,8}$|更多精彩(?:内容)?(?:请|敬请)?关注[^，,。！？]{0,12}$|"
+    r"本文来(?:源|自)于?网络.{0,20}侵权|(?:广告|广告位|推广|AD|Advertisement)$|[-—\s]*+END[-—\s]*+$|"
+    r"点击(?:图片|查看)?(?:进入下一页|查看大图|看大图)$|(?:微信号|公众号|微信公众号)\s*+[:：]\s*+\S{2,30}$|"
     r".{0,30}(?:如有|若有|如涉及|若涉及)侵权.{0,16}(?:联系|删除).{0,12}$|"
-    r"(?=.*[-—─=_~*]{3})[-—─=_~*\s]*(?:分隔线|分割线)?[-—─=_~*\s]*$|"
+    r"(?=.*[-—─=_~*]{3})[-—─=_~*\s]*+(?:分隔线|分割线)?[-—─=_~*\s]*+$|"
     r"(?:下载|打开)\S{0,8}(?:客户端|APP|App|app)[，,]?.{0,12}$|"
     r"(?:长按|扫描|扫码|扫一扫)\S{0,6}关注.{0,10}$|欢迎(?:转发|分享|关注|转载)\S{0,6}$|"
-    r"(?:赞过|喜欢此文的人)\s*[:：]?$|\S{0,4}\s*(?:正在加载|加载中)[.…。]*$|(?:没有|暂无)相关\S{0,4}$|"
-    r"本文(?:链接|地址|网址)\s*[:：]|转载请注明(?:出处|来源)\S{0,10}$|(?:扫描|扫码|长按)\S{0,6}\s*分享\S{0,6}$|"
-    r"(?:相关)?附件(?:下载)?\s*[:：]$)"
+    r"(?:赞过|喜欢此文的人)\s*+[:：]?$|\S{0,4}\s*+(?:正在加载|加载中)[.…。]*+$|(?:没有|暂无)相关\S{0,4}$|"
+    r"本文(?:链接|地址|网址)\s*+[:：]|转载请注明(?:出处|来源)\S{0,10}$|(?:扫描|扫码|长按)\S{0,6}\s*+分享\S{0,6}$|"
+    r"(?:相关)?附件(?:下载)?\s*+[:：]$)"
 )
 # "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
 _CREDIT_LINE = re.compile(
-    r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*[\u4e00-\u9fa5·]{2,4}"
-    r"(?:[\s\u3000、]+(?:(?:记者|通讯员|实习生)[\s\u3000]*)?[\u4e00-\u9fa5·]{2,4}){0,4}$"
+    r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*+[\u4e00-\u9fa5·]{2,4}"
+    r"(?:[\s\u3000、]++(?:(?:记者|通讯员|实习生)[\s\u3000]*+)?[\u4e00-\u9fa5·]{2,4}){0,4}$"
 )
 # "《某某日报》（2019年08月28日 第03版）": a paper's issue and page.
 _EDITION = re.compile(
-    r"^《[^》]{2,16}》\s*[（(]?\s*\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日\s*(?:第?\s*\d{1,3}\s*版)?\s*[）)]?$"
+    r"^《[^》]{2,16}》\s*+[（(]?\s*+\d{4}\s*+年\s*+\d{1,2}\s*+月\s*+\d{1,2}\s*+日\s*+(?:第?\s*+\d{1,3}\s*+版)?\s*+[）)]?$"
 )
 # "——记某某市的一年": a subtitle under the headline, above the story; "【新春走基层】": a column's tag.
 _SUBTITLE = re.compile(r"^(?:——|--|—)\s*[^。！？!?]{2,40}$|^【[^】]{2,12}】$")
 # "摘要: 美国男星……": a summary the page writes above the story, its words the story's own.
-_SUMMARY = re.compile(r"^[【\[]?\s*(?:摘要|内容摘要|内容提要|导读)\s*[】\]]?\s*[:：]?\s*(.{8,})$")
+_SUMMARY = re.compile(r"^[【\[]?\s*+(?:摘要|内容摘要|内容提要|导读)\s*+[】\]]?+\s*+[:：]?+\s*+(.{8,})$")
 # "（原标题：……）", "（原题为《……》）", a short "原标题：……" line: the portal's note of the headline
 # it replaced (a longer unbracketed one may run into the story's first sentence).
-_ORIGINAL_TITLE = re.compile(r"^[（(]\s*原(?:标)?题(?:为)?\s*[:：《].{0,110}[）)]$|^原(?:标)?题\s*[:：].{0,45}$")
+_ORIGINAL_TITLE = re.compile(r"^[（(]\s*+原(?:标)?题(?:为)?\s*+[:：《].{0,110}[）)]$|^原(?:标)?题\s*+[:：].{0,45}$")
 # "2005-04-05 06:40更新 来源：新闻晨报", "2019-03-01 10:00:00": a byline that starts with its date.
 # "2019-12-21 08:38 新华社 文/王小红": a time of day, then an outlet and a credit, no sentence;
 # "孙悦2019-12-21 22:20阅读 3.2万": a writer or an account before it.
 _DATED_BYLINE = re.compile(
-    r"^[\d\s:./年月日-]{8,}(?:更新|发布|发表)?\s*(?:$|"
+    r"^[\d\s:./年月日-]{8,}+(?:更新|发布|发表)?+\s*+(?:$|"
     + any_of(SOURCE, EDITOR, ("作者", "点击", "浏览", "阅读"))
-    + r"\s*[:：])"
-    r"|^(?:[\u4e00-\u9fa5A-Za-z·_]{2,12}\s*)?\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?\s*\d{1,2}:\d\d(?::\d\d)?"
+    + r"\s*+[:：])"
+    r"|^(?:[\u4e00-\u9fa5A-Za-z·_]{2,12}\s*+)?\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?\s*+\d{1,2}:\d\d(?::\d\d)?"
     r"[^，。！？；,;!?]{0,40}$"
-    r"|^(?:发布于|发表于|更新于)\s*\d{4}[-/.年][^，。！？；,;!?]{0,60}$"
+    r"|^(?:发布于|发表于|更新于)\s*+\d{4}[-/.年][^，。！？；,;!?]{0,60}$"
 )  # a blog's "发布于 2019年3月1日 作者 X"
 # "（来源：现代快报）“爸爸妈妈……": a credit glued before the story's first sentence; it goes, the
 # sentence stays.
-_LEADING_CREDIT = re.compile(r"^\s*[（(]\s*(?:来源|作者|记者|编辑|图|摄影)\s*[:：][^（）()\n]{1,20}[）)]\s*(?=\S)")
+_LEADING_CREDIT = re.compile(r"^\s*+[（(]\s*+(?:来源|作者|记者|编辑|图|摄影)\s*+[:：][^（）()\n]{1,20}[）)]\s*+(?=\S)")
 # "（编辑 李明）": an editor's credit in brackets, a line of its own.
 _EDITOR_BRACKETED = re.compile(
-    r"^[（(\[【]\s*(?:责任编辑|责编|编辑)[\s:：]+[\u4e00-\u9fa5·]{2,4}(?:[\s、][\u4e00-\u9fa5·]{2,4}){0,2}\s*[）)\]】]$"
+    r"^[（(\[【]\s*+(?:责任编辑|责编|编辑)[\s:：]++[\u4e00-\u9fa5·]{2,4}(?:[\s、][\u4e00-\u9fa5·]{2,4}){0,2}\s*+[）)\]】]$"
 )
 _TRAILING_EDITOR = re.compile(
-    r"\s*[（(\[【]\s*(?:(?:责任编辑|责编)(?:\s*[:：]|\s+)|编辑\s*[:：])[^）)\]】\n]{1,30}[）)\]】]\s*$"
+    r"(?<!\s)\s*+[（(\[【]\s*+(?:(?:责任编辑|责编)(?:\s*+[:：]|\s++)|编辑\s*+[:：])[^）)\]】\n]{1,30}[）)\]】]\s*+$"
 )
 _EDITOR_LINE = re.compile(
-    r"^(?:责任编辑|责编)[ \t\u3000]+[\u4e00-\u9fa5·]{2,8}(?:[ \t\u3000]+[\u4e00-\u9fa5·]{2,4}){0,2}$"
+    r"^(?:责任编辑|责编)[ \t\u3000]++[\u4e00-\u9fa5·]{2,8}(?:[ \t\u3000]++[\u4e00-\u9fa5·]{2,4}){0,2}$"
 )
 # Lines after which nothing is the story's, when they stand in the body's second half: a
 # comment box, the article's page numbers (【1】【2】【3】), a platform's disclaimer.
 _CLOSERS = re.compile(
-    r"^(?:(?:网友评论|发表评论|我要评论|相关评论|全部评论|最新评论|热门评论|评论|评论区|网友留言)\s*[:：]?\s*"
-    r"(?:(?:共有?|已有)\s*\d+\s*条(?:评论)?)?\s*(?:[（(][^（）()]{0,60}[）)])?\s*$"  # 发表评论 共有2条评论, 评论(15)
-    r"|(?:共有?|已有)\s*\d+\s*(?:条评论|人参与(?:评论)?|人评论)\s*$"
-    r"|(?:[【\[]\s*\d{1,2}\s*[】\]]\s*){2,}$"
+    r"^(?:(?:网友评论|发表评论|我要评论|相关评论|全部评论|最新评论|热门评论|评论|评论区|网友留言)\s*+[:：]?+\s*+"
+    # 发表评论 共有2条评论, 评论(15)
+    r"(?:(?:共有?|已有)\s*+\d++\s*+条(?:评论)?)?+\s*+(?:[（(][^（）()]{0,60}[）)])?+\s*+$"
+    r"|(?:共有?|已有)\s*+\d++\s*+(?:条评论|人参与(?:评论)?|人评论)\s*+$"
+    r"|(?:[【\[]\s*+\d{1,2}\s*+[】\]]\s*+){2,}+$"
     r"|(?:特别声明|免责声明|版权声明)\s*[:：]|Notice: The content above|图片来自网络"
     r"|本文为\S{1,8}号作者或机构在\S{1,8}上传并发布"  # a platform's disclaimer (澎湃号, 网易号)
-    r"|声明\s*[:：]\s*\S{0,12}?(?:本文|该文|本站|本网|以上|此文|文章|稿件|转载|力求|不构成))"
+    r"|声明\s*+[:：]\s*+\S{0,12}?(?:本文|该文|本站|本网|以上|此文|文章|稿件|转载|力求|不构成))"
 )
 # A site's footer (copyright, ICP licence, site code, "Powered by" its CMS, 技术支持): what a
 # whole-table body ends with.
 # A sentence that names a licence number is the story's.
 _FOOTER = re.compile(
-    r"^(?:版权所有|Copyright\b|©\s*\d{4}|Powered\s+by\b|技术支持\s*[:：])|©\s*(?:19|20)\d\d"
-    r"|(?:ICP[备证]\s*\d|公网安备\s*\d|网站标识码)(?!.*[。！？]$)",
+    r"^(?:版权所有|Copyright\b|©\s*+\d{4}|Powered\s++by\b|技术支持\s*+[:：])|©\s*+(?:19|20)\d\d"
+    r"|(?:ICP[备证]\s*+\d|公网安备\s*+\d|网站标识码)(?!.*[。！？]$)",
     re.IGNORECASE,
 )
 # A related-stories block (or a sidebar's list): the end of the body when no paragraph of the story follows it
 # (sina puts such blocks mid-story too); else only its header line goes (see _NAV).
 _RELATED = re.compile(
-    r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢|延伸\s*[·・]\s*推荐|"
-    r"点击进入专题|点击排行|热门文章|最新文章|推荐文章|精彩推荐|热点新闻|热门推荐|图片新闻)\s*[】\]]?\s*[:：]?\s*$"
+    r"^[【\[]?\s*+(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢|延伸\s*+[·・]\s*+推荐|"
+    r"点击进入专题|点击排行|热门文章|最新文章|推荐文章|精彩推荐|热点新闻|热门推荐|图片新闻)\s*+[】\]]?+\s*+[:：]?+\s*+$"
 )
 # ... or its label and headlines run into one line (<b>相关文章</b><a>…</a><a>…</a>): no sentence ends in it.
 _RELATED_RUN = re.compile(
-    r"^[【\[]?\s*(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢)\s*[】\]]?\s*[:：]?"
+    r"^[【\[]?\s*+(?:延伸阅读|相关阅读|相关新闻|相关文章|相关报道|推荐阅读|热点推荐|猜你喜欢)\s*+[】\]]?+\s*+[:：]?+"
     r"[^。！？]{8,}$"
 )
 # A line after a related block that ends a sentence is the story going on. Related
 # headlines and their cut-off summaries do not end with 。, and one that asks (…好看吗？)
 # is short and has no pause inside; a paragraph has a comma or runs longer. One that asks
 # with a pause inside (…两个故事，赖声川咋做的？) is a headline still under 40 characters.
-_PARAGRAPH = re.compile(r"(?=.{20})(?:.*[，,；;。].+|.{40,})[。！!][”」』）)]?$|.{40,}[？?][”」』）)]?$")
+_PARAGRAPH_END = re.compile(r"(?:(?P<stop>[。！!])|[？?])[”」』）)]?$")
+_PAUSE = re.compile(r"[，,；;。]")
 _SPACE = re.compile(r"\s+")
 CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
 HEADLINE_WITHIN = 6  # lines: a headline this near the top of a body starts the story
@@ -200,9 +207,18 @@ def _story_goes_on(lines: list[str], title: str) -> bool:
     for line in (x.strip() for x in lines):
         if _CLOSERS.match(line):
             return False
-        if _PARAGRAPH.match(line) and not is_chrome(line, title):
+        if is_paragraph(line) and not is_chrome(line, title):
             return True
     return False
+
+
+def is_paragraph(line: str) -> bool:
+    """A line that ends a sentence as a paragraph does: with a full stop after a pause, or
+    after 40 characters; with a question mark after 40 (one line, 20 characters or more)."""
+    end = _PARAGRAPH_END.search(line) if len(line) >= 20 and "\n" not in line else None
+    if end is None:
+        return False
+    return end.start() >= 40 or bool(end.group("stop")) and _PAUSE.search(line, 0, end.start() - 1) is not None
 
 
 def _without_head_notes(lines: list[str], title: str) -> list[str]:

@@ -11,26 +11,27 @@ SHANGHAI = timezone(timedelta(hours=8), "Asia/Shanghai")
 # 2022 02/13 07:48 (year and day in elements of their own, as xinhuanet's header prints them),
 # 2022年2月13日 7时8分 or 7点8分 (a one-digit minute only before 分),
 # 2022-02-13 下午3:05 (a half of the day before a 12-hour time), 2022-02-13 3:05 PM (after it)
+# Every run of spaces is taken whole (``\s*+``): a page's long run cannot make it backtrack.
 DATETIME = re.compile(
-    r"(?<!\d)(?P<y>(?:19|20)\d\d)(?:\s*(?:[-/.]|年)\s*|\s+(?=(?:1[0-2]|0?[1-9])/))(?P<m>1[0-2]|0?[1-9])\s*(?:[-/.]|月)\s*"
-    r"(?P<d>3[01]|[12]\d|0?[1-9])(?!\d)\s*日?"
-    r"(?:\s*(?:T|星期.|周.)?\s*(?P<cn>上午|下午|中午|晚上|凌晨|早上)?\s*(?P<H>[01]?\d|2[0-3])\s*"
-    r"(?::|时|点(?=\s*[0-5]?\d\s*分))\s*(?P<M>[0-5]\d|\d(?=\s*分))(?!\d)"
-    r"(?:\s*(?::|分)\s*(?P<S>[0-5]\d|\d(?=\s*秒))(?!\d))?(?:\s*(?P<half>[AaPp]\.?[Mm]\.?)(?![A-Za-z]))?)?"
+    r"(?<!\d)(?P<y>(?:19|20)\d\d)(?:\s*+(?:[-/.]|年)\s*+|\s++(?=(?:1[0-2]|0?[1-9])/))(?P<m>1[0-2]|0?[1-9])\s*+"
+    r"(?:[-/.]|月)\s*+(?P<d>3[01]|[12]\d|0?[1-9])(?!\d)\s*+日?"
+    r"(?:\s*+(?:T|星期\S|周\S)?+\s*+(?P<cn>上午|下午|中午|晚上|凌晨|早上)?+\s*+(?P<H>[01]?\d|2[0-3])\s*+"
+    r"(?::|时|点(?=\s*+[0-5]?\d\s*+分))\s*+(?P<M>[0-5]\d|\d(?=\s*+分))(?!\d)"
+    r"(?:\s*+(?::|分)\s*+(?P<S>[0-5]\d|\d(?=\s*+秒))(?!\d))?(?:\s*+(?P<half>[AaPp]\.?[Mm]\.?)(?![A-Za-z]))?)?"
 )
 # "10:08 2019-03-01": a time of day before its date, on one line.
 TIME_FIRST = re.compile(
-    r"(?<![\d:])(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?[ \t\u3000\xa0]+"
-    r"(?P<y>(?:19|20)\d\d)\s*(?:[-/.]|年)\s*(?P<m>1[0-2]|0?[1-9])\s*(?:[-/.]|月)\s*(?P<d>3[01]|[12]\d|0?[1-9])(?![\d:])"
+    r"(?<![\d:])(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?[ \t\u3000\xa0]++"
+    r"(?P<y>(?:19|20)\d\d)\s*+(?:[-/.]|年)\s*+(?P<m>1[0-2]|0?[1-9])\s*+(?:[-/.]|月)\s*+(?P<d>3[01]|[12]\d|0?[1-9])(?![\d:])"
 )
 # 9/17/2004 5:54:13 AM: month first, as old ASP sites print it; only with AM/PM, which
 # tells it from a day-first date.
 US_DATETIME = re.compile(
-    r"(?<![\d/])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])/(?P<y>(?:19|20)\d\d)\s+"
-    r"(?P<H>1[0-2]|0?\d):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?\s*(?P<half>[AaPp][Mm])\b"
+    r"(?<![\d/])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])/(?P<y>(?:19|20)\d\d)\s++"
+    r"(?P<H>1[0-2]|0?\d):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?\s*+(?P<half>[AaPp][Mm])\b"
 )
 # 1998年3月 (a monthly's issue, a report's date), not followed by a day.
-YEAR_MONTH = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)\s*年\s*(?P<m>1[0-2]|0?[1-9])\s*月(?!\s*\d)")
+YEAR_MONTH = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)\s*+年\s*+(?P<m>1[0-2]|0?[1-9])\s*+月(?!\s*+\d)")
 _ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?$")
 
 

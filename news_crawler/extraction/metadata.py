@@ -9,7 +9,7 @@ from lxml.html import HtmlElement
 
 from news_crawler.extraction.chrome import CHROME_MAX_CHARS
 from news_crawler.extraction.dates import DATETIME
-from news_crawler.extraction.names import NOT_NAMES, PADDED, PLACE_OR_OUTLET, SEP, clean_author, no_name, unglued, whole
+from news_crawler.extraction.names import NOT_NAMES, PADDED, SEP, clean_author, no_name, place_or_outlet, unglued, whole
 from news_crawler.extraction.structured import marked_author
 from news_crawler.lexicon import EDITOR, SOURCE, WRITER, any_of
 
@@ -17,12 +17,22 @@ _AUTHOR_META = ("author", "article:author", "og:article:author", "dc.creator", "
 _NAME = r"(?:[\u4e00-\u9fa5]{1,6}(?:·[\u4e00-\u9fa5]{1,6}){1,3}|[\u4e00-\u9fa5·]{2,4})"  # 努尔·白克力 too
 _NAMES = rf"{_NAME}(?:{SEP}{_NAME}){{0,4}}"
 _PADDED_NAME = r"[\u4e00-\u9fa5][ \u3000]{1,2}[\u4e00-\u9fa5](?![\u4e00-\u9fa5·])"  # 作者：王  芳 (old CMS pages)
-_COLON = r"\s*[:：丨|｜/]\s*"
-_ISSUER = re.compile(r"(?:发文机关|发布机关|发文单位)\s*[:：]\s*([\u4e00-\u9fa5]{2,20})")  # government notices
+# Runs of spaces are taken whole (``\s*+``) wherever what follows cannot be a space: a page's
+# long run cannot make a pattern backtrack (the patterns run in time linear in the text).
+_COLON = r"\s*+[:：丨|｜/]\s*+"
+_ISSUER = re.compile(r"(?:发文机关|发布机关|发文单位)\s*+[:：]\s*+([\u4e00-\u9fa5]{2,20})")  # government notices
 _HANDLE = r"[A-Za-z][A-Za-z0-9_.\-]{2,24}"  # a blogger's or a forum member's handle
 _LATIN_NAME = r"[A-Z][a-z]+(?:[ .·-][A-Z][a-z]+){1,3}(?![A-Za-z])"  # 作者：Jack Ma, 作者：Anne-Marie Slaughter
-_DATE_AHEAD = r"(?=\s*(?:19|20)\d\d\s*[-/.年])"
-_TITLE = r"(?:[\u4e00-\u9fa5]{0,8}?记者[ \t\u3000]*)?"  # "作者：本报记者 张三", "作者：新华社记者 张三"
+_DATE_AHEAD = r"(?=\s*+(?:19|20)\d\d\s*+[-/.年])"
+
+
+def _then_sep_or(after: str) -> str:
+    """After a name, a byline's next part: a separator (SEP), a line's end, or (after any
+    spaces) ``after``; ``(?=\\s*(?:after|\\n|SEP))`` written so that it cannot backtrack."""
+    return rf"(?=[^\S \u3000\u2002\u2003\n]*+(?:[ \u3000\u2002\u2003\n、，,]|{after}))"
+
+
+_TITLE = r"(?:[\u4e00-\u9fa5]{0,8}?记者[ \t\u3000]*+)?"  # "作者：本报记者 张三", "作者：新华社记者 张三"
 # Byline conventions in the order they are trusted: an explicit author, a reporter, 文/撰文,
 # a post's poster, a name in brackets closing the story "（袁源）" or "（姚峰 上海报道）", the
 # office issuing a government notice; then (find_author) the author meta tag, a name alone
@@ -30,52 +40,52 @@ _TITLE = r"(?:[\u4e00-\u9fa5]{0,8}?记者[ \t\u3000]*)?"  # "作者：本报记�
 _AUTHOR_LABELS = [
     # (not the end of 创作者, 工作者, 合作者...: "提醒创作者：新的政策…")
     re.compile(
-        rf"(?:(?<![创工写合著制操劳])作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[】\]〕]\s*|[ \t\u3000]+){_TITLE}"
+        rf"(?:(?<![创工写合著制操劳])作者|原作者|撰稿人?|执笔人?)(?:{_COLON}|[】\]〕]\s*+|[ \t\u3000]++){_TITLE}"
         rf"[\[【〔]?({_PADDED_NAME}|{_NAMES}|{_LATIN_NAME}|{_HANDLE})"
     ),
     # a line that is only "作者魏星", or 作者 in a table cell of its own and the name in the next
-    re.compile(rf"(?:^|\n)[ \t]*作者(?:[ \t]*[:：]?[ \t]*\n[ \t]*)?({_NAME})(?=[ \t]*(?:\n|$))"),
+    re.compile(rf"(?:^|\n)[ \t]*+作者(?:[ \t]*+[:：]?+[ \t]*+\n[ \t]*+)?({_NAME})(?=[ \t]*+(?:\n|$))"),
     re.compile(
-        rf"记者(?:{_COLON}|\s+)({_PADDED_NAME}|{_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)\]】]|报道|\n|{SEP}))"
+        rf"记者(?:{_COLON}|\s++)({_PADDED_NAME}|{_NAMES})(?![ \t\u3000]*+摄)" + _then_sep_or("/|／|[）)\\]】]|报道")
     ),
-    re.compile(rf"记者({_NAMES})(?![ \t\u3000]*摄)(?=\s*(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
+    re.compile(rf"记者({_NAMES})(?![ \t\u3000]*+摄)(?=\s*+(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
     re.compile(
-        rf"(?:^|[(（\[【\s])(?:文/图|文／图|图/文|图文)[ \t\u3000]+({_NAMES})"
+        rf"(?:^|[(（\[【\s])(?:文/图|文／图|图/文|图文)[ \t\u3000]++({_NAMES})"
     ),  # "文/图 张三": writer and photographer
-    re.compile(rf"(?:^|[(（\[【\s])({_NAMES})\s*[/／]\s*文(?=$|[\s)）\]】])"),  # "张三/文"
+    re.compile(rf"(?:^|[(（\[【\s])({_NAMES})\s*+[/／]\s*+文(?=$|[\s)）\]】])"),  # "张三/文"
     # "通讯员 张三" the only credit (after a 记者 one, the reporter is the author)
     re.compile(
-        rf"(?:^|[(（\[【\s])通讯员(?:{_COLON}|[ \t\u3000]+)({_NAMES})(?![ \t\u3000]*摄)"
-        rf"(?=\s*(?:[）)\]】]|报道|\n|$|{SEP}))"
+        rf"(?:^|[(（\[【\s])通讯员(?:{_COLON}|[ \t\u3000]++)({_NAMES})(?![ \t\u3000]*+摄)"
+        + _then_sep_or("[）)\\]】]|报道|$")
     ),
     # Blog and forum posts: "张三 发表于 2005-9-15", "本帖由张三于2005年...", "由张三张贴 @ 2005-...",
     # "... 22:36:13 by zhang".
-    re.compile(rf"(?:^|\s)({_NAMES}|{_HANDLE})\s*发表于\s*[:：]?{_DATE_AHEAD}"),
-    re.compile(rf"由\s*({_NAME}|{_HANDLE})\s*(?:于{_DATE_AHEAD}|(?:张贴|发表|发布)\s*(?:于|@)?{_DATE_AHEAD})"),
-    re.compile(rf"\d:\d\d(?::\d\d)?\s+by\s+({_HANDLE}|{_NAMES})(?![\w.])"),
+    re.compile(rf"(?:^|\s)({_NAMES}|{_HANDLE})\s*+发表于\s*+[:：]?{_DATE_AHEAD}"),
+    re.compile(rf"由\s*+({_NAME}|{_HANDLE})\s*+(?:于{_DATE_AHEAD}|(?:张贴|发表|发布)\s*+(?:于|@)?{_DATE_AHEAD})"),
+    re.compile(rf"\d:\d\d(?::\d\d)?\s++by\s++({_HANDLE}|{_NAMES})(?![\w.])"),
     # "08:19 [ 黄宇 ]", not a story's emoji codes "[作揖][作揖]@某某" (text or another code after)
-    re.compile(rf"\d:\d\d(?::\d\d)?\s*[\[【]\s*({_NAMES})\s*[\]】](?![\u4e00-\u9fa5@\[【A-Za-z0-9])"),
+    re.compile(rf"\d:\d\d(?::\d\d)?\s*+[\[【]\s*+({_NAMES})\s*+[\]】](?![\u4e00-\u9fa5@\[【A-Za-z0-9])"),
     # (not after a word: "来源：人民日报（北京）"; after 讯/电: "本报讯（张三）")
     re.compile(
-        rf"(?:(?<![\u4e00-\u9fa5A-Za-z0-9])|(?<=[讯电]))[(（]\s*({_NAMES})\s*"
-        rf"(?:[）)]\s*(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"
+        rf"(?:(?<![\u4e00-\u9fa5A-Za-z0-9])|(?<=[讯电]))[(（]\s*+({_NAMES})\s*+"
+        rf"(?:[）)][^\S\n]*+(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"
     ),
     _ISSUER,
 ]
 _CREDITS = 8  # the labels above that credit a writer (作者, 记者, 文/, /文, 通讯员): above the story they come first
-_EDITOR_AS_AUTHOR = re.compile(rf"{any_of(EDITOR)}(?:{_COLON}|[ \t\u3000]+)({_NAMES})")  # not into the next line
+_EDITOR_AS_AUTHOR = re.compile(rf"{any_of(EDITOR)}(?:{_COLON}|[ \t\u3000]++)({_NAMES})")  # not into the next line
 # The line under a headline that is only a name, an account or "name/outlet": "石佳/中国青年报",
 # a self-media account "加拿大必读", "华夏人文 2020-03-09 18:14:21".
 _ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
 # ... or with a relative time and a follow button: "加拿大必读 3天前 关注", "王小红 昨天 10:08".
-_RELATIVE = r"(?:\d{1,2}\s*(?:秒|分钟|小时|天)前|刚刚|今天|昨天|前天)(?:\s*\d{1,2}:\d\d)?"
+_RELATIVE = r"(?:\d{1,2}\s*+(?:秒|分钟|小时|天)前|刚刚|今天|昨天|前天)(?:\s*+\d{1,2}:\d\d)?"
 _UNDER_HEADLINE = re.compile(
-    rf"({_ACCOUNT})(?:\s*[/／]\s*[^\s/／]{{2,12}}|\s+{DATETIME.pattern}|\s+{_RELATIVE})?"
-    r"(?:\s*\+?关注)?"
+    rf"({_ACCOUNT})(?:\s*+[/／]\s*+[^\s/／]{{2,12}}|\s++{DATETIME.pattern}|\s++{_RELATIVE})?"
+    r"(?:\s*+\+?关注)?"
 )
 # ... or "原创 王小红 某某观察 2019-01-25": a tag, the writer, the account, the date.
-_TAGGED = re.compile(rf"(?:原创|转载|独家|首发)\s+({_ACCOUNT})(?:\s+{_ACCOUNT})?(?:\s+{DATETIME.pattern})?")
+_TAGGED = re.compile(rf"(?:原创|转载|独家|首发)\s++({_ACCOUNT})(?:\s++{_ACCOUNT})?(?:\s++{DATETIME.pattern})?")
 
 
 def meta_content(root: HtmlElement, names: tuple[str, ...]) -> str:
@@ -183,7 +193,7 @@ def _under_headline(text: str, title: str, body: str) -> str:
             continue
         m = _UNDER_HEADLINE.fullmatch(line) or _TAGGED.fullmatch(line)
         name = m.group(1) if m else ""
-        if name and not no_name(name) and not PLACE_OR_OUTLET.match(name) and not name.isdigit():
+        if name and not no_name(name) and not place_or_outlet(name) and not name.isdigit():
             return name
         return ""
     return ""
@@ -199,7 +209,7 @@ def _meta_author(meta: str, page_title: str, headline: str) -> bool:
         and "," not in meta
         and any(c.isalpha() for c in meta)
         and not no_name(meta)
-        and not PLACE_OR_OUTLET.match(meta)
+        and not place_or_outlet(meta)
         and not (meta in page_title and meta not in headline)
     )
 
@@ -238,11 +248,11 @@ def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str
     )
 
 
-_EDITOR = re.compile(rf"(?:(?:责任编辑|责编)(?:{_COLON}|[ \t\u3000]+)|编辑{_COLON})({_NAMES})")  # 责任编辑 X too
+_EDITOR = re.compile(rf"(?:(?:责任编辑|责编)(?:{_COLON}|[ \t\u3000]++)|编辑{_COLON})({_NAMES})")  # 责任编辑 X too
 _SOURCE = re.compile(
     r"(?:"
     + any_of(SOURCE)
-    + r"\s*[:：|｜丨】\]〕]|来自\s*[:：])\s*[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})"
+    + r"\s*+[:：|｜丨】\]〕]|来自\s*+[:：])\s*+[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})"
 )
 _SOURCE_END = re.compile(any_of(WRITER[:2], EDITOR, ("点击", "阅读", "浏览", "时间", "发布", "日期")) + r"[:：]?.*$")
 

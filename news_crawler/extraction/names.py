@@ -7,7 +7,7 @@ import re
 
 from news_crawler.lexicon import EDITOR, ORIGINAL_TITLE, SOURCE, WRITER
 
-SEP = r"[ \u3000\u2002\u2003、，,]+"
+SEP = r"(?:[ \u3000\u2002\u2003、，,]++)"
 NOT_NAMES = {
     *EDITOR,
     *SOURCE,
@@ -73,7 +73,16 @@ NOT_NAMES = {
 # "转载请注明", "网络整理", "系统管理员", "刘通摄" (a photo credit), "视频截图", "发布于 2019-...".
 _NOT_NAME_STARTS = ("转载", "版权", "本文", "本站", "原文", "网络", "系统", "管理")
 _NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员")
-PLACE_OR_OUTLET = re.compile(r".+(?:[县市省区镇村报网社台刊]|报道)$")
+_PLACE_END = re.compile(r"(?:[县市省区镇村报网社台刊]|报道)$")
+
+
+def place_or_outlet(name: str) -> bool:
+    """``name`` names a place or an outlet (…市, …日报, …报道), not a person: one line, a
+    character or more before such an ending."""
+    end = _PLACE_END.search(name)
+    return end is not None and end.start() >= 1 and "\n" not in name[: end.start()]
+
+
 # Words a byline runs into on older CMS pages ("作者：张三　点击数：" "阅读 字号 打印 关闭"):
 # the name ends there.
 _BYLINE_END = (
@@ -139,9 +148,9 @@ def clean_author(raw: str) -> str:
         if name and not no_name(name):
             names.append(name)
     # "彭冲 山东冠县" - a place or an outlet after the names ends the byline.
-    while len(names) > 1 and PLACE_OR_OUTLET.match(names[-1]):
+    while len(names) > 1 and place_or_outlet(names[-1]):
         names.pop()
-    return " ".join(names) if names and not PLACE_OR_OUTLET.match(names[0]) else ""
+    return " ".join(names) if names and not place_or_outlet(names[0]) else ""
 
 
 def unglued(names: str, after: str) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 from news_crawler.extraction.article import Article, extract_article
 from news_crawler.extraction.decode import decode_html, is_binary, is_text
 from news_crawler.extraction.pagination import next_page
+from news_crawler.printable import printable
 
 PAGE_TYPES = ("html", "xml", "text/plain")
 
@@ -31,7 +32,7 @@ def invalid(reason: str, kind: str) -> dict[str, str]:
 def not_a_page(content_type: str) -> dict[str, str] | None:
     """The fields of an item whose response is not a page (a PDF, an image), else None."""
     if content_type and not any(t in content_type.lower() for t in PAGE_TYPES):
-        return invalid(f"not an HTML page ({content_type.split(';')[0]})", "not_html")
+        return invalid(f"not an HTML page ({printable(content_type.split(';')[0], 100)})", "not_html")
     return None
 
 

@@ -17,12 +17,14 @@ import re
 from itertools import product
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
+from news_crawler.extraction.markup import TAG, elements
+
 _NUMBERED = re.compile(r"^(?P<stem>.+?)_(?P<n>[1-9]\d{0,2})(?P<ext>\.s?html?)$", re.I)  # not 2024_05.html
 _PAGE_PARAMS = ("page", "p", "pageno", "pn", "pg")
 _NEXT_WORDS = ("下一页", "下页", "下一頁", "后一页", "next page", "next")
-_ANCHOR = re.compile(r"<a\b([^>]*)>(.*?)</a\s*>", re.I | re.S)
-_HREF = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
-_TAGS = re.compile(r"<[^>]+>")
+_ANCHOR_OPEN = re.compile(r"<a\b([^<>]*+)>", re.I)
+_ANCHOR_CLOSE = re.compile(r"</a\s*+>", re.I)
+_HREF = re.compile(r"""\bhref\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s>]++))""", re.I)
 
 
 def page_of(url: str) -> tuple[str, int]:
@@ -40,12 +42,12 @@ def page_of(url: str) -> tuple[str, int]:
 
 
 def _anchors(html: str, base: str):
-    for attrs, inner in _ANCHOR.findall(html):
-        href = _HREF.search(attrs)
+    for opener, inner in elements(html, _ANCHOR_OPEN, _ANCHOR_CLOSE):
+        href = _HREF.search(opener.group(1))
         if href:
             target = html_lib.unescape(next(g for g in href.groups() if g is not None)).strip()
             if target and not target.lower().startswith(("javascript:", "#", "mailto:")):
-                text = html_lib.unescape(_TAGS.sub("", inner)).strip().lower()
+                text = html_lib.unescape(TAG.sub("", inner)).strip().lower()
                 yield urljoin(base, target), text
 
 

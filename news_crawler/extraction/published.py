@@ -44,8 +44,8 @@ _HALF_WIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
 _WIDE_COLON = re.compile(r"(?<=\d)：(?=\d)")
 _WIDE_DIGIT = re.compile("[０-９]")
 # "更新时间：" before a date: when the byline also gives another, that one is the publication's.
-_UPDATED = re.compile(r"(?:更新|修改|修订|编辑)(?:时间|日期|于)?\s*[:：]?\s*$")
-_PUBLISHED = re.compile(r"(?:发布|发表|发稿|刊发|出版)(?:时间|日期)\s*[:：]\s*$")
+_UPDATED = re.compile(r"(?:更新|修改|修订|编辑)(?:时间|日期|于)?\s*+[:：]?+\s*+$")
+_PUBLISHED = re.compile(r"(?:发布|发表|发稿|刊发|出版)(?:时间|日期)\s*+[:：]\s*+$")
 _SENTENCE = re.compile(r"[，。；！？]")
 
 

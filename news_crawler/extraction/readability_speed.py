@@ -28,7 +28,7 @@ ORIGINAL_CLEAN = _MODULE.clean
 ORIGINAL_TOSTRING = etree.tostring
 
 _LONG_RUN = re.compile(r"(?<!\s)\s{255,}")
-_LINE_RUN = re.compile(r"(?<!\s)\s*\n\s*")
+_LINE_RUN = re.compile(r"(?<!\s)[^\S\n]*+\n\s*+")  # a run of spaces holding a newline, whole
 _TABS = re.compile(r"\t|[ \t]{2,}")
 _BLOCK_TAG = _MODULE.REGEXES["divToPElementsRe"]  # <(blockquote|dl|div|img|ol|p|pre|table|ul), any case (0.9)
 _NAMES = re.fullmatch(r"<\(([a-z]+(?:\|[a-z]+)*)\)", _BLOCK_TAG.pattern) if _BLOCK_TAG.flags & re.I else None

@@ -14,7 +14,10 @@ from typing import Any
 
 from lxml.html import HtmlElement
 
-_LD_SCRIPT = re.compile(r"<script[^>]*type\s*=\s*[\"']?application/ld\+json[\"']?[^>]*>(.*?)</script\s*>", re.I | re.S)
+from news_crawler.extraction.markup import TAG, elements
+
+_LD_SCRIPT = re.compile(r"<script\b[^<>]*?\btype\s*+=\s*+[\"']?application/ld\+json[\"']?[^<>]*+>", re.I)
+_SCRIPT_CLOSE = re.compile(r"</script\s*+>", re.I)
 _ARTICLE_TYPES = {
     "newsarticle",
     "article",
@@ -32,7 +35,7 @@ _ARTICLE_TYPES = {
 # where the name stands, see marked_author).
 _MARKED = re.compile(r"(?:^|[\s_-])(?:author|writer|zuozhe|reporter|byline)(?:$|[\s_-]|Name|name)", re.I)
 _NOT_MARKED = re.compile(r"avatar|img|pic|photo|icon|follow|desc|intro|more|list|editor|bio|posts?\b|count", re.I)
-_LABEL = re.compile(r"^(?:作者|撰稿|撰文|文|记者|本报记者|by)\s*[:：/｜|]?\s*", re.I)
+_LABEL = re.compile(r"^(?:作者|撰稿|撰文|文|记者|本报记者|by)\s*+[:：/｜|]?+\s*+", re.I)
 _NAME = re.compile(
     r"[\u4e00-\u9fa5]{2,4}|[\u4e00-\u9fa5]{1,6}(?:·[\u4e00-\u9fa5]{1,6}){1,3}"
     r"|[A-Z][a-z]+(?:[ .·-][A-Z][a-z]+){1,3}"
@@ -82,7 +85,7 @@ def linked_data(html: str) -> LinkedData:
     """The article's ``datePublished`` (else ``dateCreated``) and author from the page's
     JSON-LD; a block that is not JSON is passed over."""
     found = LinkedData()
-    for block in _LD_SCRIPT.findall(html):
+    for _, block in elements(html, _LD_SCRIPT, _SCRIPT_CLOSE):
         try:
             doc = json.loads(block.strip(), strict=False)
         except ValueError:
@@ -103,14 +106,13 @@ def linked_data(html: str) -> LinkedData:
     return found
 
 
-_TAG = re.compile(r"<[^>]+>")
-_BREAK = re.compile(r"<(?:br|/p|/div|/h[1-6]|/li)\b[^>]*>", re.I)
+_BREAK = re.compile(r"<(?:br|/p|/div|/h[1-6]|/li)\b[^<>]*+>", re.I)
 
 
 def _plain(body: str) -> str:
     """``articleBody`` as text: some sites put the article's markup there."""
     if "<" in body and ">" in body:
-        body = html_lib.unescape(_TAG.sub("", _BREAK.sub("\n", body)))
+        body = html_lib.unescape(TAG.sub("", _BREAK.sub("\n", body)))
     return "\n".join(line.strip() for line in body.splitlines() if line.strip())
 
 

@@ -8,8 +8,9 @@ from lxml.html import HtmlElement
 
 from news_crawler.extraction.metadata import meta_content
 
-_TITLE_SPLIT = re.compile(r"\s*(?:_|\||-{1,2}|–|—|丨)\s*")
-_BAR = re.compile(r"\s*[|丨｜]\s*")
+# A separator and the spaces around it; a match starts where a run of spaces does.
+_TITLE_SPLIT = re.compile(r"(?<!\s)\s*+(?:_|\||-{1,2}|–|—|丨)\s*+")
+_BAR = re.compile(r"(?<!\s)\s*+[|丨｜]\s*+")
 _WORD_HYPHEN = re.compile(r"[^\W_]-[^\W_]")  # letters or digits of any script on both sides: 卡迪-Ｂ, COVID-19
 
 

@@ -43,7 +43,9 @@ _ORIGINAL_TITLE = re.compile(
     r"^\s*" + any_of(ORIGINAL_TITLE) + r"\s*:\s*(?:.{1,60}?(?=" + _SOURCE + "|" + _DATELINE + r")|\S{1,40}(?=\s))\s*"
 )
 _TAIL = re.compile(
-    r"\s*(?:" + any_of(EDITOR, ("校对",)) + r"\s*:\s*(?:[\u4e00-\u9fff·]{2,4}(?:\s*[a-z]{1,4}\d{1,6})?)?|\(完\))\s*$"
+    r"(?<!\s)\s*+(?:"
+    + any_of(EDITOR, ("校对",))
+    + r"\s*+:\s*+(?:[\u4e00-\u9fff·]{2,4}(?:\s*+[a-z]{1,4}\d{1,6})?)?|\(完\))\s*+$"
 )
 # Calls to action portals glue to a story's end start with one of these words.
 _CALL = re.compile(r"关注|扫码|扫描|点击|下载|欢迎|返回|查看|版权|未经|举报|转载|更多|阅读原文|投稿")

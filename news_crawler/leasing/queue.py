@@ -12,7 +12,7 @@ request can so be fetched twice after a crash, never lost.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -117,6 +117,13 @@ class LeasedPriorityQueue(Base):
         pipe.zunionstore(self.key, [self.key, self.later_key], aggregate="MIN")
         pipe.delete(self.later_key)
         return int(pipe.execute()[0])
+
+    def release(self, members: Sequence[bytes] | None = None) -> int:
+        """Put these leases (every one this worker holds, for None) back in the queue now."""
+        chosen = [m for m in (self.held if members is None else members) if m in self.held]
+        moved = self._move(chosen, force=True)
+        self.held.difference_update(chosen)
+        return moved
 
     def renew(self) -> None:
         if self.held:

@@ -21,7 +21,7 @@ from news_crawler.index.batching import DecisionBatcher
 from news_crawler.items import ArticleItem
 from news_crawler.outage import Outage, RedisUnavailable
 from news_crawler.outcomes import OutcomeStore
-from news_crawler.pool import WorkerPool
+from news_crawler.pool import PageTimeout, WorkerPool
 from news_crawler.runtime import Runtime
 
 
@@ -92,8 +92,11 @@ class NearDuplicatePipeline:
         return item
 
     async def _fingerprint(self, body: str, title: str) -> tuple[Fingerprint | None, str | None]:
-        """Fingerprint in the pool (replaced once if it broke)."""
-        return await self.pool.run(None, body, title)
+        """Fingerprint in the pool, within its time limit."""
+        try:
+            return await self.pool.run(None, body, title)
+        except PageTimeout as e:
+            return None, f"fingerprinting took too long ({e}: EXTRACT_TIMEOUT)"
 
     async def _written_before(self, url: str) -> bool:
         """Whether an earlier run recorded ``url`` as kept (its item went to a feed)."""

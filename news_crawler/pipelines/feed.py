@@ -27,6 +27,7 @@ from scrapy.statscollectors import StatsCollector
 
 from news_crawler.config import setting_path, with_defaults
 from news_crawler.items import ArticleItem
+from news_crawler.printable import printable
 
 logger = logging.getLogger(__name__)
 
@@ -59,18 +60,19 @@ class FeedPipeline:
         logger.info("kept articles go to %s", self.path)
 
     def process_item(self, item: ArticleItem) -> ArticleItem:
-        line = json.dumps({f: item[f] for f in FEED_FIELDS if f in item}, ensure_ascii=False) + "\n"
         try:
+            line = json.dumps({f: item[f] for f in FEED_FIELDS if f in item}, ensure_ascii=False) + "\n"
             if self.file is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self.file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - open for the whole crawl
             data = memoryview(line.encode("utf-8"))
             while data:  # an unbuffered write may take part of the line
                 data = data[self.file.write(data) or 0 :]
-        except OSError as e:
+        except Exception as e:  # noqa: BLE001 - whatever it is, the article is not kept and comes again
             self.stats.inc_value("feed/write_failed")
+            why = e.strerror if isinstance(e, OSError) and e.strerror else f"{type(e).__name__}: {e}"
             raise FeedWriteError(
-                f"feed {self.path} could not be written ({e.strerror or e}): not kept, fetched "
+                f"feed {self.path} could not be written ({printable(why, 200)}): not kept, fetched "
                 f"again on the next run: {item.get('url')}"
             ) from None
         self.stats.inc_value("feed/written")

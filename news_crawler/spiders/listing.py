@@ -104,7 +104,7 @@ def feed_links(body: bytes, base: str = "") -> Iterator[str]:
         yield link
 
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+:")
 
 
 def web_url(url: str) -> bool:
@@ -154,16 +154,23 @@ def as_html(response: Response) -> HtmlResponse | None:
 
 
 def without_tracking(url: str, params: re.Pattern | None) -> str:
-    """``url`` without the query parameters whose names ``params`` matches; the others stay
-    exactly as written."""
-    if params is None or "?" not in url:
+    """``url`` without the query parameters, and the path parameters (``;jsessionid=…``),
+    whose names ``params`` matches; the others stay exactly as written."""
+    if params is None or ("?" not in url and ";" not in url):
         return url
-    head, _, rest = url.partition("?")
+    head, question, rest = url.partition("?")
+    if ";" in head:
+        scheme, sep, path = head.partition("://")
+        segments = [
+            ";".join([s.split(";", 1)[0]] + [p for p in s.split(";")[1:] if not params.match(p.partition("=")[0])])
+            for s in path.split("/")
+        ]
+        head = scheme + sep + "/".join(segments)
+    if not question:
+        return head
     query, hash_, fragment = rest.partition("#")
     pairs = query.split("&")
     kept = [p for p in pairs if not params.match(p.partition("=")[0])]
-    if len(kept) == len(pairs):
-        return url
     return head + ("?" + "&".join(kept) if kept else "") + hash_ + fragment
 
 

@@ -30,10 +30,10 @@ from twisted.python.failure import Failure
 from news_crawler.config import as_list, with_defaults
 from news_crawler.contracts import Scheduling
 from news_crawler.extraction import extract_article
-from news_crawler.extraction.page import page_fields
+from news_crawler.extraction.page import invalid, page_fields
 from news_crawler.extraction.pagination import joined_pages
-from news_crawler.items import ArticleItem
-from news_crawler.pool import WorkerPool
+from news_crawler.items import ArticleItem, well_formed
+from news_crawler.pool import PageTimeout, WorkerPool
 from news_crawler.runtime import Runtime
 from news_crawler.spiders.list_page import ListPage
 from news_crawler.spiders.listing import (
@@ -110,6 +110,7 @@ class NewsSpider(scrapy.Spider):
     list_follow_next: bool
     article_max_pages: int
     tracking: re.Pattern[str] | None
+    strip_params: str | None = None  # the site's own URL_TRACKING_PARAMS (sites file), else the setting
     max_list_bytes: int = 0  # DOWNLOAD_MAXSIZE: a list page's unpacked bytes, at most
     links_max: int
     list_pages_left: int  # list pages this run may still follow
@@ -168,7 +169,8 @@ class NewsSpider(scrapy.Spider):
         spider.list_stop_at_seen = settings.getbool("LIST_STOP_AT_SEEN")
         spider.list_follow_next = settings.getbool("LIST_FOLLOW_NEXT")
         spider.article_max_pages = settings.getint("ARTICLE_MAX_PAGES")
-        spider.tracking = tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
+        own = spider.strip_params
+        spider.tracking = tracking_pattern(own if own is not None else settings.get("URL_TRACKING_PARAMS"))
         spider.max_list_bytes = settings.getint("DOWNLOAD_MAXSIZE")
         spider.links_max = settings.getint("LIST_LINKS_MAX")
         # List pages followed in one run, at most: LIST_PAGE_LIMIT a start page. The depth limit
@@ -296,9 +298,12 @@ class NewsSpider(scrapy.Spider):
         if type(self).extract is not NewsSpider.extract:  # a portal's own extraction: here, as written
             fields = page_fields(response.body, content_type, response.url, lambda html: self.extract(html, response))
         else:  # in the worker pool, with the fingerprints: the reactor thread only moves bytes
-            fields = await self.workers.run(
-                page_fields, response.body, content_type, response.url, None, article is not None
-            )
+            try:
+                fields = await self.workers.run(
+                    page_fields, response.body, content_type, response.url, None, article is not None
+                )
+            except PageTimeout as e:
+                fields = invalid(f"extraction took too long ({e}: EXTRACT_TIMEOUT)", "too_slow")
         next_url = fields.pop("next_page", None)
         if next_url and not self.on_site(next_url):  # a page of the story is on the site, or it is no page of it
             self.crawler.stats.inc_value(
@@ -322,6 +327,8 @@ class NewsSpider(scrapy.Spider):
         yield self.item(fields)
 
     def item(self, fields: dict[str, Any]) -> ArticleItem:
+        """The item of an article's fields, every text well formed (a feed line can hold it)."""
+        fields = {key: well_formed(value) for key, value in fields.items()}
         return ArticleItem(site=self.site, crawled_at=datetime.now(UTC).isoformat(timespec="seconds"), **fields)
 
     def next_page_failed(self, failure: Failure) -> Iterator[ArticleItem]:
