@@ -24,7 +24,8 @@ def name_of(item: Any) -> str:
     fields = ItemAdapter(item) if is_item(item) else {}
     if not fields.get("url") and not fields.get("title"):
         return repr(item)[:200]
-    title = printable(fields.get("title") or "", TITLE_CHARS)
+    title = printable(fields.get("title") or "", 10 * TITLE_CHARS)
+    title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1] + "…"
     return f'{printable(fields.get("url") or "(no url)", 500)} "{title}"'
 
 

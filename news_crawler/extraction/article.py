@@ -161,7 +161,7 @@ def _densest_text(page: lxml.html.HtmlElement, body: str, later: bool = False) -
 
 
 # An XHTML page's prolog: lxml refuses a decoded string that still declares an encoding.
-_XML_DECLARATION = re.compile(r"^\ufeff?\s*+<\?xml[^<>]*+\?>")
+_XML_DECLARATION = re.compile(r"^\ufeff?\s*+<\?xml[^<>]*?\?>")
 
 
 def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
