@@ -88,3 +88,14 @@ def gne_pages(data: Data = FULL_DATA) -> list[tuple[dict, str]]:
 def cwced_pages(data: Data = FULL_DATA) -> list[tuple[dict, str]]:
     labels = data.require().cwced_labels()
     return [(x, decode_html(data.page(data.cwced, x["html"]))[0]) for x in labels]
+
+
+FIELDS_LABELS = Path(__file__).resolve().parent / "labels" / "fields.json"
+
+
+def fields_pages(data: Data = FULL_DATA) -> list[tuple[dict, str]]:
+    """(label, html) of each page of ``labels/fields.json``: images, description, tags, updated_at."""
+    return [
+        (label, decode_html(data.require().page(data.gne, label["page"]))[0])
+        for label in json.loads(FIELDS_LABELS.read_text(encoding="utf-8"))
+    ]

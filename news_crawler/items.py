@@ -11,8 +11,15 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def well_formed(value: Any) -> Any:
-    """A text field as it can be written anywhere: each lone surrogate replaced by U+FFFD."""
-    return _LONE_SURROGATE.sub("\ufffd", value) if isinstance(value, str) else value
+    """A field as it can be written anywhere: each lone surrogate in its text (in lists and
+    dicts too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [well_formed(v) for v in value]
+    if isinstance(value, dict):
+        return {well_formed(k): well_formed(v) for k, v in value.items()}
+    return value
 
 
 class ArticleItem(scrapy.Item):
@@ -26,6 +33,11 @@ class ArticleItem(scrapy.Item):
     crawled_at = scrapy.Field()  # ISO 8601, UTC
     editor = scrapy.Field()  # 责任编辑/编辑, "" when the page names none
     source = scrapy.Field()  # the outlet the story comes from (来源), "" when the page names none
+    contributors = scrapy.Field()  # correspondents and interns (通讯员, 实习生), space-separated
+    images = scrapy.Field()  # the article's own images, in order: [{"url", "caption"}]
+    description = scrapy.Field()  # the page's summary of its article (its description meta tag)
+    tags = scrapy.Field()  # the page's own keywords and tags
+    updated_at = scrapy.Field()  # ISO 8601, when the page states a modification, else ""
     encoding = scrapy.Field()  # how the page was decoded
     invalid_reason = scrapy.Field()  # set by the spider when it knows the page is unusable
     invalid_kind = scrapy.Field()  # that reason's stat: articles/invalid_reason/<kind>

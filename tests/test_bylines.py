@@ -111,12 +111,12 @@ def test_a_credit_whose_name_runs_into_the_story_s_first_words():
     assert extract_article(page("<span>2019-12-21 08:38</span>", story)).author == "杨帆"
 
 
-def test_a_correspondent_alone_is_the_author_and_a_label_s_word_does_not_reach_the_story():
+def test_a_correspondent_is_a_contributor_and_a_label_s_word_does_not_reach_the_story():
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
-    assert extract_article(page("<span>2019-03-01</span><span>通讯员 王小红</span>", no_credit)).author == "王小红"
-    assert extract_article(
-        page("<span>2019-03-01</span><span>记者 欧阳晓东 通讯员 王小红</span>", no_credit)
-    ).author.startswith("欧阳晓东")
+    alone = extract_article(page("<span>2019-03-01</span><span>通讯员 王小红</span>", no_credit))
+    assert (alone.author, alone.contributors) == ("", "王小红")
+    both = extract_article(page("<span>2019-03-01</span><span>记者 欧阳晓东 通讯员 王小红</span>", no_credit))
+    assert (both.author, both.contributors) == ("欧阳晓东", "王小红")
     # "本站编辑" names no one, and its 编辑 does not take the story's first word on the next line
     story = ["市政府昨天召开新闻发布会，介绍今年城市更新工作的进展情况和下一步安排，会议由副市长主持。"] + no_credit[1:]
     assert extract_article(page("<span>2019-03-01</span><span>作者：本站编辑</span>", story)).author == ""

@@ -11,6 +11,7 @@ news-crawler seed [SPIDER ...] [--every SECONDS | --at HH:MM]
 news-crawler worker [SPIDER ...] [--idle SECONDS]
 news-crawler adopt SPIDER ... [--unpickle]
 news-crawler sites [check NAME | check URL --allow REGEX]
+news-crawler extract FILE... [--url URL] [--content-type CT] | extract URL
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 import redis
 
 from news_crawler import connection
-from news_crawler.cli import adopt, cluster, crawl, daily, metrics, options, outcomes, report, sites, status
+from news_crawler.cli import adopt, cluster, crawl, daily, extract, metrics, options, outcomes, report, sites, status
 from news_crawler.embedded import EmbeddedServerError
 from news_crawler.errors import UserError, redis_problem
 from news_crawler.validation import check_settings
@@ -30,7 +31,7 @@ from news_crawler.validation import check_settings
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (crawl, daily, status, outcomes, metrics, report, cluster, adopt, sites):
+    for module in (crawl, daily, status, outcomes, metrics, report, cluster, adopt, sites, extract):
         module.register(sub)
     return parser
 

@@ -148,8 +148,11 @@ def check_article(fetcher: Fetcher, url: str) -> bool:
     if fields.get("invalid_reason") or not fields.get("body"):
         print(f"  no article: {printable(fields.get('invalid_reason') or 'no article text found on the page')}")
         return False
-    for key in ("title", "author", "published_at", "source"):
+    for key in ("title", "author", "published_at", "source", "editor", "contributors", "description", "updated_at"):
         print(f"  {key:<13}{printable(fields.get(key) or '-')}")
+    print(f"  {'tags':<13}{printable(', '.join(fields.get('tags') or []) or '-')}")
+    images = fields.get("images") or []
+    print(f"  {'images':<13}{len(images)}" + (f" (first {printable(images[0]['url'], 200)})" if images else ""))
     lines = [line for line in fields["body"].splitlines() if line.strip()]
     for line in lines[:3]:
         print(f"  {'body' if line is lines[0] else '':<13}{printable(line, 70)}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import lxml.html
 from lxml.etree import ParserError
@@ -19,7 +19,8 @@ from news_crawler.extraction import readability_speed  # noqa: F401,I001 - reada
 from news_crawler.extraction.chrome import strip_chrome
 from news_crawler.extraction.densest import densest_block
 from news_crawler.extraction.markup import shallow
-from news_crawler.extraction.metadata import find_author, find_editor, find_source
+from news_crawler.extraction.media import find_description, find_images, find_tags, find_updated_at
+from news_crawler.extraction.metadata import find_author, find_contributors, find_editor, find_source, near_article
 from news_crawler.extraction.pagination import page_of
 from news_crawler.extraction.posts import first_post, fragment
 from news_crawler.extraction.published import find_published_at
@@ -65,11 +66,16 @@ logging.getLogger("readability.readability").setLevel(logging.WARNING)
 @dataclass
 class Article:
     title: str = ""
-    author: str = ""
+    author: str = ""  # the reporters: never the editor, a correspondent, an outlet or a photographer
     published_at: str = ""
     body: str = ""
     editor: str = ""
     source: str = ""
+    contributors: str = ""  # correspondents and interns (通讯员, 实习生), space-separated
+    images: list[dict[str, str]] = field(default_factory=list)  # {"url", "caption"} each, in order
+    description: str = ""
+    tags: list[str] = field(default_factory=list)
+    updated_at: str = ""  # ISO 8601, when the page states a modification
 
 
 def block_text(el: lxml.html.HtmlElement) -> str:
@@ -189,26 +195,28 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
     post = first_post(root, body)
     if post is not None:
         body = extract_body(fragment(post)) or body
-    if not is_traditional(text):
-        clean = strip_chrome(body, title)
-        return Article(
-            title=title,
-            author=find_author(root, text, title, clean, linked.author),
-            published_at=find_published_at(root, text, title, clean, linked.published, html),
-            body=clean,
-            editor=find_editor(text, title, clean),
-            source=find_source(text, title, clean),
-        )
+    traditional = is_traditional(text)
     # Traditional characters: the rules read the labels as simplified ones, and what they
     # find is taken back from the page's own text.
-    text_, title_, body_ = (with_simplified_labels(x) for x in (text, title, body))
+    text_, title_, body_ = (
+        (with_simplified_labels(x) for x in (text, title, body)) if traditional else (text, title, body)
+    )
     clean_ = strip_chrome(body_, title_)
-    clean = "\n".join(as_written(line, body_, body) for line in clean_.split("\n"))
+    clean = "\n".join(as_written(line, body_, body) for line in clean_.split("\n")) if traditional else clean_
+
+    def written(found: str) -> str:
+        return as_written(found, text_, text) if traditional else found
+
     return Article(
         title=title,
-        author=as_written(find_author(root, text_, title_, clean_, linked.author), text_, text),
+        author=written(find_author(root, text_, title_, clean_, linked.author)),
         published_at=find_published_at(root, text_, title_, clean_, linked.published, html),
         body=clean,
-        editor=as_written(find_editor(text_, title_, clean_), text_, text),
-        source=as_written(find_source(text_, title_, clean_), text_, text),
+        editor=written(find_editor(text_, title_, clean_)),
+        source=written(find_source(text_, title_, clean_)),
+        contributors=written(find_contributors(text_, title_, clean_)),
+        images=find_images(root, clean, url),
+        description=find_description(root, linked.description),
+        tags=find_tags(root, near_article(text_, title_, clean_), linked.keywords),
+        updated_at=find_updated_at(root, text_, linked.modified),
     )

@@ -74,8 +74,8 @@ _EDITION = re.compile(
 )
 # "——记某某市的一年": a subtitle under the headline, above the story; "【新春走基层】": a column's tag.
 _SUBTITLE = re.compile(r"^(?:——|--|—)\s*[^。！？!?]{2,40}$|^【[^】]{2,12}】$")
-# "摘要: 美国男星……": a summary the page writes above the story, its words the story's own.
-_SUMMARY = re.compile(r"^[【\[]?\s*+(?:摘要|内容摘要|内容提要|导读)\s*+[】\]]?+\s*+[:：]?+\s*+(.{8,})$")
+# "摘要: 美国男星……", "【导读】……": a lead the page labels above the story: it stays, as the story's.
+_SUMMARY = re.compile(r"^[【\[]?\s*+(?:摘要|内容摘要|内容提要|导读|核心提示|导语)\s*+[】\]]?+\s*+[:：]?+\s*+(.{8,})$")
 # "（原标题：……）", "（原题为《……》）", a short "原标题：……" line: the portal's note of the headline
 # it replaced (a longer unbracketed one may run into the story's first sentence).
 _ORIGINAL_TITLE = re.compile(r"^[（(]\s*+原(?:标)?题(?:为)?\s*+[:：《].{0,110}[）)]$|^原(?:标)?题\s*+[:：].{0,45}$")
@@ -119,8 +119,10 @@ _CLOSERS = re.compile(
 # whole-table body ends with.
 # A sentence that names a licence number is the story's.
 _FOOTER = re.compile(
-    r"^(?:版权所有|Copyright\b|©\s*+\d{4}|Powered\s++by\b|技术支持\s*+[:：])|©\s*+(?:19|20)\d\d"
-    r"|(?:ICP[备证]\s*+\d|公网安备\s*+\d|网站标识码)(?!.*[。！？]$)",
+    r"^(?:版权所有|Copyright\b|©\s*+\d{4}|Powered\s++by\b|技术支持\s*+[:：]|(?:联系|关于)我们(?:\s|$|[|｜]))"
+    r"|©\s*+(?:19|20)\d\d"
+    r"|(?:ICP[备证]\s*+\d|公网安备\s*+\d|网站标识码|版权所有|(?:违法和?不良信息|有害信息)?举报(?:电话|邮箱|中心|专区)"
+    r"|(?:新闻|信息服务|视听节目)\S{0,8}许可证|许可证编号|互联网宗教信息服务)(?!.*[。！？][”」』）)]*$)",
     re.IGNORECASE,
 )
 # A related-stories block (or a sidebar's list): the end of the body when no paragraph of the story follows it
@@ -142,6 +144,7 @@ _PARAGRAPH_END = re.compile(r"(?:(?P<stop>[。！!])|[？?])[”」』）)]?$")
 _PAUSE = re.compile(r"[，,；;。]")
 _SPACE = re.compile(r"\s+")
 CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
+FOOTER_MAX_CHARS = 200  # a site's footer runs its licence numbers and rights into one line
 HEADLINE_WITHIN = 6  # lines: a headline this near the top of a body starts the story
 
 
@@ -190,7 +193,7 @@ def strip_chrome(body: str, title: str = "") -> str:
             continue
         if (
             _CLOSERS.match(line)
-            or (len(line) <= CHROME_MAX_CHARS and _FOOTER.search(line))
+            or (len(line) <= FOOTER_MAX_CHARS and _FOOTER.search(line))
             or ((_RELATED.match(line) or _RELATED_RUN.match(line)) and not _story_goes_on(lines[i + 1 :], title))
         ):
             lines = lines[:i]
@@ -223,26 +226,35 @@ def is_paragraph(line: str) -> bool:
 
 def _without_head_notes(lines: list[str], title: str) -> list[str]:
     """``lines`` without a subtitle (——…), a column's tag, a writer's credit, a paper's issue
-    line or a summary of the story's own words (摘要：…, or unlabelled: the lead's first words,
-    cut off) standing above the story, under the headline and its byline. (Under the story,
-    labelled pages count credits and issue lines as the story's.)"""
+    line or an unlabelled summary box of the story's own words (its lead's first words, cut off)
+    standing above the story, under the headline and its byline; a labelled lead (导读, 摘要,
+    核心提示) stays. (Under the story, labelled pages count credits and issue lines as the
+    story's.)"""
     while True:
         first = next(
             (i for i, line in enumerate(lines) if line.strip() and not is_chrome(line.strip(), title)), len(lines)
         )
         line = lines[first].strip() if first < len(lines) else ""
-        summary = _SUMMARY.match(line)
         if (
             _SUBTITLE.match(line)
             or _CREDIT_LINE.match(line)
             or _EDITION.match(line)
-            or summary
-            and summary.group(1).rstrip(".…。 ")[:30] in "".join(lines[first + 1 :])
-            or _repeats_lead(line, lines[first + 1 :])
+            or _summary_box(line, lines[first + 1 :])
         ):
             lines = lines[first + 1 :]
         else:
             return lines
+
+
+def _summary_box(line: str, after: list[str]) -> bool:
+    """A CMS's summary box: the story's first words again, cut off (labelled 摘要 or not). A
+    labelled lead (导读, 摘要, 核心提示) that ends its sentence is the story's and stays."""
+    lead = _SUMMARY.match(line)
+    if lead is None:
+        return _repeats_lead(line, after)
+    text = lead.group(1).strip()
+    cut = text.endswith(("…", "...", "。。")) or not text.endswith(("。", "！", "？", "”", "!", "?"))
+    return cut and _repeats_lead(text, after)
 
 
 def _repeats_lead(line: str, after: list[str]) -> bool:

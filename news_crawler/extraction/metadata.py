@@ -49,16 +49,11 @@ _AUTHOR_LABELS = [
         rf"记者(?:{_COLON}|\s++)({_PADDED_NAME}|{_NAMES})(?![ \t\u3000]*+摄)" + _then_sep_or("/|／|[）)\\]】]|报道")
     ),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*+摄)(?=\s*+(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
-    re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文|通讯员){_COLON}({_NAMES})"),
+    re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文){_COLON}({_NAMES})"),
     re.compile(
         rf"(?:^|[(（\[【\s])(?:文/图|文／图|图/文|图文)[ \t\u3000]++({_NAMES})"
     ),  # "文/图 张三": writer and photographer
     re.compile(rf"(?:^|[(（\[【\s])({_NAMES})\s*+[/／]\s*+文(?=$|[\s)）\]】])"),  # "张三/文"
-    # "通讯员 张三" the only credit (after a 记者 one, the reporter is the author)
-    re.compile(
-        rf"(?:^|[(（\[【\s])通讯员(?:{_COLON}|[ \t\u3000]++)({_NAMES})(?![ \t\u3000]*+摄)"
-        + _then_sep_or("[）)\\]】]|报道|$")
-    ),
     # Blog and forum posts: "张三 发表于 2005-9-15", "本帖由张三于2005年...", "由张三张贴 @ 2005-...",
     # "... 22:36:13 by zhang".
     re.compile(rf"(?:^|\s)({_NAMES}|{_HANDLE})\s*+发表于\s*+[:：]?{_DATE_AHEAD}"),
@@ -73,8 +68,9 @@ _AUTHOR_LABELS = [
     ),
     _ISSUER,
 ]
-_CREDITS = 8  # the labels above that credit a writer (作者, 记者, 文/, /文, 通讯员): above the story they come first
-_EDITOR_AS_AUTHOR = re.compile(rf"{any_of(EDITOR)}(?:{_COLON}|[ \t\u3000]++)({_NAMES})")  # not into the next line
+_CREDITS = 7  # the labels above that credit a writer (作者, 记者, 文/, /文): above the story they come first
+# Correspondents and interns: credited beside the reporters, never the author.
+_CONTRIBUTOR = re.compile(rf"(?:通讯员|实习生)(?:{_COLON}|[ \t\u3000]++)({_NAMES})(?![ \t\u3000]*+摄)")
 # The line under a headline that is only a name, an account or "name/outlet": "石佳/中国青年报",
 # a self-media account "加拿大必读", "华夏人文 2020-03-09 18:14:21".
 _ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
@@ -241,11 +237,24 @@ def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str
     if _meta_author(meta, page_title, title):
         return meta
     issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
-    return (
-        _under_headline(text, title, body)
-        or (issuer.group(1) if issuer else "")
-        or _first_name(_EDITOR_AS_AUTHOR, regions)
-    )
+    return _under_headline(text, title, body) or (issuer.group(1) if issuer else "")
+
+
+def near_article(text: str, title: str, body: str) -> str:
+    """The page's text where a byline or a tag line stands: above the story and right under it."""
+    return _byline(text, title, body) + "\n" + _trailer(text, body)
+
+
+def find_contributors(text: str, title: str, body: str) -> str:
+    """The correspondents and interns a byline credits beside the reporters (通讯员 X, 实习生
+    Y), space-separated; never the author."""
+    found: list[str] = []
+    for region in _regions(text, title, body)[:1] + [_trailer(text, body)]:
+        for m in _CONTRIBUTOR.finditer(region):
+            for name in clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8])).split():
+                if name not in found:
+                    found.append(name)
+    return " ".join(found)
 
 
 _EDITOR = re.compile(rf"(?:(?:责任编辑|责编)(?:{_COLON}|[ \t\u3000]++)|编辑{_COLON})({_NAMES})")  # 责任编辑 X too
@@ -254,7 +263,11 @@ _SOURCE = re.compile(
     + any_of(SOURCE)
     + r"\s*+[:：|｜丨】\]〕]|来自\s*+[:：])\s*+[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})"
 )
-_SOURCE_END = re.compile(any_of(WRITER[:2], EDITOR, ("点击", "阅读", "浏览", "时间", "发布", "日期")) + r"[:：]?.*$")
+# What a source runs into: a credit, a counter, a date's label ("新闻晨报发布时间：", not "临江教育发布").
+_SOURCE_END = re.compile(
+    any_of(WRITER[:2], EDITOR, ("点击", "阅读", "浏览", "时间", "日期", "发布时间", "发布日期", "发布于"))
+    + r"[:：]?.*$"
+)
 
 
 def find_editor(text: str, title: str, body: str) -> str:

@@ -127,7 +127,13 @@ _BYLINE_END = (
     "上传",
     "修改",
     "发自",
-)  # 更新时间, 录入：X, 发自北京
+    "通讯员",
+    "实习生",
+    "摄影",
+    "见习",
+    "记者",
+    "本报",
+)  # 更新时间, 录入：X, 发自北京, "记者 孙丽 通讯员 何强": a correspondent is credited, not the author
 # "作者：张三返回搜狐": a link's text glued to the name; "记者 杨帆近日，…": the story's first words.
 _GLUED_END = ("返回", "查看", "近日", "日前", "今日", "昨日", "今天", "昨天", "近期", *_BYLINE_END)
 _WIDE_GAP = re.compile(r"　|\s{2,}| ")

@@ -60,6 +60,11 @@ def page_fields(
         "body": article.body,
         "editor": article.editor,
         "source": article.source,
+        "contributors": article.contributors,
+        "images": article.images,
+        "description": article.description,
+        "tags": article.tags,
+        "updated_at": article.updated_at,
         "encoding": encoding,
         "next_page": following,
     }

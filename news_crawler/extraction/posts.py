@@ -4,9 +4,12 @@ date: a blog's latest entries, a thread's floors. readability scores them as one
 
 The container readability chose is found in the page by its longest line; from there up,
 the first level whose parent holds two or more children of the same shape (tag and
-attributes), the first two of them posts (a date, 100+ characters of text that is not
-links), names the post to keep. Paragraphs of a news story never qualify: they carry no
-date each; nor do inline elements (a word processor's ``<span>`` runs cutting one paragraph).
+attributes), the first two of them posts, names the post to keep. A post is a block (not
+a ``<p>``) with 100+ characters of text that is not links and a date on a short run of text
+of its own (its header's "发表于 2005-09-15 10:22"). Paragraphs of a
+news story never qualify, even the ones that tell a date: a ``<p>``, or a block whose date
+stands inside a sentence; nor do inline elements (a word processor's ``<span>`` runs
+cutting one paragraph).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ _WS = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")  # no XPath string holds them
 _UNSHAPED = {"id", "name", "style", "href", "src", "onclick", "title"}  # differ post to post
 POST_MIN_CHARS = 100
+HEADER_MAX_CHARS = 60  # a post's dated header line; a story's sentence that tells a date runs longer
 POST_MIN_PLAIN = 0.6  # share of a post's text outside links
 MAX_LEVELS = 12
 _INLINE = {"span", "font", "a", "b", "strong", "em", "i", "u", "small", "big", "sub", "sup", "label", "abbr", "cite"}
@@ -38,10 +42,17 @@ def _chars(text: str) -> int:
 
 
 def _is_post(el: HtmlElement) -> bool:
+    if el.tag == "p":
+        return False  # a story's paragraph, not a post with a header
     text = el.text_content()
     total = _chars(text)
     plain = total - sum(_chars(a.text_content()) for a in el.iter("a"))
-    return plain >= POST_MIN_CHARS and plain >= POST_MIN_PLAIN * total and DATETIME.search(text) is not None
+    return plain >= POST_MIN_CHARS and plain >= POST_MIN_PLAIN * total and _dated_header(el)
+
+
+def _dated_header(el: HtmlElement) -> bool:
+    """A date on a short run of text of its own (a post's header), not inside a sentence."""
+    return any(len(t.strip()) <= HEADER_MAX_CHARS and DATETIME.search(t) for t in el.itertext())
 
 
 def _holder(root: HtmlElement, line: str) -> HtmlElement | None:

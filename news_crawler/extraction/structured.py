@@ -9,7 +9,7 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lxml.html import HtmlElement
@@ -48,6 +48,9 @@ class LinkedData:
     author: str = ""
     headline: str = ""
     body: str = ""  # articleBody, as plain text (a page drawn by script may show nothing else)
+    modified: str = ""  # dateModified, as written
+    description: str = ""
+    keywords: list[str] = field(default_factory=list)
 
     def about(self, title: str) -> LinkedData:
         """Itself where its headline is the page's (``title``), else nothing: a wiki page
@@ -96,12 +99,15 @@ def linked_data(html: str) -> LinkedData:
             if found.headline:
                 continue  # the first article object describes the page
             when = obj.get("datePublished") or obj.get("dateCreated")
-            body = obj.get("articleBody")
+            body, modified, words = obj.get("articleBody"), obj.get("dateModified"), obj.get("keywords")
             found = LinkedData(
                 when.strip() if isinstance(when, str) else "",
                 _person(obj.get("author")),
                 obj["headline"].strip(),
                 _plain(body) if isinstance(body, str) else "",
+                modified.strip() if isinstance(modified, str) else "",
+                obj["description"].strip() if isinstance(obj.get("description"), str) else "",
+                [words] if isinstance(words, str) else [w for w in words or [] if isinstance(w, str)],
             )
     return found
 

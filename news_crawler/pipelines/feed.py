@@ -31,7 +31,23 @@ from news_crawler.printable import printable
 
 logger = logging.getLogger(__name__)
 
-FEED_FIELDS = ("url", "site", "title", "author", "published_at", "body", "simhash", "crawled_at", "editor", "source")
+FEED_FIELDS = (
+    "url",
+    "site",
+    "title",
+    "author",
+    "published_at",
+    "body",
+    "simhash",
+    "crawled_at",
+    "editor",
+    "source",
+    "contributors",
+    "images",
+    "description",
+    "tags",
+    "updated_at",
+)
 
 
 class FeedWriteError(Exception):

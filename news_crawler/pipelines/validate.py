@@ -11,6 +11,18 @@ from news_crawler.extraction.decode import is_text
 from news_crawler.items import ArticleItem
 
 
+def unusable(body: str, min_chars: int) -> tuple[str, str] | None:
+    """``(reason, kind)`` when ``body`` is no usable article text, else None."""
+    body = body.strip()
+    if not body:
+        return "no article text found on the page", "no_body"
+    if not is_text(body):
+        return "not text (its characters are mostly unreadable)", "not_text"
+    if len(body) < min_chars:
+        return f"article text too short ({len(body)} < ARTICLE_MIN_CHARS={min_chars})", "too_short"
+    return None
+
+
 class ValidationPipeline:
     def __init__(self, stats: StatsCollector, min_chars: int) -> None:
         self.stats = stats
@@ -28,13 +40,7 @@ class ValidationPipeline:
         reason, kind = item.pop("invalid_reason", None), item.pop("invalid_kind", None)
         if reason:
             raise self.invalid(item, reason, kind or "not_html")
-        body = (item.get("body") or "").strip()
-        if not body:
-            raise self.invalid(item, "no article text found on the page", "no_body")
-        if not is_text(body):
-            raise self.invalid(item, "not text (its characters are mostly unreadable)", "not_text")
-        if len(body) < self.min_chars:
-            raise self.invalid(
-                item, f"article text too short ({len(body)} < ARTICLE_MIN_CHARS={self.min_chars})", "too_short"
-            )
+        problem = unusable(item.get("body") or "", self.min_chars)
+        if problem:
+            raise self.invalid(item, *problem)
         return item

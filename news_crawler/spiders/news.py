@@ -310,8 +310,11 @@ class NewsSpider(scrapy.Spider):
                 f"links/refused_{'scheme' if not web_url(next_url) else 'offsite'}/{self.site}"
             )
             next_url = None
-        if article is not None:  # a later page: its text joins the first page's
-            fields = {**article, "body": joined_pages(article["body"], fields.get("body", ""))}
+        if article is not None:  # a later page: its text and its images join the first page's
+            images = article.get("images", []) + [
+                i for i in fields.get("images", []) if i not in article.get("images", [])
+            ]
+            fields = {**article, "body": joined_pages(article["body"], fields.get("body", "")), "images": images}
         else:
             fields = {**fields, "url": response.url}
         pages = response.meta.get("article_pages", 1)

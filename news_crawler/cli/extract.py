@@ -1,0 +1,120 @@
+"""``news-crawler extract``: the fields the crawler would write for a page, without crawling.
+
+    news-crawler extract FILE... [--url URL] [--content-type CT]
+    news-crawler extract URL
+
+One JSON line a page, in the order given: the feed's fields (``simhash`` included), or
+``{"file"|"url", "invalid": reason}`` for a page that holds no article. A URL is fetched as
+``sites check`` fetches (the crawl's user agent, timeout and size limit; a redirect only to
+another http(s) URL). Exits 1 when no page gave an article.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from news_crawler.cli import options
+from news_crawler.errors import UserError
+from news_crawler.printable import json_line, printable
+
+FIELDS = (
+    "url",
+    "title",
+    "author",
+    "published_at",
+    "body",
+    "simhash",
+    "editor",
+    "source",
+    "contributors",
+    "images",
+    "description",
+    "tags",
+    "updated_at",
+)
+
+
+def fields_of(body: bytes, content_type: str, url: str, fingerprinter: Any, min_chars: int) -> dict[str, Any]:
+    """What the crawler would write of a page: its fields and fingerprint, or why it is invalid."""
+    from news_crawler.extraction.page import page_fields
+    from news_crawler.fingerprint import UnusableText, to_hex
+    from news_crawler.items import well_formed
+    from news_crawler.pipelines.validate import unusable
+
+    found = page_fields(body, content_type, url)
+    if found.get("invalid_reason"):
+        return {"invalid": found["invalid_reason"]}
+    problem = unusable(found.get("body") or "", min_chars)
+    if problem:
+        return {"invalid": problem[0]}
+    try:
+        found["simhash"] = to_hex(fingerprinter.fingerprint(found["body"]).value)
+    except UnusableText as e:
+        return {"invalid": f"no fingerprint ({e})"}
+    found["url"] = url
+    return {key: well_formed(found.get(key, "")) for key in FIELDS}
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    from news_crawler.config import with_defaults
+    from news_crawler.engine import fingerprinter_from_settings
+
+    settings = with_defaults(options.settings(args))
+    fingerprinter = fingerprinter_from_settings(settings)
+    min_chars = settings.getint("ARTICLE_MIN_CHARS")
+    articles = 0
+    for target in args.pages:
+        if "://" in target:
+            if not target.startswith(("http://", "https://")):
+                raise UserError(f"extract reads files and http(s) URLs, not {printable(target, 200)!r}")
+            page = fetch(target, settings)
+            if page is None:
+                print(json_line({"url": target, "invalid": "not fetched (see above)"}))
+                continue
+            body, final, content_type = page
+            record: dict[str, Any] = {"url": final}
+            record.update(fields_of(body, args.content_type or content_type, final, fingerprinter, min_chars))
+        else:
+            path = Path(target)
+            try:
+                body = path.read_bytes()
+            except OSError as e:
+                raise UserError(f"cannot read {target}: {e.strerror or e}") from None
+            record = {"file": str(path)}
+            record.update(fields_of(body, args.content_type or "text/html", args.url or "", fingerprinter, min_chars))
+        articles += "invalid" not in record
+        print(json_line(record), flush=True)
+    return 0 if articles else 1
+
+
+def fetch(url: str, settings: Any) -> tuple[bytes, str, str] | None:
+    """``(body, final URL, content type)`` with the crawl's user agent, timeout and size
+    limit, redirects to http(s) only; None after a line on stderr saying why not."""
+    from contextlib import redirect_stdout
+
+    from news_crawler.cli.sites import Fetcher
+    from news_crawler.spiders.listing import web_url
+
+    class AnyWebSite:
+        """The site of a URL an operator names: wherever http(s) leads."""
+
+        @staticmethod
+        def on_site(url: str) -> bool:
+            return web_url(url)
+
+    with redirect_stdout(sys.stderr):  # the fetcher says why a page was not fetched: not on stdout's JSON
+        return Fetcher(AnyWebSite(), settings).get(url)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "extract", help="the fields the crawler would write for saved pages or a URL, one JSON line each"
+    )
+    p.add_argument("pages", nargs="+", metavar="FILE|URL", help="saved pages, or an http(s) URL to fetch")
+    p.add_argument("--url", help="the URL the files were saved from (relative links and images resolve against it)")
+    p.add_argument("--content-type", help="the page's Content-Type (default: the server's, or text/html for a file)")
+    options.add_settings_option(p)
+    p.set_defaults(func=cmd_extract)

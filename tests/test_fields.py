@@ -1,0 +1,163 @@
+"""The fields of an article beside its body: who wrote it (the reporters only), who helped
+(correspondents), its images with their captions, description, tags, the time it was
+changed; and the body whole (a news story is no page of posts, its lead stays, the site's
+footer goes). Pages written as the sites write them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from news_crawler.extraction import extract_article
+from news_crawler.extraction.names import clean_author
+from tests.crawl_helpers import ROOT
+
+STORY = [
+    "国家统计局今天发布数据显示，十月份全国规模以上工业增加值同比增长百分之五点三，比上月加快零点五个百分点，制造业增长较快。",
+    "分行业看，四十一个大类行业中有三十四个行业增加值保持同比增长，高技术制造业增长明显，装备制造业对工业增长的贡献率继续提高。",
+    "专家表示，随着一系列稳增长政策落地见效，工业生产有望继续保持平稳增长态势，全年目标可以实现，企业利润也在逐步改善之中。",
+]
+
+
+def page(byline: str = "", before: str = "", after: str = "", head: str = "", story: list[str] = STORY) -> str:
+    paragraphs = "".join(f"<p>{line}</p>" for line in story)
+    return (
+        f"<html><head><title>工业数据出炉_新闻网</title>{head}</head><body><div class='nav'><a href='/'>首页</a></div>"
+        f"<h1>工业数据出炉</h1><div class='info'>2024-05-06 10:20 {byline}</div>"
+        f"<div class='article'>{before}{paragraphs}{after}</div>"
+        "<div class='footer'><p>关于我们 | 联系我们</p></div></body></html>"
+    )
+
+
+@pytest.mark.parametrize(
+    "byline,after",
+    [
+        ("来源：新闻网 责任编辑：王五", ""),
+        ("来源：新闻网", "<p>（责任编辑：王五）</p>"),
+        ("编辑：王五", ""),
+        ("", "<p>责编：王五</p>"),
+    ],
+)
+def test_the_editor_is_never_the_author(byline, after):
+    article = extract_article(page(byline, after=after))
+    assert (article.author, article.editor) == ("", "王五")
+
+
+@pytest.mark.parametrize(
+    "byline,author,contributors",
+    [
+        ("本报记者 孙丽 通讯员 何强", "孙丽", "何强"),
+        ("记者 孙丽 张伟 通讯员 何强 李梅", "孙丽 张伟", "何强 李梅"),
+        ("通讯员 何强", "", "何强"),
+        ("本报实习生 刘国栋 本报记者 王燕平", "王燕平", "刘国栋"),
+        ("记者 孙丽 摄影 陈明", "孙丽", ""),
+    ],
+)
+def test_correspondents_are_contributors_not_authors(byline, author, contributors):
+    article = extract_article(page(byline))
+    assert (article.author, article.contributors) == (author, contributors)
+
+
+@pytest.mark.parametrize("raw", ["张三 编辑 李四", "张三 点击数 128", "张三　阅读 字号 打印", "张三 通讯员 李四"])
+def test_a_byline_ends_at_the_first_label_or_counter(raw):
+    assert clean_author(raw) == "张三"
+
+
+def test_a_news_story_whose_paragraphs_tell_dates_is_no_page_of_posts():
+    dated = [
+        "2020年11月18日上午11点半，得知自己减刑释放的于欢还没缓过神来，就被送到了山东冠县的家中，母亲苏银霞早已在门口等候多时。",
+        "几个小时前，山东聊城市中级人民法院在2020年11月18日作出刑事裁定书，认定于欢在服刑期间能够认罪悔罪，遵守监规，接受教育改造。",
+        *STORY,
+    ]
+    for wrap in ("<p>{}</p>", "<div class='para'>{}</div>"):
+        html = page(story=[]).replace(
+            "<div class='article'>", "<div class='article'>" + "".join(wrap.format(x) for x in dated)
+        )
+        assert extract_article(html).body.splitlines() == dated, wrap
+
+
+@pytest.mark.parametrize("label", ["【导读】", "导读：", "摘要：", "核心提示：", "【核心提示】"])
+def test_a_labelled_lead_stays_in_the_body_and_a_summary_box_does_not(label):
+    for lead in (label + STORY[0], label + "十月工业数据出炉，增速回升，专家称全年目标可以实现。"):
+        assert extract_article(page(before=f"<p>{lead}</p>")).body.splitlines() == [lead, *STORY]
+    box = label + STORY[0][:30] + "…"  # the story's first words again, cut off
+    assert extract_article(page(before=f"<p>{box}</p>")).body.splitlines() == STORY
+
+
+def test_a_sites_footer_is_never_the_body():
+    footer = (
+        "<p>某某日报网 京ICP备11000491号-1 经营许可证编号：京B-2-4-20030004 All Rights Reserved since 1999</p>"
+        "<p>某某日报报业集团 版权所有，未经许可不得转载</p>"
+        "<p>违法和不良信息举报电话：010-12345678；举报邮箱：jubao@example.cn</p>"
+        "<p>互联网新闻信息服务许可证编号：11120170001</p>"
+    )
+    body = extract_article(page(after=footer)).body
+    assert body.splitlines() == STORY
+    quoted = STORY + ["美国唱片工会表示：“播客在使用其它音乐时，一定要获得版权所有者或制作人的许可。”"]
+    assert extract_article(page(story=quoted)).body.splitlines() == quoted  # a sentence is the story's
+
+
+def test_a_source_keeps_its_own_last_word():
+    assert extract_article(page("【来源】临江教育发布")).source == "临江教育发布"
+    assert extract_article(page("来源：新闻晨报发布时间：2024-05-06")).source == "新闻晨报"
+
+
+IMAGES = (
+    "<p><img src='/logo.png' class='logo'></p>"
+    "<p><img src='https://img.example.cn/2024/a.jpg' width='600'></p><p class='pictext'>图为工人在车间生产。</p>"
+    "<figure><img data-src='//img.example.cn/2024/b.jpg' src='/loading.gif'>"
+    "<figcaption>新建的生产线</figcaption></figure>"
+    "<p><img src='https://stat.example.cn/pixel.gif' width='1' height='1'></p>"
+    "<p><img src='https://img.example.cn/2024/c.png' alt='展览现场的参观者'></p>"
+    "<p><img src='https://img.example.cn/icons/share_weixin.png'></p>"
+)
+
+
+def test_the_articles_own_images_in_order_with_their_captions():
+    html = page(before=IMAGES) + "<img src='https://img.example.cn/ad/banner.jpg'>"
+    images = extract_article(html, "https://news.example.cn/2024/05/06/1.html").images
+    assert images == [
+        {"url": "https://img.example.cn/2024/a.jpg", "caption": "图为工人在车间生产。"},
+        {"url": "https://img.example.cn/2024/b.jpg", "caption": "新建的生产线"},
+        {"url": "https://img.example.cn/2024/c.png", "caption": "展览现场的参观者"},
+    ]
+    assert extract_article(page()).images == []
+
+
+def test_description_tags_and_the_time_the_page_was_changed():
+    head = (
+        "<meta name='description' content='十月工业数据出炉，  增速回升'>"
+        "<meta name='keywords' content='工业,统计局，增加值、制造业'>"
+        "<meta property='article:tag' content='经济'>"
+        "<meta property='article:modified_time' content='2024-05-07T08:30:00+08:00'>"
+    )
+    article = extract_article(page(head=head))
+    assert article.description == "十月工业数据出炉， 增速回升"
+    assert article.tags == ["工业", "统计局", "增加值", "制造业", "经济"]
+    assert article.updated_at == "2024-05-07T08:30:00+08:00"
+    labelled = extract_article(page("来源：新闻网 更新时间：2024-05-08 09:15", after="<p>标签：工业 统计</p>"))
+    assert (labelled.updated_at, labelled.tags) == ("2024-05-08T09:15:00+08:00", ["工业", "统计"])
+    assert labelled.published_at == "2024-05-06T10:20:00+08:00"
+    bare = extract_article(page())
+    assert (bare.description, bare.tags, bare.updated_at) == ("", [], "")
+
+
+def test_extract_prints_what_the_crawler_would_write(tmp_path):
+    saved = tmp_path / "page.html"
+    saved.write_text(page("记者 孙丽 通讯员 何强", before=IMAGES), encoding="utf-8")
+    (tmp_path / "empty.html").write_text("<html><body><a href='/'>首页</a></body></html>")
+    result = subprocess.run(
+        [sys.executable, "-m", "news_crawler.cli.crawler", "extract", str(saved), str(tmp_path / "empty.html"),
+         "--url", "https://news.example.cn/2024/05/06/1.html"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    first, second = (json.loads(line) for line in result.stdout.splitlines())
+    assert (first["author"], first["contributors"], first["title"]) == ("孙丽", "何强", "工业数据出炉")
+    assert first["body"].splitlines()[-3:] == STORY and len(first["simhash"]) == 16 and len(first["images"]) == 3
+    assert set(first) >= {"url", "published_at", "editor", "source", "description", "tags", "updated_at"}
+    short = "article text too short (2 < ARTICLE_MIN_CHARS=50)"
+    assert second == {"file": str(tmp_path / "empty.html"), "invalid": short}
