@@ -215,7 +215,7 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
         editor=written(find_editor(text_, title_, clean_)),
         source=written(find_source(text_, title_, clean_)),
         contributors=written(find_contributors(text_, title_, clean_)),
-        images=find_images(root, clean, url),
+        images=find_images(root, clean, url, title),
         description=find_description(root, linked.description),
         tags=find_tags(root, near_article(text_, title_, clean_), linked.keywords),
         updated_at=find_updated_at(root, text_, linked.modified),

@@ -90,11 +90,12 @@ def _marked_modified(root: HtmlElement) -> str:
     return ""
 
 
-def find_images(root: HtmlElement, body: str, url: str = "") -> list[dict[str, str]]:
+def find_images(root: HtmlElement, body: str, url: str = "", title: str = "") -> list[dict[str, str]]:
     """The article's own images in order, absolute URLs, each with its caption where the
     page gives one (a figcaption, a caption element or line under it, its alt text): the
     images inside the element that holds the body's first and last lines, without logos,
-    icons, avatars, ads, QR codes and tracking pixels."""
+    icons, avatars, ads, QR codes and tracking pixels. A caption that is the headline (an
+    alt text many CMSs fill with it) is no caption."""
     container = _container(root, body)
     if container is None:
         return []
@@ -106,7 +107,8 @@ def find_images(root: HtmlElement, body: str, url: str = "") -> list[dict[str, s
         if not src.startswith(("http://", "https://")) or src in seen or _not_content(img, src):
             continue
         seen.add(src)
-        images.append({"url": src, "caption": _caption(img)})
+        caption = _caption(img)
+        images.append({"url": src, "caption": "" if caption and caption in title else caption})  # not the headline
     return images
 
 
