@@ -12,15 +12,20 @@ a day with no counts is shown as "no data", not as zero.
 from __future__ import annotations
 
 import html
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from news_crawler.config import zone, zone_name
 from news_crawler.summary import row_from_outcomes
 
 # The summary's columns, from a day's outcome counts as the summary reads a run's (no list
 # pages: they are no outcome, so a day does not count them).
+TOP_STORIES = 10
+DROPS_READ = 20_000  # the newest drop records read for today's drops and stories
+DROPS_SHOWN = 500  # rows of today's drops in the report
 COLUMNS = ("fetched", "kept", "dropped", "invalid", "gone", "robots", "failed", "errors")
 
 
@@ -63,7 +68,7 @@ def gather(
             sites.append(SiteDays(name, {day: row_from_outcomes(counts) for day, counts in found.items()}))
     drops = [
         {"id": d.id, "duplicate_of": d.duplicate_of, "distance": d.distance, "rule": d.rule, "time": d.time}
-        for d in store.drops(500)
+        for d in store.drops(DROPS_READ)
         if datetime.fromisoformat(str(d.time)).astimezone(tz).date() == today
     ]
     failures = [
@@ -134,7 +139,20 @@ def render(data: ReportData) -> str:
         f'<tr><td><a href="{html.escape(d["id"])}">{html.escape(d["id"])}</a></td>'
         f'<td><a href="{html.escape(d["duplicate_of"])}">{html.escape(d["duplicate_of"])}</a></td>'
         f"<td>{d['distance']}</td><td>{html.escape(str(d['rule']))}</td></tr>"
-        for d in data.drops
+        for d in data.drops[:DROPS_SHOWN]
+    )
+    stories = Counter(d["duplicate_of"] for d in data.drops if d["duplicate_of"])
+    copiers: dict[str, set[str]] = {}
+    for d in data.drops:
+        copiers.setdefault(d["duplicate_of"], set()).add(urlsplit(d["id"]).hostname or "")
+    reprinted = "".join(
+        f'<tr><td><a href="{html.escape(story)}">{html.escape(story)}</a></td><td>{n}</td>'
+        f"<td>{html.escape(', '.join(sorted(h for h in copiers[story] if h)))}</td></tr>"
+        for story, n in stories.most_common(TOP_STORIES)
+    )
+    by_site = Counter(urlsplit(story).hostname or "" for story in stories.elements())
+    per_site = "".join(
+        f"<tr><td>{html.escape(host)}</td><td>{n}</td></tr>" for host, n in by_site.most_common() if host
     )
     failures = "".join(
         f'<tr><td>{html.escape(f["site"])}</td><td><a href="{html.escape(f["url"])}">{html.escape(f["url"])}</a></td>'
@@ -157,6 +175,11 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; ver
 <p class="legend">Chart: the last {len(data.days)} days, <span style="color:#3572b0">kept</span>
 <span style="color:#e8833a">dropped</span>, <span style="color:#aaa">gray: no data</span>.</p>
 <table id="sites"><tr><th>site</th>{header}<th>kept and dropped a day</th></tr>{"".join(rows)}</table>
+<h2>Most reprinted stories today</h2>
+<table id="stories"><tr><th>story (the article kept first)</th><th>copies dropped today</th>
+<th>copied by</th></tr>{reprinted}</table>
+<h2>Reprints of each site's stories today (转载量)</h2>
+<table id="reprinted"><tr><th>site</th><th>copies of its stories</th></tr>{per_site}</table>
 <h2>Near-duplicates dropped today ({len(data.drops)})</h2>
 <table id="drops"><tr><th>dropped</th><th>copy of</th><th>distance</th><th>rule</th></tr>{drops}</table>
 <h2>Failures today ({len(data.failures)})</h2>

@@ -182,6 +182,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
         for m in store.nearest(fp, args.limit)
         if m.id != args.id
     ]
+    if report.get("kept") and sentences:  # a kept article: why each near one is not its copy
+        shared_with = {
+            other: sum(any(i == other for i, _ in held) for held in holders)
+            for other in (n["id"] for n in report["nearest"])
+        }
+        for near in report["nearest"]:
+            near["shared_sentences"] = shared_with[near["id"]]
+    if report.get("kept"):
+        for near in report["nearest"]:
+            near["why_not"] = why_not(near, settings)
     if sentences:
         # The text's longest sentences (letters and digits only, as they are hashed), and the
         # kept articles of about its size that hold each one: what the sentence rule counts.
@@ -195,6 +205,65 @@ def cmd_explain(args: argparse.Namespace) -> int:
             report["evidence"]["shared_sentences"] = shared
     print(json_line(report, indent=None if args.json else 2))
     return 0
+
+
+def why_not(near: dict[str, Any], settings: PlainSettings) -> str:
+    """Why a kept article near another kept one was not dropped as its copy."""
+    if near["within_max_distance"]:
+        return "kept before the other was (the later of two close articles is the copy)"
+    reasons = [f"simhash distance {near['distance']} > DEDUP_MAX_DISTANCE {settings.getint('DEDUP_MAX_DISTANCE')}"]
+    match, reach = settings.getint("DEDUP_SENTENCE_MATCH"), settings.getint("DEDUP_SENTENCE_MAX_DISTANCE")
+    if not settings.getbool("DEDUP_SENTENCES"):
+        reasons.append("the sentence rule is off (DEDUP_SENTENCES)")
+    elif "shared_sentences" in near:
+        if near["shared_sentences"] < match:
+            reasons.append(f"shares {near['shared_sentences']} of its longest sentences, fewer than {match}")
+        elif near["distance"] > reach:
+            reasons.append(
+                f"shares {near['shared_sentences']} longest sentences but is {near['distance']} > {reach} bits away"
+            )
+        else:
+            reasons.append("shares its longest sentences but differs in size past DEDUP_SENTENCE_LENGTH_RATIO")
+    else:
+        reasons.append("shared sentences unknown: give the article's text with --file or --text to count them")
+    return "; ".join(reasons)
+
+
+def cmd_story(args: argparse.Namespace) -> int:
+    """The story an article belongs to: the first kept article and every copy of it dropped
+    since (the drop records that name it), oldest first; one JSON line each."""
+    store = _store(_settings(args))
+    decision = store.lookup(args.id)
+    if decision is None:
+        print(
+            f"news-dedup: no decision recorded for id {printable(args.id)!r} in namespace {store.namespace!r}",
+            file=sys.stderr,
+        )
+        return 1
+    original = args.id if decision.kept else decision.duplicate_of
+    copies = sorted((d for d in store.drops(args.scan) if d.duplicate_of == original), key=lambda d: (d.time, d.id))
+    print(json_line({"id": original, "role": "original", "site": site_of(original or ""), "copies": len(copies)}))
+    for d in copies:
+        print(
+            json_line(
+                {
+                    "id": d.id,
+                    "role": "copy",
+                    "site": site_of(d.id),
+                    "time": d.time,
+                    "rule": d.rule,
+                    "distance": d.distance,
+                }
+            )
+        )
+    return 0
+
+
+def site_of(doc_id: str) -> str:
+    """The host of a crawled article's URL (an id that is no URL: "")."""
+    from urllib.parse import urlsplit
+
+    return (urlsplit(doc_id).hostname or "") if "://" in doc_id else ""
 
 
 def evidence(store: RedisStore, decision: Any, settings: PlainSettings, given_text: bool) -> dict[str, Any]:
@@ -359,6 +428,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("expire", parents=[common], help="delete fingerprint generations older than the retention")
     p.set_defaults(func=cmd_expire)
+
+    p = sub.add_parser("story", parents=[common], help="the first kept article of a story and every copy of it dropped")
+    p.add_argument("id", metavar="ID", help="an article's id (its URL): the original or any of its copies")
+    p.add_argument("--scan", type=int, default=1_000_000, help="drop records read, newest first, at most")
+    p.set_defaults(func=cmd_story)
 
     p = sub.add_parser("drops", parents=[common], help="recorded near-duplicates and what they duplicate, newest first")
     p.add_argument("--limit", type=int, default=100, help="records shown, at most (default 100)")

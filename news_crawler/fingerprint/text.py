@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from typing import Any
 
 import numpy as np
 
@@ -66,11 +68,43 @@ def nfkc(text: str) -> str:
     return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
 
 
+@functools.cache
+def _opencc(config: str) -> Any:
+    import opencc  # the native OpenCC: a 3,000-character article in 0.1 ms
+
+    return opencc.OpenCC(config)
+
+
+_HAN = re.compile("[\u4e00-\u9fff]")
+# Han characters OpenCC's t2s changes: below 2% in nine of ten mainland articles (13% at most
+# in 3,000 sina articles), over 21% in 99 of 100 of the same articles written in Taiwan's
+# script (s2twp): a text past this share is traditional.
+TRADITIONAL_SHARE = 0.15
+
+
+def simplified(text: str) -> str:
+    """A traditional-script text (Hong Kong, Taiwan, overseas outlets reprint mainland
+    stories so) as mainland simplified Chinese: Taiwan's vocabulary (軟體 -> 软件, 網路 ->
+    网络) by OpenCC's tw2sp, then Hong Kong's variant characters (衞 -> 卫) by hk2s, so that a
+    reprint in either script has the original's words. A simplified text is left as it is
+    (tw2sp would turn mainland phrases too)."""
+    han = len(_HAN.findall(text))
+    if not han:
+        return text
+    converted = _opencc("t2s").convert(text)
+    changed = sum(a != b for a, b in zip(text, converted))
+    if changed < TRADITIONAL_SHARE * han:
+        return text
+    return str(_opencc("hk2s").convert(_opencc("tw2sp").convert(text)))
+
+
 def normalize(text: str) -> str:
-    """NFKC (full-width letters, digits and punctuation become half-width), lower-case,
-    invisible and control characters removed, runs of spaces collapsed, blank lines dropped."""
+    """NFKC (full-width letters, digits and punctuation become half-width), traditional
+    script as simplified, lower-case, invisible and control characters removed, runs of
+    spaces collapsed, blank lines dropped."""
     text = _INVISIBLE.sub("", nfkc(text))
-    text = _CONTROL.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n")).lower()
+    text = _CONTROL.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n"))  # no surrogate reaches OpenCC
+    text = simplified(text).lower()
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
     return "\n".join(line for line in lines if line)
 
@@ -78,11 +112,16 @@ def normalize(text: str) -> str:
 def is_boilerplate(line: str) -> bool:
     """True for a short line of reprint credits, editor names, photo captions or portal calls
     to action, for lines of five characters or fewer, and for any line of CSS."""
-    if _CSS_RULE.search(line) or len(line) <= _TINY_LINE or _CAPTION.match(line):
+    if _CSS_RULE.search(line) or len(line) <= _TINY_LINE:
         return True
     if len(line) > _BOILERPLATE_MAX_CHARS:
-        return False
-    return bool(_BOILERPLATE_LINE.match(line) or BOILERPLATE_PHRASE.search(line) or _END_MARK.fullmatch(line))
+        return False  # a caption that runs on is a story told in one line ("图为……，近日……")
+    return bool(
+        _CAPTION.match(line)
+        or _BOILERPLATE_LINE.match(line)
+        or BOILERPLATE_PHRASE.search(line)
+        or _END_MARK.fullmatch(line)
+    )
 
 
 def strip_boilerplate(normalized: str) -> str:

@@ -1,0 +1,114 @@
+"""Reprints as newsrooms make them: traditional-script copies, one-line stories that start
+with a caption, and the story a reprint belongs to (``news-dedup story``, ``explain`` of a
+kept article, the report's most reprinted stories)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import opencc
+import pytest
+
+from news_crawler.fingerprint import distance
+from news_crawler.fingerprint.sentences import longest_sentences
+from news_crawler.fingerprint.text import normalize, simplified
+
+
+@pytest.fixture(scope="module")
+def stories(sina_articles) -> list[str]:
+    return [a["body"] for a in sina_articles if 300 <= len(a["body"]) <= 3000][:40]
+
+
+@pytest.mark.parametrize("config", ["s2twp", "s2hk", "s2t"])
+def test_a_copy_in_taiwan_or_hong_kong_script_has_the_originals_fingerprint(fingerprinter, stories, config):
+    converter = opencc.OpenCC(config)
+    near = [
+        distance(fingerprinter.fingerprint(s).value, fingerprinter.fingerprint(converter.convert(s)).value)
+        for s in stories
+    ]
+    assert sum(d <= 3 for d in near) >= 0.95 * len(near), near
+
+
+def test_regional_vocabulary_and_variant_characters_fold_and_simplified_text_stays():
+    assert simplified("這個軟體的記憶體不足，衞生署發佈了新聞稿，網路上的資訊很多。") == (
+        "这个软件的内存不足，卫生署发布了新闻稿，网络上的信息很多。"
+    )
+    mainland = "有关部门建立了核心团队，发布的影片获得了智慧城市大奖，程序员们都很高兴。"
+    assert simplified(mainland) == mainland  # tw2sp would turn 建立, 核心, 影片: not applied to simplified text
+    assert simplified("Hello, world 123") == "Hello, world 123"
+
+
+@pytest.mark.parametrize("lead", ["图为", "↑ 点击上方关注，", "▲"])
+def test_a_one_line_story_that_starts_with_a_caption_is_an_article_and_its_copies_are_caught(
+    fingerprinter, stories, lead
+):
+    from news_crawler.index import MemoryStore, SentenceRule
+
+    one_line = lead + "".join(stories[0].split())
+    store = MemoryStore(3, SentenceRule())
+    for n, text in enumerate((one_line, stories[0])):
+        f = fingerprinter.fingerprint(text)  # the one-line story is no "only boilerplate"
+        decision = store.decide(str(n), f.value, f.sentences, f.length)
+    assert not decision.kept and decision.duplicate_of == "0"
+    short_caption = fingerprinter.fingerprint("图为会议现场。\n" + stories[1]).value
+    assert short_caption == fingerprinter.fingerprint(stories[1]).value  # a short caption line is left out
+
+
+def test_a_mostly_latin_line_is_no_sentence_of_the_rule():
+    # eight Chinese characters in a line of code or links: pages of one site share it
+    mixed = "document.write('<script src=http://a.cn/b.js>北京新闻中心欢迎您</script>')"
+    chinese = "北京市今天召开新闻发布会介绍城市更新进展"
+    assert longest_sentences(normalize(mixed + "\n" + chinese), 5, 8) == [chinese]
+
+
+def run(args: list[str], stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "news_crawler.cli.dedup", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_story_lists_the_original_and_every_copy_and_explain_says_why_neighbours_were_kept(redis_server, stories):
+    original, other = stories[2], stories[3]
+    tw = opencc.OpenCC("s2twp").convert(original)
+    lines = [
+        {"id": "https://a.cn/news/1.html", "body": original},
+        {"id": "https://b.com.tw/news/9.html", "body": tw},
+        {"id": "https://c.cn/n/2.html", "body": "来源：某某网\n" + original + "\n责任编辑：王五"},
+        {"id": "https://d.cn/n/3.html", "body": other},
+    ]
+    common = ["--redis-url", redis_server.url, "--namespace", "story"]
+    out = run(["check", *common, "-"], "\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n")
+    assert [json.loads(line)["duplicate_of"] for line in out.stdout.splitlines()] == [
+        None,
+        "https://a.cn/news/1.html",
+        "https://a.cn/news/1.html",
+        None,
+    ]
+    for asked in ("https://a.cn/news/1.html", "https://b.com.tw/news/9.html"):
+        story = [json.loads(line) for line in run(["story", *common, asked]).stdout.splitlines()]
+        assert story[0] == {"id": "https://a.cn/news/1.html", "role": "original", "site": "a.cn", "copies": 2}
+        assert [(c["id"], c["site"], c["role"]) for c in story[1:]] == [
+            ("https://b.com.tw/news/9.html", "b.com.tw", "copy"),
+            ("https://c.cn/n/2.html", "c.cn", "copy"),
+        ]
+        assert all(c["rule"] in ("simhash", "sentences") and c["time"] for c in story[1:])
+    missing = run(["story", *common, "https://x.cn/none"])
+    assert missing.returncode == 1 and "no decision recorded" in missing.stderr
+    # Two close articles both kept (distance 0 only, no sentence rule): explain says why each stays.
+    strict = ["--redis-url", redis_server.url, "--namespace", "strict", "-s", "DEDUP_MAX_DISTANCE=0"]
+    strict += ["-s", "DEDUP_SENTENCES=false"]
+    edited = original[: len(original) // 2] + "此外，有关方面还表示将继续关注事态发展。" + original[len(original) // 2 :]
+    pair = [{"id": "first", "body": original}, {"id": "second", "body": edited}]
+    run(["check", *strict, "-"], "\n".join(json.dumps(x, ensure_ascii=False) for x in pair) + "\n")
+    explained = json.loads(run(["explain", *strict, "--id", "second", "--text", edited, "--json"]).stdout)
+    (near,) = [n for n in explained["nearest"] if n["id"] == "first"]
+    assert explained["kept"] is True and near["distance"] > 0
+    assert near["why_not"] == (
+        f"simhash distance {near['distance']} > DEDUP_MAX_DISTANCE 0; the sentence rule is off (DEDUP_SENTENCES)"
+    )
