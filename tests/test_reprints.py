@@ -103,7 +103,8 @@ def test_story_lists_the_original_and_every_copy_and_explain_says_why_neighbours
     # Two close articles both kept (distance 0 only, no sentence rule): explain says why each stays.
     strict = ["--redis-url", redis_server.url, "--namespace", "strict", "-s", "DEDUP_MAX_DISTANCE=0"]
     strict += ["-s", "DEDUP_SENTENCES=false"]
-    edited = original[: len(original) // 2] + "此外，有关方面还表示将继续关注事态发展。" + original[len(original) // 2 :]
+    half = len(original) // 2
+    edited = original[:half] + "此外，有关方面还表示将继续关注事态发展。" + original[half:]
     pair = [{"id": "first", "body": original}, {"id": "second", "body": edited}]
     run(["check", *strict, "-"], "\n".join(json.dumps(x, ensure_ascii=False) for x in pair) + "\n")
     explained = json.loads(run(["explain", *strict, "--id", "second", "--text", edited, "--json"]).stdout)
