@@ -80,6 +80,7 @@ _HAN = re.compile("[\u4e00-\u9fff]")
 # in 3,000 sina articles), over 21% in 99 of 100 of the same articles written in Taiwan's
 # script (s2twp): a text past this share is traditional.
 TRADITIONAL_SHARE = 0.15
+SCRIPT_SAMPLE = 400  # characters read to tell the script
 
 
 def simplified(text: str) -> str:
@@ -88,11 +89,11 @@ def simplified(text: str) -> str:
     网络) by OpenCC's tw2sp, then Hong Kong's variant characters (衞 -> 卫) by hk2s, so that a
     reprint in either script has the original's words. A simplified text is left as it is
     (tw2sp would turn mainland phrases too)."""
-    han = len(_HAN.findall(text))
+    sample = text[:SCRIPT_SAMPLE]  # the script shows in its first lines: the rest is not read twice
+    han = len(_HAN.findall(sample))
     if not han:
         return text
-    converted = _opencc("t2s").convert(text)
-    changed = sum(a != b for a, b in zip(text, converted))
+    changed = sum(a != b for a, b in zip(sample, _opencc("t2s").convert(sample)))
     if changed < TRADITIONAL_SHARE * han:
         return text
     return str(_opencc("hk2s").convert(_opencc("tw2sp").convert(text)))
