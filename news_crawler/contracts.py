@@ -72,6 +72,18 @@ class SeenSet(Protocol):
 
 
 @runtime_checkable
+class SiteSpider(Protocol):
+    """A spider of one site (``spiders.news.NewsSpider``): what the downloader's safety
+    middleware asks of it."""
+
+    site: str
+
+    def allows_redirect(self, request: Request) -> bool:
+        """Where a redirect leads ``request`` is still the site's."""
+        ...
+
+
+@runtime_checkable
 class Scheduling(Protocol):
     """What the tracker and the spiders may ask of the scheduler."""
 

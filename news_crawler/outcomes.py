@@ -26,6 +26,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
+from scrapy.exceptions import IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from news_crawler import config, connection
@@ -179,12 +180,18 @@ def parse_outcome(raw: bytes) -> dict[str, str]:
     return {"outcome": outcome, "reason": reason, "time": when}
 
 
+class RefusedScheme(IgnoreRequest):
+    """A request for a URL that is not http(s) (``safety.py`` refuses it): outcome ``invalid``."""
+
+
+class RedirectedOutside(IgnoreRequest):
+    """A redirect that leaves the site (``safety.py`` refuses it): the URL's outcome is ``invalid``."""
+
+    reason = "redirected outside the site"
+
+
 def classify_failure(failure: Any) -> tuple[str, str]:
     """``(outcome, reason)`` of a request that could not be fetched."""
-    from scrapy.exceptions import IgnoreRequest
-
-    from news_crawler.safety import RedirectedOutside, RefusedScheme
-
     error = failure.value
     if failure.check(RedirectedOutside):
         return "invalid", RedirectedOutside.reason

@@ -18,25 +18,15 @@ from typing import Any
 
 from scrapy import Request
 from scrapy.crawler import Crawler
-from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.httpobj import urlparse_cached
 
 from news_crawler.config import with_defaults
+from news_crawler.contracts import SiteSpider
+from news_crawler.outcomes import RedirectedOutside, RefusedScheme
 from news_crawler.redact import short_url
 from news_crawler.spiders.listing import START_PAGE
-from news_crawler.spiders.news import NewsSpider
 
 WEB_SCHEMES = ("http", "https")
-
-
-class RefusedScheme(IgnoreRequest):
-    """A request for a URL that is not http(s)."""
-
-
-class RedirectedOutside(IgnoreRequest):
-    """A redirect that leaves the site: the URL's outcome is ``invalid``."""
-
-    reason = "redirected outside the site"
 
 
 class SafeRequests:
@@ -51,7 +41,7 @@ class SafeRequests:
     def process_request(self, request: Request) -> Any:
         spider = self.crawler.spider
         scheme = urlparse_cached(request).scheme
-        site = spider.site if isinstance(spider, NewsSpider) else getattr(spider, "name", "")
+        site = spider.site if isinstance(spider, SiteSpider) else getattr(spider, "name", "")
         if scheme not in WEB_SCHEMES and not (
             scheme == "file"
             and self.allow_file_start
@@ -60,7 +50,7 @@ class SafeRequests:
         ):
             self.crawler.stats.inc_value(f"links/refused_scheme/{site}")
             raise RefusedScheme(f"refused: {scheme}: is not http(s): {short_url(request.url)}")
-        if request.meta.get("redirect_urls") and isinstance(spider, NewsSpider) and not spider.allows_redirect(request):
+        if request.meta.get("redirect_urls") and isinstance(spider, SiteSpider) and not spider.allows_redirect(request):
             first = request.meta["redirect_urls"][0]
             raise RedirectedOutside(f"{RedirectedOutside.reason}: {short_url(first)} -> {short_url(request.url)}")
         return None

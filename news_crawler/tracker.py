@@ -27,11 +27,10 @@ from news_crawler.outcomes import OutcomeStore, classify_failure
 from news_crawler.quickstop import released
 from news_crawler.redact import short_url
 from news_crawler.runtime import Runtime
+from news_crawler.signals import fetch_failed
 from news_crawler.spiders.listing import is_list_page
 
 logger = logging.getLogger(__name__)
-
-fetch_failed = object()  # signal: request, failure
 
 
 def request_of(response: Response) -> Request:

@@ -229,7 +229,8 @@ def test_with_file_start_pages_on_the_downloader_still_refuses_every_other_file_
     from scrapy import Request
     from scrapy.utils.test import get_crawler
 
-    from news_crawler.safety import RefusedScheme, SafeRequests
+    from news_crawler.outcomes import RefusedScheme
+    from news_crawler.safety import SafeRequests
     from news_crawler.spiders.listing import START_PAGE
     from news_crawler.spiders.news import NewsSpider
 
@@ -300,4 +301,5 @@ def test_the_report_escapes_every_link_and_text_a_page_controls():
     out = render(data)
     assert "<script>" not in out and "<i>" not in out and "<b>" not in out and '"<&>"' not in out
     assert 'href="https://a.cn/x?a=1&amp;b=&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in out
-    assert out.count("&amp;b=&quot;&gt;&lt;script&gt;") == 6  # drops: two hrefs, two texts; failures: one each
+    # drops: two hrefs, two texts; failures and the most reprinted stories: one of each
+    assert out.count("&amp;b=&quot;&gt;&lt;script&gt;") == 8

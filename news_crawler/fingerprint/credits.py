@@ -16,8 +16,15 @@ from __future__ import annotations
 
 import re
 
-from news_crawler.fingerprint.text import BOILERPLATE_PHRASE
 from news_crawler.lexicon import EDITOR, ORIGINAL_TITLE, SOURCE, any_of
+
+# Portal calls to action and rights notices: a line that holds one is boilerplate (``text.py``),
+# and one glued to a paragraph's end is cut off here.
+BOILERPLATE_PHRASE = re.compile(
+    r"公众号|扫码|扫描二维码|二维码|客户端|下载app|点击进入|点击查看|点击阅读|阅读原文|"
+    r"版权所有|未经授权|未经许可|不得转载|禁止转载|转载请注明|欢迎转发|分享到|"
+    r"关注我们|本文系|本文为|投稿邮箱|举报电话|违法和不良信息|返回搜狐|查看更多"
+)
 
 _OUTLET = r"[\u4e00-\u9fffa-z0-9·]{1,12}?(?:新闻|网|报|社|台|刊|号)(?:客户端|app|网站|官网|网|频道)?"
 # A source's date: numeric (2019-03-05, 2019/3/5), or 2019年3月5日 only with a time after it

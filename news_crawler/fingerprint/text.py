@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from news_crawler.fingerprint.credits import BOILERPLATE_PHRASE, strip_glued_credits
 from news_crawler.lexicon import CHECKER, EDITOR, ORIGINAL_TITLE, SOURCE, WRITER, any_of
 
 # Zero-width and formatting characters survive NFKC; they split words for jieba.
@@ -31,11 +32,6 @@ _BOILERPLATE_LINE = re.compile(
         ("声明", "免责声明", "版权声明"),
     )
     + r"\s*[:：|丨/]"
-)
-BOILERPLATE_PHRASE = re.compile(
-    r"公众号|扫码|扫描二维码|二维码|客户端|下载app|点击进入|点击查看|点击阅读|阅读原文|"
-    r"版权所有|未经授权|未经许可|不得转载|禁止转载|转载请注明|欢迎转发|分享到|"
-    r"关注我们|本文系|本文为|投稿邮箱|举报电话|违法和不良信息|返回搜狐|查看更多"
 )
 _BOILERPLATE_MAX_CHARS = 80
 # Photo captions and credit fragments: portals re-caption or drop pictures when they copy.
@@ -137,6 +133,3 @@ def strip_boilerplate(normalized: str) -> str:
         if line:
             kept.append(line)
     return "\n".join(kept)
-
-
-from news_crawler.fingerprint.credits import strip_glued_credits  # noqa: E402 - it uses BOILERPLATE_PHRASE

@@ -35,6 +35,7 @@ from news_crawler.extraction.pagination import joined_pages
 from news_crawler.items import ArticleItem, well_formed
 from news_crawler.pool import PageTimeout, WorkerPool
 from news_crawler.runtime import Runtime
+from news_crawler.signals import fetch_failed
 from news_crawler.spiders.list_page import ListPage
 from news_crawler.spiders.listing import (
     LIST_DEPTH,
@@ -49,7 +50,6 @@ from news_crawler.spiders.listing import (
     web_url,
 )
 from news_crawler.spiders.seeds import RedisSeeds
-from news_crawler.tracker import fetch_failed
 
 
 def tracking_pattern(pattern: str | None) -> re.Pattern[str] | None:
