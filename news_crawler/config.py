@@ -59,9 +59,6 @@ class PlainSettings(dict):
         value = self.get(name, default) or {}
         return dict(json.loads(value) if isinstance(value, str) else value)
 
-    def copy_to_dict(self) -> dict[str, Any]:
-        return dict(self)
-
 
 def plain_settings(overrides: Mapping[str, Any] | None = None) -> PlainSettings:
     """``build_settings`` as a ``PlainSettings``: this project's defaults, the module's
