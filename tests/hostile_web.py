@@ -88,12 +88,13 @@ class HostileWeb:
         self.server.server_close()
 
 
-def article(title: str, text: str) -> bytes:
+def article(title: str, text: str, before: str = "", after: str = "", head: str = "") -> bytes:
+    """An article page, with markup ``before`` the story, ``after`` it and in the ``head``."""
     paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in text.splitlines() if p.strip())
     return (
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head><body>"
-        f"<h1>{html.escape(title)}</h1><div class='time'>2024-05-06 10:20</div>"
-        f"<div class='article'>{paragraphs}</div></body></html>"
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>{head}</head><body>"
+        f"<h1>{html.escape(title)}</h1><div class='time'>2024-05-06 10:20</div>{before}"
+        f"<div class='article'>{paragraphs}</div>{after}</body></html>"
     ).encode()
 
 

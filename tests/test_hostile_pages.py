@@ -26,16 +26,6 @@ CRAWLER = [sys.executable, "-m", "news_crawler.cli.crawler"]
 TERMINAL = re.compile("[\x1b\x07\x08\x9b\x9d]")  # what would act on a terminal, raw
 
 
-def page(title: str, text: str, before: str = "", after: str = "", head: str = "") -> bytes:
-    """An article page with ``before`` the story and ``after`` it."""
-    paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in text.splitlines() if p.strip())
-    return (
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>{head}</head><body>"
-        f"<h1>{html.escape(title)}</h1><div class='time'>2024-05-06 10:20</div>{before}"
-        f"<div class='article'>{paragraphs}</div>{after}</body></html>"
-    ).encode()
-
-
 @pytest.fixture(scope="module")
 def texts(sina_articles) -> list[dict]:
     return [a for a in sina_articles if len(a["body"]) > 600][1::17][:14]
@@ -47,16 +37,18 @@ def hostile(tmp_path_factory, redis_server, texts):
     web = HostileWeb()
     t = texts
     stall = {
-        40: page(t[0]["title"], t[0]["body"], "<p>作者：" + "\u2002" * 100_000 + "</p>"),
-        41: page(t[1]["title"], t[1]["body"], after="<p>相关阅读</p><p>" + "字，" * 50_000 + "</p>"),
-        42: page(t[2]["title"], t[2]["body"], after="<a href='/x'>" * 30_000 + "<a href='/news/42_2.html'>下一页</a>"),
-        43: page(t[3]["title"], t[3]["body"], "<!-- " + "<script type='application/ld+json'>" * 30_000 + " -->"),
-        44: page(t[4]["title"], t[4]["body"], "<p>原创 张三 2026-11-25" + "\u2002" * 600 + "x</p>"),
+        40: article(t[0]["title"], t[0]["body"], "<p>作者：" + "\u2002" * 100_000 + "</p>"),
+        41: article(t[1]["title"], t[1]["body"], after="<p>相关阅读</p><p>" + "字，" * 50_000 + "</p>"),
+        42: article(
+            t[2]["title"], t[2]["body"], after="<a href='/x'>" * 30_000 + "<a href='/news/42_2.html'>下一页</a>"
+        ),
+        43: article(t[3]["title"], t[3]["body"], "<!-- " + "<script type='application/ld+json'>" * 30_000 + " -->"),
+        44: article(t[4]["title"], t[4]["body"], "<p>原创 张三 2026-11-25" + "\u2002" * 600 + "x</p>"),
         45: b"<html><head><title>"
         + t[5]["title"].encode()
         + b"</title></head><body>"
         + b"<div>" * 200_000
-        + page(t[5]["title"], t[5]["body"]).split(b"<body>", 1)[1]
+        + article(t[5]["title"], t[5]["body"]).split(b"<body>", 1)[1]
         + b"</div>" * 200_000,
     }
     urls = {n: web.add(f"/news/{n}.html", body) for n, body in stall.items()}
@@ -68,12 +60,12 @@ def hostile(tmp_path_factory, redis_server, texts):
     title48 = t[6]["title"] + "\x1b]0;owned\x07\x1b[2J"
     author = json.dumps({"@type": "NewsArticle", "headline": title48, "author": {"name": "王\ud800芳"}})
     urls[48] = web.add(
-        "/news/48.html", page(title48, t[6]["body"], head=f"<script type='application/ld+json'>{author}</script>")
+        "/news/48.html", article(title48, t[6]["body"], head=f"<script type='application/ld+json'>{author}</script>")
     )
-    urls[49] = web.add("/news/49.html", page(t[7]["title"], t[7]["body"]))
-    urls[50] = web.add("/news/50.html", page(t[8]["title"], t[8]["body"]))
-    web.prefixes["/news/49.html;"] = lambda path: Page(page(t[7]["title"], t[7]["body"]))
-    web.prefixes["/news/50.html?"] = lambda path: Page(page(t[8]["title"], t[8]["body"]))
+    urls[49] = web.add("/news/49.html", article(t[7]["title"], t[7]["body"]))
+    urls[50] = web.add("/news/50.html", article(t[8]["title"], t[8]["body"]))
+    web.prefixes["/news/49.html;"] = lambda path: Page(article(t[7]["title"], t[7]["body"]))
+    web.prefixes["/news/50.html?"] = lambda path: Page(article(t[8]["title"], t[8]["body"]))
 
     def listing() -> bytes:  # every visit, new session ids in the links
         visit = uuid.uuid4().hex
@@ -273,7 +265,7 @@ def test_an_article_over_many_pages_joins_exactly_article_max_pages(tmp_path, re
         for n in range(1, 6):
             path = "/news/7.html" if n == 1 else f"/news/7_{n}.html"
             more = f"<a href='/news/7_{n + 1}.html'>下一页</a>" if n < 5 else ""
-            web.add(path, page(texts[9]["title"], f"第{n}页：{texts[n]['body']}", after=more))
+            web.add(path, article(texts[9]["title"], f"第{n}页：{texts[n]['body']}", after=more))
         start = web.add("/list.html", list_page(["/news/7.html"]))
         code, log = run_crawl(tmp_path, redis_server.url, "paged", [start], ARTICLE_MAX_PAGES=3)
         assert code == 0, log[-3000:]

@@ -29,7 +29,7 @@ from news_crawler.engine import fingerprinter_from_settings, store_from_settings
 from news_crawler.errors import UserError, redis_problem
 from news_crawler.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
 from news_crawler.fingerprint.sentences import longest_sentences
-from news_crawler.index import RedisStore, check_max_distance
+from news_crawler.index import Decision, RedisStore, check_max_distance
 from news_crawler.printable import json_line, printable
 from news_crawler.validation import check_values, known_names, unknown_names, warn_of_environment
 
@@ -132,6 +132,17 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _recorded(store: RedisStore, article_id: str) -> Decision | None:
+    """The decision recorded for ``article_id``, or None after saying on stderr that there is none."""
+    decision = store.lookup(article_id)
+    if decision is None:
+        print(
+            f"news-dedup: no decision recorded for id {printable(article_id)!r} in namespace {store.namespace!r}",
+            file=sys.stderr,
+        )
+    return decision
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     settings = _settings(args)
     store = _store(settings)
@@ -140,12 +151,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if not (args.id or args.simhash or args.text is not None or args.file):
         raise UserError("explain needs --id ID, --simhash HEX, --text TEXT or --file FILE")
     if args.id:
-        decision = store.lookup(args.id)
+        decision = _recorded(store, args.id)
         if decision is None:
-            print(
-                f"news-dedup: no decision recorded for id {printable(args.id)!r} in namespace {store.namespace!r}",
-                file=sys.stderr,
-            )
             return 1
         fp = decision.simhash
         report.update(id=args.id, kept=decision.kept, duplicate_of=decision.duplicate_of, distance=decision.distance)
@@ -233,12 +240,8 @@ def cmd_story(args: argparse.Namespace) -> int:
     """The story an article belongs to: the first kept article and every copy of it dropped
     since (the drop records that name it), oldest first; one JSON line each."""
     store = _store(_settings(args))
-    decision = store.lookup(args.id)
+    decision = _recorded(store, args.id)
     if decision is None:
-        print(
-            f"news-dedup: no decision recorded for id {printable(args.id)!r} in namespace {store.namespace!r}",
-            file=sys.stderr,
-        )
         return 1
     original = args.id if decision.kept else decision.duplicate_of
     copies = sorted((d for d in store.drops(args.scan) if d.duplicate_of == original), key=lambda d: (d.time, d.id))

@@ -18,23 +18,11 @@ from typing import Any
 
 from news_crawler.cli import options
 from news_crawler.errors import UserError
+from news_crawler.pipelines.feed import FEED_FIELDS
 from news_crawler.printable import json_line, printable
 
-FIELDS = (
-    "url",
-    "title",
-    "author",
-    "published_at",
-    "body",
-    "simhash",
-    "editor",
-    "source",
-    "contributors",
-    "images",
-    "description",
-    "tags",
-    "updated_at",
-)
+# The feed's fields, less what only a crawl knows (its site, the time it ran).
+FIELDS = tuple(f for f in FEED_FIELDS if f not in ("site", "crawled_at"))
 
 
 def fields_of(body: bytes, content_type: str, url: str, fingerprinter: Any, min_chars: int) -> dict[str, Any]:
