@@ -215,3 +215,31 @@ def test_a_date_only_byline_in_a_short_or_chinese_form_beats_a_comment_s_full_ti
     from news_crawler.extraction.dates import short_year_dates
 
     assert short_year_dates("电话：88-12-10") == [] and short_year_dates("编号 19-03-01") == []  # no label, no time
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("Saturday, September 10th, 2005 10:56 am", "2005-09-10T10:56:00+08:00"),
+        ("Posted on Sep 10, 2005 at 22:56", "2005-09-10T22:56:00+08:00"),
+        ("Dec. 1, 1999, 3:05 PM", "1999-12-01T15:05:00+08:00"),
+        ("March 31st, 2020", "2020-03-31"),
+        ("The Mayor 3 2019 visit", None),  # a word that starts like a month
+    ],
+)
+def test_dates_in_english_as_blog_software_prints_them(text, expected):
+    assert [d[1] for d in dates_in(text)] == ([expected] if expected else [])
+
+
+def test_a_post_s_time_over_its_headline_beats_a_comment_s_far_below():
+    from news_crawler.extraction import extract_article
+
+    story = "县里召开秋粮收购工作会议，部署今年秋粮收购工作，要求各乡镇做好准备，确保农民卖粮方便。" * 3
+    page = (
+        "<html><head><title>县里召开秋粮收购工作会议</title></head><body>"
+        "<div>2006年12月27日（京港台时间）</div><div>Saturday, September 10th, 2005 10:56 am</div>"
+        f"<h2>县里召开秋粮收购工作会议</h2><div><p>{story}</p><p>{story}</p></div>"
+        + "<p>相关文章一篇</p>" * 20
+        + "<div class='comments'>网友 回复 (2006-12-24 03:45:27)</div></body></html>"
+    )
+    assert extract_article(page).published_at == "2005-09-10T10:56:00+08:00"

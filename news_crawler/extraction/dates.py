@@ -30,6 +30,15 @@ US_DATETIME = re.compile(
     r"(?<![\d/])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])/(?P<y>(?:19|20)\d\d)\s++"
     r"(?P<H>1[0-2]|0?\d):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?\s*+(?P<half>[AaPp][Mm])\b"
 )
+# September 10th, 2005 10:56 am; Sep 10, 2005 at 22:56: as blogs on English-language software print it.
+ENGLISH_DATETIME = re.compile(
+    r"(?<![A-Za-z])(?P<mon>(?:Jan|Feb)(?:uary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t|tember)?|"
+    r"Oct(?:ober)?|(?:Nov|Dec)(?:ember)?)(?![a-z])\.?\s++"
+    r"(?P<d>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?,?\s++(?P<y>(?:19|20)\d\d)(?!\d)"
+    r"(?:,?\s++(?:at\s++)?(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?::(?P<S>[0-5]\d))?"
+    r"(?:\s*+(?P<half>[AaPp]\.?[Mm]\.?)(?![A-Za-z]))?)?"
+)
+_MONTHS = {name: i for i, name in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), start=1)}
 # 1998年3月 (a monthly's issue, a report's date), not followed by a day.
 YEAR_MONTH = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)\s*+年\s*+(?P<m>1[0-2]|0?[1-9])\s*+月(?!\s*+\d)")
 _ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?$")
@@ -37,7 +46,8 @@ _ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)
 
 def iso_from_match(m: re.Match) -> str:
     """``2022-02-13T07:48:00+08:00``, or ``2022-02-13`` when the page gives no time of day."""
-    y, mo, d = int(m["y"]), int(m["m"]), int(m["d"])
+    named = m.groupdict().get("mon")
+    y, mo, d = int(m["y"]), _MONTHS[named[:3]] if named else int(m["m"]), int(m["d"])
     if m["H"] is None:
         return datetime(y, mo, d).date().isoformat()
     hour = int(m["H"])
@@ -56,7 +66,7 @@ def dates_in(text: str, start: int = 0, end: int | None = None) -> list[tuple[in
     would read as 2019-04-01). Impossible dates (2月30日) are skipped."""
     end = len(text) if end is None else end
     found = []
-    for pattern in (DATETIME, US_DATETIME, TIME_FIRST):
+    for pattern in (DATETIME, US_DATETIME, TIME_FIRST, ENGLISH_DATETIME):
         for m in pattern.finditer(text, start, min(len(text), end + 40)):
             if m.start() >= end:
                 break

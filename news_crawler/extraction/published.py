@@ -37,6 +37,7 @@ _TIME_META = (
     "date",
 )
 BYLINE_REACH = 300  # characters after the headline where its byline stands
+_OVER_HEADLINE = 80  # characters above the headline where a post's date and time may stand
 _HAN_BYLINE_REACH = 60  # a date in Chinese numerals this near the headline: the byline's (further down: a notice's own)
 # Full-width digits, and colons between digits (２０１９年３月１日 １０：２３), as ASCII, one
 # character for one (labels keep their full-width colons: 时间：19-03-01 is read by them).
@@ -134,6 +135,11 @@ def find_published_at(
     under = [d for d in labelled if d[0] >= start]  # a byline under the story; else one above (a disclosure table)
     if labelled:
         return (under or labelled)[0][1]
+    # A blog prints its post's date and time on the line over the headline: nearer than a
+    # comment's far below.
+    over = [d for d in dates_in(text, max(found - _OVER_HEADLINE, 0), found) if d[2]] if found > 0 else []
+    if over:
+        return over[-1][1]
     after = dates_in(text, start)
     timed = [iso for _, iso, has_time in after if has_time]
     if timed:
