@@ -83,8 +83,11 @@ def time_right(got: str, want: str) -> bool:
     return len(g) >= len(w) and g[: len(w)] == w
 
 
+_NAME_GAP = re.compile(r"[\s、，,;；]+")  # "赵延东、风笑天" and our "赵延东 风笑天" name the same two
+
+
 def author_right(got: str, want: str) -> bool:
-    got, want = _WS.sub("", got or ""), _WS.sub("", want)
+    got, want = _NAME_GAP.sub("", got or ""), _NAME_GAP.sub("", want)
     return bool(got) and (got == want or want in got or got in want)
 
 
@@ -144,6 +147,7 @@ EXTRACTORS = {"ours": with_ours, "trafilatura": with_trafilatura, "gne": with_gn
 def score(name: str, pages: list[tuple[dict, str]], show: bool) -> str:
     fn = EXTRACTORS[name]
     f1s, t_ok, t_n, a_ok, a_n, spent = [], 0, 0, 0, 0, 0.0
+    none_ok, none_n = 0, 0  # pages that name no author: the extractor gives none
     for label, html in pages:
         start = time.perf_counter()
         try:
@@ -160,6 +164,9 @@ def score(name: str, pages: list[tuple[dict, str]], show: bool) -> str:
         if label["author"] not in ("UNKNOWN", "", None) and not label.get("editor_labelled"):
             a_n += 1
             a_ok += author_right(out["author"], label["author"])
+        elif label["author"] in ("UNKNOWN", "", None):
+            none_n += 1
+            none_ok += not (out["author"] or "").strip()
         if show:
             print(
                 f"  {name:<12} {label['id'][:24]:<24} F1 {f1:.3f} time {out['time']!s:<22} want {label['date']!s:<22}"
@@ -169,7 +176,7 @@ def score(name: str, pages: list[tuple[dict, str]], show: bool) -> str:
     return (
         f"{sum(f1s) / len(f1s):12.3f} {f1s[len(f1s) // 2]:7.3f} {sum(f >= 0.95 for f in f1s):4d}/{len(f1s):<2}"
         f" {t_ok:4d}/{t_n:<2} {t_ok / max(t_n, 1):4.0%} {a_ok:3d}/{a_n:<2} {a_ok / max(a_n, 1):4.0%} "
-        f"{spent / len(pages) * 1e3:8.1f}"
+        f"{none_ok:4d}/{none_n:<2} {spent / len(pages) * 1e3:8.1f}"
     )
 
 
@@ -269,7 +276,7 @@ def main() -> None:
         print(f"author: {len(named)} labels name the page's editor (责任编辑) as author, left out: {' '.join(named)}")
     print(
         f"{'extractor':<18} {'body F1 mean':>12} {'median':>7} {'>=0.95':>7} {'time ok':>10} {'author ok':>10} "
-        f"{'ms/page':>8}"
+        f"{'no author':>9} {'ms/page':>8}"
     )
     for name in args.only:
         print(f"{name:<18} {score(name, pages, args.show)}")

@@ -162,3 +162,70 @@ def test_an_original_headline_note_cut_by_inline_runs_is_not_taken_for_the_headl
     )
     article = extract_article(html)
     assert article.author == "孙悦" and article.body.startswith("新京报讯")
+
+
+ESSAY = [
+    "人心不会熄灭，但它可能蒙上灰烬而不再燃烧。灰烬本来是燃烧的产物，但它反过来又抑制了燃烧。",
+    "拨开灰烬，你会看到重新燃烧的人心。当今中国最流行的是什么主义？答：犬儒主义。",
+    "犬儒主义是个外来词，中文里本来没有现成的对应词汇，通常将它理解为讥诮嘲讽，愤世嫉俗。",
+]
+
+
+def bare_page(title: str, lines: list[str]) -> str:
+    """An older site's page: a placeholder <title>, no headline markup, the headline and
+    its writer as the first lines of the text."""
+    paragraphs = "".join(f"<p>{escape(x)}</p>" for x in lines)
+    return f"<html><head><meta charset='utf-8'><title>{title}</title></head><body>{paragraphs}</body></html>"
+
+
+@pytest.mark.parametrize("placeholder", ["显示", "谢谢您访问本站"])
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_a_headline_and_a_name_atop_the_text_of_a_page_titled_by_a_placeholder(placeholder, wrapped):
+    html = bare_page(placeholder, ["犬儒病(上)", "胡平", *ESSAY])
+    if wrapped:  # markup inside an element of its own: it parses with no <body>, the <title> in it
+        html = f"<text id='saved'>{html}</text>"
+    article = extract_article(html)
+    assert (article.title, article.author) == ("犬儒病(上)", "胡平")
+    assert article.body.startswith("人心不会熄灭")
+    forum = extract_article(bare_page(placeholder, ["主题：", "你知道导游为什么热衷于购物吗？", *ESSAY]))
+    assert forum.title == "你知道导游为什么热衷于购物吗？" and forum.author == ""
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "网站首页 | 新闻动态 | 通知公告",  # a menu
+        "图为会议现场",  # a caption
+        "测试：蔡战 冯建华 王维辉",  # a label's line
+    ],
+)
+def test_a_page_showing_no_headline_keeps_its_title_over_a_line_that_is_no_headline(first):
+    article = extract_article(bare_page("县里召开秋粮收购工作会议-某县人民政府网", [first, *ESSAY]))
+    assert article.title == "县里召开秋粮收购工作会议" and article.author == ""
+
+
+def test_writers_names_alone_on_the_story_s_first_line_right_under_the_headline():
+    paragraphs = "".join(f"<p>{escape(x)}</p>" for x in ["赵延东、风笑天", *ESSAY])
+    html = (
+        f"<html><head><title>社会资本与再就业</title></head><body><h1>社会资本与再就业</h1>{paragraphs}</body></html>"
+    )
+    assert extract_article(html).author == "赵延东 风笑天"
+    heading = html.replace("赵延东、风笑天", "前言")  # a section's heading names no one
+    assert extract_article(heading).author == ""
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        "<meta name='generator' content='Discuz! X3.4'><meta name='author' content='Discuz! Team and Comsenz UI Team'>",
+        "<meta name='author' content='参考消息'>",  # the outlet the page marks as the source
+    ],
+)
+def test_an_author_meta_tag_naming_the_software_s_makers_or_the_outlet_names_no_writer(meta):
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    html = page("<span>2019-12-21 08:38</span><a class='source' href='/s'>参考消息</a>", no_credit)
+    assert extract_article(html).author == ""  # neither meta tag yet
+    article = extract_article(html.replace("<title>", meta + "<title>"))
+    assert article.author == "" and article.source == "参考消息"
+    writer = html.replace("<title>", "<meta name='author' content='王小红'><title>")
+    assert extract_article(writer).author == "王小红"  # a person's name in the tag is the writer

@@ -25,7 +25,7 @@ from news_crawler.extraction.pagination import page_of
 from news_crawler.extraction.posts import first_post, fragment
 from news_crawler.extraction.published import find_published_at
 from news_crawler.extraction.structured import linked_data
-from news_crawler.extraction.title import find_title
+from news_crawler.extraction.title import find_title, headline_in_body
 from news_crawler.extraction.traditional import as_written, is_traditional, with_simplified_labels
 
 _BLOCK = (
@@ -55,6 +55,7 @@ _BLOCK = (
     "figcaption",
     "address",
     "caption",
+    "title",  # of a page with no <body>, where it stands among the text (a line of its own)
 )
 _DROP = ("script", "style", "noscript", "template", "iframe", "svg")
 _BLANKS = re.compile(r"[ \t\u3000\xa0]+")
@@ -97,7 +98,14 @@ def page_text(page: lxml.html.HtmlElement) -> str:
         following = el.getnext()
         if not el.tail and following is not None and following.tag in _TOUCHING:
             el.tail = " "
-    return block_text(page)
+    # A page with no <body> (markup wrapped in an element of its own): its <title> is not shown.
+    titles = [(el, el.text) for el in page.iter("title")]
+    for el, _ in titles:
+        el.text = None
+    text = block_text(page)
+    for el, shown in titles:
+        el.text = shown
+    return text
 
 
 def _parse(html: str) -> lxml.html.HtmlElement | None:
@@ -195,6 +203,7 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
     post = first_post(root, body)
     if post is not None:
         body = extract_body(fragment(post)) or body
+    title, body = headline_in_body(title, text, body)
     traditional = is_traditional(text)
     # Traditional characters: the rules read the labels as simplified ones, and what they
     # find is taken back from the page's own text.
@@ -207,13 +216,14 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
     def written(found: str) -> str:
         return as_written(found, text_, text) if traditional else found
 
+    source_ = find_source(root, text_, title_, clean_)
     return Article(
         title=title,
-        author=written(find_author(root, text_, title_, clean_, linked.author)),
+        author=written(find_author(root, text_, title_, clean_, linked.author, source_)),
         published_at=find_published_at(root, text_, title_, clean_, linked.published, html),
         body=clean,
         editor=written(find_editor(text_, title_, clean_)),
-        source=written(find_source(text_, title_, clean_)),
+        source=written(source_),
         contributors=written(find_contributors(text_, title_, clean_)),
         images=find_images(root, clean, url, title),
         description=find_description(root, linked.description),

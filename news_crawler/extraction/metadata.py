@@ -10,7 +10,7 @@ from lxml.html import HtmlElement
 from news_crawler.extraction.chrome import CHROME_MAX_CHARS
 from news_crawler.extraction.dates import DATETIME
 from news_crawler.extraction.names import NOT_NAMES, PADDED, SEP, clean_author, no_name, place_or_outlet, unglued, whole
-from news_crawler.extraction.structured import marked_author
+from news_crawler.extraction.structured import marked_author, marked_source
 from news_crawler.lexicon import EDITOR, SOURCE, WRITER, any_of
 
 _AUTHOR_META = ("author", "article:author", "og:article:author", "dc.creator", "byline")
@@ -81,6 +81,7 @@ _UNDER_HEADLINE = re.compile(
     r"(?:\s*+\+?关注)?"
 )
 # ... or "原创 王小红 某某观察 2019-01-25": a tag, the writer, the account, the date.
+_NAMES_LINE = re.compile(rf"{_NAME}(?:{SEP}{_NAME}){{0,4}}")  # writers' names, a line of their own
 _TAGGED = re.compile(rf"(?:原创|转载|独家|首发)\s++({_ACCOUNT})(?:\s++{_ACCOUNT})?(?:\s++{DATETIME.pattern})?")
 
 
@@ -94,13 +95,19 @@ def meta_content(root: HtmlElement, names: tuple[str, ...]) -> str:
     return ""
 
 
-def _headline_at(text: str, title: str, end: int) -> int:
+_HEADLINE_AGAIN = 200  # characters: a second copy of the headline this close above the story
+
+
+def _headline_at(text: str, title: str, end: int, earliest: bool = True) -> int:
     """Where the headline stands above the story: its last appearance before ``end`` that is
-    not a "原标题：" note (a menu or a breadcrumb may hold it further up)."""
+    not a "原标题：" note (a menu or a breadcrumb may hold it further up), or (``earliest``)
+    a copy of it right above that one."""
     at = text.rfind(title[:12], 0, end) if title else -1
     while at > 0 and "".join(text[max(at - 8, 0) : at].split()).endswith(("原标题：", "原标题:", "原题：", "原题:")):
         at = text.rfind(title[:12], 0, at)
-    return at
+    # A blog's headline above its byline and again above the story: the byline is between them.
+    earlier = text.rfind(title[:12], max(at - _HEADLINE_AGAIN, 0), at) if at > 0 and earliest else -1
+    return earlier if earlier >= 0 else at
 
 
 def _located(text: str, snippet: str, last: bool = False) -> tuple[int, int]:
@@ -180,10 +187,11 @@ def _under_headline(text: str, title: str, body: str) -> str:
     """A name standing alone on the first line under the headline (tags such as 原创 skipped)."""
     lines = body.splitlines()
     first_at = text.find(lines[0][:20]) if lines else len(text)
-    at = _headline_at(text, title, first_at if first_at >= 0 else len(text))
+    at = _headline_at(text, title, first_at if first_at >= 0 else len(text), earliest=False)
     if at < 0:
         return ""
-    for line in text[at:first_at].splitlines()[1:4]:
+    above = text[at:first_at].splitlines()[1:4]
+    for line in above:
         line = line.strip()
         if line == title or line in NOT_NAMES:
             continue
@@ -192,6 +200,12 @@ def _under_headline(text: str, title: str, body: str) -> str:
         if name and not no_name(name) and not place_or_outlet(name) and not name.isdigit():
             return name
         return ""
+    # Nothing between the headline and the story: the story's first line may be its writers'
+    # names ("赵延东、风笑天", a paper's or an essay's), standing alone above the rest.
+    names = _NAMES_LINE.fullmatch(lines[0].strip()) if not above and len(lines) > 1 else None
+    found = re.split(SEP, names.group()) if names else []
+    if found and not any(no_name(n) or place_or_outlet(n) for n in found):
+        return " ".join(found)
     return ""
 
 
@@ -210,7 +224,14 @@ def _meta_author(meta: str, page_title: str, headline: str) -> bool:
     )
 
 
-def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str = "") -> str:
+def _makers_of_software(root: HtmlElement, meta: str) -> bool:
+    """The author meta tag credits the software that made the page ("Discuz! Team and
+    Comsenz UI Team" beside a generator tag "Discuz! X3.4"), not the article's writer."""
+    generator = meta_content(root, ("generator",)).split()
+    return bool(generator) and len(generator[0]) >= 3 and generator[0].lower() in meta.lower()
+
+
+def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str = "", source: str = "") -> str:
     """The byline without its label (作者：/记者/编辑): a writer's credit above the story, then
     one in the short lines right under it; the writer the markup states (``linked``,
     JSON-LD's; an element in the byline marked as the author's, ``structured.py``); a credit
@@ -234,8 +255,10 @@ def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str
         if name:
             return name
     meta = PADDED.sub(r"\1\2", meta_content(root, _AUTHOR_META))
-    if _meta_author(meta, page_title, title):
-        return meta
+    # (not the software's makers, not the outlet the page names as its ``source``: 参考消息)
+    if _meta_author(meta, page_title, title) and not _makers_of_software(root, meta):
+        if meta not in (source, marked_source(root, text)):
+            return meta
     issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline
     return _under_headline(text, title, body) or (issuer.group(1) if issuer else "")
 
@@ -284,14 +307,24 @@ _NOT_OUTLETS = ("转载", "原创", "本站", "网络", "互联网")  # "来源�
 _NOT_SOURCES = NOT_NAMES - {"新华社", "中新网"}  # agencies: no author's name, but outlets
 
 
-def find_source(text: str, title: str, body: str) -> str:
+def find_source(root: HtmlElement, text: str, title: str, body: str) -> str:
     """The outlet the story comes from (来源：...), from the byline, else from around the
-    body's end; without a date, a label or a counter glued after it."""
+    body's end, without a date, a label or a counter glued after it; else the one the
+    markup marks as the source in the byline (``structured.py``)."""
     for region in _regions(text, title, body):
         for m in _SOURCE.finditer(region):
             if region[m.end(1) : m.end(1) + 1] in ("=", '"', "'", "<"):
                 continue  # markup that leaked into the text, not an outlet
             source = _SOURCE_END.sub("", DATETIME.sub("", m.group(1))).strip(" :：,，")
-            if len(source) >= 2 and source not in _NOT_SOURCES and not source.startswith(_NOT_OUTLETS):
+            if _an_outlet(source):
                 return source
-    return ""
+    marked = marked_source(root, _byline(text, title, body))
+    # (the element may hold the time or a tag: "发布时间：01-14 17:58", "昨天", "原创", "© FMM")
+    return marked if _an_outlet(marked) and not _NOT_MARKED_SOURCE.search(marked) else ""
+
+
+_NOT_MARKED_SOURCE = re.compile(rf"\d|[:：©]|^{_RELATIVE}$")
+
+
+def _an_outlet(source: str) -> bool:
+    return len(source) >= 2 and source not in _NOT_SOURCES and not source.startswith(_NOT_OUTLETS)

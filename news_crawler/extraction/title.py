@@ -9,7 +9,7 @@ from lxml.html import HtmlElement
 from news_crawler.extraction.metadata import meta_content
 
 # A separator and the spaces around it; a match starts where a run of spaces does.
-_TITLE_SPLIT = re.compile(r"(?<!\s)\s*+(?:_|\||-{1,2}|–|—|丨)\s*+")
+_TITLE_SPLIT = re.compile(r"(?<!\s)\s*+(?:_|\||-{1,2}|–|—|丨|»|›)\s*+")
 _BAR = re.compile(r"(?<!\s)\s*+[|丨｜]\s*+")
 _WORD_HYPHEN = re.compile(r"[^\W_]-[^\W_]")  # letters or digits of any script on both sides: 卡迪-Ｂ, COVID-19
 
@@ -56,3 +56,46 @@ def _with_its_column(page_title: str, best: str, lines: set[str]) -> str:
             joined = page_title[bar.start() - len(before) : bar.end() + len(after)]
             shown += [joined] if " ".join(joined.split()) in lines else []
     return min(shown, key=len, default="")
+
+
+# A headline's own line: short, no sentence ended in it (a question's mark may close it); the
+# line of a credit under it (a name, "——副标题") shorter still; a forum's "主题：" above it.
+_HEADLINE_LINE = re.compile(  # not a label's line ("测试：…"), a caption's (图为…, ▲) or a menu's
+    r"(?![\u4e00-\u9fa5]{1,4}[:：]|图为|图片|[▲△↑●])[^。；;|｜丨>»/\n]{3,39}[^。；;，,：:\s]"
+)
+_CREDIT_LINE = re.compile(r"[^。！？!?；;，,：:]{2,12}")
+_LABEL_LINE = re.compile(r"[\u4e00-\u9fa5]{1,4}\s*+[:：]")
+_SENTENCE = re.compile(r"[，。；！？]")
+
+
+def _shown(title: str, text: str) -> bool:
+    """The page shows ``title`` as a line, or a line much like it (spaced, punctuated or
+    worded a little otherwise: most of the characters of either are the other's)."""
+    chars = set("".join(title.split()))
+    for line in text.splitlines():
+        line = "".join(line.split())
+        if line and len(line) <= 2 * len(chars) + 8:
+            common = chars & set(line)
+            if len(common) >= 0.6 * len(chars | set(line)):
+                return True
+    return False
+
+
+def headline_in_body(title: str, text: str, body: str) -> tuple[str, str]:
+    """The headline the page shows and the body under it. ``title`` and ``body`` unchanged,
+    unless the page shows no line of ``title`` (a ``<title>`` that is the site's name or a
+    placeholder: "显示", "谢谢您访问…") and the body opens with a line that reads as a
+    headline (short, no sentence in it, not a menu) above the story: then that line, and
+    the body from under it and the short credit line that may follow it (the writer's name:
+    a page without headline markup has it there)."""
+    if not title or _shown(title, text):
+        return title, body
+    lines = [line for line in body.splitlines() if line.strip()]
+    while lines and (" ".join(lines[0].split()) == title or _LABEL_LINE.fullmatch(lines[0].strip())):
+        lines.pop(0)  # readability's copy of the <title>, a label of the headline
+    first = " ".join(lines[0].split()) if len(lines) > 2 else ""
+    story = any(len(line) >= 20 and _SENTENCE.search(line) for line in lines[1:6])  # not a table's cells
+    if not (story and _HEADLINE_LINE.fullmatch(first) and re.search(r"[\u4e00-\u9fa5]", first)):
+        return title, body
+    credit = 2 if _CREDIT_LINE.fullmatch(" ".join(lines[1].split())) else 1
+    return first, "\n".join(lines[credit:])
