@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from news_crawler.embedded import server_binary
+from news_crawler.connection.embedded import server_binary
 
 
 @contextmanager

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_redis import bench_server  # noqa: E402
 
-from news_crawler.bloom import BloomDupeFilter  # noqa: E402
+from news_crawler.frontier.bloom import BloomDupeFilter  # noqa: E402
 
 
 def main() -> None:

@@ -36,11 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: ne
 from bench_redis import bench_server  # noqa: E402
 from corpus import load_articles  # noqa: E402
 
-from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
-from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
-from news_crawler.index.drop_records import drop_hashes, live_eras  # noqa: E402
-from news_crawler.index.kept_ids import id_hash  # noqa: E402
-from news_crawler.outcomes import OutcomeStore  # noqa: E402
+from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText  # noqa: E402
+from news_crawler.dedup.index import Document, RedisStore, SentenceRule  # noqa: E402
+from news_crawler.dedup.index.drop_records import drop_hashes, live_eras  # noqa: E402
+from news_crawler.dedup.index.kept_ids import id_hash  # noqa: E402
+from news_crawler.outcomes.store import OutcomeStore  # noqa: E402
 from news_mirror.data import SHIPPED_DATA  # noqa: E402
 
 GENERATION_DAYS = 7

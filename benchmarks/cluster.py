@@ -32,8 +32,8 @@ from corpus import load_articles, stored_documents, with_reprints  # noqa: E402
 
 from news_crawler import connection  # noqa: E402
 from news_crawler.config import plain_settings  # noqa: E402
-from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
-from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
+from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText  # noqa: E402
+from news_crawler.dedup.index import Document, RedisStore, SentenceRule  # noqa: E402
 from tests.redis_cluster import TestCluster  # noqa: E402
 from tests.redis_server import TestServer  # noqa: E402
 

@@ -92,7 +92,7 @@ def stored_documents(start: int, stop: int, rng: random.Random) -> list:
     """Documents ``start`` to ``stop`` of the random stored set the decision benchmarks load
     first: a 30-character URL id, a random simhash, five random sentence keys and the size
     code of an article of 300 to 5,000 characters."""
-    from news_crawler.index import Document
+    from news_crawler.dedup.index import Document
 
     return [
         Document(

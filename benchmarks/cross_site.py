@@ -37,11 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import BOILERPLATE, EDITORS, SOURCES, load_articles, reprint  # noqa: E402
 from headline_templates import ALL as TEMPLATES  # noqa: E402
 
+from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText  # noqa: E402
+from news_crawler.dedup.index.base import SentenceRule  # noqa: E402
+from news_crawler.dedup.index.memory import MemoryStore  # noqa: E402
 from news_crawler.extraction import extract_article  # noqa: E402
 from news_crawler.extraction.decode import decode_html  # noqa: E402
-from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
-from news_crawler.index.base import SentenceRule  # noqa: E402
-from news_crawler.index.memory import MemoryStore  # noqa: E402
 
 # The credit and boilerplate lines a reprint adds (corpus.py): not the story, for the body's truth.
 ADDED = {line for text in BOILERPLATE + EDITORS + SOURCES for line in text.split("\n")}

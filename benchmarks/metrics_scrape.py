@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from news_crawler import connection  # noqa: E402
 from news_crawler.config import plain_settings  # noqa: E402
-from news_crawler.engine import store_from_settings  # noqa: E402
+from news_crawler.dedup.from_settings import store_from_settings  # noqa: E402
 from tests.redis_server import TestServer, free_port  # noqa: E402
 
 tmp = tempfile.mkdtemp()

@@ -50,7 +50,7 @@ from headline_templates import ALL  # noqa: E402
 
 from news_crawler import connection  # noqa: E402
 from news_crawler.config import plain_settings  # noqa: E402
-from news_crawler.engine import store_from_settings  # noqa: E402
+from news_crawler.dedup.from_settings import store_from_settings  # noqa: E402
 from news_crawler.extraction.decode import decode_html  # noqa: E402
 from news_mirror.catalog import Catalog  # noqa: E402
 from news_mirror.handler import mirror_path  # noqa: E402

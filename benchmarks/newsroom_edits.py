@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import load_articles  # noqa: E402
 from quality import jaccard, shingles  # noqa: E402
 
-from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
-from news_crawler.index import Document, MemoryStore, SentenceRule  # noqa: E402
+from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText  # noqa: E402
+from news_crawler.dedup.index import Document, MemoryStore, SentenceRule  # noqa: E402
 
 KINDS = ("traditional", "hongkong", "prefix", "abbreviated", "trimmed", "mixed")
 LIGHT = ("prefix", "abbreviated", "trimmed", "characters")

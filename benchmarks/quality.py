@@ -34,11 +34,11 @@ import simhash
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import load_articles, with_reprints  # noqa: E402
 
-from news_crawler.fingerprint import Fingerprinter, UnusableText, fingerprint  # noqa: E402
-from news_crawler.fingerprint.sentences import longest_sentences, sentence_key, signature  # noqa: E402
-from news_crawler.fingerprint.text import normalize  # noqa: E402
-from news_crawler.fingerprint.weights import TfidfWeigher  # noqa: E402
-from news_crawler.index import Document, MemoryStore, SentenceRule  # noqa: E402
+from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText, fingerprint  # noqa: E402
+from news_crawler.dedup.fingerprint.sentences import longest_sentences, sentence_key, signature  # noqa: E402
+from news_crawler.dedup.fingerprint.text import normalize  # noqa: E402
+from news_crawler.dedup.fingerprint.weights import TfidfWeigher  # noqa: E402
+from news_crawler.dedup.index import Document, MemoryStore, SentenceRule  # noqa: E402
 
 K_MAX = 6
 _NOT_TEXT = re.compile(r"\s+")

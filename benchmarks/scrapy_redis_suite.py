@@ -32,18 +32,18 @@ FILES = ["test_dupefilter.py", "test_queue.py", "test_scrapy_redis.py", "test_co
 REWRITES = [
     (
         r"from scrapy_redis\.dupefilter import RFPDupeFilter",
-        "from news_crawler.dupefilter import RedisDupeFilter as RFPDupeFilter",
+        "from news_crawler.frontier.dupefilter import RedisDupeFilter as RFPDupeFilter",
     ),
     (
         r"from scrapy_redis\.scheduler import Scheduler",
-        "from news_crawler.scheduling import RedisScheduler as Scheduler",
+        "from news_crawler.frontier.scheduler import RedisScheduler as Scheduler",
     ),
     (
         r"from scrapy_redis\.queue import FifoQueue, LifoQueue, PriorityQueue",
         "from scrapy_redis.queue import FifoQueue, LifoQueue\n"
-        "from news_crawler.leasing import LeasedPriorityQueue as PriorityQueue",
+        "from news_crawler.frontier.leasing import LeasedPriorityQueue as PriorityQueue",
     ),
-    (r"from scrapy_redis\.queue import Base", "from news_crawler.leasing import LeasedPriorityQueue as Base"),
+    (r"from scrapy_redis\.queue import Base", "from news_crawler.frontier.leasing import LeasedPriorityQueue as Base"),
     (r"from scrapy_redis import connection\b", "from news_crawler import connection"),
     (r"from scrapy_redis\.connection import", "from news_crawler.connection import"),
     (r"def setup\(self\)", "def setup_method(self)"),

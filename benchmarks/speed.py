@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_redis import bench_server  # noqa: E402
 from corpus import load_articles, stored_documents, with_reprints  # noqa: E402
 
-from news_crawler.fingerprint import Fingerprinter, UnusableText  # noqa: E402
-from news_crawler.index import Document, RedisStore, SentenceRule  # noqa: E402
+from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText  # noqa: E402
+from news_crawler.dedup.index import Document, RedisStore, SentenceRule  # noqa: E402
 
 ROUNDS = 3
 

@@ -44,8 +44,8 @@ STATE = """
 import json
 from news_crawler import connection
 from news_crawler.config import build_settings, with_defaults
-from news_crawler.outcomes import OutcomeStore
-from news_crawler.runner import all_spider_names
+from news_crawler.outcomes.store import OutcomeStore
+from news_crawler.crawl.runner import all_spider_names
 s = with_defaults(build_settings())
 c = connection.from_settings(s)
 out = {}
@@ -61,7 +61,7 @@ LEASES = """
 import json
 from news_crawler import connection
 from news_crawler.config import build_settings, with_defaults
-from news_crawler.runner import all_spider_names
+from news_crawler.crawl.runner import all_spider_names
 s = with_defaults(build_settings())
 c = connection.from_settings(s)
 leases = [m.decode().split("\\n", 1) for name in all_spider_names(s)
@@ -156,9 +156,9 @@ def reference() -> dict[int, dict[str, str]]:
     on the host (the demo's crawl, on a Redis of its own): what the cluster must match."""
     from news_crawler import connection
     from news_crawler.config import build_settings
-    from news_crawler.embedded import ensure_server, stop_server
-    from news_crawler.outcomes import OutcomeStore
-    from news_crawler.runner import all_spider_names
+    from news_crawler.connection.embedded import ensure_server, stop_server
+    from news_crawler.crawl.runner import all_spider_names
+    from news_crawler.outcomes.store import OutcomeStore
     from news_mirror.demo import DEMO_SETTINGS, crawl_day
     from news_mirror.server import start
 
@@ -188,7 +188,7 @@ def reference() -> dict[int, dict[str, str]]:
 
 
 def list_paths() -> set[str]:
-    from news_crawler.sites import load_sites
+    from news_crawler.spiders.sites import load_sites
     from news_mirror.handler import mirror_path
 
     return {mirror_path(u) for site in load_sites().values() for u in site.start_urls}

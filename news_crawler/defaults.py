@@ -23,12 +23,12 @@ EMBEDDED_REDIS_DIR = "redis"
 EMBEDDED_REDIS_START_TIMEOUT = 10.0
 
 # Crawling: scrapy-redis' scheduler and dupefilter, per-spider keys, persistent, JSON queue.
-SCHEDULER = "news_crawler.scheduling.RedisScheduler"
-DUPEFILTER_CLASS = "news_crawler.scheduling.RedisDupeFilter"
+SCHEDULER = "news_crawler.frontier.scheduler.RedisScheduler"
+DUPEFILTER_CLASS = "news_crawler.frontier.scheduler.RedisDupeFilter"
 # scrapy-redis' default: a queue and dupefilter that outlive the crawl only when asked for.
 # This project's settings.py sets True (a daily crawl must remember what it fetched).
 SCHEDULER_PERSIST = False
-SCHEDULER_QUEUE_CLASS = "news_crawler.leasing.LeasedPriorityQueue"
+SCHEDULER_QUEUE_CLASS = "news_crawler.frontier.leasing.LeasedPriorityQueue"
 SCHEDULER_QUEUE_KEY = "%(spider)s:requests"
 SCHEDULER_DUPEFILTER_KEY = "%(spider)s:dupefilter"
 SCHEDULER_IDLE_BEFORE_CLOSE = 0
@@ -37,7 +37,7 @@ SCHEDULER_FLUSH_ON_START = False
 # SCHEDULER_DUPEFILTER_KEY, kept across runs (scrapy-redis: a new dupefilter:<timestamp>).
 DUPEFILTER_KEY = ""
 DUPEFILTER_DEBUG = False
-# news_crawler.bloom.BloomDupeFilter (a bounded dupefilter): URLs per period it is sized for,
+# news_crawler.frontier.bloom.BloomDupeFilter (a bounded dupefilter): URLs per period it is sized for,
 # its false-positive rate (a URL wrongly taken as seen is never fetched), the period, and how
 # many periods a URL is remembered.
 DUPEFILTER_BLOOM_CAPACITY = 1_000_000

@@ -7,7 +7,7 @@ from news_crawler.defaults import *  # noqa: F401,F403 - one source of defaults
 
 BOT_NAME = "news_crawler"
 SPIDER_MODULES = ["news_crawler.spiders"]
-SPIDER_LOADER_CLASS = "news_crawler.sites.SiteSpiderLoader"  # every site of the sites files is a spider
+SPIDER_LOADER_CLASS = "news_crawler.spiders.sites.SiteSpiderLoader"  # every site of the sites files is a spider
 NEWSPIDER_MODULE = "news_crawler.spiders"
 COMMANDS_MODULE = "news_crawler.commands"  # scrapy crawl exits 1 when Redis stopped the spider
 
@@ -19,17 +19,17 @@ ITEM_PIPELINES = {
     "news_crawler.pipelines.feed.FeedPipeline": 250,  # FEED_DIR/<spider>/<time>.<host-pid>.jsonl
     "news_crawler.pipelines.redis_export.RedisListPipeline": 300,
 }
-LOG_FORMATTER = "news_crawler.logformatter.ArticleLogFormatter"  # an article named in the log, not printed whole
+LOG_FORMATTER = "news_crawler.crawl.logformatter.ArticleLogFormatter"  # an article named in the log, not printed whole
 EXTENSIONS = {
-    "news_crawler.redact.RedactSecrets": 0,
-    "news_crawler.summary.CrawlSummary": 500,
-    "news_crawler.quickstop.QuickStop": 600,  # a stop within STOP_TIMEOUT seconds of SIGTERM
+    "news_crawler.crawl.redact.RedactSecrets": 0,
+    "news_crawler.crawl.summary.CrawlSummary": 500,
+    "news_crawler.crawl.quickstop.QuickStop": 600,  # a stop within STOP_TIMEOUT seconds of SIGTERM
 }
-SPIDER_MIDDLEWARES = {"news_crawler.tracker.OutcomeTracker": 10}
+SPIDER_MIDDLEWARES = {"news_crawler.outcomes.tracker.OutcomeTracker": 10}
 DOWNLOADER_MIDDLEWARES = {
-    "news_crawler.safety.SafeRequests": 40,  # before Scrapy's offsite check (50)
+    "news_crawler.crawl.safety.SafeRequests": 40,  # before Scrapy's offsite check (50)
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
-    "news_crawler.retry.BackoffRetryMiddleware": 550,
+    "news_crawler.crawl.retry.BackoffRetryMiddleware": 550,
 }
 # Only http(s) is fetched: a page's file:, ftp:, s3: or data: link must never read a local file
 # or reach another service (START_URLS_ALLOW_FILE turns the file handler on for start pages).

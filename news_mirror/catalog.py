@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.decode import decode_html
-from news_crawler.sites import Site, load_sites
+from news_crawler.spiders.sites import Site, load_sites
 from news_mirror.data import SHIPPED_DATA, Data
 
 # Saved pages by portal: (data set, page id or manifest site).

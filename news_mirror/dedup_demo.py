@@ -10,7 +10,7 @@ import json
 from news_crawler import connection
 from news_crawler.cli.check import check
 from news_crawler.config import build_settings
-from news_crawler.engine import fingerprinter_from_settings, store_from_settings
+from news_crawler.dedup.from_settings import fingerprinter_from_settings, store_from_settings
 from news_mirror.data import SHIPPED_DATA
 
 NAMESPACE = "dedup-demo"

@@ -17,8 +17,8 @@ from typing import Any
 
 from news_crawler import connection
 from news_crawler.config import build_settings
-from news_crawler.engine import store_from_settings
-from news_crawler.summary import format_table
+from news_crawler.crawl.summary import format_table
+from news_crawler.dedup.from_settings import store_from_settings
 from news_mirror import settings as mirror_settings
 from news_mirror.server import start
 

@@ -8,7 +8,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from news_crawler.sites import load_sites
+from news_crawler.spiders.sites import load_sites
 from news_mirror.catalog import Catalog
 from news_mirror.handler import mirror_path
 

@@ -60,7 +60,7 @@ def sina_articles() -> list[dict]:
 
 @pytest.fixture(scope="session")
 def fingerprinter():
-    from news_crawler.fingerprint import Fingerprinter
+    from news_crawler.dedup.fingerprint import Fingerprinter
 
     return Fingerprinter()
 

@@ -44,7 +44,9 @@ def crawl(
         f"FEED_DIR={out}",
         "-s",
         "LOG_LEVEL=INFO",
-    ]  # the default pool: extraction and fingerprints in worker processes
+        "-s",
+        "DEDUP_PROCESSES=1",
+    ]  # extraction and fingerprints in a worker process, as always; one: tests run side by side
     for k, v in (settings or {}).items():
         cmd += ["-s", f"{k}={v}"]
     log = open(tmp / f"{name}.log", "w")

@@ -1,7 +1,7 @@
 """The sina spider with a bug: its callback raises for one URL (``FAIL_URL``)."""
 
-from news_crawler.sites import load_sites, site_spider
 from news_crawler.spiders.news import NewsSpider
+from news_crawler.spiders.sites import load_sites, site_spider
 
 
 class FailingSinaSpider(site_spider(load_sites()["sina"], NewsSpider)):

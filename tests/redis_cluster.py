@@ -11,7 +11,7 @@ from pathlib import Path
 
 import redis
 
-from news_crawler.embedded import server_binary
+from news_crawler.connection.embedded import server_binary
 
 SLOTS = 16384
 

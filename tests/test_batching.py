@@ -5,8 +5,8 @@ import threading
 
 import pytest
 
-from news_crawler.index import MemoryStore
-from news_crawler.index.batching import DecisionBatcher
+from news_crawler.dedup.index import MemoryStore
+from news_crawler.dedup.index.batching import DecisionBatcher
 
 
 def test_concurrent_decisions_share_calls_and_keep_arrival_order():

@@ -8,12 +8,12 @@ import sys
 import pytest
 from scrapy import Request, Spider
 
-from news_crawler.bloom import BloomDupeFilter, bit_positions, bloom_size
-from news_crawler.scheduling import RedisScheduler
+from news_crawler.frontier.bloom import BloomDupeFilter, bit_positions, bloom_size
+from news_crawler.frontier.scheduler import RedisScheduler
 
 BLOOM = {
-    "SCHEDULER": "news_crawler.scheduling.RedisScheduler",
-    "DUPEFILTER_CLASS": "news_crawler.bloom.BloomDupeFilter",
+    "SCHEDULER": "news_crawler.frontier.scheduler.RedisScheduler",
+    "DUPEFILTER_CLASS": "news_crawler.frontier.bloom.BloomDupeFilter",
 }
 
 
@@ -85,7 +85,7 @@ def test_a_crawl_with_the_bloom_dupefilter_fetches_nothing_twice(tmp_path, redis
     mirror = Mirror(catalog, day=1)
     server = serve(mirror)
     url = f"http://127.0.0.1:{server.server_address[1]}"
-    settings = {"DUPEFILTER_CLASS": "news_crawler.bloom.BloomDupeFilter", "DEDUP_NAMESPACE": "bloomcrawl"}
+    settings = {"DUPEFILTER_CLASS": "news_crawler.frontier.bloom.BloomDupeFilter", "DEDUP_NAMESPACE": "bloomcrawl"}
     try:
         summary, items = crawl(tmp_path, redis_server.url, url, ["sina"], "day1", settings)
         first = mirror.article_requests()

@@ -10,7 +10,7 @@ import pytest
 from news_crawler.cli import check_workers
 from news_crawler.cli.check import parse_line
 from news_crawler.cli.check_workers import chunks, parse_in_workers
-from news_crawler.fingerprint import Fingerprinter
+from news_crawler.dedup.fingerprint import Fingerprinter
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])

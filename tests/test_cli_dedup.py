@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from news_crawler.embedded import stop_server
-from news_crawler.fingerprint.text import normalize
+from news_crawler.connection.embedded import stop_server
+from news_crawler.dedup.fingerprint.text import normalize
 
 
 def run(args, stdin="", env=None):
@@ -87,7 +87,7 @@ def test_check_contract(redis_server, redis_client, corpus, sina_articles):
 
 def edited_copy(fingerprinter, body):
     """``body`` with a sentence added where that moves its fingerprint by 1 to 3 bits."""
-    from news_crawler.fingerprint import distance
+    from news_crawler.dedup.fingerprint import distance
 
     for twentieth in range(20):
         at = len(body) * twentieth // 20

@@ -16,9 +16,9 @@ import pytest
 
 from news_crawler import connection
 from news_crawler.config import plain_settings
-from news_crawler.fingerprint import UnusableText
-from news_crawler.index import Document, RedisStore, SentenceRule
-from news_crawler.index.generations import IndexFormatError
+from news_crawler.dedup.fingerprint import UnusableText
+from news_crawler.dedup.index import Document, RedisStore, SentenceRule
+from news_crawler.dedup.index.generations import IndexFormatError
 from news_mirror.catalog import build_catalog
 from news_mirror.server import Mirror, serve
 from tests.conftest import DATA

@@ -104,7 +104,7 @@ def test_compose_files_work_with_docker_compose_1_29(name):
 
 
 def test_the_image_installs_the_wheel_and_sets_only_settings_the_code_reads():
-    from news_crawler.validation import known_names
+    from news_crawler.ops.preflight import known_names
 
     dockerfile = (ROOT / "Dockerfile").read_text()
     copies = [line for line in dockerfile.splitlines() if line.startswith("COPY")]

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from news_crawler.fingerprint import UnusableText, distance
-from news_crawler.index import Document, RedisStore, SentenceRule
+from news_crawler.dedup.fingerprint import UnusableText, distance
+from news_crawler.dedup.index import Document, RedisStore, SentenceRule
 
 WORKERS = 4
 
@@ -133,7 +133,7 @@ def _starter(url, barrier, writer):
     format error."""
     from news_crawler import connection
     from news_crawler.config import plain_settings
-    from news_crawler.index.generations import IndexFormatError
+    from news_crawler.dedup.index.generations import IndexFormatError
 
     client = connection.from_settings(plain_settings({"REDIS_URL": url}))
     for n in range(ROUNDS):

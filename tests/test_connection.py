@@ -34,15 +34,15 @@ def test_one_client_and_one_outage_per_crawler_shared_by_its_components(make_cra
     runtime (client, outage state, pool); another crawler gets its own."""
     from scrapy import Spider
 
+    from news_crawler.crawl.runtime import Runtime
+    from news_crawler.frontier.scheduler import RedisScheduler
+    from news_crawler.outcomes.tracker import OutcomeTracker
     from news_crawler.pipelines.dedup import NearDuplicatePipeline
-    from news_crawler.runtime import Runtime
-    from news_crawler.scheduling import RedisScheduler
-    from news_crawler.tracker import OutcomeTracker
 
     class Site(Spider):
         name = "shared"
 
-    crawler = make_crawler(Site, {"SCHEDULER": "news_crawler.scheduling.RedisScheduler"})
+    crawler = make_crawler(Site, {"SCHEDULER": "news_crawler.frontier.scheduler.RedisScheduler"})
     scheduler = RedisScheduler.from_crawler(crawler)
     scheduler.open(crawler.spider)
     pipeline = NearDuplicatePipeline.from_crawler(crawler)
@@ -51,7 +51,7 @@ def test_one_client_and_one_outage_per_crawler_shared_by_its_components(make_cra
     assert scheduler.server is runtime.client and scheduler.df.server is runtime.client
     assert pipeline.store.client is runtime.client and tracker.store.client is runtime.client
     assert scheduler.outage is pipeline.outage is tracker.outage is runtime.outage and pipeline.pool is runtime.pool
-    other = make_crawler(Site, {"SCHEDULER": "news_crawler.scheduling.RedisScheduler"})
+    other = make_crawler(Site, {"SCHEDULER": "news_crawler.frontier.scheduler.RedisScheduler"})
     assert Runtime.of(other) is not runtime and Runtime.of(other).client is not runtime.client
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from news_crawler.outcomes import OutcomeStore
+from news_crawler.outcomes.store import OutcomeStore
 from news_mirror.server import Mirror, serve
 from tests.crawl_helpers import crawl, wait_for
 from tests.redis_server import TestServer
@@ -49,7 +49,7 @@ def describe(pid: int) -> str:
 def recorded_outcomes(client) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for spider in SPIDERS:
-        out.update(OutcomeStore(client, f"{spider}:outcomes", f"{spider}:attempts").all())
+        out.update(OutcomeStore(client, f"{spider}:outcomes", f"{spider}:attempts").latest())
     return out
 
 

@@ -5,10 +5,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
-from news_crawler.index.base import id_key
-from news_crawler.index.drop_records import drop_hash
-from news_crawler.index.scripts import shared
+from news_crawler.dedup.index import Document, MemoryStore, RedisStore, SentenceRule
+from news_crawler.dedup.index.base import id_key
+from news_crawler.dedup.index.drop_records import drop_hash
+from news_crawler.dedup.index.scripts import shared
 
 ORIGINAL = 0x0F0F_0F0F_0F0F_0F0F
 URL = "https://news.example.com.cn/c/2019-10-23/doc-iicezuev4202091.shtml"

@@ -5,8 +5,8 @@ import pytest
 import redis
 
 from news_crawler import connection
-from news_crawler.embedded import EmbeddedServerError, ensure_server, stop_server
-from news_crawler.index import RedisStore
+from news_crawler.connection.embedded import EmbeddedServerError, ensure_server, stop_server
+from news_crawler.dedup.index import RedisStore
 from tests.crawl_helpers import wait_for
 
 

@@ -1,7 +1,7 @@
 import pytest
 import simhash
 
-from news_crawler.fingerprint import Fingerprinter, UnusableText, distance
+from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText, distance
 
 STORY = (
     "北京时间10月30日，武侠小说泰斗金庸在香港逝世，享年94岁。金庸原名查良镛，"

@@ -221,8 +221,8 @@ def test_with_file_start_pages_on_the_downloader_still_refuses_every_other_file_
     from scrapy import Request
     from scrapy.utils.test import get_crawler
 
-    from news_crawler.outcomes import RefusedScheme
-    from news_crawler.safety import SafeRequests
+    from news_crawler.crawl.safety import SafeRequests
+    from news_crawler.outcomes.failures import RefusedScheme
     from news_crawler.spiders.listing import START_PAGE
     from news_crawler.spiders.news import NewsSpider
 
@@ -279,7 +279,7 @@ def test_an_article_over_many_pages_joins_exactly_article_max_pages(tmp_path, re
 def test_the_report_escapes_every_link_and_text_a_page_controls():
     from datetime import date
 
-    from news_crawler.report import ReportData, render
+    from news_crawler.ops.report import ReportData, render
 
     hostile = 'https://a.cn/x?a=1&b="><script>alert(1)</script>'
     data = ReportData(

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from news_crawler.outcomes import parse_outcome
+from news_crawler.outcomes.store import parse_outcome
 from tests.crawl_helpers import ROOT, wait_for
 from tests.hostile_web import HostileWeb, Page, article, flood_page, list_page
 

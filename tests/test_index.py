@@ -4,11 +4,11 @@ import random
 
 import pytest
 
-from news_crawler.fingerprint import distance
-from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
-from news_crawler.index.base import id_key
-from news_crawler.index.drop_records import drop_hashes, read_records
-from news_crawler.index.kept_ids import id_hash
+from news_crawler.dedup.fingerprint import distance
+from news_crawler.dedup.index import Document, MemoryStore, RedisStore, SentenceRule
+from news_crawler.dedup.index.base import id_key
+from news_crawler.dedup.index.drop_records import drop_hashes, read_records
+from news_crawler.dedup.index.kept_ids import id_hash
 
 
 @pytest.fixture(params=["memory", "redis"])

@@ -5,9 +5,9 @@ import sys
 
 from scrapy import Request, Spider
 
-from news_crawler import request_json
-from news_crawler.leasing.owner import is_dead_here, this_owner
-from news_crawler.leasing.queue import LEASE_META, LeasedPriorityQueue
+from news_crawler.frontier import request_json
+from news_crawler.frontier.leasing.owner import is_dead_here, this_owner
+from news_crawler.frontier.leasing.queue import LEASE_META, LeasedPriorityQueue
 
 
 class Site(Spider):
@@ -93,12 +93,14 @@ def test_the_scheduler_renews_its_leases_every_third_of_a_lease(make_crawler, re
     from scrapy import Spider
     from twisted.internet.task import Clock
 
-    from news_crawler.scheduling import RedisScheduler
+    from news_crawler.frontier.scheduler import RedisScheduler
 
     class Site(Spider):
         name = "renewing"
 
-    crawler = make_crawler(Site, {"SCHEDULER": "news_crawler.scheduling.RedisScheduler", "SCHEDULER_LEASE_SECONDS": 60})
+    crawler = make_crawler(
+        Site, {"SCHEDULER": "news_crawler.frontier.scheduler.RedisScheduler", "SCHEDULER_LEASE_SECONDS": 60}
+    )
     scheduler = RedisScheduler.from_crawler(crawler)
     scheduler.timer = timer = Clock()
     scheduler.open(crawler.spider)

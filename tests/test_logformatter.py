@@ -7,9 +7,9 @@ from scrapy.exceptions import DropItem
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from news_crawler.drops import NearDuplicate
+from news_crawler.crawl.logformatter import ArticleLogFormatter
 from news_crawler.items import ArticleItem
-from news_crawler.logformatter import ArticleLogFormatter
+from news_crawler.outcomes.drops import NearDuplicate
 
 
 def _line(entry):

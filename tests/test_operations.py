@@ -8,7 +8,7 @@ import time
 from collections import Counter
 from datetime import UTC, datetime
 
-from news_crawler.fingerprint import distance, from_hex
+from news_crawler.dedup.fingerprint import distance, from_hex
 from news_mirror.server import Mirror, serve
 from tests.crawl_helpers import ROOT, load, mirror_env
 from tests.redis_server import TestServer

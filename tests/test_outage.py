@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from news_crawler.connection import get_redis
-from news_crawler.outage import Outage, RedisUnavailable
+from news_crawler.connection.outage import Outage, RedisUnavailable
 from tests.redis_server import TestServer
 
 

@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from news_crawler.outcomes import DAY, OutcomeStore
+from news_crawler.outcomes.store import DAY, OutcomeStore
 
 URL = "https://news.sina.com.cn/c/2019-11-25/doc-iihnzahi3275702.shtml"
 
@@ -30,9 +30,9 @@ def test_an_outcome_is_read_while_its_day_is_kept(redis_client):
     clock.now += timedelta(days=29)
     assert outcomes.get(URL)["outcome"] == "kept"
     outcomes.record(URL, "failed", "HTTP 503")  # a later day's outcome wins
-    assert outcomes.get(URL)["outcome"] == "failed" and outcomes.all()[URL]["outcome"] == "failed"
+    assert outcomes.get(URL)["outcome"] == "failed" and outcomes.latest()[URL]["outcome"] == "failed"
     clock.now += timedelta(days=30)
-    assert outcomes.get(URL) is None and outcomes.all() == {}
+    assert outcomes.get(URL) is None and outcomes.latest() == {}
 
 
 def test_a_month_of_daily_crawls_keeps_only_the_live_days(redis_client):
@@ -48,30 +48,44 @@ def test_a_month_of_daily_crawls_keeps_only_the_live_days(redis_client):
     assert len(redis_client.keys("sina:outcomes:20*")) == 30
     assert len(redis_client.keys("sina:outcomes:counts:*")) == 30  # each day's counts go with it
     assert outcomes.counts() == {"kept": 20}
-    assert len(outcomes.all()) == 30 * 20
+    assert len(outcomes.latest()) == 30 * 20
     assert outcomes.get(f"{URL}?day=59&n=0") and outcomes.get(f"{URL}?day=29&n=0") is None
 
 
-def test_outcomes_recorded_before_day_hashes_are_still_read(redis_client):
-    redis_client.hset("sina:outcomes", URL, '{"outcome": "kept", "reason": "", "time": "2026-01-01T00:00:00+00:00"}')
-    outcomes = store(redis_client, Clock(datetime.now(UTC)))
-    assert outcomes.get(URL)["outcome"] == "kept" and URL in outcomes.all()
-
-
-def test_an_outcome_is_a_short_record_and_one_in_json_is_still_counted_when_it_changes(redis_client):
+def test_an_outcome_is_a_short_record(redis_client):
     clock = Clock(datetime.now(UTC).replace(microsecond=0))  # a day hash of the past expires at once
     outcomes = store(redis_client, clock)
     outcomes.record(URL, "failed", "HTTP 503 | retried")
     key = f"sina:outcomes:{clock.now.date().isoformat()}"
     assert redis_client.hget(key, URL) == f"failed|{int(clock.now.timestamp())}|HTTP 503 | retried".encode()
     assert outcomes.get(URL) == {"outcome": "failed", "reason": "HTTP 503 | retried", "time": clock.now.isoformat()}
-    other = URL + "?json"
-    redis_client.hset(key, other, '{"outcome": "duplicate", "reason": "", "time": "2026-01-01T08:00:00+00:00"}')
-    redis_client.hincrby(outcomes.counts_key(clock.now.date()), "duplicate", 1)
-    outcomes.record(other, "kept")  # the JSON record's outcome moves out of its count
-    assert outcomes.counts() == {"failed": 1, "kept": 1}
     with pytest.raises(ValueError, match="outcome"):
         outcomes.record(URL, "not one|word")
+
+
+@pytest.mark.parametrize(
+    "key,record",
+    [
+        ("outcomes", '{"outcome": "duplicate", "reason": "", "time": "2026-01-01T08:00:00+00:00"}'),
+        ("outcomes", "kept"),
+        ("attempts", "3"),  # a bare count: no run named
+    ],
+)
+def test_a_record_another_version_wrote_is_refused_in_one_line(redis_client, key, record):
+    from news_crawler.errors import UserError
+
+    clock = Clock(datetime.now(UTC))
+    outcomes = store(redis_client, clock)
+    day_key = f"sina:outcomes:{clock.now.date().isoformat()}" if key == "outcomes" else "sina:attempts"
+    redis_client.hset(day_key, URL, record)
+    calls = [lambda: outcomes.get(URL), outcomes.latest, lambda: outcomes.record(URL, "kept")]
+    if key == "attempts":
+        calls = [lambda: outcomes.count_attempt(URL)]
+    for call in calls:
+        with pytest.raises(UserError) as refused:
+            call()
+        assert "another version wrote it" in str(refused.value) and "\n" not in str(refused.value)
+    assert redis_client.hget(day_key, URL) == record.encode()  # left as it was
 
 
 def test_keep_days_zero_keeps_one_hash_forever(redis_client):
@@ -91,8 +105,6 @@ def test_attempts_count_runs_and_are_cleared_when_a_url_succeeds_or_is_given_up(
     assert redis_client.hget("sina:attempts", URL).startswith(b"2:")
     outcomes.record(URL, "kept")
     assert redis_client.hget("sina:attempts", URL) is None
-    redis_client.hset("sina:attempts", URL, 3)  # as HINCRBY wrote it before
-    assert outcomes.count_attempt(URL) == 4 and outcomes.count_attempt(URL) == 4
 
 
 def test_counts_follow_each_urls_latest_outcome_and_a_replay_counts_nothing(redis_client):
@@ -114,7 +126,7 @@ def test_counts_follow_each_urls_latest_outcome_and_a_replay_counts_nothing(redi
 def test_a_day_is_a_day_of_the_zone_asked_for(redis_client):
     from zoneinfo import ZoneInfo
 
-    from news_crawler.index import RedisStore
+    from news_crawler.dedup.index import RedisStore
 
     late = datetime(2026, 11, 27, 17, 30, tzinfo=UTC)  # 01:30 on the 28th in Shanghai
     shanghai = OutcomeStore(

@@ -8,8 +8,8 @@ import pytest
 from scrapy.utils.test import get_crawler
 
 from news_crawler.config import with_defaults
+from news_crawler.crawl.pool import PageTimeout, WorkerPool, dedup_config
 from news_crawler.extraction.page import page_fields
-from news_crawler.pool import PageTimeout, WorkerPool, dedup_config
 
 PAGE = (
     "<html><head><title>标题</title></head><body><h1>标题</h1><p>" + "正文内容，写得很长。" * 20 + "</p></body></html>"

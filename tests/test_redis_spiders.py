@@ -2,7 +2,7 @@
 
 from scrapy.utils.test import get_crawler
 
-from news_crawler.redis_spiders import RedisCrawlSpider, RedisSpider
+from news_crawler.spiders.redis_spiders import RedisCrawlSpider, RedisSpider
 
 
 class Feed(RedisSpider):

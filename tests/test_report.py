@@ -52,7 +52,7 @@ def report(tmp_path, sina_articles):
     """A crawl (2 kept, 1 reprint dropped, 1 invalid) and yesterday's counts, then the report."""
     from news_crawler import connection
     from news_crawler.config import plain_settings
-    from news_crawler.outcomes import OutcomeStore
+    from news_crawler.outcomes.store import OutcomeStore
 
     server, web = TestServer(tmp_path / "redis"), HostileWeb()
     env = {

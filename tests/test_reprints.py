@@ -11,9 +11,9 @@ import sys
 import opencc
 import pytest
 
-from news_crawler.fingerprint import distance
-from news_crawler.fingerprint.sentences import longest_sentences
-from news_crawler.fingerprint.text import normalize, simplified
+from news_crawler.dedup.fingerprint import distance
+from news_crawler.dedup.fingerprint.sentences import longest_sentences
+from news_crawler.dedup.fingerprint.text import normalize, simplified
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,7 @@ def test_regional_vocabulary_and_variant_characters_fold_and_simplified_text_sta
 def test_a_one_line_story_that_starts_with_a_caption_is_an_article_and_its_copies_are_caught(
     fingerprinter, stories, lead
 ):
-    from news_crawler.index import MemoryStore, SentenceRule
+    from news_crawler.dedup.index import MemoryStore, SentenceRule
 
     one_line = lead + "".join(stories[0].split())
     store = MemoryStore(3, SentenceRule())

@@ -2,7 +2,7 @@ import pytest
 from scrapy import Request
 from scrapy.utils.request import request_from_dict
 
-from news_crawler import request_json
+from news_crawler.frontier import request_json
 from news_crawler.spiders.news import NewsSpider
 
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from news_crawler.index import Document, RedisStore, SentenceRule
+from news_crawler.dedup.index import Document, RedisStore, SentenceRule
 
 DAY = 86_400
 
@@ -206,7 +206,7 @@ def test_a_write_on_a_generation_another_process_sealed_is_decided_on_the_newest
 
 
 def test_an_index_of_another_format_stops_with_one_line(redis_client):
-    from news_crawler.index.generations import IndexFormatError
+    from news_crawler.dedup.index.generations import IndexFormatError
 
     redis_client.set("old:held", 3)  # as a version before formats were recorded wrote it
     with pytest.raises(

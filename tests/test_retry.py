@@ -6,7 +6,7 @@ from scrapy import Request, Spider
 from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 
-from news_crawler.retry import BackoffRetryMiddleware
+from news_crawler.crawl.retry import BackoffRetryMiddleware
 
 
 def middleware(**settings):

@@ -5,9 +5,9 @@ import json
 
 from scrapy import Request, Spider
 
-from news_crawler.scheduling import RedisDupeFilter, RedisScheduler
+from news_crawler.frontier.scheduler import RedisDupeFilter, RedisScheduler
 
-SCHEDULER = {"SCHEDULER": "news_crawler.scheduling.RedisScheduler"}
+SCHEDULER = {"SCHEDULER": "news_crawler.frontier.scheduler.RedisScheduler"}
 
 
 class Plain(Spider):
@@ -140,14 +140,16 @@ def test_an_unknown_fingerprint_mode_is_refused_with_the_choices(make_crawler):
 def test_the_scheduler_picks_its_paths_once_by_the_contracts_its_parts_keep(make_crawler, redis_client):
     """The project's queue and dupefilters keep the Protocols of ``contracts.py``; a plain
     scrapy-redis queue does not, and the scheduler then marks and queues in two steps."""
-    from news_crawler.contracts import LeasedQueue, Scheduling, SeenSet
+    from news_crawler.protocols import LeasedQueue, Scheduling, SeenSet
 
     leased = open_scheduler(make_crawler(Plain, SCHEDULER))
     assert isinstance(leased.queue, LeasedQueue) and leased.leased is leased.queue
     assert isinstance(leased.df, SeenSet) and leased.seen_set is leased.df and isinstance(leased, Scheduling)
     assert leased.enqueue_request(Request("https://example.com/a"))
     assert leased.seen_many([Request("https://example.com/a"), Request("https://example.com/b")]) == [True, False]
-    bloom = open_scheduler(make_crawler(Plain, {**SCHEDULER, "DUPEFILTER_CLASS": "news_crawler.bloom.BloomDupeFilter"}))
+    bloom = open_scheduler(
+        make_crawler(Plain, {**SCHEDULER, "DUPEFILTER_CLASS": "news_crawler.frontier.bloom.BloomDupeFilter"})
+    )
     assert isinstance(bloom.df, SeenSet) and bloom.enqueue_request(Request("https://example.com/c"))
     assert not bloom.enqueue_request(Request("https://example.com/c"))  # its bits were set with the push
 

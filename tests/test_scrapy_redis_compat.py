@@ -10,12 +10,12 @@ from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import FifoQueue, PriorityQueue
 
 from news_crawler.cli.crawler import main as news_crawler
-from news_crawler.dupefilter import RedisDupeFilter
-from news_crawler.leasing import LeasedPriorityQueue
+from news_crawler.frontier.dupefilter import RedisDupeFilter
+from news_crawler.frontier.leasing import LeasedPriorityQueue
+from news_crawler.frontier.scheduler import RedisScheduler
 from news_crawler.pipelines.redis_export import RedisListPipeline, RedisPipeline
-from news_crawler.scheduling import RedisScheduler
 
-SCHEDULER = {"SCHEDULER": "news_crawler.scheduling.RedisScheduler"}
+SCHEDULER = {"SCHEDULER": "news_crawler.frontier.scheduler.RedisScheduler"}
 
 
 class Shop(Spider):
@@ -47,7 +47,7 @@ def test_scheduler_dupefilter_class_wins_over_dupefilter_class(make_crawler):
     settings = {
         **SCHEDULER,
         "SCHEDULER_DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
-        "DUPEFILTER_CLASS": "news_crawler.dupefilter.RedisDupeFilter",
+        "DUPEFILTER_CLASS": "news_crawler.frontier.dupefilter.RedisDupeFilter",
     }
     assert type(open_scheduler(make_crawler(Shop, settings)).df) is RFPDupeFilter
 

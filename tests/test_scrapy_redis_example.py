@@ -18,8 +18,8 @@ SETTINGS = """
 SPIDER_MODULES = ["example.spiders"]
 NEWSPIDER_MODULE = "example.spiders"
 USER_AGENT = "scrapy-redis (+https://github.com/rolando/scrapy-redis)"
-DUPEFILTER_CLASS = "news_crawler.scheduling.RedisDupeFilter"   # was scrapy_redis.dupefilter.RFPDupeFilter
-SCHEDULER = "news_crawler.scheduling.RedisScheduler"           # was scrapy_redis.scheduler.Scheduler
+DUPEFILTER_CLASS = "news_crawler.frontier.scheduler.RedisDupeFilter"   # was scrapy_redis.dupefilter.RFPDupeFilter
+SCHEDULER = "news_crawler.frontier.scheduler.RedisScheduler"           # was scrapy_redis.scheduler.Scheduler
 SCHEDULER_PERSIST = True
 ITEM_PIPELINES = {
     "example.pipelines.ExamplePipeline": 300,

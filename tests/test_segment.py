@@ -9,7 +9,7 @@ from itertools import islice
 import pytest
 import simhash
 
-from news_crawler.fingerprint import Fingerprinter
+from news_crawler.dedup.fingerprint import Fingerprinter
 from tests.conftest import DATA
 
 ARTICLES = 800
@@ -42,7 +42,7 @@ def test_auto_falls_back_to_jieba_where_rjieba_is_not_exact_and_says_why(tmp_pat
     assert Fingerprinter().weigher.segment.backend == "rjieba"
     user_dict = tmp_path / "user.txt"
     user_dict.write_text("新冠肺炎 100 n\n", encoding="utf-8")
-    with caplog.at_level(logging.INFO, logger="news_crawler.fingerprint.segment"):
+    with caplog.at_level(logging.INFO, logger="news_crawler.dedup.fingerprint.segment"):
         assert Fingerprinter(hmm=True).weigher.segment.backend == "jieba"
         with_dict = Fingerprinter(user_dict=user_dict)
     assert with_dict.weigher.segment.backend == "jieba"

@@ -4,11 +4,11 @@ import random
 
 import pytest
 
-from news_crawler.fingerprint import distance
-from news_crawler.fingerprint.sentences import length_code, length_slack, longest_sentences, signature
-from news_crawler.fingerprint.text import normalize
-from news_crawler.index import Document, MemoryStore, RedisStore, SentenceRule
-from news_crawler.index.kept_ids import short_ref
+from news_crawler.dedup.fingerprint import distance
+from news_crawler.dedup.fingerprint.sentences import length_code, length_slack, longest_sentences, signature
+from news_crawler.dedup.fingerprint.text import normalize
+from news_crawler.dedup.index import Document, MemoryStore, RedisStore, SentenceRule
+from news_crawler.dedup.index.kept_ids import short_ref
 
 RULE = SentenceRule(match=3, max_distance=24, length_ratio=0.8)
 

@@ -3,8 +3,8 @@ import random
 import pytest
 import simhash
 
-from news_crawler.fingerprint import blocks, distance, fingerprint, from_hex, similarity, to_hex
-from news_crawler.fingerprint.simhash64 import WEIGHT_QUANTUM
+from news_crawler.dedup.fingerprint import blocks, distance, fingerprint, from_hex, similarity, to_hex
+from news_crawler.dedup.fingerprint.simhash64 import WEIGHT_QUANTUM
 
 
 def test_bit_identical_to_simhash_package_on_real_articles(sina_articles, fingerprinter):

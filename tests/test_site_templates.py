@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from news_crawler.dedup.fingerprint import Fingerprinter
+from news_crawler.dedup.index import MemoryStore, SentenceRule
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.decode import decode_html
-from news_crawler.fingerprint import Fingerprinter
-from news_crawler.index import MemoryStore, SentenceRule
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from cross_site import lines_of, similarity  # noqa: E402

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from news_crawler.sites import Site, SitesFileError, active_sites, load_sites, read_sites_file
+from news_crawler.spiders.sites import Site, SitesFileError, active_sites, load_sites, read_sites_file
 from tests.crawl_helpers import ROOT
 from tests.hostile_web import HostileWeb, article, list_page
 

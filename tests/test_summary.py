@@ -6,7 +6,7 @@ import pytest
 from scrapy import Spider
 from scrapy.utils.test import get_crawler
 
-from news_crawler.summary import CrawlSummary, format_table, summarize
+from news_crawler.crawl.summary import CrawlSummary, format_table, summarize
 
 STATS = {
     "pages/article/sina": 6,  # an article over two pages: one outcome
@@ -89,7 +89,7 @@ def test_summary_file_gets_one_line_per_spider_run(tmp_path):
     ],
 )
 def test_a_crawl_fails_when_it_did_not_do_its_work(reason, rows, seeded, problem):
-    from news_crawler.summary import crawl_problem
+    from news_crawler.crawl.summary import crawl_problem
 
     found = crawl_problem(reason, rows, seeded)
     assert (found is None) if problem is None else (found is not None and found.startswith(problem)), found

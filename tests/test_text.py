@@ -1,4 +1,4 @@
-from news_crawler.fingerprint.text import is_boilerplate, normalize, strip_boilerplate
+from news_crawler.dedup.fingerprint.text import is_boilerplate, normalize, strip_boilerplate
 
 
 def test_normalize_width_case_spaces_and_invisibles():
@@ -35,7 +35,7 @@ def test_strip_boilerplate_keeps_the_story():
 def test_fast_nfkc_equals_unicodedata_nfkc(sina_articles):
     import unicodedata
 
-    from news_crawler.fingerprint.text import nfkc
+    from news_crawler.dedup.fingerprint.text import nfkc
 
     samples = [a["body"] for a in sina_articles[:300]] + [
         "ＡＢＣ　１２３，．！",

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from news_crawler.outcomes import OutcomeStore
+from news_crawler.outcomes.store import OutcomeStore
 from news_mirror.handler import mirror_path
 from news_mirror.server import Mirror, serve
 from tests.crawl_helpers import ROOT, crawl, mirror_env
@@ -39,7 +39,7 @@ def test_gone_robots_and_failed_pages(tmp_path, redis_server, redis_client, cata
 
     summary, _ = crawl(tmp_path, redis_server.url, url, ["sina"], name="run1", settings=settings)
     store = OutcomeStore(redis_client, "sina:outcomes", "sina:attempts")
-    outcomes = {u: r["outcome"] for u, r in store.all().items()}
+    outcomes = {u: r["outcome"] for u, r in store.latest().items()}
     assert (outcomes[gone], outcomes[gone2], outcomes[denied], outcomes[broken]) == ("gone", "gone", "robots", "failed")
     row = summary["sites"]["sina"]
     assert (row["gone"], row["robots"], row["failed"], row["errors"]) == (2, 1, 1, 0)
@@ -156,9 +156,9 @@ def test_a_failed_start_page_is_fetched_and_counted_once_a_run_as_the_report_cou
     tmp_path, redis_server, redis_client, catalog, site
 ):
     from news_crawler.config import build_settings
-    from news_crawler.engine import store_from_settings
-    from news_crawler.report import gather
-    from news_crawler.sites import load_sites
+    from news_crawler.dedup.from_settings import store_from_settings
+    from news_crawler.ops.report import gather
+    from news_crawler.spiders.sites import load_sites
 
     mirror, url = site
     start = mirror_path(load_sites()["sina"].start_urls[1])

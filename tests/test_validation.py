@@ -4,7 +4,7 @@ import pytest
 
 from news_crawler.config import from_environment, plain_settings
 from news_crawler.errors import UserError
-from news_crawler.validation import check_values, environment_names, known_names, unknown_names
+from news_crawler.ops.preflight import check_values, environment_names, known_names, unknown_names
 
 
 def test_the_environment_sets_any_setting_by_its_name_as_its_default_s_type():

@@ -36,8 +36,8 @@ def register(sub: Any) -> None:
 
 def adopt_spider(client: Any, settings: Any, name: str, unpickle: bool) -> tuple[list[str], bool]:
     """What was found for spider ``name`` (lines to print), and whether it is all taken over."""
-    from news_crawler.adopt import convert_queue
     from news_crawler.connection import spider_key
+    from news_crawler.ops.adopt import convert_queue
 
     seen_key = spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), name, client)
     seen = client.scard(seen_key) if client.type(seen_key) in (b"set", "set") else 0
@@ -74,8 +74,8 @@ def adopt_spider(client: Any, settings: Any, name: str, unpickle: bool) -> tuple
 
 def run(args: argparse.Namespace) -> int:
     from news_crawler import connection
-    from news_crawler.adopt import QueueChanged
     from news_crawler.config import with_defaults
+    from news_crawler.ops.adopt import QueueChanged
 
     settings = with_defaults(options.settings(args))
     all_ok = True

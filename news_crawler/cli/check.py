@@ -12,8 +12,8 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from news_crawler.cli.check_workers import chunks, parse_in_workers
-from news_crawler.fingerprint import Fingerprinter, UnusableText, to_hex
-from news_crawler.index import Document, FingerprintStore
+from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText, to_hex
+from news_crawler.dedup.index import Document, FingerprintStore
 
 CHECK_CHUNK = 256
 READ_BLOCK = 1 << 20

@@ -19,8 +19,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
 from typing import Any, cast
 
-from news_crawler.fingerprint import Fingerprinter
-from news_crawler.pool import die_with_parent
+from news_crawler.crawl.pool import die_with_parent
+from news_crawler.dedup.fingerprint import Fingerprinter
 
 Chunk = tuple[int, list[bytes]]  # (number of its first line, its lines)
 SHUTDOWN_SECONDS = 10.0  # waited at most for the workers to stop

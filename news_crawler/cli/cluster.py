@@ -24,9 +24,9 @@ def seconds_until(hhmm: str, now: datetime | None = None) -> float:
 
 def cmd_seed(args: argparse.Namespace) -> int:
     from news_crawler import connection
-    from news_crawler.runner import unknown_spiders
-    from news_crawler.sites import load_sites, sites_files
+    from news_crawler.crawl.runner import unknown_spiders
     from news_crawler.spiders.seeds import seed
+    from news_crawler.spiders.sites import load_sites, sites_files
 
     # A container's first process ignores SIGTERM unless it handles it: docker stop ends it at once.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from news_crawler.cli import options
-from news_crawler.summary import format_table
+from news_crawler.crawl.summary import format_table
 
 
 def run_and_report(
     names: list[str], overrides: dict[str, Any], summary_path: str | None, spider_args: dict[str, str] | None = None
 ) -> int:
     from news_crawler.config import build_settings, setting_path
-    from news_crawler.runner import all_spider_names, merge_sites, run_spiders
+    from news_crawler.crawl.runner import all_spider_names, merge_sites, run_spiders
 
     names = names or all_spider_names(build_settings(overrides))
     if summary_path:  # before the crawl: a summary that cannot be written must not waste one

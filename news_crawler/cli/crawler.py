@@ -23,9 +23,9 @@ import redis
 
 from news_crawler import connection
 from news_crawler.cli import adopt, cluster, crawl, daily, extract, metrics, options, outcomes, report, sites, status
-from news_crawler.embedded import EmbeddedServerError
+from news_crawler.connection.embedded import EmbeddedServerError
 from news_crawler.errors import UserError, redis_problem
-from news_crawler.validation import check_settings
+from news_crawler.ops.preflight import check_settings
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from news_crawler.cli import options
 from news_crawler.config import setting_path, zone
-from news_crawler.summary import format_table
+from news_crawler.crawl.summary import format_table
 
 EX_TEMPFAIL = 75
 
@@ -49,7 +49,7 @@ def take_lock(path: Path, now: datetime) -> tuple[IO[str] | None, str]:
 
 
 def cmd_daily(args: argparse.Namespace) -> int:
-    from news_crawler.runner import all_spider_names, merge_sites, run_spiders
+    from news_crawler.crawl.runner import all_spider_names, merge_sites, run_spiders
 
     overrides = options.overrides(args)
     settings = options.settings(args)

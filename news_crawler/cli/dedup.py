@@ -24,14 +24,14 @@ from news_crawler.cli.check import check, read_lines
 from news_crawler.cli.check_workers import default_workers
 from news_crawler.cli.progress import Progress
 from news_crawler.config import PlainSettings, parse_overrides, plain_settings
-from news_crawler.embedded import EmbeddedServerError
-from news_crawler.engine import fingerprinter_from_settings, store_from_settings
+from news_crawler.connection.embedded import EmbeddedServerError
+from news_crawler.dedup.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
+from news_crawler.dedup.fingerprint.sentences import longest_sentences
+from news_crawler.dedup.from_settings import fingerprinter_from_settings, store_from_settings
+from news_crawler.dedup.index import Decision, RedisStore, check_max_distance
 from news_crawler.errors import UserError, redis_problem
-from news_crawler.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
-from news_crawler.fingerprint.sentences import longest_sentences
-from news_crawler.index import Decision, RedisStore, check_max_distance
+from news_crawler.ops.preflight import check_values, known_names, unknown_names, warn_of_environment
 from news_crawler.printable import json_line, printable
-from news_crawler.validation import check_values, known_names, unknown_names, warn_of_environment
 
 
 def _settings(args: argparse.Namespace) -> PlainSettings:

@@ -27,8 +27,8 @@ FIELDS = tuple(f for f in FEED_FIELDS if f not in ("site", "crawled_at"))
 
 def fields_of(body: bytes, content_type: str, url: str, fingerprinter: Any, min_chars: int) -> dict[str, Any]:
     """What the crawler would write of a page: its fields and fingerprint, or why it is invalid."""
+    from news_crawler.dedup.fingerprint import UnusableText, to_hex
     from news_crawler.extraction.page import page_fields
-    from news_crawler.fingerprint import UnusableText, to_hex
     from news_crawler.items import well_formed
     from news_crawler.pipelines.validate import unusable
 
@@ -48,7 +48,7 @@ def fields_of(body: bytes, content_type: str, url: str, fingerprinter: Any, min_
 
 def cmd_extract(args: argparse.Namespace) -> int:
     from news_crawler.config import with_defaults
-    from news_crawler.engine import fingerprinter_from_settings
+    from news_crawler.dedup.from_settings import fingerprinter_from_settings
 
     settings = with_defaults(options.settings(args))
     fingerprinter = fingerprinter_from_settings(settings)

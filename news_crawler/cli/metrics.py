@@ -33,7 +33,7 @@ class RedisCollector:
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
         from news_crawler.cli.status import build_report
-        from news_crawler.outage import REDIS_ERRORS
+        from news_crawler.connection.outage import REDIS_ERRORS
 
         up = GaugeMetricFamily(f"{PREFIX}_redis_up", "1 when Redis answered this scrape, else 0")
         try:
@@ -106,7 +106,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from prometheus_client import CollectorRegistry, start_http_server
 
     from news_crawler import connection
-    from news_crawler.engine import check_index
+    from news_crawler.dedup.from_settings import check_index
 
     settings = options.settings(args)
     connection.check_reachable(settings)

@@ -2,7 +2,7 @@
 
     news-crawler outcomes [--site S] [--outcome invalid|failed|...] [--day YYYY-MM-DD] [--limit N] [--json]
 
-Every URL a crawl took from its queue has one recorded outcome (``outcomes.py``): kept,
+Every URL a crawl took from its queue has one recorded outcome (``outcomes/store.py``): kept,
 duplicate, invalid (with the reason), gone, robots, failed, given_up or error. The counts
 are in ``status``; this lists the URLs themselves, from the live days' hashes.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 from datetime import date
-from typing import Any
 
 from news_crawler.cli import options
 from news_crawler.printable import json_line, printable
@@ -27,38 +26,17 @@ def day(text: str) -> date:
         raise argparse.ArgumentTypeError(f"expected a day as YYYY-MM-DD, got {text!r}") from None
 
 
-def rows(
-    client: Any, settings: Any, spiders: list[str], outcome: str | None, when: date | None
-) -> list[dict[str, str]]:
-    """``{"site", "url", "outcome", "reason", "time"}`` of the spiders' URLs, newest first."""
-    from news_crawler.config import with_defaults
-    from news_crawler.outcomes import OutcomeStore, parse_outcome
-
-    out = []
-    for name in spiders:
-        store = OutcomeStore.for_spider(client, with_defaults(settings), name)
-        keys = [f"{store.outcomes_key}:{when.isoformat()}"] if when else list(reversed(store.keys()))
-        latest: dict[str, dict[str, str]] = {}
-        for key in keys:  # oldest first: a later day's outcome wins
-            latest.update({url.decode(): parse_outcome(raw) for url, raw in client.hgetall(key).items()})
-        out += [
-            {"site": name, "url": url, **record}
-            for url, record in latest.items()
-            if outcome is None or record["outcome"] == outcome
-        ]
-    return sorted(out, key=lambda r: r["time"], reverse=True)
-
-
 def cmd_outcomes(args: argparse.Namespace) -> int:
     from news_crawler import connection
-    from news_crawler.runner import all_spider_names, unknown_spiders
+    from news_crawler.crawl.runner import all_spider_names, unknown_spiders
+    from news_crawler.outcomes.store import latest_outcomes
 
     settings = options.settings(args)
     if args.site:
         unknown_spiders([args.site], settings)
     connection.check_reachable(settings)
     spiders = [args.site] if args.site else all_spider_names(settings) + ["news"]
-    found = rows(connection.from_settings(settings), settings, spiders, args.outcome, args.day)
+    found = latest_outcomes(connection.from_settings(settings), settings, spiders, args.outcome, args.day)
     for row in found[: args.limit]:
         if args.json:
             print(json_line(row))

@@ -21,9 +21,9 @@ def write_report(settings: Any, days: int = 30, out: str | None = None) -> list[
     """Render the report from Redis and write it; returns the files written."""
     from news_crawler import connection
     from news_crawler.config import with_defaults
-    from news_crawler.engine import store_from_settings
-    from news_crawler.report import gather, render
-    from news_crawler.runner import all_spider_names
+    from news_crawler.crawl.runner import all_spider_names
+    from news_crawler.dedup.from_settings import store_from_settings
+    from news_crawler.ops.report import gather, render
 
     settings = with_defaults(settings)
     connection.check_reachable(settings)

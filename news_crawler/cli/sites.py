@@ -27,7 +27,7 @@ ARTICLES = 2
 
 
 def cmd_sites(args: argparse.Namespace) -> int:
-    from news_crawler.sites import active_sites, sites_files
+    from news_crawler.spiders.sites import active_sites, sites_files
 
     settings = options.settings(args)
     active = active_sites(sites_files(settings.get("SITES_FILE")))
@@ -45,8 +45,8 @@ def cmd_sites(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from news_crawler.config import with_defaults
-    from news_crawler.sites import load_sites, sites_files
     from news_crawler.spiders.news import NewsSpider, tracking_pattern
+    from news_crawler.spiders.sites import load_sites, sites_files
 
     settings = with_defaults(options.settings(args))
     sites = load_sites(sites_files(settings.get("SITES_FILE")))
@@ -113,7 +113,7 @@ def check_start_page(fetcher: Fetcher, spider: Any, url: str, tracking: Any) -> 
             group = "deny"
         elif any(p.search(link) for p in spider._allow):
             group = "allow" if spider.on_site(link) else "elsewhere"
-        elif any(p.search(link) for p in spider._follow):
+        elif any(p.search(link) for p in spider.follow_patterns):
             group = "follow"
         else:
             group = "nothing"

@@ -16,10 +16,10 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
     pending seeds and today's outcomes of every spider that has any."""
     from scrapy.utils.misc import load_object
 
-    from news_crawler.bloom import BloomDupeFilter
     from news_crawler.config import with_defaults
     from news_crawler.connection import spider_key
-    from news_crawler.outcomes import OutcomeStore
+    from news_crawler.frontier.bloom import BloomDupeFilter
+    from news_crawler.outcomes.store import OutcomeStore
 
     dupefilter = load_object(settings.get("DUPEFILTER_CLASS")) if settings.get("DUPEFILTER_CLASS") else None
     bloom = dupefilter if isinstance(dupefilter, type) and issubclass(dupefilter, BloomDupeFilter) else None
@@ -52,8 +52,8 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
 def build_report(settings: Any) -> dict[str, Any]:
     from news_crawler import connection
     from news_crawler.cli.daily import last_run
-    from news_crawler.engine import store_from_settings
-    from news_crawler.runner import all_spider_names
+    from news_crawler.crawl.runner import all_spider_names
+    from news_crawler.dedup.from_settings import store_from_settings
 
     client = connection.from_settings(settings)
     index = store_from_settings(settings, client).report()
@@ -153,7 +153,7 @@ def empty_hint(settings: Any) -> str:
 
 
 def cmd_stop_server(args: argparse.Namespace) -> int:
-    from news_crawler.embedded import stop_server
+    from news_crawler.connection.embedded import stop_server
 
     directory = setting_path(options.settings(args), "EMBEDDED_REDIS_DIR")
     if stop_server(directory):

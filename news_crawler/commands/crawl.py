@@ -16,8 +16,8 @@ from typing import Any
 from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.spiderloader import get_spider_loader
 
+from news_crawler.crawl.summary import crawl_problem, summarize
 from news_crawler.errors import UserError
-from news_crawler.summary import crawl_problem, summarize
 
 STOPPED = "redis_unavailable"
 
@@ -62,10 +62,10 @@ def _check(loader: Any, name: str, spargs: dict[str, Any], settings: Any, given:
     """The spider, its arguments and Redis checked before anything starts, so that a mistake
     is one line (``UserError``), not a traceback."""
     from news_crawler import connection
-    from news_crawler.engine import check_index
-    from news_crawler.runner import unknown_spiders
+    from news_crawler.crawl.runner import unknown_spiders
+    from news_crawler.dedup.from_settings import check_index
+    from news_crawler.ops.preflight import check_settings
     from news_crawler.spiders.news import check_arguments
-    from news_crawler.validation import check_settings
 
     check_settings(settings, given=given)
     unknown_spiders([name], settings)

@@ -1,5 +1,5 @@
 """A fetched page -> the article fields of its item. Plain data in, plain data out: it runs
-in the worker pool (``news_crawler.pool``), so the reactor thread only moves bytes."""
+in the worker pool (``news_crawler.crawl.pool``), so the reactor thread only moves bytes."""
 
 from __future__ import annotations
 

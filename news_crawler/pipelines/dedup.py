@@ -1,6 +1,6 @@
 """Near-duplicate step: fingerprint the body off the reactor, decide in Redis, drop copies.
 
-The fingerprint is computed in the shared pool (``news_crawler.pool``); decisions of
+The fingerprint is computed in the shared pool (``news_crawler.crawl.pool``); decisions of
 items that arrive together go to Redis in one atomic call (``DEDUP_BATCH_SIZE`` at most).
 One namespace is shared by every spider, so a reprint on another portal is caught.
 """
@@ -12,17 +12,17 @@ from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from news_crawler.config import with_defaults
-from news_crawler.drops import InvalidArticle, NearDuplicate, SeenBefore, Unsettled
-from news_crawler.engine import store_from_settings
-from news_crawler.fingerprint import to_hex
-from news_crawler.fingerprint.fingerprinter import Fingerprint
-from news_crawler.index import FingerprintStore
-from news_crawler.index.batching import DecisionBatcher
+from news_crawler.connection.outage import Outage, RedisUnavailable
+from news_crawler.crawl.pool import PageTimeout, WorkerPool
+from news_crawler.crawl.runtime import Runtime
+from news_crawler.dedup.fingerprint import to_hex
+from news_crawler.dedup.fingerprint.fingerprinter import Fingerprint
+from news_crawler.dedup.from_settings import store_from_settings
+from news_crawler.dedup.index import FingerprintStore
+from news_crawler.dedup.index.batching import DecisionBatcher
 from news_crawler.items import ArticleItem
-from news_crawler.outage import Outage, RedisUnavailable
-from news_crawler.outcomes import OutcomeStore
-from news_crawler.pool import PageTimeout, WorkerPool
-from news_crawler.runtime import Runtime
+from news_crawler.outcomes.drops import InvalidArticle, NearDuplicate, SeenBefore, Unsettled
+from news_crawler.outcomes.store import OutcomeStore
 
 
 class NearDuplicatePipeline:

@@ -23,9 +23,9 @@ from scrapy.utils.serialize import ScrapyJSONEncoder
 
 from news_crawler import connection
 from news_crawler.config import with_defaults
-from news_crawler.drops import Unsettled
-from news_crawler.outage import Outage, RedisUnavailable
-from news_crawler.runtime import Runtime
+from news_crawler.connection.outage import Outage, RedisUnavailable
+from news_crawler.crawl.runtime import Runtime
+from news_crawler.outcomes.drops import Unsettled
 
 SCRAPY_REDIS_ITEMS_KEY = "%(spider)s:items"
 _encoder = ScrapyJSONEncoder(ensure_ascii=False)

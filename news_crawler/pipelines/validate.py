@@ -6,9 +6,9 @@ from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 
 from news_crawler.config import with_defaults
-from news_crawler.drops import InvalidArticle
 from news_crawler.extraction.decode import is_text
 from news_crawler.items import ArticleItem
+from news_crawler.outcomes.drops import InvalidArticle
 
 
 def unusable(body: str, min_chars: int) -> tuple[str, str] | None:

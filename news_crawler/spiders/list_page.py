@@ -4,18 +4,21 @@ defence against a page that would flood the queue (see the README, "Crawling unt
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 from urllib.parse import urldefrag, urlparse
 
 import scrapy
+from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.linkextractors import IGNORED_EXTENSIONS
+from twisted.python.failure import Failure
 from w3lib.url import safe_url_string
 
+from news_crawler.crawl.redact import short_url
 from news_crawler.extraction.pagination import page_of
-from news_crawler.redact import short_url
 from news_crawler.spiders.listing import (
     LIST_DEPTH,
     NEXT_LINK_TEXT,
@@ -24,8 +27,39 @@ from news_crawler.spiders.listing import (
     without_tracking,
 )
 
-if TYPE_CHECKING:
-    from news_crawler.spiders.news import NewsSpider
+
+class ListingSpider(Protocol):
+    """What a list page asks of its spider (``spiders.news.NewsSpider``): the site's rules
+    for links, the run's budget of list pages, and where requests go."""
+
+    crawler: Crawler
+    site: str
+    domains: list[str]
+    hosts: set[str]
+    tracking: re.Pattern[str] | None
+    follow_patterns: list[re.Pattern[str]]
+    lists_requested: set[str]  # this process's, so pagination cannot loop
+    links_max: int
+    list_page_limit: int
+    list_pages_left: int
+    list_stop_at_seen: bool
+    list_follow_next: bool
+
+    @property
+    def logger(self) -> logging.LoggerAdapter[logging.Logger]: ...
+
+    def is_article(self, url: str) -> bool: ...
+
+    def on_site(self, url: str) -> bool: ...
+
+    def seen(self, requests: list[scrapy.Request]) -> list[bool] | None: ...
+
+    def parse(self, response: Response, **kwargs: Any) -> AsyncIterator[scrapy.Request]: ...
+
+    def parse_article(self, response: Response) -> AsyncIterator[Any]: ...
+
+    def failed(self, failure: Failure) -> None: ...
+
 
 _HTTP = re.compile(r"https?://", re.I)
 # Images, documents, archives: never articles (Scrapy's link extractor leaves them out too).
@@ -45,7 +79,7 @@ class ListPage:
     (``follow``, or without it its 下一页 link) come after its articles, as many at most.
     """
 
-    def __init__(self, spider: NewsSpider, response: Response) -> None:
+    def __init__(self, spider: ListingSpider, response: Response) -> None:
         self.spider = spider
         self.response = response
         self.depth = response.meta.get(LIST_DEPTH, 0)
@@ -78,7 +112,7 @@ class ListPage:
                     refused += 1
                 continue
             if not web_url(url):
-                refused += spider.is_article(url) or any(p.search(url) for p in spider._follow)
+                refused += spider.is_article(url) or any(p.search(url) for p in spider.follow_patterns)
                 continue
             url = without_tracking(urldefrag(safe_url_string(url, encoding))[0], spider.tracking)
             if spider.is_article(url):
@@ -87,12 +121,12 @@ class ListPage:
                 elif _IGNORED.search(urlparse(url).path) is None:
                     for request in self._article(url):
                         yield request
-            elif html and len(lists) < self.cap and url not in spider._lists_requested and self._next_list(url, text):
+            elif html and len(lists) < self.cap and url not in spider.lists_requested and self._next_list(url, text):
                 if spider.list_pages_left <= 0:  # pagination is a chain, not a tree a page can grow
                     self.stats.inc_value(f"links/list_pages_over_limit/{site}")
                     continue
                 spider.list_pages_left -= 1
-                spider._lists_requested.add(url)
+                spider.lists_requested.add(url)
                 lists.append(
                     scrapy.Request(
                         url,
@@ -148,8 +182,8 @@ class ListPage:
         spider = self.spider
         if self.depth >= spider.list_page_limit:
             return False
-        if spider._follow:
-            return spider.on_site(url) and any(p.search(url) for p in spider._follow)
+        if spider.follow_patterns:
+            return spider.on_site(url) and any(p.search(url) for p in spider.follow_patterns)
         return (
             spider.list_follow_next
             and bool(NEXT_LINK_TEXT.search(text))

@@ -28,13 +28,13 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from news_crawler.config import as_list, with_defaults
-from news_crawler.contracts import Scheduling
+from news_crawler.crawl.pool import PageTimeout, WorkerPool
+from news_crawler.crawl.runtime import Runtime
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.page import invalid, page_fields
 from news_crawler.extraction.pagination import joined_pages
 from news_crawler.items import ArticleItem, well_formed
-from news_crawler.pool import PageTimeout, WorkerPool
-from news_crawler.runtime import Runtime
+from news_crawler.protocols import Scheduling
 from news_crawler.signals import fetch_failed
 from news_crawler.spiders.list_page import ListPage
 from news_crawler.spiders.listing import (
@@ -152,13 +152,13 @@ class NewsSpider(scrapy.Spider):
         self.site = site or self.site or (urlparse(self.start_urls[0]).hostname or self.name)
         self._allow = [re.compile(p) for p in self.allow]
         self._deny = [re.compile(p) for p in self.deny]
-        self._follow = [re.compile(p) for p in self.follow]
+        self.follow_patterns = [re.compile(p) for p in self.follow]
         if allowed_domains:
             self.allowed_domains = as_list(allowed_domains)
         hosts = [urlparse(u).hostname or "" for u in self.start_urls if web_url(u)]
         self.domains = [d.lower().strip(".") for d in self.allowed_domains] or sorted({site_domain(h) for h in hosts})
         self.hosts = set(hosts)  # without follow patterns: a 下一页 link to one of these is the list's next page
-        self._lists_requested: set[str] = set(self.start_urls)  # this process's, so pagination cannot loop
+        self.lists_requested: set[str] = set(self.start_urls)  # this process's, so pagination cannot loop
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> NewsSpider:
@@ -236,12 +236,14 @@ class NewsSpider(scrapy.Spider):
             if not self.on_site(url):
                 self.crawler.stats.inc_value(f"links/refused_{'scheme' if not web_url(url) else 'offsite'}/{self.site}")
                 continue
-            if (not self._follow or any(p.search(url) for p in self._follow)) and url not in self._lists_requested:
+            if (
+                not self.follow_patterns or any(p.search(url) for p in self.follow_patterns)
+            ) and url not in self.lists_requested:
                 if self.list_pages_left <= 0:
                     self.crawler.stats.inc_value(f"links/list_pages_over_limit/{self.site}")
                     continue
                 self.list_pages_left -= 1
-                self._lists_requested.add(url)
+                self.lists_requested.add(url)
                 yield scrapy.Request(
                     url, callback=self.parse, dont_filter=True, errback=self.failed, meta={LIST_DEPTH: depth + 1}
                 )

@@ -1,0 +1,288 @@
+"""Page work off the reactor, each page within a time limit.
+
+Page extraction and fingerprinting are CPU work, so they run in ``DEDUP_PROCESSES`` worker
+processes (one per core by default), each with its own fingerprinter built once when it
+starts; ``DEDUP_PROCESSES = 0`` uses one thread instead. One pool per process and
+configuration is shared by every crawler in the process.
+
+A page is untrusted input: one crafted to make a parser or a pattern run for minutes must
+not hold a worker, nor every page queued behind it. Every call has ``EXTRACT_TIMEOUT``
+seconds: a worker that has not answered by then is killed and replaced, and the call raises
+``PageTimeout`` (the page's outcome is ``invalid``). A call is handed to one worker at a
+time by a thread of the pool's, which waits on that worker's pipe, so the pool knows which
+process to kill. A worker that dies under a call (the OOM killer) is replaced and the call
+tried once more on the new one. Worker processes ask the kernel to kill them when their
+parent dies, so a SIGKILLed crawl leaves no orphaned worker behind.
+
+With a thread there is no process to kill: a call past the limit raises ``PageTimeout``
+and the thread is left to finish on its own, while a new one takes the calls after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import ctypes
+import functools
+import logging
+import multiprocessing
+import os
+import queue
+import signal
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from multiprocessing.connection import Connection
+from typing import Any
+
+from news_crawler.config import PlainSettings
+from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText
+from news_crawler.dedup.fingerprint.fingerprinter import Fingerprint
+from news_crawler.dedup.from_settings import fingerprinter_from_settings
+
+logger = logging.getLogger(__name__)
+_PR_SET_PDEATHSIG = 1
+STOP_SECONDS = 2.0  # a worker asked to stop is killed after this
+START_SECONDS = 120.0  # a new worker has this long to load its dictionary and say it is ready
+
+_worker_fingerprinter: Fingerprinter | None = None
+
+
+class PageTimeout(Exception):
+    """A page's extraction or fingerprint took longer than ``EXTRACT_TIMEOUT``."""
+
+
+def die_with_parent(parent: int) -> None:
+    """Linux: SIGKILL this process when ``parent`` (the process that started it) dies, and
+    exit now if it died already, before this process asked."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def fingerprint_with(fingerprinter: Fingerprinter, body: str, title: str) -> tuple[Fingerprint | None, str | None]:
+    """``(fingerprint, None)``, or ``(None, reason)`` for a text that cannot be fingerprinted."""
+    try:
+        return fingerprinter.fingerprint(body, title), None
+    except UnusableText as e:
+        return None, str(e)
+
+
+def _fingerprint_in_worker(body: str, title: str) -> tuple[Fingerprint | None, str | None]:
+    assert _worker_fingerprinter is not None, "the worker did not start"
+    return fingerprint_with(_worker_fingerprinter, body, title)
+
+
+def _serve(conn: Connection, config: dict[str, Any], parent: int) -> None:
+    """A worker process: build the fingerprinter, then answer calls until the pipe closes."""
+    global _worker_fingerprinter
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the crawl's to handle
+    logging.getLogger("jieba").setLevel(logging.WARNING)
+    _worker_fingerprinter = fingerprinter_from_settings(PlainSettings(config))
+    conn.send((True, None))  # ready: a call's time limit starts now, not while the worker loads
+    while True:
+        try:
+            fn, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer: tuple[bool, Any] = (True, (fn or _fingerprint_in_worker)(*args))
+        except Exception as e:  # noqa: BLE001 - the caller's to raise, as an executor would
+            answer = (False, e)
+        try:
+            conn.send(answer)
+        except Exception as e:  # noqa: BLE001 - an answer that does not pickle
+            conn.send((False, RuntimeError(f"{type(e).__name__}: {e}")))
+
+
+class _Worker:
+    """One worker process and the parent's end of its pipe."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child, config, os.getpid()), daemon=True)
+        self.process.start()
+        child.close()
+        # Wait until it is ready (a worker that cannot start is the crawl's error, not the page's).
+        try:
+            if not self.conn.poll(START_SECONDS):
+                raise EOFError
+            self.conn.recv()
+        except (EOFError, OSError):
+            self.kill()
+            raise RuntimeError(f"a page worker did not start within {START_SECONDS:g} s (its error is above)") from None
+
+    def call(self, fn: Callable[..., Any] | None, args: tuple[Any, ...], timeout: float) -> Any:
+        """``fn(*args)`` in the worker; ``PageTimeout`` past ``timeout`` seconds (0: none);
+        ``EOFError`` or ``OSError`` when the worker died."""
+        self.conn.send((fn, args))
+        if timeout and not self.conn.poll(timeout):
+            raise PageTimeout(f"took longer than {timeout:g} s")
+        ok, value = self.conn.recv()
+        if not ok:
+            raise value
+        return value
+
+    def kill(self) -> None:
+        self.conn.close()
+        self.process.kill()
+        self.process.join(STOP_SECONDS)
+
+
+class ProcessPool:
+    """``processes`` worker processes, started as calls need them."""
+
+    def __init__(self, config: dict[str, Any], processes: int, timeout: float) -> None:
+        self.config, self.timeout = config, timeout
+        self._idle: queue.LifoQueue[_Worker] = queue.LifoQueue()
+        self._workers: set[_Worker] = set()
+        self._lock = threading.Lock()
+        self._threads = ThreadPoolExecutor(processes, thread_name_prefix="page-worker")
+
+    def submit(self, fn: Callable[..., Any] | None, *args: Any) -> Future[tuple[Any, int]]:
+        """``(fn(*args), workers replaced under the call)``, or its exception."""
+        return self._threads.submit(self._call, fn, args)
+
+    def pids(self) -> list[int]:
+        """The live workers' process ids."""
+        with self._lock:
+            return [w.process.pid for w in self._workers if w.process.pid is not None]
+
+    def _take(self) -> _Worker:
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            worker = _Worker(self.config)
+            with self._lock:
+                self._workers.add(worker)
+            return worker
+
+    def _drop(self, worker: _Worker) -> None:
+        worker.kill()
+        with self._lock:
+            self._workers.discard(worker)
+
+    def _call(self, fn: Callable[..., Any] | None, args: tuple[Any, ...]) -> tuple[Any, int]:
+        for attempt in (1, 2):
+            worker = self._take()
+            try:
+                result = worker.call(fn, args, self.timeout)
+            except PageTimeout:
+                self._drop(worker)
+                raise
+            except (EOFError, OSError):  # the worker died under the call: once more, on a new one
+                self._drop(worker)
+                if attempt == 2:
+                    raise
+                continue
+            except BaseException:
+                self._idle.put(worker)  # the call raised; the worker is fine
+                raise
+            self._idle.put(worker)
+            return result, attempt - 1
+        raise AssertionError("unreachable")
+
+    def shutdown(self) -> None:
+        self._threads.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            workers, self._workers = list(self._workers), set()
+        for worker in workers:
+            worker.kill()
+
+
+class ThreadPool:
+    """One thread; a call past the limit is left to finish on its own, and a new thread
+    takes the calls after it."""
+
+    def __init__(self, config: dict[str, Any], timeout: float) -> None:
+        self.timeout = timeout
+        self._fingerprint = functools.partial(fingerprint_with, fingerprinter_from_settings(PlainSettings(config)))
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="page-worker")
+
+    def submit(self, fn: Callable[..., Any] | None, *args: Any) -> Future[tuple[Any, int]]:
+        return self._thread.submit(lambda: ((fn or self._fingerprint)(*args), 0))
+
+    def abandon(self) -> None:
+        """The thread is stuck past the limit: later calls go to a new one."""
+        stuck, self._thread = self._thread, ThreadPoolExecutor(1, thread_name_prefix="page-worker")
+        stuck.shutdown(wait=False, cancel_futures=True)
+
+    def pids(self) -> list[int]:
+        return []
+
+    def shutdown(self) -> None:
+        self._thread.shutdown(wait=False, cancel_futures=True)
+
+
+Pool = ProcessPool | ThreadPool
+_pools: dict[str, Pool] = {}
+
+
+def dedup_config(settings: Mapping[str, Any] | Any) -> dict[str, Any]:
+    """The ``DEDUP_*`` settings as a plain dict (what a worker process needs)."""
+    items = settings.items()  # Scrapy's settings are a mapping too
+    return {k: v for k, v in items if k.startswith("DEDUP_")}
+
+
+def pool_size(processes: int) -> int:
+    """``DEDUP_PROCESSES``: a number of processes, 0 for one thread, below 0 for one per core."""
+    if processes >= 0:
+        return processes
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def shared_pool(config: dict[str, Any], processes: int, timeout: float) -> Pool:
+    """The process's pool for this configuration."""
+    processes = pool_size(processes)
+    key = f"{processes}:{timeout}:{sorted(config.items())!r}"
+    if key not in _pools:
+        pool: Pool = ProcessPool(config, processes, timeout) if processes > 0 else ThreadPool(config, timeout)
+        atexit.register(pool.shutdown)
+        _pools[key] = pool
+    return _pools[key]
+
+
+class WorkerPool:
+    """The crawl's handle on its shared pool: page extraction (the spider) and fingerprints
+    (the pipeline) run there, off the reactor, each call within ``timeout`` seconds (0:
+    none). Replaced workers are counted in ``pool/restarted``."""
+
+    def __init__(self, config: dict[str, Any], processes: int, crawler: Any = None, timeout: float = 0.0) -> None:
+        self.config = config
+        self.processes = processes
+        self.crawler = crawler  # its stats exist only once the crawl starts
+        self.timeout = timeout
+
+    def get(self) -> Pool:
+        return shared_pool(self.config, self.processes, self.timeout)
+
+    async def run(self, fn: Callable[..., Any] | None, *args: Any) -> Any:
+        """``fn(*args)`` in the pool; ``fn`` None means the pool's fingerprint function.
+        ``PageTimeout`` when it takes longer than the limit."""
+        pool = self.get()
+        try:
+            if isinstance(pool, ThreadPool) and self.timeout:
+                try:
+                    result, replaced = await asyncio.wait_for(asyncio.wrap_future(pool.submit(fn, *args)), self.timeout)
+                except TimeoutError:
+                    pool.abandon()
+                    raise PageTimeout(f"took longer than {self.timeout:g} s") from None
+            else:
+                result, replaced = await asyncio.wrap_future(pool.submit(fn, *args))
+        except PageTimeout:
+            self._count_restarts(1)
+            raise
+        self._count_restarts(replaced)
+        return result
+
+    def _count_restarts(self, n: int) -> None:
+        if n and self.crawler is not None:
+            self.crawler.stats.inc_value("pool/restarted", n)

@@ -1,0 +1,92 @@
+"""Run several spiders at once in one process and return their per-site summary."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from typing import Any
+
+from scrapy.crawler import CrawlerProcess
+
+from news_crawler import connection
+from news_crawler.config import build_settings
+from news_crawler.crawl.summary import crawl_problem, summarize
+from news_crawler.dedup.from_settings import check_index
+from news_crawler.errors import UserError
+from news_crawler.printable import printable
+from news_crawler.spiders.news import check_arguments
+from news_crawler.spiders.sites import INCLUDE_PORTALS, SiteSpiderLoader, load_sites
+
+
+def all_spider_names(settings: Any = None) -> list[str]:
+    """Every configured site (the built-in portals and ``SITES_FILE``'s), in declared order."""
+    return SiteSpiderLoader(settings if settings is not None else build_settings()).site_names()
+
+
+def run_spiders(
+    names: list[str], overrides: dict[str, Any] | None = None, spider_args: dict[str, Any] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Crawl ``names`` concurrently until each finishes; return ``{spider: {reason, sites, pages}}``."""
+    logging.getLogger("jieba").setLevel(logging.WARNING)
+    settings = build_settings(overrides)
+    check_spiders(names, spider_args or {}, settings)
+    connection.check_reachable(settings)
+    check_index(settings)
+    process = CrawlerProcess(settings)
+    crawlers = []
+    for name in names:
+        crawler = process.create_crawler(name)
+        crawlers.append(crawler)
+        process.crawl(crawler, **(spider_args or {}))
+    process.start()
+    out = {}
+    for crawler in crawlers:
+        stats = crawler.stats.get_stats()
+        sites = summarize(stats)
+        out[crawler.spidercls.name] = {
+            "reason": stats.get("finish_reason"),
+            "sites": sites,
+            "pages": stats.get("response_received_count", 0),
+            "problem": crawl_problem(stats.get("finish_reason"), sites, settings.getbool("SEED_FROM_REDIS")),
+        }
+    return out
+
+
+def merge_sites(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """The per-site rows of several spiders' results, added up."""
+    sites: dict[str, dict[str, int]] = {}
+    for result in results.values():
+        for site, row in result["sites"].items():
+            into = sites.setdefault(site, dict.fromkeys(row, 0))
+            for k, v in row.items():
+                into[k] += v
+    return sites
+
+
+def check_spiders(names: list[str], spider_args: dict[str, Any], settings: Any) -> None:
+    """``UserError`` for an unknown spider, or for arguments or settings a spider refuses,
+    before anything starts."""
+    unknown_spiders(names, settings)
+    loader = SiteSpiderLoader(settings)
+    for name in names:
+        try:
+            check_arguments(loader.load(name), spider_args, settings)
+        except ValueError as e:
+            raise UserError(f"{name}: {e}") from None
+
+
+def unknown_spiders(names: list[str], settings: Any) -> None:
+    """``UserError`` naming the spiders of ``names`` that no site or code declares, with the
+    closest known names."""
+    known = SiteSpiderLoader(settings).list()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        close = sorted({c for n in unknown for c in difflib.get_close_matches(n, known, n=3, cutoff=0.5)})
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        portals = [n for n in unknown if n in load_sites()]
+        if portals:
+            hint += f"; {', '.join(portals)}: left out with SITES_FILE ({INCLUDE_PORTALS} = true adds the portals)"
+        raise UserError(
+            f"unknown spider {printable(', '.join(unknown), 200)}{hint} (known: {', '.join(known)}; "
+            "declare a site in a sites file: SITES_FILE)"
+        )

@@ -1,0 +1,2 @@
+"""Near-duplicate removal: the fingerprint (pure), the index in Redis, both built from
+settings."""

@@ -1,0 +1,75 @@
+"""Every word a weigher has seen, numbered, with what the fingerprint needs of it: its IDF
+(NaN when the word carries no weight), its simhash digest, whether it is a topic word.
+
+News vocabulary repeats, so a word is looked at once: afterwards an article is a list of
+numbers, and weighting and hashing are a few array operations on them. Bounded: when full,
+it starts again empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from news_crawler.dedup.fingerprint.simhash64 import digest
+
+LIMIT = 500_000
+
+
+class Vocabulary:
+    def __init__(
+        self, idf_of: Callable[[str], float | None], topic_words: frozenset[str] = frozenset(), limit: int = LIMIT
+    ) -> None:
+        self.idf_of = idf_of  # a word's IDF, or None when it carries no weight
+        self.topic_words = topic_words
+        self.limit = limit
+        self._reset()
+
+    def _reset(self, capacity: int = 4096) -> None:
+        self.ids: dict[str, int] = {}
+        self.idf = np.empty(capacity, dtype=np.float64)
+        self.digests = np.empty((capacity, 8), dtype=np.uint8)
+        self.topic = np.empty(capacity, dtype=bool)
+
+    def _reserve(self, size: int) -> None:
+        """Room for ``size`` words, doubling: adding stays linear in the words added."""
+        capacity = len(self.idf)
+        if size <= capacity:
+            return
+        while capacity < size:
+            capacity *= 2
+        for name in ("idf", "digests", "topic"):
+            old = getattr(self, name)
+            grown = np.empty((capacity, *old.shape[1:]), dtype=old.dtype)
+            grown[: len(old)] = old
+            setattr(self, name, grown)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def number(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(numbers, inverse)``: the vocabulary numbers of the distinct words of ``words`` in
+        order of first occurrence (new words are added), and for each word of ``words`` the
+        index of its distinct word. Two passes of dict operations; the rest is in numpy."""
+        local: dict[str, int] = {}
+        setdefault = local.setdefault
+        inverse = [setdefault(w, len(local)) for w in words]
+        get = self.ids.get
+        numbers = [get(w) for w in local]
+        if None in numbers:
+            new = [w for w, n in zip(local, numbers) if n is None]
+            if len(self.ids) + len(new) > self.limit:
+                self._reset()
+                new = list(local)
+            self._add(new)
+            numbers = list(map(self.ids.__getitem__, local))
+        return np.array(numbers, dtype=np.intp), np.array(inverse, dtype=np.intp)
+
+    def _add(self, new: list[str]) -> None:
+        start, end = len(self.ids), len(self.ids) + len(new)
+        self._reserve(end)
+        self.ids.update(zip(new, range(start, end)))
+        self.idf[start:end] = [np.nan if v is None else v for v in map(self.idf_of, new)]
+        self.digests[start:end] = np.frombuffer(b"".join([digest(w) for w in new]), dtype=np.uint8).reshape(-1, 8)
+        self.topic[start:end] = [w in self.topic_words for w in new]

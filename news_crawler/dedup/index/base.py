@@ -1,0 +1,178 @@
+"""The storage interface of the near-duplicate index, and the records it returns."""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import NamedTuple
+
+from news_crawler import defaults
+from news_crawler.dedup.fingerprint.sentences import length_slack
+from news_crawler.dedup.fingerprint.simhash64 import BLOCK_BITS, BLOCKS
+
+# With four blocks, pigeonhole guarantees a shared block only up to distance 3.
+MAX_SUPPORTED_DISTANCE = BLOCKS - 1
+
+
+def check_max_distance(k: int) -> int:
+    if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= MAX_SUPPORTED_DISTANCE:
+        raise ValueError(
+            f"max distance must be an integer from 0 to {MAX_SUPPORTED_DISTANCE}, got {k!r}: the index "
+            f"has {BLOCKS} blocks of {BLOCK_BITS} bits, which finds every match only up to "
+            f"distance {MAX_SUPPORTED_DISTANCE}"
+        )
+    return k
+
+
+SIMHASH, SENTENCES = "simhash", "sentences"  # the rules a drop names
+
+
+@dataclass(frozen=True)
+class SentenceRule:
+    """The second signal: drop a document that shares ``match`` of its longest sentences
+    with a kept one, is within ``max_distance`` bits of it and within ``length_ratio`` of
+    its size (``fingerprint/sentences.py``)."""
+
+    match: int = defaults.DEDUP_SENTENCE_MATCH
+    max_distance: int = defaults.DEDUP_SENTENCE_MAX_DISTANCE
+    length_ratio: float = defaults.DEDUP_SENTENCE_LENGTH_RATIO
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.match, int) or self.match < 1:
+            raise ValueError(f"sentence match must be a positive integer, got {self.match!r}")
+        if not isinstance(self.max_distance, int) or not 0 <= self.max_distance <= 64:
+            raise ValueError(f"sentence max distance must be an integer from 0 to 64, got {self.max_distance!r}")
+        length_slack(self.length_ratio)
+
+    @property
+    def length_slack(self) -> int:
+        return length_slack(self.length_ratio)
+
+
+class Document(NamedTuple):
+    """What the index decides on: an id, its simhash, and for the second signal its
+    sentence keys and length code (``Fingerprint.sentences`` and ``.length``)."""
+
+    id: str
+    simhash: int
+    sentences: tuple[int, ...] = ()
+    length: int = 0
+
+
+Item = Document | tuple[str, int]
+
+
+def as_documents(items: Sequence[Item]) -> list[Document]:
+    return [item if isinstance(item, Document) else Document(*item) for item in items]
+
+
+def check_document(doc: Document) -> None:
+    """Raise ``ValueError`` for a document the index cannot hold as given."""
+    if not isinstance(doc.simhash, int) or not 0 <= doc.simhash < 1 << 64:
+        raise ValueError(f"{doc.id}: a simhash is an integer of 64 bits, got {doc.simhash!r}")
+    if not 0 <= doc.length <= 255 or any(not 0 <= k < 1 << 24 for k in doc.sentences):
+        raise ValueError(f"{doc.id}: sentence keys must be 24-bit and the length code a byte")
+    if len(doc.sentences) > 255:
+        raise ValueError(f"{doc.id}: at most 255 sentence keys, got {len(doc.sentences)}")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The verdict on one document. ``duplicate_of`` is None when it was kept; ``rule``
+    says which signal dropped it (``"simhash"`` or ``"sentences"``), and ``distance`` is
+    the simhash distance either way."""
+
+    id: str
+    simhash: int
+    duplicate_of: str | None = None
+    distance: int | None = None
+    replayed: bool = False  # the id was decided before; this is that earlier decision
+    rule: str | None = None
+
+    @property
+    def kept(self) -> bool:
+        return self.duplicate_of is None
+
+
+@dataclass(frozen=True)
+class Match:
+    """A kept document found near a query, and the block table through which it was found."""
+
+    id: str
+    simhash: int
+    distance: int
+    table: int
+
+
+@dataclass(frozen=True)
+class DropRecord:
+    id: str
+    simhash: int
+    duplicate_of: str
+    distance: int
+    time: str
+    rule: str = SIMHASH
+
+
+def id_key(doc_id: str) -> bytes:
+    """The 8 bytes a document's id is filed under (BLAKE2b; ``lua/ids.lua``, ``lua/drops.lua``):
+    a URL costs its length once (with its simhash), not twice."""
+    return hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest()
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class FingerprintStore(ABC):
+    """Kept fingerprints in four tables keyed by their 16-bit blocks, their longest
+    sentences in a table keyed by the sentence, plus a record of drops.
+
+    ``decide_many`` decides documents in order, each against everything kept before it
+    (including earlier documents of the same call), and is atomic: concurrent callers
+    never both keep two documents within ``max_distance`` of each other, nor two that the
+    sentence rule (when there is one) calls duplicates. The simhash rule is tried first;
+    the sentence rule only when it finds nothing. A document whose id was decided before
+    gets that earlier decision back, so re-running is harmless.
+    """
+
+    def __init__(self, max_distance: int = MAX_SUPPORTED_DISTANCE, sentences: SentenceRule | None = None) -> None:
+        self.max_distance = check_max_distance(max_distance)
+        self.sentence_rule = sentences
+
+    @abstractmethod
+    def decide_many(self, items: Sequence[Item]) -> list[Decision]:
+        """Decide ``Document``s (or ``(id, simhash)`` pairs: no sentences) in order."""
+
+    def decide(self, doc_id: str, simhash: int, sentences: tuple[int, ...] = (), length: int = 0) -> Decision:
+        return self.decide_many([Document(doc_id, simhash, sentences, length)])[0]
+
+    @abstractmethod
+    def sentence_holders(self, sentences: Sequence[int], length: int) -> list[list[tuple[str, int]]]:
+        """Per sentence key, ``(id, simhash)`` of the kept documents holding it whose size is
+        within the sentence rule's length ratio of ``length`` (what ``explain`` shows)."""
+
+    @abstractmethod
+    def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
+        """Kept documents sharing at least one block with ``simhash``, nearest first."""
+
+    @abstractmethod
+    def lookup(self, doc_id: str) -> Decision | None:
+        """The recorded decision for ``doc_id``, or None if it was never decided."""
+
+    @abstractmethod
+    def forget(self, doc_id: str) -> str:
+        """Remove ``doc_id`` from the index: ``"kept"`` when its fingerprint was kept (a later
+        copy of it is then kept), ``"dropped"`` when its drop record was removed (deciding it
+        again decides afresh), ``""`` when it was never decided."""
+
+    @abstractmethod
+    def drops(self, limit: int = 100) -> list[DropRecord]:
+        """Recorded drops (up to ``limit``), newest first."""
+
+    @abstractmethod
+    def counts(self) -> dict[str, int]:
+        """``kept`` and ``dropped`` totals, and ``drops:<YYYY-MM-DD>`` per UTC day."""

@@ -1,0 +1,179 @@
+"""The index in process memory: for unit tests, small jobs and as the reference algorithm."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from news_crawler.dedup.fingerprint.simhash64 import BLOCKS, blocks, distance
+from news_crawler.dedup.index.base import (
+    SENTENCES,
+    SIMHASH,
+    Decision,
+    Document,
+    DropRecord,
+    FingerprintStore,
+    Item,
+    Match,
+    SentenceRule,
+    as_documents,
+    now_iso,
+)
+
+
+class MemoryStore(FingerprintStore):
+    def __init__(self, max_distance: int = 3, sentences: SentenceRule | None = None) -> None:
+        super().__init__(max_distance, sentences)
+        self._tables: list[dict[int, list[int]]] = [defaultdict(list) for _ in range(BLOCKS)]
+        # Sentence key -> (kept simhash, its length code), in the order they were kept.
+        # Forgetting a document leaves its entries here; they name no kept document and are
+        # skipped, as in Redis.
+        self._sentences: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        self._ids: dict[int, str] = {}
+        self._docs: dict[str, int] = {}
+        self._drops: dict[str, DropRecord] = {}
+        self._counts: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def _candidates(self, fp: int) -> list[tuple[int, int]]:
+        """(kept simhash, table) for every kept fingerprint sharing a block with ``fp``."""
+        return [(other, t) for t, b in enumerate(blocks(fp)) for other in self._tables[t].get(b, ())]
+
+    def decide_many(self, items: Sequence[Item]) -> list[Decision]:
+        out = []
+        with self._lock:
+            for doc in as_documents(items):
+                out.append(self._decide(doc))
+        return out
+
+    def _decide(self, doc: Document) -> Decision:
+        earlier = self._lookup(doc.id)
+        if earlier is not None:
+            return earlier
+        fp = doc.simhash
+        best, rule = self._nearest_within(fp), SIMHASH
+        if best is None:
+            best, rule = self._sentence_match(doc), SENTENCES
+        if best is not None:
+            d, other = best
+            time = now_iso()
+            self._drops[doc.id] = DropRecord(doc.id, fp, self._ids[other], d, time, rule)
+            self._counts["dropped"] += 1
+            self._counts["drops:" + time[:10]] += 1
+            if rule == SENTENCES:
+                self._counts["dropped:sentences"] += 1
+            return Decision(doc.id, fp, self._ids[other], d, rule=rule)
+        self._keep(doc)
+        self._docs[doc.id] = fp
+        self._counts["kept"] += 1
+        return Decision(doc.id, fp)
+
+    def _keep(self, doc: Document) -> None:
+        """Into the tables, the sentence buckets and the ids."""
+        fp = doc.simhash
+        for t, b in enumerate(blocks(fp)):
+            self._tables[t][b].append(fp)
+        if self.sentence_rule and len(doc.sentences) >= self.sentence_rule.match:
+            for key in doc.sentences:
+                self._sentences[key].append((fp, doc.length))
+        self._ids[fp] = doc.id
+
+    def _nearest_within(self, fp: int) -> tuple[int, int] | None:
+        """Nearest kept fingerprint within max distance; ties go to the first found, table
+        by table in insertion order, exactly as ``decide.lua`` breaks them."""
+        best: tuple[int, int] | None = None
+        for other, _ in self._candidates(fp):
+            d = distance(fp, other)
+            if d <= self.max_distance and (best is None or d < best[0]):
+                best = (d, other)
+        return best
+
+    def _sentence_match(self, doc: Document) -> tuple[int, int] | None:
+        """(distance, simhash) of the kept document sharing the most of ``doc``'s sentences
+        (at least the rule's ``match``), within its distance and length ratio; ties go to the
+        nearer, then to the first found (sentence by sentence, in the order kept), exactly as
+        ``decide.lua`` breaks them."""
+        rule = self.sentence_rule
+        if rule is None or len(doc.sentences) < rule.match:
+            return None
+        slack = rule.length_slack
+        shared: dict[int, int] = {}  # insertion order is the order found
+        for key in doc.sentences:
+            seen = set()
+            for other, length in self._sentences.get(key, ()):
+                if abs(length - doc.length) <= slack and other not in seen:
+                    seen.add(other)
+                    shared[other] = shared.get(other, 0) + 1
+        best: tuple[int, int, int] | None = None  # (shared, distance, simhash)
+        for other, n in shared.items():
+            if n < rule.match:
+                continue
+            d = distance(doc.simhash, other)
+            if d <= rule.max_distance and other in self._ids and (best is None or (n, -d) > (best[0], -best[1])):
+                best = (n, d, other)
+        return None if best is None else (best[1], best[2])
+
+    def sentence_holders(self, sentences: Sequence[int], length: int) -> list[list[tuple[str, int]]]:
+        slack = (self.sentence_rule or SentenceRule()).length_slack
+        with self._lock:
+            return [
+                list(
+                    dict.fromkeys(
+                        (self._ids[fp], fp)
+                        for fp, n in self._sentences.get(key, ())
+                        if fp in self._ids and abs(n - length) <= slack
+                    )
+                )
+                for key in sentences
+            ]
+
+    def _lookup(self, doc_id: str) -> Decision | None:
+        if doc_id in self._docs:
+            return Decision(doc_id, self._docs[doc_id], replayed=True)
+        drop = self._drops.get(doc_id)
+        if drop is not None and drop.duplicate_of not in self._docs:  # what it duplicated was forgotten:
+            del self._drops[doc_id]  # decided afresh, as in Redis (lua/drops.lua)
+            drop = None
+        if drop is not None:
+            return Decision(doc_id, drop.simhash, drop.duplicate_of, drop.distance, replayed=True, rule=drop.rule)
+        return None
+
+    def lookup(self, doc_id: str) -> Decision | None:
+        with self._lock:
+            return self._lookup(doc_id)
+
+    def forget(self, doc_id: str) -> str:
+        with self._lock:
+            fp = self._docs.pop(doc_id, None)
+            if fp is not None:
+                for t, b in enumerate(blocks(fp)):
+                    self._tables[t][b].remove(fp)
+                del self._ids[fp]
+                self._counts["kept"] -= 1
+                return "kept"
+            drop = self._drops.pop(doc_id, None)
+            if drop is not None:
+                self._counts["dropped"] -= 1
+                if drop.rule == SENTENCES:
+                    self._counts["dropped:sentences"] -= 1
+                if self._counts["drops:" + drop.time[:10]] > 0:  # the day it was counted under
+                    self._counts["drops:" + drop.time[:10]] -= 1
+                return "dropped"
+            return ""
+
+    def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
+        with self._lock:
+            best: dict[int, Match] = {}
+            for other, t in self._candidates(simhash):
+                if other not in best:
+                    best[other] = Match(self._ids[other], other, distance(simhash, other), t)
+        return sorted(best.values(), key=lambda m: (m.distance, m.table, m.id))[:limit]
+
+    def drops(self, limit: int = 100) -> list[DropRecord]:
+        with self._lock:
+            return list(reversed(self._drops.values()))[:limit]  # newest first
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            return {"kept": 0, "dropped": 0, **self._counts}

@@ -1,0 +1,2 @@
+"""Operating a deployment: the daily report, adopting a scrapy-redis queue, settings
+checked before a start."""

@@ -1,0 +1,193 @@
+"""The daily report: one self-contained HTML file (inline SVG, no script, font or CDN) that
+opens offline and can be sent to a colleague.
+
+Per site, today's fetched / kept / dropped / invalid / failed with the change from the day
+before; a chart of kept and dropped over the last days; sites that kept nothing today
+flagged; today's near-duplicates (dropped URL, kept URL, distance, rule) and failures with
+their reasons. The history is Redis's own: each spider's outcome counts per day
+(``<spider>:outcomes:counts:<day>``), which the server deletes after ``OUTCOMES_KEEP_DAYS``;
+a day with no counts is shown as "no data", not as zero.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from news_crawler.config import zone, zone_name
+from news_crawler.crawl.summary import row_from_outcomes
+from news_crawler.dedup.index.base import FingerprintStore
+
+# The summary's columns, from a day's outcome counts as the summary reads a run's (no list
+# pages: they are no outcome, so a day does not count them).
+TOP_STORIES = 10
+DROPS_READ = 20_000  # the newest drop records read for today's drops and stories
+DROPS_SHOWN = 500  # rows of today's drops in the report
+COLUMNS = ("fetched", "kept", "dropped", "invalid", "gone", "robots", "failed", "errors")
+
+
+@dataclass
+class SiteDays:
+    """One site's counts per day (a day missing: no data)."""
+
+    site: str
+    days: dict[date, dict[str, int]] = field(default_factory=dict)
+
+
+@dataclass
+class ReportData:
+    zone: str  # the zone whose days these are (TIMEZONE)
+    today: date
+    days: list[date]  # oldest first, today last
+    sites: list[SiteDays]
+    drops: list[dict[str, Any]]  # today's: id, duplicate_of, distance, rule, time
+    failures: list[dict[str, str]]  # today's: site, url, outcome, reason, time
+
+
+def gather(
+    client: Any,
+    settings: Any,
+    spiders: list[str],
+    store: FingerprintStore,
+    days: int = 30,
+    today: date | None = None,
+) -> ReportData:
+    """What the report shows, read from Redis."""
+    from news_crawler.outcomes.store import OutcomeStore, latest_outcomes
+
+    tz = zone(settings)
+    today = today or datetime.now(tz).date()
+    span = [today - timedelta(days=n) for n in range(days - 1, -1, -1)]
+    sites = []
+    for name in spiders:
+        outcomes = OutcomeStore.for_spider(client, settings, name)
+        pipe = client.pipeline(transaction=False)
+        for day in span:
+            pipe.hgetall(outcomes.counts_key(day))
+        found = {day: {k.decode(): int(v) for k, v in raw.items()} for day, raw in zip(span, pipe.execute()) if raw}
+        if found:
+            sites.append(SiteDays(name, {day: row_from_outcomes(counts) for day, counts in found.items()}))
+    drops = [
+        {"id": d.id, "duplicate_of": d.duplicate_of, "distance": d.distance, "rule": d.rule, "time": d.time}
+        for d in store.drops(DROPS_READ)
+        if datetime.fromisoformat(str(d.time)).astimezone(tz).date() == today
+    ]
+    failures = [
+        r
+        for r in latest_outcomes(client, settings, [s.site for s in sites], day=today)
+        if r["outcome"] in ("failed", "given_up", "error", "gone")
+    ][:500]
+    return ReportData(zone_name(tz), today, span, sites, drops, failures)
+
+
+def _change(now: int, before: int | None) -> str:
+    if before is None:
+        return '<span class="nd">no data</span>'
+    delta = now - before
+    return f'<span class="{"up" if delta > 0 else "down" if delta < 0 else "same"}">{delta:+d}</span>'
+
+
+def chart(site: SiteDays, days: list[date]) -> str:
+    """Kept (blue) and dropped (orange) a day, stacked; a day without data is a gray mark
+    that says so."""
+    bar, height = 14, 80
+    top = max([r["kept"] + r["dropped"] for r in site.days.values()] + [1])
+    parts = []
+    for i, day in enumerate(days):
+        x = i * bar
+        row = site.days.get(day)
+        if row is None:
+            parts.append(
+                f'<g class="nodata"><title>{day}: no data</title><rect x="{x + 2}" y="{height - 6}" '
+                f'width="{bar - 4}" height="6" fill="#ddd"/></g>'
+            )
+            continue
+        kept_h, drop_h = row["kept"] * height / top, row["dropped"] * height / top
+        parts.append(
+            f"<g><title>{day}: {row['kept']} kept, {row['dropped']} dropped</title>"
+            f'<rect x="{x + 2}" y="{height - kept_h:.1f}" width="{bar - 4}" height="{kept_h:.1f}" '
+            f'fill="#3572b0"/><rect x="{x + 2}" y="{height - kept_h - drop_h:.1f}" width="{bar - 4}" '
+            f'height="{drop_h:.1f}" fill="#e8833a"/></g>'
+        )
+    missing = sum(1 for day in days if day not in site.days)
+    note = f"{missing} of {len(days)} days without data" if missing else f"every day of {len(days)}"
+    return (
+        f'<svg class="chart" data-site="{html.escape(site.site)}" width="{bar * len(days)}" '
+        f'height="{height + 2}" role="img" aria-label="kept and dropped a day, {note}">{"".join(parts)}</svg>'
+        f'<div class="note">{note}</div>'
+    )
+
+
+def render(data: ReportData) -> str:
+    """The report as one HTML page."""
+    yesterday = data.today - timedelta(days=1)
+    rows = []
+    for site in sorted(data.sites, key=lambda s: s.site):
+        now = site.days.get(data.today)
+        before = site.days.get(yesterday)
+        flag = now is not None and now["kept"] == 0 or now is None
+        cells = "".join(
+            f'<td data-col="{c}">{now[c] if now else "-"} '
+            f"{_change(now[c], before[c] if before else None) if now else ''}</td>"
+            for c in COLUMNS
+        )
+        warning = '<span class="flag">kept nothing today</span>' if flag else ""
+        rows.append(
+            f'<tr class="site{" flagged" if flag else ""}" data-site="{html.escape(site.site)}">'
+            f"<th>{html.escape(site.site)} {warning}</th>{cells}<td>{chart(site, data.days)}</td></tr>"
+        )
+    drops = "".join(
+        f'<tr><td><a href="{html.escape(d["id"])}">{html.escape(d["id"])}</a></td>'
+        f'<td><a href="{html.escape(d["duplicate_of"])}">{html.escape(d["duplicate_of"])}</a></td>'
+        f"<td>{d['distance']}</td><td>{html.escape(str(d['rule']))}</td></tr>"
+        for d in data.drops[:DROPS_SHOWN]
+    )
+    stories = Counter(d["duplicate_of"] for d in data.drops if d["duplicate_of"])
+    copiers: dict[str, set[str]] = {}
+    for d in data.drops:
+        copiers.setdefault(d["duplicate_of"], set()).add(urlsplit(d["id"]).hostname or "")
+    reprinted = "".join(
+        f'<tr><td><a href="{html.escape(story)}">{html.escape(story)}</a></td><td>{n}</td>'
+        f"<td>{html.escape(', '.join(sorted(h for h in copiers[story] if h)))}</td></tr>"
+        for story, n in stories.most_common(TOP_STORIES)
+    )
+    by_site = Counter(urlsplit(story).hostname or "" for story in stories.elements())
+    per_site = "".join(
+        f"<tr><td>{html.escape(host)}</td><td>{n}</td></tr>" for host, n in by_site.most_common() if host
+    )
+    failures = "".join(
+        f'<tr><td>{html.escape(f["site"])}</td><td><a href="{html.escape(f["url"])}">{html.escape(f["url"])}</a></td>'
+        f"<td>{html.escape(f['outcome'])}</td><td>{html.escape(f['reason'])}</td></tr>"
+        for f in data.failures
+    )
+    header = "".join(f"<th>{c} (vs. the day before)</th>" for c in COLUMNS)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>news-crawler report {data.today}</title>
+<style>
+body {{ font: 14px/1.4 sans-serif; margin: 24px; color: #222; }}
+table {{ border-collapse: collapse; margin-bottom: 24px; }}
+th, td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; vertical-align: top; }}
+.up {{ color: #2a7a2a; }} .down {{ color: #b03030; }} .same, .nd {{ color: #888; }}
+.flagged th {{ background: #fde8e8; }} .flag {{ color: #b03030; font-size: 12px; }}
+.note {{ color: #888; font-size: 11px; }} .legend span {{ padding: 0 6px; }}
+</style></head><body>
+<h1>news-crawler: {data.today}</h1>
+<p class="zone">Days are days of {html.escape(data.zone)} (TIMEZONE).</p>
+<p class="legend">Chart: the last {len(data.days)} days, <span style="color:#3572b0">kept</span>
+<span style="color:#e8833a">dropped</span>, <span style="color:#aaa">gray: no data</span>.</p>
+<table id="sites"><tr><th>site</th>{header}<th>kept and dropped a day</th></tr>{"".join(rows)}</table>
+<h2>Most reprinted stories today</h2>
+<table id="stories"><tr><th>story (the article kept first)</th><th>copies dropped today</th>
+<th>copied by</th></tr>{reprinted}</table>
+<h2>Reprints of each site's stories today (转载量)</h2>
+<table id="reprinted"><tr><th>site</th><th>copies of its stories</th></tr>{per_site}</table>
+<h2>Near-duplicates dropped today ({len(data.drops)})</h2>
+<table id="drops"><tr><th>dropped</th><th>copy of</th><th>distance</th><th>rule</th></tr>{drops}</table>
+<h2>Failures today ({len(data.failures)})</h2>
+<table id="failures"><tr><th>site</th><th>URL</th><th>outcome</th><th>reason</th></tr>{failures}</table>
+</body></html>
+"""
