@@ -47,6 +47,14 @@ REWRITES = [
     (r"from scrapy_redis import connection\b", "from news_crawler import connection"),
     (r"from scrapy_redis\.connection import", "from news_crawler.connection import"),
     (r"def setup\(self\)", "def setup_method(self)"),
+    # a project using these components names the add-on (its defaults, filled once)
+    (
+        r"from scrapy\.utils\.test import get_crawler",
+        "from scrapy.utils.test import get_crawler as scrapy_get_crawler\n\n\n"
+        "def get_crawler(spidercls=None, settings_dict=None, **kwargs):\n"
+        '    addon = {"ADDONS": {"news_crawler.addon.NewsCrawler": 0}}\n'
+        "    return scrapy_get_crawler(spidercls, {**addon, **(settings_dict or {})}, **kwargs)\n",
+    ),
 ]
 NO_PICKLE = "JSON, not pickle: SCHEDULER_SERIALIZER = pickle is refused without SCHEDULER_ALLOW_PICKLE"
 EMBEDDED = "no server named: the embedded server, not localhost:6379 (REDIS_URL / REDIS_HOST / REDIS_PORT)"

@@ -43,10 +43,10 @@ SETTLE_TIMEOUT = 300.0
 STATE = """
 import json
 from news_crawler import connection
-from news_crawler.config import build_settings, with_defaults
+from news_crawler.config import build_settings
 from news_crawler.outcomes.store import OutcomeStore
 from news_crawler.crawl.runner import all_spider_names
-s = with_defaults(build_settings())
+s = build_settings()
 c = connection.from_settings(s)
 out = {}
 for name in all_spider_names(s):
@@ -60,9 +60,9 @@ print(json.dumps(out))
 LEASES = """
 import json
 from news_crawler import connection
-from news_crawler.config import build_settings, with_defaults
+from news_crawler.config import build_settings
 from news_crawler.crawl.runner import all_spider_names
-s = with_defaults(build_settings())
+s = build_settings()
 c = connection.from_settings(s)
 leases = [m.decode().split("\\n", 1) for name in all_spider_names(s)
           for m in c.zrange(connection.spider_key(s.get("SCHEDULER_QUEUE_KEY"), name, c) + ":inflight", 0, -1)]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from news_crawler import defaults
 
 if TYPE_CHECKING:
-    from scrapy.settings import BaseSettings, Settings
+    from scrapy.settings import Settings
 
 SETTINGS_MODULE = "news_crawler.settings"
 _TRUE, _FALSE = ("1", "true", "True"), ("0", "false", "False", "", "None")
@@ -121,18 +121,6 @@ def parse_overrides(pairs: Iterable[str]) -> dict[str, str]:
             raise ValueError(f"-s takes NAME=VALUE, got {pair!r}")
         out[name] = value
     return out
-
-
-def with_defaults(settings: BaseSettings) -> BaseSettings:
-    """``settings`` with this project's defaults (``defaults.py``) filled in wherever unset,
-    so every component also works in a Scrapy project that never heard of them."""
-    missing = {k: v for k, v in vars(defaults).items() if k.isupper() and settings.get(k) is None}
-    if not missing:
-        return settings
-    filled = settings.copy()
-    filled.frozen = False  # a private copy: the crawler's own settings stay frozen
-    filled.setdict(missing, priority="default")
-    return filled
 
 
 def from_environment(known: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, Any]:

@@ -79,12 +79,12 @@ def catalog():
 @pytest.fixture
 def make_crawler(redis_server, redis_client):
     """``make_crawler(spidercls, settings, **spider_args)``: a Scrapy crawler built by
-    ``get_crawler`` with plain Scrapy settings (not this project's module) plus ``settings``
+    ``project_crawler`` (plain Scrapy settings with this project's add-on) plus ``settings``
     and ``REDIS_URL`` of the test server, its spider created. Redis starts empty."""
-    from scrapy.utils.test import get_crawler
+    from tests.crawl_helpers import project_crawler
 
     def make(spidercls, settings=None, **spider_args):
-        crawler = get_crawler(spidercls, settings_dict={"REDIS_URL": redis_server.url, **(settings or {})})
+        crawler = project_crawler(spidercls, settings_dict={"REDIS_URL": redis_server.url, **(settings or {})})
         crawler.spider = spidercls.from_crawler(crawler, **spider_args)
         return crawler
 

@@ -69,3 +69,12 @@ def wait_for(condition, timeout: float, what: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
+
+
+def project_crawler(spidercls=None, settings_dict=None):
+    """Scrapy's ``get_crawler`` (plain Scrapy settings, not this project's module) with this
+    project's add-on named, as a Scrapy project using its components names it, plus
+    ``settings_dict``."""
+    from scrapy.utils.test import get_crawler
+
+    return get_crawler(spidercls, {"ADDONS": {"news_crawler.addon.NewsCrawler": 0}, **(settings_dict or {})})

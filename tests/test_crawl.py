@@ -226,9 +226,8 @@ def test_generic_spider_with_no_arguments_says_what_to_pass_in_one_line():
 def test_generic_spider_with_bad_arguments_says_what_to_pass(arguments, settings, says):
     """What ``scrapy crawl news -a ...`` checks, asked in this process: the command prints
     the same message in one line and exits 2 (the test above)."""
-    from scrapy.utils.test import get_crawler
-
     from news_crawler.spiders.news import NewsSpider
+    from tests.crawl_helpers import project_crawler
 
     with pytest.raises(ValueError, match=re.escape(says)):
-        NewsSpider.from_crawler(get_crawler(NewsSpider, settings), **arguments)
+        NewsSpider.from_crawler(project_crawler(NewsSpider, settings), **arguments)

@@ -219,14 +219,14 @@ def test_a_look_alike_host_is_off_the_site():
 
 def test_with_file_start_pages_on_the_downloader_still_refuses_every_other_file_request(tmp_path):
     from scrapy import Request
-    from scrapy.utils.test import get_crawler
 
     from news_crawler.crawl.safety import SafeRequests
     from news_crawler.outcomes.failures import RefusedScheme
     from news_crawler.spiders.listing import START_PAGE
     from news_crawler.spiders.news import NewsSpider
+    from tests.crawl_helpers import project_crawler
 
-    crawler = get_crawler(NewsSpider, {"START_URLS_ALLOW_FILE": True})
+    crawler = project_crawler(NewsSpider, {"START_URLS_ALLOW_FILE": True})
     crawler.spider = NewsSpider.from_crawler(
         crawler, start_urls=(tmp_path / "list.html").as_uri(), allow=ALLOW, allowed_domains="a.cn"
     )

@@ -5,11 +5,11 @@ import logging
 from scrapy import Spider
 from scrapy.exceptions import DropItem
 from scrapy.http import HtmlResponse
-from scrapy.utils.test import get_crawler
 
 from news_crawler.crawl.logformatter import ArticleLogFormatter
 from news_crawler.items import ArticleItem
 from news_crawler.outcomes.drops import NearDuplicate
+from tests.crawl_helpers import project_crawler
 
 
 def _line(entry):
@@ -18,7 +18,7 @@ def _line(entry):
 
 def test_items_are_named_by_url_and_title_never_printed_whole():
     spider = Spider("news")
-    spider.crawler = get_crawler(Spider)
+    spider.crawler = project_crawler(Spider)
     item = ArticleItem(url="https://example.com/a.html", title="标题" * 40, body="正文很长。" * 2000)
     response = HtmlResponse("https://example.com/a.html", body=b"<html></html>")
     formatter = ArticleLogFormatter()

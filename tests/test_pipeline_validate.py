@@ -3,14 +3,14 @@
 import pytest
 from scrapy import Spider
 from scrapy.exceptions import DropItem
-from scrapy.utils.test import get_crawler
 
 from news_crawler.items import ArticleItem
 from news_crawler.pipelines.validate import ValidationPipeline
+from tests.crawl_helpers import project_crawler
 
 
 def pipeline(**settings):
-    crawler = get_crawler(Spider, settings_dict=settings)
+    crawler = project_crawler(Spider, settings_dict=settings)
     return ValidationPipeline.from_crawler(crawler), crawler.stats
 
 

@@ -5,16 +5,15 @@ import os
 import time
 
 import pytest
-from scrapy.utils.test import get_crawler
 
-from news_crawler.config import with_defaults
 from news_crawler.crawl.pool import PageTimeout, WorkerPool, dedup_config
 from news_crawler.extraction.page import page_fields
+from tests.crawl_helpers import project_crawler
 
 PAGE = (
     "<html><head><title>标题</title></head><body><h1>标题</h1><p>" + "正文内容，写得很长。" * 20 + "</p></body></html>"
 )
-CONFIG = dedup_config(with_defaults(get_crawler().settings))
+CONFIG = dedup_config(project_crawler().settings)
 
 
 def extract(pool: WorkerPool) -> dict:
@@ -23,7 +22,7 @@ def extract(pool: WorkerPool) -> dict:
 
 @pytest.mark.parametrize("processes", [1, 0], ids=["process", "thread"])
 def test_a_call_past_the_limit_raises_and_the_next_one_runs_on_a_fresh_worker(processes):
-    crawler = get_crawler()
+    crawler = project_crawler()
     pool = WorkerPool(CONFIG, processes, crawler, timeout=1.0)
     assert "正文内容" in extract(pool)["body"]
     before = pool.get().pids()

@@ -1,8 +1,7 @@
 """scrapy-redis' spiders take their start URLs from the same Redis as the scheduler."""
 
-from scrapy.utils.test import get_crawler
-
 from news_crawler.spiders.redis_spiders import RedisCrawlSpider, RedisSpider
+from tests.crawl_helpers import project_crawler
 
 
 class Feed(RedisSpider):
@@ -16,7 +15,7 @@ class Rules(RedisCrawlSpider):
 
 def test_start_urls_come_from_the_configured_redis(redis_server, redis_client):
     redis_client.lpush("feed:start_urls", "https://a.example/1", "https://a.example/2")
-    crawler = get_crawler(Feed, settings_dict={"REDIS_URL": redis_server.url})
+    crawler = project_crawler(Feed, settings_dict={"REDIS_URL": redis_server.url})
     spider = Feed.from_crawler(crawler)
     assert spider.server.get_connection_kwargs()["port"] == redis_server.port
     urls = sorted(r.url for r in spider.next_requests())
@@ -31,7 +30,7 @@ def test_host_and_port_and_sets_work_as_in_scrapy_redis(redis_server, redis_clie
         "REDIS_START_URLS_AS_SET": True,
         "REDIS_START_URLS_KEY": "custom:%(name)s",
     }
-    spider = Rules.from_crawler(get_crawler(Rules, settings_dict=settings))
+    spider = Rules.from_crawler(project_crawler(Rules, settings_dict=settings))
     assert [r.url for r in spider.next_requests()] == ["https://b.example/"]
     assert redis_client.scard("custom:rules") == 0
 
@@ -39,5 +38,5 @@ def test_host_and_port_and_sets_work_as_in_scrapy_redis(redis_server, redis_clie
 def test_batch_size_setting_still_counts(redis_server, redis_client):
     redis_client.lpush("feed:start_urls", *[f"https://c.example/{i}" for i in range(5)])
     settings = {"REDIS_URL": redis_server.url, "REDIS_START_URLS_BATCH_SIZE": 2}
-    spider = Feed.from_crawler(get_crawler(Feed, settings_dict=settings))
+    spider = Feed.from_crawler(project_crawler(Feed, settings_dict=settings))
     assert len(list(spider.next_requests())) == 2 and redis_client.llen("feed:start_urls") == 3

@@ -4,13 +4,13 @@ import asyncio
 
 from scrapy import Request, Spider
 from scrapy.http import Response
-from scrapy.utils.test import get_crawler
 
 from news_crawler.crawl.retry import BackoffRetryMiddleware
+from tests.crawl_helpers import project_crawler
 
 
 def middleware(**settings):
-    crawler = get_crawler(
+    crawler = project_crawler(
         Spider, settings_dict={"RETRY_TIMES": 4, "RETRY_BACKOFF_BASE": 1.5, "RETRY_BACKOFF_MAX": 5, **settings}
     )
     crawler.spider = Spider.from_crawler(crawler, name="s")

@@ -1,10 +1,12 @@
 """What a scrapy-redis user brings along keeps working: its settings, its classes, its data.
-Built with ``get_crawler`` outside this project's settings module, against a real Redis."""
+Built outside this project's settings module, as a project naming this one's add-on
+(``ADDONS = {"news_crawler.addon.NewsCrawler": 0}``), against a real Redis."""
 
 import asyncio
 import json
 import pickle
 
+import pytest
 from scrapy import Request, Spider
 from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import FifoQueue, PriorityQueue
@@ -153,3 +155,21 @@ def test_the_items_list_keeps_the_newest_and_counts_what_it_trims(make_crawler, 
         push_item(crawler, RedisListPipeline, {"n": n})
     assert [json.loads(x)["n"] for x in redis_client.lrange("capped:shop", 0, -1)] == [2, 3, 4]
     assert crawler.stats.get_value("items/redis_trimmed") == 2
+
+
+def test_a_project_that_names_no_add_on_is_told_in_one_line_to_name_it(redis_server):
+    from scrapy.utils.test import get_crawler
+
+    from news_crawler.errors import UserError
+
+    crawler = get_crawler(Shop, {**SCHEDULER, "REDIS_URL": redis_server.url})
+    crawler.spider = Shop.from_crawler(crawler)
+    with pytest.raises(UserError) as refused:
+        RedisScheduler.from_crawler(crawler)
+    assert str(refused.value) == (
+        'news_crawler\'s components need its defaults: add ADDONS = {"news_crawler.addon.NewsCrawler": 0} '
+        "to the project's settings"
+    )
+    # named, the project's own values win over the defaults
+    named = get_crawler(Shop, {**SCHEDULER, "ADDONS": {"news_crawler.addon.NewsCrawler": 0}, "DEDUP_BATCH_SIZE": 7})
+    assert named.settings.getint("DEDUP_BATCH_SIZE") == 7 and named.settings.get("DEDUP_NAMESPACE")

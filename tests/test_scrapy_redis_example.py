@@ -1,6 +1,6 @@
 """A project laid out like scrapy-redis' example project, switched to this project's classes
-by changing ``SCHEDULER`` and ``DUPEFILTER_CLASS`` only: it crawls real saved pages over
-HTTP, persists, and its next run fetches nothing it fetched before."""
+by changing ``SCHEDULER`` and ``DUPEFILTER_CLASS`` and naming the add-on: it crawls real
+saved pages over HTTP, persists, and its next run fetches nothing it fetched before."""
 
 import json
 import os
@@ -13,12 +13,14 @@ import pytest
 from news_mirror.server import Mirror, serve
 from tests.crawl_helpers import ROOT
 
-# scrapy-redis 0.9.1's example-project/example/settings.py, with the two lines switched.
+# scrapy-redis 0.9.1's example-project/example/settings.py, with the two lines switched and
+# the add-on named.
 SETTINGS = """
 SPIDER_MODULES = ["example.spiders"]
 NEWSPIDER_MODULE = "example.spiders"
 USER_AGENT = "scrapy-redis (+https://github.com/rolando/scrapy-redis)"
-DUPEFILTER_CLASS = "news_crawler.frontier.scheduler.RedisDupeFilter"   # was scrapy_redis.dupefilter.RFPDupeFilter
+ADDONS = {"news_crawler.addon.NewsCrawler": 0}
+DUPEFILTER_CLASS = "news_crawler.frontier.dupefilter.RedisDupeFilter"  # was scrapy_redis.dupefilter.RFPDupeFilter
 SCHEDULER = "news_crawler.frontier.scheduler.RedisScheduler"           # was scrapy_redis.scheduler.Scheduler
 SCHEDULER_PERSIST = True
 ITEM_PIPELINES = {

@@ -4,9 +4,9 @@ import json
 
 import pytest
 from scrapy import Spider
-from scrapy.utils.test import get_crawler
 
 from news_crawler.crawl.summary import CrawlSummary, format_table, summarize
+from tests.crawl_helpers import project_crawler
 
 STATS = {
     "pages/article/sina": 6,  # an article over two pages: one outcome
@@ -53,7 +53,7 @@ def test_stats_become_rows_per_site():
 
 def test_summary_file_gets_one_line_per_spider_run(tmp_path):
     path = tmp_path / "runs" / "summary.jsonl"
-    crawler = get_crawler(Spider, settings_dict={"SUMMARY_FILE": str(path)})
+    crawler = project_crawler(Spider, settings_dict={"SUMMARY_FILE": str(path)})
     ext = CrawlSummary.from_crawler(crawler)
     spider = Spider("sina")
     for _ in range(2):

@@ -74,10 +74,9 @@ def adopt_spider(client: Any, settings: Any, name: str, unpickle: bool) -> tuple
 
 def run(args: argparse.Namespace) -> int:
     from news_crawler import connection
-    from news_crawler.config import with_defaults
     from news_crawler.ops.adopt import QueueChanged
 
-    settings = with_defaults(options.settings(args))
+    settings = options.settings(args)
     all_ok = True
     try:
         client = connection.from_settings(settings)

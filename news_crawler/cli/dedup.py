@@ -50,6 +50,7 @@ def _settings(args: argparse.Namespace) -> PlainSettings:
 
 
 def _store(settings: PlainSettings) -> RedisStore:
+    connection.check_reachable(settings)  # a wrong URL or password: one line, before any work
     return store_from_settings(settings, connection.from_settings(settings))
 
 

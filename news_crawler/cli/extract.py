@@ -47,10 +47,9 @@ def fields_of(body: bytes, content_type: str, url: str, fingerprinter: Any, min_
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    from news_crawler.config import with_defaults
     from news_crawler.dedup.from_settings import fingerprinter_from_settings
 
-    settings = with_defaults(options.settings(args))
+    settings = options.settings(args)
     fingerprinter = fingerprinter_from_settings(settings)
     min_chars = settings.getint("ARTICLE_MIN_CHARS")
     articles = 0

@@ -20,12 +20,10 @@ KEEP_DAYS = 90  # dated reports older than this are deleted when a new one is wr
 def write_report(settings: Any, days: int = 30, out: str | None = None) -> list[Path]:
     """Render the report from Redis and write it; returns the files written."""
     from news_crawler import connection
-    from news_crawler.config import with_defaults
     from news_crawler.crawl.runner import all_spider_names
     from news_crawler.dedup.from_settings import store_from_settings
     from news_crawler.ops.report import gather, render
 
-    settings = with_defaults(settings)
     connection.check_reachable(settings)
     client = connection.from_settings(settings)
     data = gather(client, settings, all_spider_names(settings) + ["news"], store_from_settings(settings, client), days)

@@ -44,11 +44,10 @@ def cmd_sites(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from news_crawler.config import with_defaults
     from news_crawler.spiders.news import NewsSpider, tracking_pattern
     from news_crawler.spiders.sites import load_sites, sites_files
 
-    settings = with_defaults(options.settings(args))
+    settings = options.settings(args)
     sites = load_sites(sites_files(settings.get("SITES_FILE")))
     target = args.target
     if target in sites:

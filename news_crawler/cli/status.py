@@ -16,7 +16,6 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
     pending seeds and today's outcomes of every spider that has any."""
     from scrapy.utils.misc import load_object
 
-    from news_crawler.config import with_defaults
     from news_crawler.connection import spider_key
     from news_crawler.frontier.bloom import BloomDupeFilter
     from news_crawler.outcomes.store import OutcomeStore
@@ -33,9 +32,9 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
         seen_key = spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), name, client)
         seen, estimated = client.scard(seen_key), False
         if not seen and bloom is not None:  # the Bloom dupefilter's bitmaps: a count estimated from them
-            seen, estimated = bloom(client, seen_key, **bloom.options(with_defaults(settings))).estimated_count(), True
+            seen, estimated = bloom(client, seen_key, **bloom.options(settings)).estimated_count(), True
         seeds = client.llen(spider_key(settings.get("SEED_KEY"), name, client))
-        today = OutcomeStore.for_spider(client, with_defaults(settings), name).counts()
+        today = OutcomeStore.for_spider(client, settings, name).counts()
         if queued or in_flight or seen or seeds or today:
             out[name] = {
                 "queued": queued,

@@ -77,10 +77,15 @@ def is_cluster(client: Any) -> bool:
 
 
 def cluster_enabled(url: str, params: dict[str, Any]) -> bool:
-    """Whether the server at ``url`` is a node of a Redis Cluster (``INFO cluster``)."""
+    """Whether the server at ``url`` is a node of a Redis Cluster (``INFO cluster``). A server
+    that does not answer is taken as a plain one: a client connects on first use, as
+    scrapy-redis' does, and the first use says what is wrong (``REDIS_CLUSTER=yes`` when a
+    cluster may be down as workers start)."""
     probe = redis.Redis.from_url(url, **{k: v for k, v in params.items() if k != "redis_cls"})
     try:
         return bool(probe.info("cluster").get("cluster_enabled"))
+    except (redis.ConnectionError, redis.TimeoutError):
+        return False
     finally:
         probe.close()
 

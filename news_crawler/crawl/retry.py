@@ -15,8 +15,6 @@ from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.http import Response
 
-from news_crawler.config import with_defaults
-
 
 class BackoffRetryMiddleware(RetryMiddleware):
     sleep: Callable[[float], Awaitable[Any]] = staticmethod(asyncio.sleep)
@@ -26,7 +24,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> BackoffRetryMiddleware:
         o = super().from_crawler(crawler)
-        settings = with_defaults(crawler.settings)
+        settings = crawler.settings
         o.backoff_base = settings.getfloat("RETRY_BACKOFF_BASE")
         o.backoff_max = settings.getfloat("RETRY_BACKOFF_MAX")
         return o

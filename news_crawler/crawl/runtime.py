@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from news_crawler import connection
-from news_crawler.config import with_defaults
+from news_crawler.addon import check_defaults
 from news_crawler.connection.outage import Outage
 from news_crawler.crawl.pool import WorkerPool, dedup_config
 
@@ -35,7 +35,7 @@ class Runtime:
     @classmethod
     def build(cls, settings: Any, crawler: Any = None) -> Runtime:
         """A new runtime from ``settings`` (its client connects on first use)."""
-        settings = with_defaults(settings)
+        check_defaults(settings)
         return cls(
             connection.from_settings(settings),
             Outage(settings.getfloat("REDIS_OUTAGE_LIMIT")),

@@ -20,7 +20,6 @@ from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.utils.httpobj import urlparse_cached
 
-from news_crawler.config import with_defaults
 from news_crawler.crawl.redact import short_url
 from news_crawler.outcomes.failures import RedirectedOutside, RefusedScheme
 from news_crawler.protocols import SiteSpider
@@ -36,7 +35,7 @@ class SafeRequests:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> SafeRequests:
-        return cls(crawler, with_defaults(crawler.settings).getbool("START_URLS_ALLOW_FILE"))
+        return cls(crawler, crawler.settings.getbool("START_URLS_ALLOW_FILE"))
 
     def process_request(self, request: Request) -> Any:
         spider = self.crawler.spider

@@ -19,7 +19,6 @@ from scrapy.statscollectors import StatsCollector
 from scrapy_redis.dupefilter import RFPDupeFilter
 
 from news_crawler import connection
-from news_crawler.config import with_defaults
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.protocols import LeasedQueue, SeenSet
 
@@ -52,7 +51,7 @@ class RedisDupeFilter(RFPDupeFilter):
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisDupeFilter:
         """Standalone, under any scheduler: the set ``DUPEFILTER_KEY`` names, else the spider's."""
-        settings = with_defaults(crawler.settings)
+        settings = crawler.settings
         template = settings.get("DUPEFILTER_KEY") or settings.get("SCHEDULER_DUPEFILTER_KEY")
         client = Runtime.of(crawler).client
         return cls._build(
@@ -62,7 +61,7 @@ class RedisDupeFilter(RFPDupeFilter):
     @classmethod
     def from_spider(cls, spider: Spider) -> RedisDupeFilter:
         """Under the scheduler: the spider's ``SCHEDULER_DUPEFILTER_KEY`` set."""
-        settings = with_defaults(spider.crawler.settings)
+        settings = spider.crawler.settings
         client = Runtime.of(spider.crawler).client
         return cls._build(
             spider.crawler, connection.spider_key(settings.get("SCHEDULER_DUPEFILTER_KEY"), spider.name, client)
@@ -70,7 +69,7 @@ class RedisDupeFilter(RFPDupeFilter):
 
     @classmethod
     def _build(cls, crawler: Crawler, key: str) -> RedisDupeFilter:
-        settings = with_defaults(crawler.settings)
+        settings = crawler.settings
         mode = settings.get("DUPEFILTER_FINGERPRINT")
         if mode not in FINGERPRINTS:
             raise ValueError(

@@ -30,7 +30,6 @@ from twisted.internet import task
 from twisted.internet.interfaces import IReactorTime
 
 from news_crawler import connection
-from news_crawler.config import with_defaults
 from news_crawler.connection.outage import REDIS_ERRORS, Outage
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.frontier import request_json
@@ -70,7 +69,7 @@ class RedisScheduler(Scheduler):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
-        s = with_defaults(crawler.settings)
+        s = crawler.settings
         runtime = Runtime.of(crawler)
         server = runtime.client
         server.ping()

@@ -19,7 +19,6 @@ from scrapy import Request, signals
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 
-from news_crawler.config import with_defaults
 from news_crawler.connection.outage import Outage
 from news_crawler.crawl.quickstop import released
 from news_crawler.crawl.redact import short_url
@@ -56,7 +55,7 @@ class OutcomeTracker:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> OutcomeTracker:
-        settings = with_defaults(crawler.settings)
+        settings = crawler.settings
         runtime = Runtime.of(crawler)
         store = OutcomeStore.for_spider(runtime.client, settings, spider_name(crawler))
         tracker = cls(crawler, store, settings.getint("OUTCOME_RETRY_RUNS"), runtime.outage)

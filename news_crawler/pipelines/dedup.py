@@ -11,7 +11,6 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
-from news_crawler.config import with_defaults
 from news_crawler.connection.outage import Outage, RedisUnavailable
 from news_crawler.crawl.pool import PageTimeout, WorkerPool
 from news_crawler.crawl.runtime import Runtime
@@ -46,7 +45,7 @@ class NearDuplicatePipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> NearDuplicatePipeline:
-        settings = with_defaults(crawler.settings)
+        settings = crawler.settings
         if not settings.getbool("DEDUP_ENABLED"):
             raise NotConfigured("DEDUP_ENABLED is off")
         runtime = Runtime.of(crawler)

@@ -25,7 +25,7 @@ from typing import IO
 from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 
-from news_crawler.config import setting_path, with_defaults
+from news_crawler.config import setting_path
 from news_crawler.items import ArticleItem
 from news_crawler.printable import printable
 
@@ -68,7 +68,7 @@ class FeedPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> FeedPipeline:
-        settings = with_defaults(crawler.settings)
+        settings = crawler.settings
         name = crawler.spider.name if crawler.spider is not None else "items"
         return cls(crawler.stats, feed_path(setting_path(settings, "FEED_DIR"), name, datetime.now(UTC)))
 

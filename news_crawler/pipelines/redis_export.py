@@ -22,7 +22,6 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.serialize import ScrapyJSONEncoder
 
 from news_crawler import connection
-from news_crawler.config import with_defaults
 from news_crawler.connection.outage import Outage, RedisUnavailable
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.outcomes.drops import Unsettled
@@ -57,7 +56,7 @@ class RedisListPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisListPipeline:
-        settings = with_defaults(crawler.settings)
+        settings = crawler.settings
         key = settings.get("ITEMS_REDIS_KEY") or settings.get("REDIS_ITEMS_KEY") or cls.default_key
         if not key:
             raise NotConfigured  # silently off: no message, no warning in every crawl log

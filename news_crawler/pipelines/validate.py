@@ -5,7 +5,6 @@ from __future__ import annotations
 from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 
-from news_crawler.config import with_defaults
 from news_crawler.extraction.decode import is_text
 from news_crawler.items import ArticleItem
 from news_crawler.outcomes.drops import InvalidArticle
@@ -30,7 +29,7 @@ class ValidationPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ValidationPipeline:
-        return cls(crawler.stats, with_defaults(crawler.settings).getint("ARTICLE_MIN_CHARS"))
+        return cls(crawler.stats, crawler.settings.getint("ARTICLE_MIN_CHARS"))
 
     def invalid(self, item: ArticleItem, reason: str, key: str) -> InvalidArticle:
         self.stats.inc_value(f"articles/invalid_reason/{key}")

@@ -27,7 +27,7 @@ import tldextract
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from news_crawler.config import as_list, with_defaults
+from news_crawler.config import as_list
 from news_crawler.crawl.pool import PageTimeout, WorkerPool
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.extraction import extract_article
@@ -88,8 +88,8 @@ def check_arguments(spidercls: type, spider_args: dict[str, Any], settings: Any)
     """ValueError for ``-a`` arguments or settings a news spider refuses (built from them alone:
     nothing starts); other spiders are not checked."""
     if issubclass(spidercls, NewsSpider):
-        spidercls(**spider_args).check_start_urls(with_defaults(settings))
-        tracking_pattern(with_defaults(settings).get("URL_TRACKING_PARAMS"))
+        spidercls(**spider_args).check_start_urls(settings)
+        tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
 
 
 class NewsSpider(scrapy.Spider):
@@ -164,7 +164,7 @@ class NewsSpider(scrapy.Spider):
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> NewsSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.workers = Runtime.of(crawler).pool
-        settings = with_defaults(crawler.settings)
+        settings = crawler.settings
         spider.list_page_limit = settings.getint("LIST_PAGE_LIMIT")
         spider.list_stop_at_seen = settings.getbool("LIST_STOP_AT_SEEN")
         spider.list_follow_next = settings.getbool("LIST_FOLLOW_NEXT")
@@ -177,7 +177,7 @@ class NewsSpider(scrapy.Spider):
         # alone would let a page of a thousand "next" links grow a tree of list pages.
         spider.list_pages_left = spider.list_page_limit * max(1, len(spider.start_urls))
         spider.check_start_urls(settings)
-        if with_defaults(crawler.settings).getbool("SEED_FROM_REDIS"):
+        if crawler.settings.getbool("SEED_FROM_REDIS"):
             spider.seeds = RedisSeeds.from_crawler(crawler, spider)
         return spider
 

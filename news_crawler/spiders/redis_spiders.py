@@ -20,7 +20,6 @@ from typing import Any
 from scrapy_redis import defaults as redis_defaults
 from scrapy_redis import spiders
 
-from news_crawler.config import with_defaults
 from news_crawler.crawl.runtime import Runtime
 
 
@@ -40,7 +39,7 @@ class _OnOurRedis:
         with warnings.catch_warnings():  # scrapy-redis' client (never used) warns about its own params
             warnings.simplefilter("ignore", DeprecationWarning)
             super().setup_redis(crawler)  # type: ignore[misc]  # reads the settings; its client never connects
-        settings = with_defaults((crawler or self.crawler).settings)
+        settings = (crawler or self.crawler).settings
         if batch_unset and settings.getint("REDIS_START_URLS_BATCH_SIZE", 0) > 0:
             # scrapy-redis 0.9 dropped it for CONCURRENT_REQUESTS; a project that sets it still means it
             self.redis_batch_size = settings.getint("REDIS_START_URLS_BATCH_SIZE")

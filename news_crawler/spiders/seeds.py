@@ -19,7 +19,6 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
 
 from news_crawler import connection
-from news_crawler.config import with_defaults
 from news_crawler.connection.outage import REDIS_ERRORS
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.spiders.listing import START_PAGE
@@ -48,7 +47,7 @@ class RedisSeeds:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, spider: Spider) -> RedisSeeds:
-        settings = with_defaults(crawler.settings)
+        settings = crawler.settings
         client = Runtime.of(crawler).client
         seeds = cls(
             client,
