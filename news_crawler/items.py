@@ -41,3 +41,6 @@ class ArticleItem(scrapy.Item):
     encoding = scrapy.Field()  # how the page was decoded
     invalid_reason = scrapy.Field()  # set by the spider when it knows the page is unusable
     invalid_kind = scrapy.Field()  # that reason's stat: articles/invalid_reason/<kind>
+    # (Fingerprint, None) or (None, why): computed with the fields in the worker pool and
+    # taken off by the near-duplicate pipeline (never written anywhere)
+    fingerprint = scrapy.Field()

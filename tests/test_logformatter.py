@@ -30,9 +30,9 @@ def test_items_are_named_by_url_and_title_never_printed_whole():
         == f'Scraped from <200 https://example.com/a.html>: https://example.com/a.html "{"标题" * 29}标…"'
     )
 
-    drop = NearDuplicate(
-        "near-duplicate of https://example.com/b.html (distance 2, rule simhash): https://example.com/a.html",
-        log_level="INFO",
+    drop = NearDuplicate("near-duplicate of https://example.com/b.html (distance 2, rule simhash)", item["url"])
+    assert str(drop) == (
+        "near-duplicate of https://example.com/b.html (distance 2, rule simhash): https://example.com/a.html"
     )
     dropped = formatter.dropped(item, drop, response, spider)
     assert dropped["level"] == logging.INFO and "正文" not in _line(dropped)

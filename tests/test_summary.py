@@ -5,24 +5,36 @@ import json
 import pytest
 from scrapy import Spider
 
+from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.summary import CrawlSummary, format_table, summarize
 from tests.crawl_helpers import project_crawler
 
-STATS = {
-    "pages/article/sina": 6,  # an article over two pages: one outcome
-    "pages/list/sina": 2,
-    "outcomes/kept/sina": 3,
-    "outcomes/duplicate/sina": 1,
-    "outcomes/invalid/sina": 1,
-    "outcomes/failed/163": 1,
-    "outcomes/given_up/163": 1,
-    "dedup/dropped_by/simhash": 1,
-    "response_received_count": 7,
-}
+COUNTS = [  # (kind, what, site, n), as the spider and the tracker add them
+    ("pages", "article", "sina", 6),  # an article over two pages: one outcome
+    ("pages", "list", "sina", 2),
+    ("outcomes", "kept", "sina", 3),
+    ("outcomes", "duplicate", "sina", 1),
+    ("outcomes", "invalid", "sina", 2),
+    ("outcomes", "invalid", "sina", -1),  # a URL whose outcome changed (to kept, counted above)
+    ("outcomes", "failed", "163", 1),
+    ("outcomes", "given_up", "163", 1),
+    ("dedup", "dropped_by/simhash", "", 1),
+]
 
 
-def test_stats_become_rows_per_site():
-    rows = summarize(STATS)
+def counted(stats) -> Counts:
+    counts = Counts.of(stats)
+    for kind, what, site, n in COUNTS:
+        counts.add(kind, what, site, n)
+    return counts
+
+
+def test_counts_become_rows_per_site_and_stats_get_their_names():
+    from scrapy.statscollectors import MemoryStatsCollector
+
+    stats = MemoryStatsCollector(project_crawler(Spider))
+    rows = summarize(counted(stats))
+    assert stats.get_value("outcomes/kept/sina") == 3 and stats.get_value("dedup/dropped_by/simhash") == 1
     assert rows["sina"] == {
         "fetched": 5,
         "lists": 2,
@@ -58,8 +70,9 @@ def test_summary_file_gets_one_line_per_spider_run(tmp_path):
     spider = Spider("sina")
     for _ in range(2):
         ext.spider_opened(spider)
-        for key, value in STATS.items():
-            crawler.stats.set_value(key, value)
+        crawler.stats.clear_stats()
+        Counts.of(crawler.stats).sites.clear()  # a run's own counts
+        counted(crawler.stats)
         ext.spider_closed(spider, "finished")
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(records) == 2 and records[0]["reason"] == "finished" and records[0]["sites"]["sina"]["kept"] == 3

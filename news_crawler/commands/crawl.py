@@ -16,6 +16,7 @@ from typing import Any
 from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.spiderloader import get_spider_loader
 
+from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.summary import crawl_problem, summarize
 from news_crawler.errors import UserError
 
@@ -52,7 +53,7 @@ class Command(ScrapyCrawl):
             print(f"{crawler.spidercls.name}: stopped, Redis unavailable (finish reason {reason})", file=sys.stderr)
             self.exitcode = 1
         seeded = crawler.settings.getbool("SEED_FROM_REDIS")
-        problem = crawl_problem(reason, summarize(crawler.stats.get_stats()), seeded) if reason else None
+        problem = crawl_problem(reason, summarize(Counts.of(crawler.stats)), seeded) if reason else None
         if problem and not self.exitcode:  # as news-crawler crawl: a cron job must notice
             print(f"scrapy crawl: {crawler.spidercls.name}: {problem}", file=sys.stderr)
             self.exitcode = 1

@@ -37,6 +37,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from news_crawler.config import PlainSettings
+from news_crawler.crawl.counts import Counts
 from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText
 from news_crawler.dedup.fingerprint.fingerprinter import Fingerprint
 from news_crawler.dedup.from_settings import fingerprinter_from_settings
@@ -71,11 +72,6 @@ def fingerprint_with(fingerprinter: Fingerprinter, body: str, title: str) -> tup
         return None, str(e)
 
 
-def _fingerprint_in_worker(body: str, title: str) -> tuple[Fingerprint | None, str | None]:
-    assert _worker_fingerprinter is not None, "the worker did not start"
-    return fingerprint_with(_worker_fingerprinter, body, title)
-
-
 def _serve(conn: Connection, config: dict[str, Any], parent: int) -> None:
     """A worker process: build the fingerprinter, then answer calls until the pipe closes."""
     global _worker_fingerprinter
@@ -86,11 +82,11 @@ def _serve(conn: Connection, config: dict[str, Any], parent: int) -> None:
     conn.send((True, None))  # ready: a call's time limit starts now, not while the worker loads
     while True:
         try:
-            fn, args = conn.recv()
+            fn, args, fingerprinting = conn.recv()
         except (EOFError, OSError):
             return
         try:
-            answer: tuple[bool, Any] = (True, (fn or _fingerprint_in_worker)(*args))
+            answer: tuple[bool, Any] = (True, fn(_worker_fingerprinter, *args) if fingerprinting else fn(*args))
         except Exception as e:  # noqa: BLE001 - the caller's to raise, as an executor would
             answer = (False, e)
         try:
@@ -117,10 +113,11 @@ class _Worker:
             self.kill()
             raise RuntimeError(f"a page worker did not start within {START_SECONDS:g} s (its error is above)") from None
 
-    def call(self, fn: Callable[..., Any] | None, args: tuple[Any, ...], timeout: float) -> Any:
-        """``fn(*args)`` in the worker; ``PageTimeout`` past ``timeout`` seconds (0: none);
-        ``EOFError`` or ``OSError`` when the worker died."""
-        self.conn.send((fn, args))
+    def call(self, fn: Callable[..., Any], args: tuple[Any, ...], fingerprinting: bool, timeout: float) -> Any:
+        """``fn(*args)`` in the worker (``fn(fingerprinter, *args)``, ``fingerprinting``);
+        ``PageTimeout`` past ``timeout`` seconds (0: none); ``EOFError`` or ``OSError`` when
+        the worker died."""
+        self.conn.send((fn, args, fingerprinting))
         if timeout and not self.conn.poll(timeout):
             raise PageTimeout(f"took longer than {timeout:g} s")
         ok, value = self.conn.recv()
@@ -144,9 +141,9 @@ class ProcessPool:
         self._lock = threading.Lock()
         self._threads = ThreadPoolExecutor(processes, thread_name_prefix="page-worker")
 
-    def submit(self, fn: Callable[..., Any] | None, *args: Any) -> Future[tuple[Any, int]]:
+    def submit(self, fn: Callable[..., Any], args: tuple[Any, ...], fingerprinting: bool) -> Future[tuple[Any, int]]:
         """``(fn(*args), workers replaced under the call)``, or its exception."""
-        return self._threads.submit(self._call, fn, args)
+        return self._threads.submit(self._call, fn, args, fingerprinting)
 
     def pids(self) -> list[int]:
         """The live workers' process ids."""
@@ -167,11 +164,11 @@ class ProcessPool:
         with self._lock:
             self._workers.discard(worker)
 
-    def _call(self, fn: Callable[..., Any] | None, args: tuple[Any, ...]) -> tuple[Any, int]:
+    def _call(self, fn: Callable[..., Any], args: tuple[Any, ...], fingerprinting: bool) -> tuple[Any, int]:
         for attempt in (1, 2):
             worker = self._take()
             try:
-                result = worker.call(fn, args, self.timeout)
+                result = worker.call(fn, args, fingerprinting, self.timeout)
             except PageTimeout:
                 self._drop(worker)
                 raise
@@ -201,11 +198,12 @@ class ThreadPool:
 
     def __init__(self, config: dict[str, Any], timeout: float) -> None:
         self.timeout = timeout
-        self._fingerprint = functools.partial(fingerprint_with, fingerprinter_from_settings(PlainSettings(config)))
+        self._fingerprinter = fingerprinter_from_settings(PlainSettings(config))
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="page-worker")
 
-    def submit(self, fn: Callable[..., Any] | None, *args: Any) -> Future[tuple[Any, int]]:
-        return self._thread.submit(lambda: ((fn or self._fingerprint)(*args), 0))
+    def submit(self, fn: Callable[..., Any], args: tuple[Any, ...], fingerprinting: bool) -> Future[tuple[Any, int]]:
+        call = functools.partial(fn, self._fingerprinter, *args) if fingerprinting else functools.partial(fn, *args)
+        return self._thread.submit(lambda: (call(), 0))
 
     def abandon(self) -> None:
         """The thread is stuck past the limit: later calls go to a new one."""
@@ -264,19 +262,28 @@ class WorkerPool:
     def get(self) -> Pool:
         return shared_pool(self.config, self.processes, self.timeout)
 
-    async def run(self, fn: Callable[..., Any] | None, *args: Any) -> Any:
-        """``fn(*args)`` in the pool; ``fn`` None means the pool's fingerprint function.
-        ``PageTimeout`` when it takes longer than the limit."""
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in the pool (``fn`` a module's function: it is pickled to a worker
+        process). ``PageTimeout`` when it takes longer than the limit."""
+        return await self._submit(fn, args, False)
+
+    async def with_fingerprinter(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(fingerprinter, *args)`` in the pool, with the worker's own ``Fingerprinter``
+        (built once, when the worker starts, from the ``DEDUP_*`` settings)."""
+        return await self._submit(fn, args, True)
+
+    async def _submit(self, fn: Callable[..., Any], args: tuple[Any, ...], fingerprinting: bool) -> Any:
         pool = self.get()
         try:
             if isinstance(pool, ThreadPool) and self.timeout:
                 try:
-                    result, replaced = await asyncio.wait_for(asyncio.wrap_future(pool.submit(fn, *args)), self.timeout)
+                    future = asyncio.wrap_future(pool.submit(fn, args, fingerprinting))
+                    result, replaced = await asyncio.wait_for(future, self.timeout)
                 except TimeoutError:
                     pool.abandon()
                     raise PageTimeout(f"took longer than {self.timeout:g} s") from None
             else:
-                result, replaced = await asyncio.wrap_future(pool.submit(fn, *args))
+                result, replaced = await asyncio.wrap_future(pool.submit(fn, args, fingerprinting))
         except PageTimeout:
             self._count_restarts(1)
             raise
@@ -285,4 +292,4 @@ class WorkerPool:
 
     def _count_restarts(self, n: int) -> None:
         if n and self.crawler is not None:
-            self.crawler.stats.inc_value("pool/restarted", n)
+            Counts.of(self.crawler.stats).add("pool", "restarted", n=n)

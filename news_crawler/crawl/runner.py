@@ -10,6 +10,7 @@ from scrapy.crawler import CrawlerProcess
 
 from news_crawler import connection
 from news_crawler.config import build_settings
+from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.summary import crawl_problem, summarize
 from news_crawler.dedup.from_settings import check_index
 from news_crawler.errors import UserError
@@ -42,7 +43,7 @@ def run_spiders(
     out = {}
     for crawler in crawlers:
         stats = crawler.stats.get_stats()
-        sites = summarize(stats)
+        sites = summarize(Counts.of(crawler.stats))
         out[crawler.spidercls.name] = {
             "reason": stats.get("finish_reason"),
             "sites": sites,

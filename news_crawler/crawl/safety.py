@@ -20,6 +20,7 @@ from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.utils.httpobj import urlparse_cached
 
+from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.redact import short_url
 from news_crawler.outcomes.failures import RedirectedOutside, RefusedScheme
 from news_crawler.protocols import SiteSpider
@@ -47,7 +48,7 @@ class SafeRequests:
             and request.meta.get(START_PAGE)
             and not request.meta.get("redirect_urls")
         ):
-            self.crawler.stats.inc_value(f"links/refused_scheme/{site}")
+            Counts.of(self.crawler.stats).add("links", "refused_scheme", site)
             raise RefusedScheme(f"refused: {scheme}: is not http(s): {short_url(request.url)}")
         if request.meta.get("redirect_urls") and isinstance(spider, SiteSpider) and not spider.allows_redirect(request):
             first = request.meta["redirect_urls"][0]

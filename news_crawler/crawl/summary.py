@@ -1,8 +1,8 @@
 """Per-site summary of a crawl, from its stats: logged at the end and optionally saved as JSON.
 
-Its numbers are the outcomes the run recorded (``outcomes/<outcome>/<site>``, one count a
-URL, written by the tracker), read through ``row_from_outcomes``, the function the daily
-report reads a day's outcome counts with: the two count the same facts the same way.
+Its numbers are the outcomes the run recorded (one count a URL, kept by the tracker in the
+crawl's ``Counts``), read through ``row_from_outcomes``, the function the daily report reads
+a day's outcome counts with: the two count the same facts the same way.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Any
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 
 from news_crawler.config import setting_path
+from news_crawler.crawl.counts import Counts
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,6 @@ OUTCOME_COLUMN = {
     "error": "errors",
 }
 FETCHED = ("kept", "dropped", "invalid", "errors")
-_OUTCOMES, _LISTS = "outcomes/", "pages/list/"
 
 
 def row_from_outcomes(counts: dict[str, int], lists: int = 0) -> dict[str, int]:
@@ -51,20 +50,13 @@ def row_from_outcomes(counts: dict[str, int], lists: int = 0) -> dict[str, int]:
     return row
 
 
-def summarize(stats: dict[str, Any]) -> dict[str, dict[str, int]]:
+def summarize(counts: Counts) -> dict[str, dict[str, int]]:
     """``{site: {fetched, lists, kept, dropped, invalid, gone, robots, failed, errors}}`` from a
-    crawl's stats."""
-    outcomes: dict[str, dict[str, int]] = {}
-    lists: dict[str, int] = {}
-    for key, value in stats.items():
-        if not isinstance(key, str):
-            continue
-        if key.startswith(_OUTCOMES) and key.count("/") >= 2:
-            outcome, site = key[len(_OUTCOMES) :].split("/", 1)
-            outcomes.setdefault(site, {})[outcome] = int(value)
-        elif key.startswith(_LISTS):
-            lists[key[len(_LISTS) :]] = int(value)
-    return {site: row_from_outcomes(outcomes.get(site, {}), lists.get(site, 0)) for site in {*outcomes, *lists}}
+    crawl's counts: each site's outcomes and the list pages that came back."""
+    return {
+        site: row_from_outcomes(counts.of_site(site, "outcomes"), counts.of_site(site, "pages").get("list", 0))
+        for site in counts.sites
+    }
 
 
 def crawl_problem(reason: str | None, by_site: dict[str, dict[str, int]], seeded: bool = False) -> str | None:
@@ -121,7 +113,7 @@ class CrawlSummary:
         self.started = time.monotonic()
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        by_site = summarize(self.stats.get_stats())
+        by_site = summarize(Counts.of(self.stats))
         logger.info("crawl summary for %s (%s):\n%s", spider.name, reason, format_table(by_site))
         if self.path:
             record = {

@@ -25,6 +25,7 @@ from typing import Any
 
 from scrapy import Request
 
+from news_crawler.crawl.counts import Counts
 from news_crawler.frontier.dupefilter import RedisDupeFilter
 from news_crawler.protocols import LeasedQueue
 
@@ -130,7 +131,7 @@ class BloomDupeFilter(RedisDupeFilter):
         """A Bloom filter cannot forget: counted, and the request is fetched again only
         through the queue's postponement."""
         if self.stats is not None:
-            self.stats.inc_value("dupefilter/forget_unsupported")
+            Counts.of(self.stats).add("dupefilter", "forget_unsupported")
 
     def estimated_count(self) -> int:
         """About how many URLs the live periods hold, from the bits set (``BITCOUNT``):

@@ -19,6 +19,7 @@ from scrapy.statscollectors import StatsCollector
 from scrapy_redis.dupefilter import RFPDupeFilter
 
 from news_crawler import connection
+from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.protocols import LeasedQueue, SeenSet
 
@@ -113,7 +114,7 @@ class RedisDupeFilter(RFPDupeFilter):
 
     def log(self, request: Request, spider: Spider) -> None:
         if self.stats is not None:
-            self.stats.inc_value("dupefilter/filtered")
+            Counts.of(self.stats).add("dupefilter", "filtered")
         super().log(request, spider)
 
 

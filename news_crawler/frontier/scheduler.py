@@ -31,6 +31,7 @@ from twisted.internet.interfaces import IReactorTime
 
 from news_crawler import connection
 from news_crawler.connection.outage import REDIS_ERRORS, Outage
+from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.frontier import request_json
 from news_crawler.frontier.dupefilter import RedisDupeFilter
@@ -132,8 +133,8 @@ class RedisScheduler(Scheduler):
             spider.logger.info(
                 "requeued %d requests of workers that died and %d postponed by earlier runs", reclaimed, resumed
             )
-        self.stats.set_value("scheduler/reclaimed", reclaimed)
-        self.stats.set_value("scheduler/resumed", resumed)
+        Counts.of(self.stats).set("scheduler", "reclaimed", reclaimed)
+        Counts.of(self.stats).set("scheduler", "resumed", resumed)
         end_leases_on_response(self.crawler, self.ack)
         self._every(self.lease_seconds / 3, self._renew_leases)
 
@@ -220,7 +221,7 @@ class RedisScheduler(Scheduler):
             if queued:
                 self.queue.push(request)
         if queued:
-            self.stats.inc_value("scheduler/enqueued/redis")
+            Counts.of(self.stats).add("scheduler", "enqueued/redis")
         else:
             self.df.log(request, self.spider)
         return queued
@@ -234,7 +235,7 @@ class RedisScheduler(Scheduler):
             self.outage.failed(e)
             return None
         if request is not None:
-            self.stats.inc_value("scheduler/dequeued/redis")
+            Counts.of(self.stats).add("scheduler", "dequeued/redis")
         return request
 
     def ack(self, request: Request) -> None:

@@ -4,8 +4,15 @@ from scrapy.exceptions import DropItem
 
 
 class ArticleDrop(DropItem):
+    """A drop of the article at ``url``, for ``reason`` (what its outcome records); the log
+    line names both."""
+
     outcome = "dropped"
     ends_lease = True  # the URL is done with; False: the next run must fetch it again
+
+    def __init__(self, reason: str, url: str, log_level: str = "INFO") -> None:
+        super().__init__(f"{reason}: {url}", log_level=log_level)
+        self.reason, self.url = reason, url
 
 
 class InvalidArticle(ArticleDrop):

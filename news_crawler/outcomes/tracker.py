@@ -20,6 +20,7 @@ from scrapy.crawler import Crawler
 from scrapy.http import Response
 
 from news_crawler.connection.outage import Outage
+from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.quickstop import released
 from news_crawler.crawl.redact import short_url
 from news_crawler.crawl.runtime import Runtime
@@ -120,6 +121,10 @@ class OutcomeTracker:
             else:
                 self._ack(request)
 
+    @property
+    def counts(self) -> Counts:
+        return Counts.of(self.crawler.stats)
+
     def _scheduler(self) -> Scheduling | None:
         """The scheduler, when it holds leases to end (``contracts.Scheduling``)."""
         scheduler = self.crawler.engine.scheduler if self.crawler.engine is not None else None
@@ -143,8 +148,8 @@ class OutcomeTracker:
         before = self._counted.get(url)
         if before != outcome:
             if before is not None:
-                self.crawler.stats.inc_value(f"outcomes/{before}/{site}", -1)
-            self.crawler.stats.inc_value(f"outcomes/{outcome}/{site}")
+                self.counts.add("outcomes", before, site, -1)
+            self.counts.add("outcomes", outcome, site)
             self._counted[url] = outcome
 
     # Item outcomes.
@@ -157,8 +162,8 @@ class OutcomeTracker:
         # This project's drops name their outcome (drops.py); any other DropItem is "dropped".
         outcome = exception.outcome if isinstance(exception, ArticleDrop) else "dropped"
         if outcome:
-            url, reason, site = item.get("url") or response.url, str(exception), self._site(item)
-            reason = reason[: -len(url) - 2] if reason.endswith(f": {url}") else reason  # the record is the URL's
+            url, site = item.get("url") or response.url, self._site(item)
+            reason = exception.reason if isinstance(exception, ArticleDrop) else str(exception)
             self.outage.run(lambda: self._record(url, outcome, reason[:200], site))
         if isinstance(exception, ArticleDrop) and not exception.ends_lease and response is not None:
             self._keep_lease.add(id(response.request))
@@ -210,9 +215,8 @@ class OutcomeTracker:
         else:
             url = request.meta.get("redirect_urls", [request.url])[0]  # the URL the dupefilter knows
             if outcome == "invalid":  # a redirect off the site, a refused scheme: with the pages that hold no article
-                self.crawler.stats.inc_value(
-                    f"articles/invalid_reason/{'redirected_outside' if 'redirected' in reason else 'not_http'}"
-                )
+                kind = "redirected_outside" if "redirected" in reason else "not_http"
+                self.counts.add("articles", f"invalid_reason/{kind}")
             logger.info("%s: %s (%s), not retried", outcome, short_url(url), reason)
             self.outage.run(lambda: self._record(url, outcome, reason, site))
         self._ack(request)

@@ -1,6 +1,8 @@
-"""Near-duplicate step: fingerprint the body off the reactor, decide in Redis, drop copies.
+"""Near-duplicate step: decide in Redis on the article's fingerprint, drop copies.
 
-The fingerprint is computed in the shared pool (``news_crawler.crawl.pool``); decisions of
+The fingerprint comes with the item, made in the worker pool with its fields
+(``crawl/page_work.py``); an item another spider made is fingerprinted in the pool here
+(``crawl/pool.py``). Decisions of
 items that arrive together go to Redis in one atomic call (``DEDUP_BATCH_SIZE`` at most).
 One namespace is shared by every spider, so a reprint on another portal is caught.
 """
@@ -12,7 +14,8 @@ from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from news_crawler.connection.outage import Outage, RedisUnavailable
-from news_crawler.crawl.pool import PageTimeout, WorkerPool
+from news_crawler.crawl.counts import Counts
+from news_crawler.crawl.pool import PageTimeout, WorkerPool, fingerprint_with
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.dedup.fingerprint import to_hex
 from news_crawler.dedup.fingerprint.fingerprinter import Fingerprint
@@ -30,17 +33,15 @@ class NearDuplicatePipeline:
         stats: StatsCollector,
         store: FingerprintStore,
         pool: WorkerPool,
-        use_title: bool,
         batch_size: int,
         outcomes: OutcomeStore | None = None,
         outage: Outage | None = None,
     ) -> None:
-        self.stats = stats
+        self.counts = Counts.of(stats)
         self.store = store
         self.pool = pool
         self.outcomes = outcomes
         self.outage = outage or Outage(0)
-        self.use_title = use_title
         self.batcher = DecisionBatcher(store.decide_many, batch_size, self.outage.call)
 
     @classmethod
@@ -55,45 +56,43 @@ class NearDuplicatePipeline:
             crawler.stats,
             store,
             runtime.pool,
-            settings.getbool("DEDUP_USE_TITLE"),
             settings.getint("DEDUP_BATCH_SIZE"),
             outcomes,
             runtime.outage,
         )
 
     async def process_item(self, item: ArticleItem) -> ArticleItem:
-        site, url = item.get("site"), item["url"]
-        title = (item.get("title") or "") if self.use_title else ""
-        fingerprint, error = await self._fingerprint(item["body"], title)
+        site, url = item.get("site") or "", item["url"]
+        # The spider's pool call made it with the fields; another spider's item is fingerprinted here.
+        made = item.pop("fingerprint", None)
+        fingerprint, error = made if made is not None else await self._fingerprint(item)
         if fingerprint is None:
-            self.stats.inc_value("articles/invalid_reason/unfingerprintable")
-            raise InvalidArticle(f"invalid article ({error}): {url}", log_level="INFO")
+            self.counts.add("articles", "invalid_reason/unfingerprintable")
+            raise InvalidArticle(f"invalid article ({error})", url)
         item["simhash"] = to_hex(fingerprint.value)
         try:
             decision = await self.batcher.decide(url, fingerprint.value, fingerprint.sentences, fingerprint.length)
             written_before = decision.replayed and decision.kept and await self._written_before(url)
         except RedisUnavailable as e:
-            raise Unsettled(f"not decided, the next run fetches it again: {url} ({e})", log_level="WARNING") from None
-        self.stats.set_value("dedup/round_trips", self.batcher.calls)
+            raise Unsettled(f"not decided, the next run fetches it again ({e})", url, log_level="WARNING") from None
+        self.counts.set("dedup", "round_trips", self.batcher.calls)
         if decision.replayed and decision.kept:
             if written_before:
-                self.stats.inc_value(f"dedup/seen_before/{site}")
-                raise SeenBefore(f"already kept in an earlier run: {url}", log_level="INFO")
+                self.counts.add("dedup", "seen_before", site)
+                raise SeenBefore("already kept in an earlier run", url)
             # Kept by a crawl that died before the item reached its feed: keep it now.
-            self.stats.inc_value(f"dedup/recovered/{site}")
+            self.counts.add("dedup", "recovered", site)
         elif not decision.kept:
-            self.stats.inc_value(f"dedup/dropped_by/{decision.rule}")
+            self.counts.add("dedup", f"dropped_by/{decision.rule}")
             raise NearDuplicate(
-                f"near-duplicate of {decision.duplicate_of} (distance {decision.distance}, "
-                f"rule {decision.rule}): {url}",
-                log_level="INFO",
+                f"near-duplicate of {decision.duplicate_of} (distance {decision.distance}, rule {decision.rule})", url
             )
         return item
 
-    async def _fingerprint(self, body: str, title: str) -> tuple[Fingerprint | None, str | None]:
+    async def _fingerprint(self, item: ArticleItem) -> tuple[Fingerprint | None, str | None]:
         """Fingerprint in the pool, within its time limit."""
         try:
-            return await self.pool.run(None, body, title)
+            return await self.pool.with_fingerprinter(fingerprint_with, item["body"], item.get("title") or "")
         except PageTimeout as e:
             return None, f"fingerprinting took too long ({e}: EXTRACT_TIMEOUT)"
 

@@ -26,6 +26,7 @@ from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 
 from news_crawler.config import setting_path
+from news_crawler.crawl.counts import Counts
 from news_crawler.items import ArticleItem
 from news_crawler.printable import printable
 
@@ -62,7 +63,7 @@ def feed_path(feed_dir: Path, spider: str, started: datetime) -> Path:
 
 class FeedPipeline:
     def __init__(self, stats: StatsCollector, path: Path) -> None:
-        self.stats = stats
+        self.counts = Counts.of(stats)
         self.path = path
         self.file: IO[bytes] | None = None
 
@@ -85,13 +86,13 @@ class FeedPipeline:
             while data:  # an unbuffered write may take part of the line
                 data = data[self.file.write(data) or 0 :]
         except Exception as e:  # noqa: BLE001 - whatever it is, the article is not kept and comes again
-            self.stats.inc_value("feed/write_failed")
+            self.counts.add("feed", "write_failed")
             why = e.strerror if isinstance(e, OSError) and e.strerror else f"{type(e).__name__}: {e}"
             raise FeedWriteError(
                 f"feed {self.path} could not be written ({printable(why, 200)}): not kept, fetched "
                 f"again on the next run: {item.get('url')}"
             ) from None
-        self.stats.inc_value("feed/written")
+        self.counts.add("feed", "written")
         return item
 
     def close_spider(self) -> None:

@@ -23,6 +23,7 @@ from scrapy.utils.serialize import ScrapyJSONEncoder
 
 from news_crawler import connection
 from news_crawler.connection.outage import Outage, RedisUnavailable
+from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.outcomes.drops import Unsettled
 
@@ -82,9 +83,9 @@ class RedisListPipeline:
             trimmed = await self.outage.call(self._push, self.item_key(item, cast(Spider, spider)), data)
         except RedisUnavailable as e:
             url = ItemAdapter(item).get("url", "")
-            raise Unsettled(f"not exported, the next run fetches it again: {url} ({e})", log_level="WARNING") from None
+            raise Unsettled(f"not exported, the next run fetches it again ({e})", url, log_level="WARNING") from None
         if trimmed and self.crawler is not None:
-            self.crawler.stats.inc_value("items/redis_trimmed", trimmed)
+            Counts.of(self.crawler.stats).add("items", "redis_trimmed", n=trimmed)
         return item
 
     def _push(self, key: str, data: str | bytes) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 
+from news_crawler.crawl.counts import Counts
 from news_crawler.extraction.decode import is_text
 from news_crawler.items import ArticleItem
 from news_crawler.outcomes.drops import InvalidArticle
@@ -24,7 +25,7 @@ def unusable(body: str, min_chars: int) -> tuple[str, str] | None:
 
 class ValidationPipeline:
     def __init__(self, stats: StatsCollector, min_chars: int) -> None:
-        self.stats = stats
+        self.counts = Counts.of(stats)
         self.min_chars = min_chars
 
     @classmethod
@@ -32,8 +33,8 @@ class ValidationPipeline:
         return cls(crawler.stats, crawler.settings.getint("ARTICLE_MIN_CHARS"))
 
     def invalid(self, item: ArticleItem, reason: str, key: str) -> InvalidArticle:
-        self.stats.inc_value(f"articles/invalid_reason/{key}")
-        return InvalidArticle(f"invalid article ({reason}): {item.get('url')}", log_level="INFO")
+        self.counts.add("articles", f"invalid_reason/{key}")
+        return InvalidArticle(f"invalid article ({reason})", item.get("url") or "")
 
     def process_item(self, item: ArticleItem) -> ArticleItem:
         reason, kind = item.pop("invalid_reason", None), item.pop("invalid_kind", None)

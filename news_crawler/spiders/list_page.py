@@ -17,6 +17,7 @@ from scrapy.linkextractors import IGNORED_EXTENSIONS
 from twisted.python.failure import Failure
 from w3lib.url import safe_url_string
 
+from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.redact import short_url
 from news_crawler.extraction.pagination import page_of
 from news_crawler.spiders.listing import (
@@ -44,6 +45,9 @@ class ListingSpider(Protocol):
     list_pages_left: int
     list_stop_at_seen: bool
     list_follow_next: bool
+
+    @property
+    def counts(self) -> Counts: ...
 
     @property
     def logger(self) -> logging.LoggerAdapter[logging.Logger]: ...
@@ -83,7 +87,7 @@ class ListPage:
         self.spider = spider
         self.response = response
         self.depth = response.meta.get(LIST_DEPTH, 0)
-        self.stats = spider.crawler.stats
+        self.counts = Counts.of(spider.crawler.stats)
         self.cap = spider.links_max if spider.links_max > 0 else float("inf")
         self.queued = self.past = self.articles = 0
         self.any_new = False
@@ -123,7 +127,7 @@ class ListPage:
                         yield request
             elif html and len(lists) < self.cap and url not in spider.lists_requested and self._next_list(url, text):
                 if spider.list_pages_left <= 0:  # pagination is a chain, not a tree a page can grow
-                    self.stats.inc_value(f"links/list_pages_over_limit/{site}")
+                    self.counts.add("links", "list_pages_over_limit", site)
                     continue
                 spider.list_pages_left -= 1
                 spider.lists_requested.add(url)
@@ -145,7 +149,7 @@ class ListPage:
         self._report(refused, offsite)
         if self.articles and not self.any_new and spider.list_stop_at_seen:
             if lists:
-                self.stats.inc_value(f"pages/list_ended_at_seen/{site}")
+                self.counts.add("pages", "list_ended_at_seen", site)
                 spider.logger.debug(
                     "list page %s: every article on it was seen before, its next pages not followed", self.response.url
                 )
@@ -157,10 +161,10 @@ class ListPage:
         """Count and log, once for the page, the links left out and those left for the next run."""
         spider, site, page = self.spider, self.spider.site, short_url(self.response.url)
         if refused:
-            self.stats.inc_value(f"links/refused_scheme/{site}", refused)
+            self.counts.add("links", "refused_scheme", site, refused)
             spider.logger.warning("list page %s: %d links that are not http(s) refused", page, refused)
         if offsite:
-            self.stats.inc_value(f"links/refused_offsite/{site}", offsite)
+            self.counts.add("links", "refused_offsite", site, offsite)
             spider.logger.info(
                 "list page %s: %d article links outside the site's domains (%s) left out",
                 page,
@@ -168,7 +172,7 @@ class ListPage:
                 ", ".join(spider.domains),
             )
         if self.past:
-            self.stats.inc_value(f"links/over_limit/{site}", self.past)
+            self.counts.add("links", "over_limit", site, self.past)
             spider.logger.warning(
                 "list page %s: %d new article links queued (LIST_LINKS_MAX), %d more left for the next run",
                 page,

@@ -28,11 +28,12 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from news_crawler.config import as_list
+from news_crawler.crawl.counts import Counts
+from news_crawler.crawl.page_work import article_page, finished
 from news_crawler.crawl.pool import PageTimeout, WorkerPool
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.page import invalid, page_fields
-from news_crawler.extraction.pagination import joined_pages
 from news_crawler.items import ArticleItem, well_formed
 from news_crawler.protocols import Scheduling
 from news_crawler.signals import fetch_failed
@@ -105,6 +106,7 @@ class NewsSpider(scrapy.Spider):
     custom_settings: dict[str, Any] = {}
     # Set by from_crawler, from settings.
     workers: WorkerPool
+    fingerprinted: bool
     list_page_limit: int
     list_stop_at_seen: bool
     list_follow_next: bool
@@ -165,6 +167,7 @@ class NewsSpider(scrapy.Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.workers = Runtime.of(crawler).pool
         settings = crawler.settings
+        spider.fingerprinted = settings.getbool("DEDUP_ENABLED")  # the pool also fingerprints each article
         spider.list_page_limit = settings.getint("LIST_PAGE_LIMIT")
         spider.list_stop_at_seen = settings.getbool("LIST_STOP_AT_SEEN")
         spider.list_follow_next = settings.getbool("LIST_FOLLOW_NEXT")
@@ -212,6 +215,11 @@ class NewsSpider(scrapy.Spider):
             handlers["file"] = "scrapy.core.downloader.handlers.file.FileDownloadHandler"
             settings.set("DOWNLOAD_HANDLERS", handlers, priority="spider")
 
+    @property
+    def counts(self) -> Counts:
+        """The crawl's counts (its stats exist once the crawl starts)."""
+        return Counts.of(self.crawler.stats)
+
     def on_site(self, url: str) -> bool:
         """``url`` is http(s), on the site's domains (``allowed_domains``, else the start pages')."""
         return on_domains(url, self.domains)
@@ -234,13 +242,13 @@ class NewsSpider(scrapy.Spider):
             return
         for url in itertools.islice(feed_links(response.body, response.url), self.links_max):
             if not self.on_site(url):
-                self.crawler.stats.inc_value(f"links/refused_{'scheme' if not web_url(url) else 'offsite'}/{self.site}")
+                self.counts.add("links", "refused_scheme" if not web_url(url) else "refused_offsite", self.site)
                 continue
             if (
                 not self.follow_patterns or any(p.search(url) for p in self.follow_patterns)
             ) and url not in self.lists_requested:
                 if self.list_pages_left <= 0:
-                    self.crawler.stats.inc_value(f"links/list_pages_over_limit/{self.site}")
+                    self.counts.add("links", "list_pages_over_limit", self.site)
                     continue
                 self.list_pages_left -= 1
                 self.lists_requested.add(url)
@@ -249,10 +257,10 @@ class NewsSpider(scrapy.Spider):
                 )
 
     async def parse(self, response: Response, **kwargs: Any) -> AsyncIterator[scrapy.Request]:
-        self.crawler.stats.inc_value(f"pages/list/{self.site}")
+        self.counts.add("pages", "list", self.site)
         body = unpacked(response.body, self.max_list_bytes)
         if body is None:
-            self.crawler.stats.inc_value(f"pages/list_unreadable/{self.site}")
+            self.counts.add("pages", "list_unreadable", self.site)
             self.logger.warning("list page %s is gzip that cannot be unpacked: no links taken from it", response.url)
             return
         if body is not response.body:  # a gzipped sitemap
@@ -267,7 +275,7 @@ class NewsSpider(scrapy.Spider):
             return
         page = as_html(response) if is_markup(body) else None
         if page is None:
-            self.crawler.stats.inc_value(f"pages/list_unrecognised/{self.site}")
+            self.counts.add("pages", "list_unrecognised", self.site)
             self.logger.warning(
                 "list page %s is neither an HTML page nor a feed (it starts %r): no links taken from it",
                 response.url,
@@ -294,33 +302,37 @@ class NewsSpider(scrapy.Spider):
             return None
 
     async def parse_article(self, response: Response) -> AsyncIterator[Any]:
-        self.crawler.stats.inc_value(f"pages/article/{self.site}")
+        self.counts.add("pages", "article", self.site)
         content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1")
         article = response.meta.get("article")  # the pages before, on a later page
-        if type(self).extract is not NewsSpider.extract:  # a portal's own extraction: here, as written
-            fields = page_fields(response.body, content_type, response.url, lambda html: self.extract(html, response))
-        else:  # in the worker pool, with the fingerprints: the reactor thread only moves bytes
-            try:
-                fields = await self.workers.run(
-                    page_fields, response.body, content_type, response.url, None, article is not None
+        pages = response.meta.get("article_pages", 1)
+        last = pages >= self.article_max_pages
+        # One trip to the worker pool a page: the fields, the pages before joined, and the
+        # whole article's fingerprint for the near-duplicate pipeline (``crawl/page_work.py``).
+        try:
+            if type(self).extract is not NewsSpider.extract:  # a portal's own extraction: here, as written
+                own = page_fields(
+                    response.body,
+                    content_type,
+                    response.url,
+                    lambda html: self.extract(html, response),
+                    article is not None,
                 )
-            except PageTimeout as e:
-                fields = invalid(f"extraction took too long ({e}: EXTRACT_TIMEOUT)", "too_slow")
+                fields = await self.workers.with_fingerprinter(
+                    finished, own, response.url, article, last, self.fingerprinted
+                )
+            else:  # the reactor thread only moves bytes
+                fields = await self.workers.with_fingerprinter(
+                    article_page, response.body, content_type, response.url, article, last, self.fingerprinted
+                )
+        except PageTimeout as e:  # the pages before make the item; a first page holds no article
+            slow = {**invalid(f"extraction took too long ({e}: EXTRACT_TIMEOUT)", "too_slow"), "url": response.url}
+            fields = dict(article) if article is not None else slow
         next_url = fields.pop("next_page", None)
         if next_url and not self.on_site(next_url):  # a page of the story is on the site, or it is no page of it
-            self.crawler.stats.inc_value(
-                f"links/refused_{'scheme' if not web_url(next_url) else 'offsite'}/{self.site}"
-            )
+            self.counts.add("links", "refused_scheme" if not web_url(next_url) else "refused_offsite", self.site)
             next_url = None
-        if article is not None:  # a later page: its text and its images join the first page's
-            images = article.get("images", []) + [
-                i for i in fields.get("images", []) if i not in article.get("images", [])
-            ]
-            fields = {**article, "body": joined_pages(article["body"], fields.get("body", "")), "images": images}
-        else:
-            fields = {**fields, "url": response.url}
-        pages = response.meta.get("article_pages", 1)
-        if next_url and pages < self.article_max_pages:
+        if next_url and not last:
             yield scrapy.Request(
                 next_url,
                 callback=self.parse_article,
@@ -338,7 +350,7 @@ class NewsSpider(scrapy.Spider):
 
     def next_page_failed(self, failure: Failure) -> Iterator[ArticleItem]:
         """A later page of an article could not be fetched: the pages before it make the item."""
-        self.crawler.stats.inc_value(f"pages/article_page_failed/{self.site}")
+        self.counts.add("pages", "article_page_failed", self.site)
         self.logger.warning(
             "page %s of an article could not be fetched (%s): keeping the pages before it",
             failed_request(failure).url,
