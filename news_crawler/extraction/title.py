@@ -71,6 +71,8 @@ _SENTENCE = re.compile(r"[，。；！？]")
 def _shown(title: str, text: str) -> bool:
     """The page shows ``title`` as a line, or a line much like it (spaced, punctuated or
     worded a little otherwise: most of the characters of either are the other's)."""
+    if f"\n{title}\n" in f"\n{text}\n":  # a line as written (most pages): none needs looking at
+        return True
     chars = set("".join(title.split()))
     for line in text.splitlines():
         line = "".join(line.split())
