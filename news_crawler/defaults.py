@@ -48,13 +48,13 @@ DUPEFILTER_BLOOM_PERIODS = 12
 # and dumps(), but a pickle only with SCHEDULER_ALLOW_PICKLE (unpickling runs code).
 SCHEDULER_SERIALIZER = ""
 # "scrapy": the crawler's request fingerprinter; "scrapy-redis": scrapy-redis 0.9's, to keep
-# using a dupefilter set that scrapy-redis filled (see dupefilter.py).
+# using a dupefilter set that scrapy-redis filled (see frontier/dupefilter.py).
 DUPEFILTER_FINGERPRINT = "scrapy"
 SCHEDULER_ALLOW_PICKLE = False
 # A taken request is leased, not popped: renewed every third of this while its worker
 # lives, put back in the queue when the worker dies (see leasing/).
 SCHEDULER_LEASE_SECONDS = 120.0
-# Every URL taken from the queue gets a recorded outcome (see outcomes.py); a transient
+# Every URL taken from the queue gets a recorded outcome (see outcomes/store.py); a transient
 # failure or an error is tried again on the next runs, up to OUTCOME_RETRY_RUNS runs.
 # Outcomes are kept in a hash per day, each deleted by the server OUTCOMES_KEEP_DAYS days
 # later (0: one hash, kept forever).
@@ -99,7 +99,7 @@ ITEMS_REDIS_MAX = 1_000_000
 SUMMARY_FILE = ""
 FEED_DIR = "output"  # under DATA_DIR unless absolute
 
-# Sites files (TOML, see sites.py) read after the built-in one, each adding sites or replacing
+# Sites files (TOML, see spiders/sites.py) read after the built-in one, each adding sites or replacing
 # one by name; several are separated by commas.
 SITES_FILE = ""
 

@@ -58,7 +58,7 @@ def params_from_settings(settings: Any) -> dict[str, Any]:
 def _retry() -> Retry:
     """A dropped connection (a failover, a restart) is retried briefly inside the call; a
     timeout is not (a stalled server would hold the caller once per try), and a longer
-    outage is the caller's to wait out (see outage.py)."""
+    outage is the caller's to wait out (see connection/outage.py)."""
     return Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 2, (redis.ConnectionError, ConnectionError))
 
 

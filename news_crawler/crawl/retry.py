@@ -2,7 +2,7 @@
 ``RETRY_BACKOFF_BASE * 2 ** (n - 1)`` seconds, at most ``RETRY_BACKOFF_MAX``, so a transient
 failure (an overloaded portal, a network blip) has time to pass. The wait is asynchronous:
 other requests go on meanwhile. After the last retry the page's outcome is ``failed`` and
-the next run tries again (see outcomes.py)."""
+the next run tries again (see outcomes/store.py)."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from news_crawler.crawl.counts import Counts
 logger = logging.getLogger(__name__)
 
 COLUMNS = ("fetched", "lists", "kept", "dropped", "invalid", "gone", "robots", "failed", "errors")
-# The column of each outcome (outcomes.py); "fetched" is every article page that came back
+# The column of each outcome (outcomes/store.py); "fetched" is every article page that came back
 # and was judged: kept, dropped, invalid or an error. List pages are no outcome: "lists" is
 # the list pages that came back (``pages/list/<site>``), and a failed one is "failed".
 OUTCOME_COLUMN = {

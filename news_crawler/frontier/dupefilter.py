@@ -118,7 +118,7 @@ class RedisDupeFilter(RFPDupeFilter):
         super().log(request, spider)
 
 
-if TYPE_CHECKING:  # mypy checks that the class keeps its contract (contracts.py)
+if TYPE_CHECKING:  # mypy checks that the class keeps its contract (protocols.py)
 
     def _keeps_contract(implementation: RedisDupeFilter) -> SeenSet:
         return implementation

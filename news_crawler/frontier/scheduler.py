@@ -266,7 +266,7 @@ class RedisScheduler(Scheduler):
 
     def release(self, requests: Sequence[Request] | None) -> int:
         """Give ``requests`` (every one still held, for None) back to the queue now, unfetched:
-        a stopping crawl (``quickstop.py``)."""
+        a stopping crawl (``crawl/quickstop.py``)."""
         if self.leased is None:
             return 0
         if requests is None:
@@ -274,7 +274,7 @@ class RedisScheduler(Scheduler):
         return self.leased.release([m for m in (r.meta.get(LEASE_META) for r in requests) if m])
 
 
-if TYPE_CHECKING:  # mypy checks that the class keeps its contract (contracts.py)
+if TYPE_CHECKING:  # mypy checks that the class keeps its contract (protocols.py)
 
     def _keeps_contract(implementation: RedisScheduler) -> Scheduling:
         return implementation

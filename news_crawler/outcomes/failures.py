@@ -13,11 +13,11 @@ GONE_STATUSES = (404, 410)
 
 
 class RefusedScheme(IgnoreRequest):
-    """A request for a URL that is not http(s) (``safety.py`` refuses it): outcome ``invalid``."""
+    """A request for a URL that is not http(s) (``crawl/safety.py`` refuses it): outcome ``invalid``."""
 
 
 class RedirectedOutside(IgnoreRequest):
-    """A redirect that leaves the site (``safety.py`` refuses it): the URL's outcome is ``invalid``."""
+    """A redirect that leaves the site (``crawl/safety.py`` refuses it): the URL's outcome is ``invalid``."""
 
     reason = "redirected outside the site"
 

@@ -159,7 +159,7 @@ class OutcomeTracker:
         self._item_done(response)
 
     def item_dropped(self, item: Any, response: Response, exception: BaseException) -> None:
-        # This project's drops name their outcome (drops.py); any other DropItem is "dropped".
+        # This project's drops name their outcome (outcomes/drops.py); any other DropItem is "dropped".
         outcome = exception.outcome if isinstance(exception, ArticleDrop) else "dropped"
         if outcome:
             url, site = item.get("url") or response.url, self._site(item)

@@ -161,7 +161,7 @@ class LeasedPriorityQueue(Base):
         self.server.delete(self.key, self.inflight_key, self.later_key)
 
 
-if TYPE_CHECKING:  # mypy checks that the class keeps its contract (contracts.py)
+if TYPE_CHECKING:  # mypy checks that the class keeps its contract (protocols.py)
 
     def _keeps_contract(implementation: LeasedPriorityQueue) -> LeasedQueue:
         return implementation
