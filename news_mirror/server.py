@@ -22,6 +22,7 @@ class Mirror:
         self.catalog = catalog
         self.day = day
         self.requests: list[str] = []  # every path asked for, in order
+        self.answered = 0  # how many of them have their response
         self._pages = {mirror_path(u): p for u, p in catalog.pages.items()}
         self.lists = {mirror_path(url): site.name for site in load_sites().values() for url in site.start_urls}
         self._lock = threading.Lock()
@@ -59,7 +60,20 @@ class Mirror:
         with self._lock:
             return [r for r in self.requests[since:] if r not in self.lists and not r.endswith("/robots.txt")]
 
+    def idle(self) -> bool:
+        """Every request asked for so far has its response."""
+        with self._lock:
+            return self.answered == len(self.requests)
+
     def respond(self, path: str) -> tuple[int, bytes, str]:
+        try:
+            return self._respond(path)
+        finally:
+            if path.lstrip("/") != REQUESTS_PATH:  # (not recorded as asked for)
+                with self._lock:
+                    self.answered += 1
+
+    def _respond(self, path: str) -> tuple[int, bytes, str]:
         key = path.lstrip("/")
         if key == REQUESTS_PATH:  # what was asked so far (for a test outside this process): not recorded
             with self._lock:

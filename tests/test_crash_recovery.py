@@ -3,7 +3,6 @@ article ends kept (in a feed), dropped as a near-duplicate, or invalid."""
 
 import json
 import signal
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,7 +151,8 @@ def test_redis_killed_mid_crawl_and_restarted_the_crawl_carries_on(tmp_path, sit
     wait_for(lambda: site.requested(0.3), 120, "30% of the article pages to be requested")
     durable_redis.kill()
     wait_for(lambda: "Redis does not answer" in log.read_text(), 60, "the crawl to notice the outage")
-    time.sleep(5)  # the outage itself: five seconds without Redis
+    # The pages in flight answered: what they gave waits on Redis (the crawl takes no new one).
+    wait_for(site.mirror.idle, 60, "every page asked for to be answered")
     durable_redis.start()
     assert proc.wait(300) == 0, log.read_text()[-3000:]
     text = log.read_text()
