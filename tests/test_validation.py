@@ -72,8 +72,15 @@ def test_a_bad_value_is_one_line_naming_the_setting_the_value_and_what_is_allowe
     assert str(e.value) == message
 
 
-def test_the_project_s_own_settings_pass():
-    check_values(plain_settings())
+def test_the_project_s_own_settings_hold_every_checked_setting_and_pass():
+    from news_crawler.ops.preflight import checked_defaults
+
+    settings = plain_settings()
+    missing = [
+        name for name in checked_defaults() if settings.get(name) is None and checked_defaults()[name] is not None
+    ]
+    assert not missing and len(checked_defaults()) > 50
+    assert check_values(settings) is None  # a bad value would be a UserError (the test above)
 
 
 def test_an_unknown_name_is_warned_of_with_the_closest_known_one():
