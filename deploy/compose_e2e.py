@@ -53,7 +53,7 @@ for name in all_spider_names(s):
     key = connection.spider_key(s.get("SCHEDULER_QUEUE_KEY"), name, c)
     out[name] = {"queued": c.zcard(key), "inflight": c.zcard(key + ":inflight"),
                  "seeds": c.llen(connection.spider_key(s.get("SEED_KEY"), name, c)),
-                 "outcomes": {u: r["outcome"] for u, r in OutcomeStore.for_spider(c, s, name).all().items()}}
+                 "outcomes": {u: r["outcome"] for u, r in OutcomeStore.for_spider(c, s, name).latest().items()}}
 print(json.dumps(out))
 """
 # Run inside a worker: the leases held now, [owner ("<host>:<pid>:<start>"), URL].
@@ -177,7 +177,7 @@ def reference() -> dict[int, dict[str, str]]:
             outcomes = {
                 u: r["outcome"]
                 for name in all_spider_names(settings)
-                for u, r in OutcomeStore.for_spider(client, settings, name).all().items()
+                for u, r in OutcomeStore.for_spider(client, settings, name).latest().items()
             }
             out[day] = {u: o for u, o in outcomes.items() if u not in seen}
             seen |= set(outcomes)
