@@ -11,7 +11,7 @@ import sys
 import opencc
 import pytest
 
-from news_crawler.dedup.fingerprint import distance
+from news_crawler.dedup.fingerprint import UnusableText, distance
 from news_crawler.dedup.fingerprint.sentences import longest_sentences
 from news_crawler.dedup.fingerprint.text import normalize, simplified
 
@@ -54,6 +54,15 @@ def test_a_one_line_story_that_starts_with_a_caption_is_an_article_and_its_copie
     assert not decision.kept and decision.duplicate_of == "0"
     short_caption = fingerprinter.fingerprint("图为会议现场。\n" + stories[1]).value
     assert short_caption == fingerprinter.fingerprint(stories[1]).value  # a short caption line is left out
+
+
+@pytest.mark.parametrize("lead", ["▲ ", "↑ 点击上方蓝字关注我们。", "图为市政府新闻发布会现场。"])
+def test_a_short_story_in_one_line_after_a_caption_or_a_call_is_fingerprinted_without_it(fingerprinter, lead):
+    story = "市政府副市长在会上介绍了今年以来全市经济运行的总体情况，上半年全市地区生产总值同比增长百分之六点五。"
+    assert len(lead + story) <= 80  # a line this short that opens so reads as boilerplate on its own
+    assert fingerprinter.fingerprint(lead + story).value == fingerprinter.fingerprint(story).value
+    with pytest.raises(UnusableText):  # a call to action and nothing more is still no article
+        fingerprinter.fingerprint("点击上方蓝字关注我们，每天推送最新资讯，欢迎转发分享")
 
 
 def test_a_mostly_latin_line_is_no_sentence_of_the_rule():

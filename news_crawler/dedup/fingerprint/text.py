@@ -124,12 +124,25 @@ def is_boilerplate(line: str) -> bool:
 def strip_boilerplate(normalized: str) -> str:
     """Drop boilerplate lines, inline 原标题/责任编辑 notes, portal markers and reprint credits
     glued to a line's start or end (``credits.py``) from normalised text."""
-    kept = []
-    for line in normalized.split("\n"):
-        if is_boilerplate(line):
-            continue
-        line = _END_MARK.sub("", _INLINE_MARK.sub("", _INLINE_EDITOR.sub("", line))).strip()
-        line = strip_glued_credits(line)
-        if line:
-            kept.append(line)
-    return "\n".join(kept)
+    lines = normalized.split("\n")
+    kept = [line for line in lines if not is_boilerplate(line)]
+    if not kept:  # every line went: a story told in a line that opens with a caption or a call to action
+        kept = [rest for rest in map(_after_opening, lines) if rest]
+    cleaned = (
+        strip_glued_credits(_END_MARK.sub("", _INLINE_MARK.sub("", _INLINE_EDITOR.sub("", x))).strip()) for x in kept
+    )
+    return "\n".join(line for line in cleaned if line)
+
+
+_OPENING_MARK = re.compile(r"^[▲△▼▽↑]\s*")
+_FIRST_SENTENCE = re.compile(r"^[^。！？!?]*[。！？!?]\s*")
+
+
+def _after_opening(line: str) -> str:
+    """``line`` without its opening mark or its opening sentence ("▲ 市政府…" -> "市政府…",
+    "↑ 点击上方蓝字关注我们。市政府…" -> "市政府…") when what follows is no boilerplate
+    itself; else ""."""
+    for rest in (_OPENING_MARK.sub("", line, count=1), _FIRST_SENTENCE.sub("", line, count=1)):
+        if rest != line and not is_boilerplate(rest):
+            return rest
+    return ""
