@@ -225,6 +225,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reprints", type=int, default=2000)
     ap.add_argument("--limit", type=int, default=None, help="use only the first N real articles")
+    ap.add_argument("--seed", type=int, default=2018, help="which synthetic reprints (their random edits)")
     ap.add_argument(
         "--flatten",
         action="store_true",
@@ -254,7 +255,7 @@ def main() -> None:
         except UnusableText:
             pass
     real = usable
-    docs = with_reprints(real, args.reprints)
+    docs = with_reprints(real, args.reprints, args.seed)
     if args.flatten:  # the reprints' added lines too; a flattened text the engine refuses is left out
         docs = [{**d, "body": "".join(d["body"].split("\n"))} for d in docs]
     docs = docs[: len(real)] + [d for d in docs[len(real) :] if chosen.prepare(d["body"])[0].strip()]
