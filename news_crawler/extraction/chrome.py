@@ -15,6 +15,7 @@ start inside a run starts only at its beginning, ``(?<!\s)``), which
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from news_crawler.lexicon import CHECKER, EDITOR, SOURCE, any_of
 
@@ -230,23 +231,21 @@ def _without_head_notes(lines: list[str], title: str) -> list[str]:
     standing above the story, under the headline and its byline; a labelled lead (导读, 摘要,
     核心提示) stays. (Under the story, labelled pages count credits and issue lines as the
     story's.)"""
+    start = 0  # lines before it are notes taken off (an index: a page of many costs one pass)
     while True:
         first = next(
-            (i for i, line in enumerate(lines) if line.strip() and not is_chrome(line.strip(), title)), len(lines)
+            (i for i in range(start, len(lines)) if lines[i].strip() and not is_chrome(lines[i].strip(), title)),
+            len(lines),
         )
         line = lines[first].strip() if first < len(lines) else ""
-        if (
-            _SUBTITLE.match(line)
-            or _CREDIT_LINE.match(line)
-            or _EDITION.match(line)
-            or _summary_box(line, lines[first + 1 :])
-        ):
-            lines = lines[first + 1 :]
+        after = (lines[i] for i in range(first + 1, len(lines)))
+        if _SUBTITLE.match(line) or _CREDIT_LINE.match(line) or _EDITION.match(line) or _summary_box(line, after):
+            start = first + 1
         else:
-            return lines
+            return lines[start:]
 
 
-def _summary_box(line: str, after: list[str]) -> bool:
+def _summary_box(line: str, after: Iterable[str]) -> bool:
     """A CMS's summary box: the story's first words again, cut off (labelled 摘要 or not). A
     labelled lead (导读, 摘要, 核心提示) that ends its sentence is the story's and stays."""
     lead = _SUMMARY.match(line)
@@ -257,15 +256,19 @@ def _summary_box(line: str, after: list[str]) -> bool:
     return cut and _repeats_lead(text, after)
 
 
-def _repeats_lead(line: str, after: list[str]) -> bool:
+def _repeats_lead(line: str, after: Iterable[str]) -> bool:
     """``line`` is the story's first words again (a CMS's summary box, cut off at some length,
-    "……" and all, maybe past the first paragraph): the lines after it begin with it. A line
-    the same as the next one is not taken for one (a paragraph may be repeated)."""
+    "……" and all, maybe past the first paragraph): the lines after it begin with it (read
+    only as far as needed). A line the same as the next one is not taken for one (a
+    paragraph may be repeated)."""
     cut = "".join(line.split()).rstrip(".…。")
-    story, lines = "", [x for x in after if x.strip()]
-    for x in lines:
+    story, next_line = "", None
+    for x in after:
+        if not x.strip():
+            continue
+        if next_line is None:
+            next_line = "".join(x.split()).rstrip(".…。")
         if len(story) > len(cut):
             break
         story += "".join(x.split())
-    same = bool(lines) and "".join(lines[0].split()).rstrip(".…。") == cut
-    return len(cut) >= 8 and len(story) > len(cut) and story.startswith(cut) and not same
+    return len(cut) >= 8 and len(story) > len(cut) and story.startswith(cut) and next_line != cut
