@@ -229,3 +229,18 @@ def test_an_author_meta_tag_naming_the_software_s_makers_or_the_outlet_names_no_
     assert article.author == "" and article.source == "参考消息"
     writer = html.replace("<title>", "<meta name='author' content='王小红'><title>")
     assert extract_article(writer).author == "王小红"  # a person's name in the tag is the writer
+
+
+@pytest.mark.parametrize(
+    "marked,source",
+    [
+        ("<span class='source'>新京报</span>", "新京报"),
+        ("<span class='media-name'>来源：澎湃新闻</span>", "澎湃新闻"),
+        ("<span class='source'>发布时间：01-14 17:58</span>", ""),  # the element holds the time
+        ("<span class='source'>昨天</span>", ""),
+        ("<span class='source'>原创</span>", ""),  # a tag, no outlet
+    ],
+)
+def test_the_outlet_the_markup_marks_as_the_source_under_the_headline(marked, source):
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    assert extract_article(page(f"<span>2019-12-21 08:38</span>{marked}", no_credit)).source == source
