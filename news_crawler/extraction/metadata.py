@@ -81,7 +81,10 @@ _UNDER_HEADLINE = re.compile(
     r"(?:\s*+\+?关注)?"
 )
 # ... or "原创 王小红 某某观察 2019-01-25": a tag, the writer, the account, the date.
-_NAMES_LINE = re.compile(rf"{_NAME}(?:{SEP}{_NAME}){{0,4}}")  # writers' names, a line of their own
+# Writers' names, a line of their own: people's names (two or three characters, or with ·),
+# not a section's heading of four ("基本情况") or an outlet's mark ("本报讯", "新华社电").
+_PERSON = r"(?:[\u4e00-\u9fa5]{1,6}(?:·[\u4e00-\u9fa5]{1,6}){1,3}|[\u4e00-\u9fa5]{2,3}(?<![讯电]))"
+_NAMES_LINE = re.compile(rf"{_PERSON}(?:{SEP}{_PERSON}){{0,4}}")
 _TAGGED = re.compile(rf"(?:原创|转载|独家|首发)\s++({_ACCOUNT})(?:\s++{_ACCOUNT})?(?:\s++{DATETIME.pattern})?")
 
 
