@@ -161,3 +161,15 @@ EXTRACT_TIMEOUT = 5.0
 # being fetched have this many seconds, then their leases go back too and the crawl stops
 # (docker stop and systemd wait 10 s before SIGKILL). 0: Scrapy's own stop, which fetches all.
 STOP_TIMEOUT = 8.0
+
+# news-crawler watch (WATCH: set by the command): each start page is visited again after an
+# interval that follows how often it shows new links (frontier/revisits/estimate.py), between
+# REVISIT_MIN and REVISIT_MAX seconds (a site's revisit_min and revisit_max in its sites
+# file win); the schedule is shared in Redis under REVISIT_KEY.
+WATCH = False
+REVISIT_MIN = 300.0
+REVISIT_MAX = 86400.0
+REVISIT_KEY = "%(spider)s:revisits"
+# How long each kept article took to be found (crawled_at - published_at), a histogram per
+# spider: one for all time, one a day (kept OUTCOMES_KEEP_DAYS days).
+LATENCY_KEY = "%(spider)s:latency"

@@ -1,0 +1,115 @@
+"""The revisit schedule in Redis, shared by every watcher of a spider.
+
+Two keys a spider (``REVISIT_KEY``, the spider's name a hash tag on a cluster):
+
+- ``<spider>:revisits:due``, a sorted set: start page URL -> when it is next due, in the
+  server's seconds (``TIME``), so that watchers on machines whose clocks differ agree;
+- ``<spider>:revisits``, a hash: start page URL -> its state (``estimate.PageState`` as JSON).
+
+A watcher claims the pages that are due in one Lua step that also pushes each one
+``claim_seconds`` into the future: no other watcher takes a page while its visit runs, and a
+page whose watcher dies is due again when the claim runs out. The visit's end writes the new
+state and the next due time in one step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from news_crawler.connection import spider_key
+from news_crawler.frontier.revisits.estimate import PageState, after_visit
+
+_LUA = Path(__file__).parent
+
+
+@dataclass
+class Claimed:
+    url: str
+    state: PageState | None  # None: never visited
+
+
+@dataclass
+class ScheduledPage:
+    url: str
+    due: float  # server seconds
+    state: PageState | None
+
+
+class RevisitSchedule:
+    def __init__(self, client: Any, key: str, lo: float, hi: float, claim_seconds: float) -> None:
+        self.client = client
+        self.key = key
+        self.due_key = f"{key}:due"
+        self.lo = lo
+        self.hi = hi
+        self.claim_seconds = claim_seconds
+        self._claim = client.register_script((_LUA / "claim.lua").read_text(encoding="utf-8"))
+        self._register = client.register_script((_LUA / "register.lua").read_text(encoding="utf-8"))
+        self._visited = client.register_script((_LUA / "visited.lua").read_text(encoding="utf-8"))
+
+    @classmethod
+    def for_spider(cls, client: Any, settings: Any, spider: str) -> RevisitSchedule:
+        """The schedule of ``spider`` with its settings (a site's own ``revisit_min`` and
+        ``revisit_max`` are in them)."""
+        lo = settings.getfloat("REVISIT_MIN")
+        return cls(
+            client,
+            spider_key(settings.get("REVISIT_KEY"), spider, client),
+            lo,
+            max(lo, settings.getfloat("REVISIT_MAX")),  # a site's revisit_min past the global maximum wins
+            # A visit is one fetch (no retries) of at most DOWNLOAD_TIMEOUT, which may first wait
+            # as long for a free slot of the site's, then a parse of one page.
+            2 * settings.getfloat("DOWNLOAD_TIMEOUT") + 10.0,
+        )
+
+    def register(self, urls: list[str]) -> int:
+        """Schedule exactly ``urls`` (a new page due at once, a known one as it was); returns
+        how many were new."""
+        return int(self._register(keys=[self.due_key, self.key], args=list(dict.fromkeys(urls))))
+
+    def claim(self, limit: int = 100) -> list[Claimed]:
+        """The due pages, at most ``limit``, now this watcher's to visit."""
+        raw = self._claim(keys=[self.due_key, self.key], args=[self.claim_seconds, limit])
+        out = []
+        for n in range(1, len(raw), 2):
+            url = raw[n].decode() if isinstance(raw[n], bytes) else raw[n]
+            out.append(Claimed(url, PageState.from_json(raw[n + 1]) if raw[n + 1] else None))
+        return out
+
+    def visited(
+        self, url: str, result: str, new_links: int = 0, etag: str = "", modified: str = ""
+    ) -> PageState | None:
+        """Record a visit of ``url`` that ended now; its state then (None: the page is no
+        longer scheduled, its site's start pages changed meanwhile)."""
+        seconds, micros = self.client.time()
+        raw = self.client.hget(self.key, url)
+        state = after_visit(
+            PageState.from_json(raw) if raw else None,
+            seconds + micros / 1e6,
+            result,
+            new_links,
+            self.lo,
+            self.hi,
+            etag,
+            modified,
+        )
+        written = self._visited(keys=[self.due_key, self.key], args=[url, state.to_json(), state.interval])
+        return state if written else None
+
+    def pages(self) -> list[ScheduledPage]:
+        """Every scheduled page, soonest due first."""
+        due = self.client.zrange(self.due_key, 0, -1, withscores=True)
+        states = self.client.hgetall(self.key)
+        out = []
+        for member, when in due:
+            raw = states.get(member)
+            url = member.decode() if isinstance(member, bytes) else member
+            out.append(ScheduledPage(url, float(when), PageState.from_json(raw) if raw else None))
+        return out
+
+    def now(self) -> float:
+        """The server's time, which due times are in."""
+        seconds, micros = self.client.time()
+        return float(seconds + micros / 1e6)

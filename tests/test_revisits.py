@@ -1,0 +1,152 @@
+"""The revisit schedule: the estimate of each start page's interval, and its shared state in a
+real Redis (claims, expiry when a watcher dies, the next visit)."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import pytest
+
+from news_crawler.frontier.revisits import PageState, RevisitSchedule, StateFormatError, after_visit, interval_for
+from tests.crawl_helpers import wait_for
+
+LO, HI = 2.0, 120.0
+
+
+def visits(new_links_each: list[int], gap: float | None = None, lo: float = LO, hi: float = HI) -> list[PageState]:
+    """The states after a baseline visit and then one visit for each count, each coming when
+    the state before said (or ``gap`` seconds later)."""
+    now, state = 0.0, after_visit(None, 0.0, "unchanged", 0, lo, hi)
+    states = [state]
+    for n in new_links_each:
+        now += gap if gap is not None else state.interval
+        state = after_visit(state, now, "new_links" if n else "unchanged", n, lo, hi)
+        states.append(state)
+    return states
+
+
+def test_the_first_visit_is_a_baseline_and_the_next_comes_after_revisit_min():
+    state = after_visit(None, 100.0, "new_links", 30, LO, HI)  # a fresh watcher: every link is new
+    assert state.interval == LO
+    assert state.rate == 0 and state.new_total == 0  # no evidence of the rate
+
+
+def test_a_page_that_never_changes_reaches_revisit_max_in_a_few_visits_and_stays():
+    states = visits([0] * 12)
+    intervals = [s.interval for s in states]
+    assert intervals[:4] == [2, 4, 8, 16]  # doubling
+    assert intervals[7:] == [HI] * 6
+    # Over ten minutes it is fetched about D / REVISIT_MAX times, well under 1.5 x that + 5.
+    times = [0.0]
+    while times[-1] < 600:
+        times.append(times[-1] + states[min(len(times) - 1, len(states) - 1)].interval)
+    assert len(times) - 1 <= 1.5 * 600 / HI + 5
+
+
+def test_the_interval_follows_the_rate_as_the_square_root_of_the_gap():
+    # a new link every 50 s on average: visited every sqrt(2 * 50) = 10 s
+    states = visits([1, 0, 0, 0, 0] * 40, gap=10.0)
+    assert states[-1].rate == pytest.approx(1 / 50, rel=0.1)
+    assert states[-1].interval == pytest.approx(math.sqrt(LO * 50), rel=0.1)
+    # a busier page is visited more often, a quieter one less, within the bounds
+    assert interval_for(1.0, LO, HI) == LO
+    assert interval_for(1 / 60, LO, HI) < interval_for(1 / 600, LO, HI) < HI
+    assert interval_for(0.0, LO, HI) == HI
+
+
+def test_a_burst_pulls_a_quiet_page_back_at_once_and_silence_lets_it_drift_away():
+    quiet = visits([1] + [0] * 30)[-1]
+    assert quiet.interval > 30
+    burst = after_visit(quiet, quiet.last + quiet.interval, "new_links", 25, LO, HI)
+    assert burst.interval < quiet.interval / 3
+    later, now = burst, burst.last
+    while now < burst.last + 3600:  # an hour of nothing: visited less often
+        now += later.interval
+        later = after_visit(later, now, "unchanged", 0, LO, HI)
+    assert later.interval > 1.5 * burst.interval
+    while now < burst.last + 8 * 3600:  # hours of nothing: back to REVISIT_MAX
+        now += later.interval
+        later = after_visit(later, now, "unchanged", 0, LO, HI)
+    assert later.interval == HI
+
+
+def test_a_failure_is_no_evidence_and_a_304_is_an_unchanged_visit():
+    state = visits([1, 1, 1])[-1]
+    before = state.interval
+    failed = after_visit(state, state.last + 5, "failed", 0, LO, HI)
+    assert failed.interval == before and failed.links == state.links and failed.results["failed"] == 1
+    state.etag = '"v1"'
+    same = after_visit(state, state.last + before, "not_modified", 0, LO, HI)
+    assert same.etag == '"v1"'  # a 304 keeps the validators it answered
+    assert same.links < state.links  # and is evidence of no new link
+    with pytest.raises(ValueError, match="result"):
+        after_visit(state, 1.0, "maybe", 0, LO, HI)
+
+
+def test_a_state_of_another_format_is_refused_with_what_to_do():
+    state = after_visit(None, 1.0, "unchanged", 0, LO, HI)
+    assert PageState.from_json(state.to_json()) == state
+    with pytest.raises(StateFormatError, match="delete the spider's revisit keys"):
+        PageState.from_json('{"interval": 3, "last": 1, "since": 1}')
+
+
+def schedule(client, claim_seconds: float = 30.0) -> RevisitSchedule:
+    return RevisitSchedule(client, "site:revisits", LO, HI, claim_seconds)
+
+
+def test_start_pages_are_due_at_once_keep_their_time_and_leave_when_no_longer_listed(redis_client):
+    s = schedule(redis_client)
+    assert s.register(["http://a.cn/", "http://a.cn/b/"]) == 2
+    claimed = s.claim()
+    assert sorted(c.url for c in claimed) == ["http://a.cn/", "http://a.cn/b/"]
+    assert all(c.state is None for c in claimed)
+    s.visited("http://a.cn/", "unchanged", etag='"e"')
+    assert s.register(["http://a.cn/", "http://a.cn/c/"]) == 1  # b/ leaves, c/ is new
+    pages = {p.url: p for p in s.pages()}
+    assert set(pages) == {"http://a.cn/", "http://a.cn/c/"}
+    assert pages["http://a.cn/"].state is not None and pages["http://a.cn/"].state.etag == '"e"'
+    assert pages["http://a.cn/"].due == pytest.approx(s.now() + LO, abs=1.0)  # kept its time
+    assert s.visited("http://a.cn/b/", "unchanged") is None  # a visit of a page no longer listed: not written
+
+
+def test_a_due_page_is_claimed_by_one_watcher_of_many(redis_client):
+    urls = [f"http://a.cn/{n}/" for n in range(200)]
+    schedule(redis_client).register(urls)
+    watchers = [schedule(redis_client.__class__(connection_pool=redis_client.connection_pool)) for _ in range(4)]
+    got: list[list[str]] = [[] for _ in watchers]
+
+    def claim(n: int) -> None:
+        for _ in range(20):
+            got[n] += [c.url for c in watchers[n].claim(7)]
+
+    threads = [threading.Thread(target=claim, args=(n,)) for n in range(len(watchers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    every = [url for claimed in got for url in claimed]
+    assert sorted(every) == sorted(urls)  # each once, none lost
+
+
+def test_a_page_whose_watcher_died_is_due_again_when_its_claim_runs_out(redis_client):
+    dead, alive = schedule(redis_client, claim_seconds=0.5), schedule(redis_client, claim_seconds=0.5)
+    dead.register(["http://a.cn/"])
+    assert [c.url for c in dead.claim()] == ["http://a.cn/"]  # and never recorded: it was killed
+    assert alive.claim() == []  # claimed: nobody else fetches it meanwhile
+    taken: list[str] = []
+    wait_for(lambda: taken.extend(c.url for c in alive.claim()) or taken, 10, "the claim to run out")
+    assert taken == ["http://a.cn/"]
+
+
+def test_a_visit_sets_the_next_one_by_the_server_clock(redis_client):
+    s = schedule(redis_client)
+    s.register(["http://a.cn/"])
+    s.claim()
+    first = s.visited("http://a.cn/", "new_links", 10)
+    assert first is not None and first.interval == LO
+    second = s.visited("http://a.cn/", "unchanged")
+    assert second is not None and second.interval == 2 * LO
+    (page,) = s.pages()
+    assert page.due == pytest.approx(s.now() + 2 * LO, abs=1.0)
+    assert page.state is not None and page.state.results == {"new_links": 1, "unchanged": 1}
