@@ -30,7 +30,7 @@ class ArticleItem(scrapy.Item):
     published_at = scrapy.Field()  # ISO 8601; +08:00 (Asia/Shanghai) when the page gives no zone
     body = scrapy.Field()  # plain text, one paragraph per line
     simhash = scrapy.Field()  # 16 hex digits, set by the near-duplicate pipeline
-    crawled_at = scrapy.Field()  # ISO 8601, UTC
+    crawled_at = scrapy.Field()  # ISO 8601, UTC, to the millisecond
     editor = scrapy.Field()  # 责任编辑/编辑, "" when the page names none
     source = scrapy.Field()  # the outlet the story comes from (来源), "" when the page names none
     contributors = scrapy.Field()  # correspondents and interns (通讯员, 实习生), space-separated

@@ -37,14 +37,14 @@ def test_the_schema_check_does_reject_a_broken_file(tmp_path):
 def test_topology():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert set(services) == {"redis", "worker", "seeder", "metrics"}
+    assert set(services) == {"redis", "worker", "seeder", "watch", "metrics"}
     assert "ports" not in services["metrics"] and services["metrics"]["command"][:2] == ["news-crawler", "metrics"]
     redis = services["redis"]
     command = " ".join(redis["command"])
     assert "--appendonly yes" in command and "--requirepass" in command
     assert "ports" not in redis  # not published on the host
     assert "redis-data:/data" in redis["volumes"]
-    for name in ("worker", "seeder"):
+    for name in ("worker", "seeder", "watch"):
         env = services[name]["environment"]
         assert env["REDIS_URL"].startswith("redis://:${REDIS_PASSWORD") and "@redis:6379" in env["REDIS_URL"]
         assert services[name]["depends_on"]["redis"]["condition"] == "service_healthy"
@@ -53,6 +53,7 @@ def test_topology():
     # The commands the services run exist and parse.
     parser = build_parser()
     parser.parse_args(services["worker"]["command"][1:])
+    parser.parse_args(services["watch"]["command"][1:])
     parser.parse_args(["seed", "--at", "06:00"])
     assert 'CMD ["news-crawler", "worker"' in (ROOT / "Dockerfile").read_text()
 
@@ -74,7 +75,7 @@ def test_cluster_topology():
     compose = yaml.safe_load((ROOT / "docker-compose.cluster.yml").read_text())
     services = compose["services"]
     nodes = [f"node-{n}" for n in range(1, 7)]
-    assert set(services) == {*nodes, "cluster-init", "worker", "seeder", "metrics"}
+    assert set(services) == {*nodes, "cluster-init", "worker", "seeder", "watch", "metrics"}
     for name in nodes:
         node = services[name]
         command = " ".join(node["command"])
@@ -87,7 +88,7 @@ def test_cluster_topology():
     # compose would read a lone "$(" as a broken variable: every shell "$" is written "$$".
     assert "$(" not in script.replace("$$(", "")
     assert all(services["cluster-init"]["depends_on"][n]["condition"] == "service_healthy" for n in nodes)
-    for name in ("worker", "seeder"):
+    for name in ("worker", "seeder", "watch"):
         env = services[name]["environment"]
         assert env["REDIS_URL"].startswith("redis://:${REDIS_PASSWORD") and "@node-1:6379" in env["REDIS_URL"]
         assert services[name]["depends_on"]["cluster-init"]["condition"] == "service_completed_successfully"

@@ -38,20 +38,20 @@ def crawled(tmp_path, catalog):
     server, mirror = TestServer(tmp_path / "redis"), Mirror(catalog, day=1)
     http = serve(mirror)
     try:
-        summary, _ = crawl(tmp_path, server.url, f"http://127.0.0.1:{http.server_address[1]}")
+        summary, items = crawl(tmp_path, server.url, f"http://127.0.0.1:{http.server_address[1]}")
         env = {
             **{k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"},
             "REDIS_URL": server.url,
             "DAILY_DIR": str(tmp_path / "daily"),
         }
-        yield env, summary
+        yield env, summary, items
     finally:
         http.shutdown()
         server.stop()
 
 
 def test_the_exporter_shows_the_crawl(crawled):
-    env, summary = crawled
+    env, summary, items = crawled
     port = free_port()
     exporter = subprocess.Popen(
         [*CRAWLER, "metrics", "--listen", f"127.0.0.1:{port}"],
@@ -83,6 +83,10 @@ def test_the_exporter_shows_the_crawl(crawled):
     by_rule = [m[f'news_crawler_index_dropped_total{{rule="{r}"}}'] for r in ("simhash", "sentences")]
     assert sum(by_rule) == dropped == m["news_crawler_index_dropped_today"] and dropped > 0
     assert m["news_crawler_redis_memory_bytes"] > 0
+    # every kept article whose page states a time of day has its discovery latency counted
+    for site in sites:
+        timed = [i for i in items if i["site"] == site and "T" in i["published_at"]]
+        assert m.get(f'news_crawler_discovery_latency_seconds_count{{site="{site}"}}', 0) == len(timed), site
     assert exporter.returncode in (0, -15)  # SIGTERM ends it
 
 

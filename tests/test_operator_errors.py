@@ -92,6 +92,7 @@ def test_an_index_of_another_format_stops_a_crawl_before_it_starts(redis_server,
         ("LIST_PAGE_LIMIT=many", "expected a whole number"),
         ("DEDUP_SEGMENTER=fast", "must be one of auto"),
         ("TIMEZONE=Beijing", "not a time zone; use an IANA name such as Asia/Shanghai"),
+        ("REVISIT_MAX=60", "must be at least REVISIT_MIN (300.0)"),
     ],
 )
 def test_a_setting_with_a_bad_value_names_it_and_what_is_allowed(redis_server, setting, allowed):

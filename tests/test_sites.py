@@ -132,6 +132,14 @@ def test_a_portals_name_needs_replaces_portal_and_a_name_is_one_site(tmp_path):
         ("[sites.news]\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites.news]: 'news' is the generic spider's"),
         ("[sites.a]\nstart_urls = ['ftp://a.cn/']\nallow = 'x'\n", "[sites.a]: start URL 'ftp://a.cn/' needs http"),
         ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\ndownload_delay = -1\n", "download_delay must be"),
+        (
+            "[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nrevisit_min = 0\n",
+            "revisit_min must be a number >= 0.1",
+        ),
+        (
+            "[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nrevisit_min = 600\nrevisit_max = 60\n",
+            "revisit_min must not be more than revisit_max",
+        ),
         ("[site.a]\nstart_urls = ['https://a.cn/']\n", "unknown key 'site'"),
         ("[sites.'..']\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites...]: a site's name is a spider name"),
         ("[sites.'a/b']\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites.a/b]: a site's name"),

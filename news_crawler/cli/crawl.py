@@ -14,7 +14,11 @@ from news_crawler.crawl.summary import format_table
 
 
 def run_and_report(
-    names: list[str], overrides: dict[str, Any], summary_path: str | None, spider_args: dict[str, str] | None = None
+    names: list[str],
+    overrides: dict[str, Any],
+    summary_path: str | None,
+    spider_args: dict[str, str] | None = None,
+    stop_at: float | None = None,
 ) -> int:
     from news_crawler.config import build_settings, setting_path
     from news_crawler.crawl.runner import all_spider_names, merge_sites, run_spiders
@@ -23,7 +27,7 @@ def run_and_report(
     if summary_path:  # before the crawl: a summary that cannot be written must not waste one
         Path(summary_path).parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    results = run_spiders(names, overrides, spider_args)
+    results = run_spiders(names, overrides, spider_args, stop_at)
     sites = merge_sites(results)
     print(format_table(sites))
     print(f"articles: {setting_path(build_settings(overrides), 'FEED_DIR')}/<site>/ (FEED_DIR)")

@@ -2,6 +2,7 @@
 
 news-crawler crawl [SPIDER ...] [--summary FILE] [-s NAME=VALUE ...]
 news-crawler daily [-s NAME=VALUE ...]
+news-crawler watch [SITE ...] [--for SECONDS]
 news-crawler status [--json]
 news-crawler outcomes [--site S] [--outcome O] [--day D] [--limit N] [--json]
 news-crawler metrics [--listen HOST:PORT]
@@ -22,7 +23,20 @@ import sys
 import redis
 
 from news_crawler import connection
-from news_crawler.cli import adopt, cluster, crawl, daily, extract, metrics, options, outcomes, report, sites, status
+from news_crawler.cli import (
+    adopt,
+    cluster,
+    crawl,
+    daily,
+    extract,
+    metrics,
+    options,
+    outcomes,
+    report,
+    sites,
+    status,
+    watch,
+)
 from news_crawler.connection.embedded import EmbeddedServerError
 from news_crawler.errors import UserError, redis_problem
 from news_crawler.ops.preflight import check_settings
@@ -31,7 +45,7 @@ from news_crawler.ops.preflight import check_settings
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (crawl, daily, status, outcomes, metrics, report, cluster, adopt, sites, extract):
+    for module in (crawl, daily, watch, status, outcomes, metrics, report, cluster, adopt, sites, extract):
         module.register(sub)
     return parser
 

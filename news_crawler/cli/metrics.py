@@ -30,7 +30,7 @@ class RedisCollector:
         self.settings = settings
 
     def collect(self) -> Iterator[Any]:
-        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
         from news_crawler.cli.status import build_report
         from news_crawler.connection.outage import REDIS_ERRORS
@@ -64,6 +64,36 @@ class RedisCollector:
             for outcome, n in row["outcomes_today"].items():
                 outcomes.add_metric([site, outcome], n)
         yield outcomes
+        latency = HistogramMetricFamily(
+            f"{PREFIX}_discovery_latency_seconds",
+            "seconds from an article's published_at to its crawled_at, of every kept article whose page states a time",
+            labels=["site"],
+        )
+        for site, row in report["spiders"].items():
+            hist = row["latency"]
+            if hist["articles"]:
+                buckets = [(str(float(le)) if le != "+Inf" else "+Inf", n) for le, n in hist["buckets"]]
+                latency.add_metric([site], buckets, hist["seconds"])
+        yield latency
+        revisits = CounterMetricFamily(
+            f"{PREFIX}_revisits",
+            "visits of watched start pages by result: new_links, unchanged, not_modified (a 304), failed",
+            labels=["site", "result"],
+        )
+        intervals = GaugeMetricFamily(
+            f"{PREFIX}_revisit_interval_seconds", "a watched start page's current interval", labels=["site", "page"]
+        )
+        for site, row in report["spiders"].items():
+            by_result: dict[str, int] = {}
+            for page in row["watched"]:
+                for result, n in page["visits"].items():
+                    by_result[result] = by_result.get(result, 0) + n
+                if page["interval"] is not None:
+                    intervals.add_metric([site, page["url"]], page["interval"])
+            for result, n in by_result.items():
+                revisits.add_metric([site, result], n)
+        yield revisits
+        yield intervals
         d = report["dedup"]
         yield GaugeMetricFamily(
             f"{PREFIX}_index_fingerprints", "fingerprints held in the index", value=d["fingerprints"]
@@ -129,7 +159,10 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("metrics", help="a Prometheus exporter: queues, leases, outcomes, the index, Redis memory")
+    p = sub.add_parser(
+        "metrics",
+        help="a Prometheus exporter: queues, leases, outcomes, revisits, discovery latency, the index, Redis memory",
+    )
     p.add_argument(
         "--listen",
         type=listen_address,

@@ -1,5 +1,5 @@
-"""``news-crawler status`` (queues, dupefilters, seeds, the index, the last daily run) and
-``news-crawler stop-server``."""
+"""``news-crawler status`` (queues, dupefilters, seeds, watched start pages, discovery latency,
+the index, the last daily run) and ``news-crawler stop-server``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from news_crawler.cli import options
 from news_crawler.config import setting_path
-from news_crawler.printable import json_line
+from news_crawler.printable import json_line, printable
 
 
 def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dict[str, Any]]:
@@ -18,6 +18,7 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
 
     from news_crawler.connection import spider_key
     from news_crawler.frontier.bloom import BloomDupeFilter
+    from news_crawler.outcomes.latency import LatencyLog
     from news_crawler.outcomes.store import OutcomeStore
 
     dupefilter = load_object(settings.get("DUPEFILTER_CLASS")) if settings.get("DUPEFILTER_CLASS") else None
@@ -34,18 +35,71 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
         if not seen and bloom is not None:  # the Bloom dupefilter's bitmaps: a count estimated from them
             seen, estimated = bloom(client, seen_key, **bloom.options(settings)).estimated_count(), True
         seeds = client.llen(spider_key(settings.get("SEED_KEY"), name, client))
-        today = OutcomeStore.for_spider(client, settings, name).counts()
-        if queued or in_flight or seen or seeds or today:
+        store = OutcomeStore.for_spider(client, settings, name)
+        today = store.counts()
+        watched = watched_pages(client, settings, name)
+        latency = LatencyLog.for_spider(client, settings, name)
+        if queued or in_flight or seen or seeds or today or watched:
             out[name] = {
                 "queued": queued,
                 "in_flight": in_flight,
                 "seen_urls": seen,
                 "seeds": seeds,
                 "outcomes_today": today,
+                "watched": watched,
+                "latency_today": latency_row(latency.histogram(store.today())),
+                "latency": latency_row(latency.histogram(), buckets=True),
             }
             if estimated:
                 out[name]["seen_urls_estimated"] = True
     return out
+
+
+def watched_pages(client: Any, settings: Any, name: str) -> list[dict[str, Any]]:
+    """The start pages ``news-crawler watch`` revisits for spider ``name``: each one's interval,
+    seconds to its next visit, new links a day and visits by result (none when not watched)."""
+    from news_crawler.frontier.revisits import RevisitSchedule
+
+    schedule = RevisitSchedule.for_spider(client, settings, name)
+    pages = schedule.pages()
+    if not pages:
+        return []
+    now = schedule.now()
+    return [
+        {
+            "url": page.url,
+            "interval": round(page.state.interval, 1) if page.state else None,
+            "next_in": round(page.due - now, 1),
+            "new_links_per_day": round(page.state.per_day(now), 1) if page.state else None,
+            "visits": page.state.results if page.state else {},
+        }
+        for page in pages
+    ]
+
+
+def latency_row(histogram: Any, buckets: bool = False) -> dict[str, Any]:
+    """Articles, median and 90th percentile seconds of a latency histogram; with ``buckets``,
+    its seconds added up and its cumulative buckets too (``[upper bound, articles]``, the last
+    bound ``"+Inf"``), as Prometheus shows a histogram."""
+    row: dict[str, Any] = {
+        "articles": histogram.count,
+        "median": None if histogram.count == 0 else round(histogram.quantile(0.5), 1),
+        "p90": None if histogram.count == 0 else round(histogram.quantile(0.9), 1),
+    }
+    if buckets:
+        row["seconds"] = round(histogram.total, 3)
+        row["buckets"] = [[bound if bound != float("inf") else "+Inf", n] for bound, n in histogram.cumulative()]
+    return row
+
+
+def duration(seconds: float | None) -> str:
+    """``42s``, ``7.5m``, ``3.2h``, ``2.0d``; ``-`` for none."""
+    if seconds is None:
+        return "-"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if abs(seconds) >= size:
+            return f"{seconds / size:.1f}{unit}"
+    return f"{seconds:.0f}s" if abs(seconds) >= 10 else f"{seconds:.1f}s"
 
 
 def build_report(settings: Any) -> dict[str, Any]:
@@ -82,6 +136,27 @@ def print_report(report: dict[str, Any]) -> None:
         seen = f"~{row['seen_urls']}" if row.get("seen_urls_estimated") else str(row["seen_urls"])
         today = ", ".join(f"{n} {outcome}" for outcome, n in row["outcomes_today"].items()) or "-"
         print(f"{name:<12}{row['queued']:>9}{seen:>11}{row['seeds']:>7}  {today}")
+    latencies = {
+        name: row["latency_today"] for name, row in report["spiders"].items() if row["latency_today"]["articles"]
+    }
+    if latencies:
+        print(
+            "discovery latency today (crawled_at - published_at): "
+            + "; ".join(
+                f"{name} median {duration(r['median'])}, p90 {duration(r['p90'])} ({r['articles']} articles)"
+                for name, r in latencies.items()
+            )
+        )
+    watched = [(name, page) for name, row in report["spiders"].items() for page in row["watched"]]
+    if watched:
+        print(f"{'watched page':<48}{'interval':>9}{'next in':>9}{'new/day':>9}  visits")
+        for name, page in watched:
+            visits = ", ".join(f"{n} {result}" for result, n in page["visits"].items()) or "not yet"
+            per_day = "-" if page["new_links_per_day"] is None else f"{page['new_links_per_day']:g}"
+            print(
+                f"{printable(name + ' ' + page['url'], 47):<48}{duration(page['interval']):>9}"
+                f"{duration(max(page['next_in'], 0)):>9}{per_day:>9}  {visits}"
+            )
     d = report["dedup"]
     print(
         f"near-duplicate index '{d['namespace']}': {d['fingerprints']} fingerprints, {d['kept']} kept, "

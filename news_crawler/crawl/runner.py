@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import difflib
 import logging
-from typing import Any
+import time
+from typing import Any, cast
 
 from scrapy.crawler import CrawlerProcess
 
@@ -25,9 +26,14 @@ def all_spider_names(settings: Any = None) -> list[str]:
 
 
 def run_spiders(
-    names: list[str], overrides: dict[str, Any] | None = None, spider_args: dict[str, Any] | None = None
+    names: list[str],
+    overrides: dict[str, Any] | None = None,
+    spider_args: dict[str, Any] | None = None,
+    stop_at: float | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Crawl ``names`` concurrently until each finishes; return ``{spider: {reason, sites, pages}}``."""
+    """Crawl ``names`` concurrently until each finishes, or is stopped (a signal; ``stop_at``,
+    a ``time.monotonic()`` time); return ``{spider: {reason, sites, pages, problem}}``. A watch
+    (``WATCH``) that was stopped did its work."""
     logging.getLogger("jieba").setLevel(logging.WARNING)
     settings = build_settings(overrides)
     check_spiders(names, spider_args or {}, settings)
@@ -39,16 +45,27 @@ def run_spiders(
         crawler = process.create_crawler(name)
         crawlers.append(crawler)
         process.crawl(crawler, **(spider_args or {}))
+    if stop_at is not None:
+        from twisted.internet import reactor
+
+        cast(Any, reactor).callLater(max(0.0, stop_at - time.monotonic()), process.stop)
     process.start()
     out = {}
+    watching = settings.getbool("WATCH")
     for crawler in crawlers:
         stats = crawler.stats.get_stats()
         sites = summarize(Counts.of(crawler.stats))
+        reason = stats.get("finish_reason")
         out[crawler.spidercls.name] = {
-            "reason": stats.get("finish_reason"),
+            "reason": reason,
             "sites": sites,
             "pages": stats.get("response_received_count", 0),
-            "problem": crawl_problem(stats.get("finish_reason"), sites, settings.getbool("SEED_FROM_REDIS")),
+            # A watcher or a worker may rightly have fetched no start page: another one did.
+            "problem": crawl_problem(
+                "finished" if watching and reason == "shutdown" else reason,
+                sites,
+                settings.getbool("SEED_FROM_REDIS") or watching,
+            ),
         }
     return out
 

@@ -36,6 +36,8 @@ RANGES: dict[str, tuple[float, float]] = {
     "DUPEFILTER_BLOOM_PERIODS": (1, 10_000),
     "DUPEFILTER_BLOOM_PERIOD_DAYS": (0.001, 36_500),
     "DEDUP_GENERATION_DAYS": (0.001, 36_500),
+    "REVISIT_MIN": (0.1, 86_400 * 365),
+    "REVISIT_MAX": (0.1, 86_400 * 365),
 }
 CHOICES: dict[str, tuple[str, ...]] = {
     "REDIS_CLUSTER": ("auto", "yes", "no"),
@@ -132,6 +134,10 @@ def check_values(settings: Any) -> None:
             from news_crawler.config import zone
 
             zone(settings)
+        if name == "REVISIT_MAX" and typed < _typed("REVISIT_MIN", settings.get("REVISIT_MIN"), 0.0):
+            raise UserError(
+                f"setting REVISIT_MAX={value!r}: must be at least REVISIT_MIN ({settings.get('REVISIT_MIN')})"
+            )
         if name == "REDIS_URL" and typed and not str(typed).startswith(("redis://", "rediss://", "unix://")):
             from news_crawler.crawl.redact import redact  # imports Scrapy: only when needed
 

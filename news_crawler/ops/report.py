@@ -2,11 +2,12 @@
 opens offline and can be sent to a colleague.
 
 Per site, today's fetched / kept / dropped / invalid / failed with the change from the day
-before; a chart of kept and dropped over the last days; sites that kept nothing today
-flagged; today's near-duplicates (dropped URL, kept URL, distance, rule) and failures with
-their reasons. The history is Redis's own: each spider's outcome counts per day
-(``<spider>:outcomes:counts:<day>``), which the server deletes after ``OUTCOMES_KEEP_DAYS``;
-a day with no counts is shown as "no data", not as zero.
+before, and how long after publication today's articles were found (discovery latency); a
+chart of kept and dropped over the last days; sites that kept nothing today flagged; today's
+near-duplicates (dropped URL, kept URL, distance, rule) and failures with their reasons. The
+history is Redis's own: each spider's outcome counts per day (``<spider>:outcomes:counts:<day>``),
+which the server deletes after ``OUTCOMES_KEEP_DAYS``; a day with no counts is shown as "no
+data", not as zero.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from urllib.parse import urlsplit
 from news_crawler.config import zone, zone_name
 from news_crawler.crawl.summary import row_from_outcomes
 from news_crawler.dedup.index.base import FingerprintStore
+from news_crawler.outcomes.latency import Histogram
 
 # The summary's columns, from a day's outcome counts as the summary reads a run's (no list
 # pages: they are no outcome, so a day does not count them).
@@ -46,6 +48,7 @@ class ReportData:
     sites: list[SiteDays]
     drops: list[dict[str, Any]]  # today's: id, duplicate_of, distance, rule, time
     failures: list[dict[str, str]]  # today's: site, url, outcome, reason, time
+    latency: dict[str, Histogram] = field(default_factory=dict)  # today's discovery latency, by site
 
 
 def gather(
@@ -57,13 +60,17 @@ def gather(
     today: date | None = None,
 ) -> ReportData:
     """What the report shows, read from Redis."""
+    from news_crawler.outcomes.latency import LatencyLog
     from news_crawler.outcomes.store import OutcomeStore, latest_outcomes
 
     tz = zone(settings)
     today = today or datetime.now(tz).date()
     span = [today - timedelta(days=n) for n in range(days - 1, -1, -1)]
-    sites = []
+    sites, latency = [], {}
     for name in spiders:
+        histogram = LatencyLog.for_spider(client, settings, name).histogram(today)
+        if histogram.count:
+            latency[name] = histogram
         outcomes = OutcomeStore.for_spider(client, settings, name)
         pipe = client.pipeline(transaction=False)
         for day in span:
@@ -81,7 +88,7 @@ def gather(
         for r in latest_outcomes(client, settings, [s.site for s in sites], day=today)
         if r["outcome"] in ("failed", "given_up", "error", "gone")
     ][:500]
-    return ReportData(zone_name(tz), today, span, sites, drops, failures)
+    return ReportData(zone_name(tz), today, span, sites, drops, failures, latency)
 
 
 def _change(now: int, before: int | None) -> str:
@@ -122,6 +129,25 @@ def chart(site: SiteDays, days: list[date]) -> str:
     )
 
 
+def _seconds(value: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if value >= size:
+            return f"{value / size:.1f} {unit}"
+    return f"{value:.1f} s"
+
+
+def _latency_cell(histogram: Histogram | None) -> str:
+    """Today's median and 90th percentile of crawled_at - published_at (from the histogram's
+    buckets, so within a bucket's width)."""
+    if histogram is None:
+        return '<td data-col="latency"><span class="nd">no article with a time</span></td>'
+    median, p90 = histogram.quantile(0.5) or 0.0, histogram.quantile(0.9) or 0.0
+    return (
+        f'<td data-col="latency" title="{histogram.count} kept articles whose page states a time">'
+        f"{_seconds(median)}, {_seconds(p90)}</td>"
+    )
+
+
 def render(data: ReportData) -> str:
     """The report as one HTML page."""
     yesterday = data.today - timedelta(days=1)
@@ -138,7 +164,8 @@ def render(data: ReportData) -> str:
         warning = '<span class="flag">kept nothing today</span>' if flag else ""
         rows.append(
             f'<tr class="site{" flagged" if flag else ""}" data-site="{html.escape(site.site)}">'
-            f"<th>{html.escape(site.site)} {warning}</th>{cells}<td>{chart(site, data.days)}</td></tr>"
+            f"<th>{html.escape(site.site)} {warning}</th>{cells}{_latency_cell(data.latency.get(site.site))}"
+            f"<td>{chart(site, data.days)}</td></tr>"
         )
     drops = "".join(
         f'<tr><td><a href="{html.escape(d["id"])}">{html.escape(d["id"])}</a></td>'
@@ -179,7 +206,8 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; ver
 <p class="zone">Days are days of {html.escape(data.zone)} (TIMEZONE).</p>
 <p class="legend">Chart: the last {len(data.days)} days, <span style="color:#3572b0">kept</span>
 <span style="color:#e8833a">dropped</span>, <span style="color:#aaa">gray: no data</span>.</p>
-<table id="sites"><tr><th>site</th>{header}<th>kept and dropped a day</th></tr>{"".join(rows)}</table>
+<table id="sites"><tr><th>site</th>{header}<th>discovery latency today: median, 90%</th>
+<th>kept and dropped a day</th></tr>{"".join(rows)}</table>
 <h2>Most reprinted stories today</h2>
 <table id="stories"><tr><th>story (the article kept first)</th><th>copies dropped today</th>
 <th>copied by</th></tr>{reprinted}</table>

@@ -26,6 +26,7 @@ from news_crawler.crawl.redact import short_url
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.outcomes.drops import ArticleDrop
 from news_crawler.outcomes.failures import classify_failure
+from news_crawler.outcomes.latency import LatencyLog
 from news_crawler.outcomes.store import OutcomeStore
 from news_crawler.protocols import Scheduling
 from news_crawler.signals import fetch_failed
@@ -44,9 +45,12 @@ def spider_name(crawler: Crawler) -> str:
 
 
 class OutcomeTracker:
-    def __init__(self, crawler: Crawler, store: OutcomeStore, retry_runs: int, outage: Outage) -> None:
+    def __init__(
+        self, crawler: Crawler, store: OutcomeStore, retry_runs: int, outage: Outage, latency: LatencyLog | None = None
+    ) -> None:
         self.crawler = crawler
         self.store = store
+        self.latency = latency  # kept articles' discovery latency
         self.retry_runs = retry_runs
         self.outage = outage  # writes wait here while Redis is away, in order
         self._pending: dict[int, int] = {}  # id(request) -> items without an outcome yet
@@ -59,7 +63,8 @@ class OutcomeTracker:
         settings = crawler.settings
         runtime = Runtime.of(crawler)
         store = OutcomeStore.for_spider(runtime.client, settings, spider_name(crawler))
-        tracker = cls(crawler, store, settings.getint("OUTCOME_RETRY_RUNS"), runtime.outage)
+        latency = LatencyLog.for_spider(runtime.client, settings, spider_name(crawler))
+        tracker = cls(crawler, store, settings.getint("OUTCOME_RETRY_RUNS"), runtime.outage, latency)
         for handler, signal in (
             (tracker.item_scraped, signals.item_scraped),
             (tracker.item_dropped, signals.item_dropped),
@@ -156,6 +161,9 @@ class OutcomeTracker:
     def item_scraped(self, item: Any, response: Response) -> None:
         site = self._site(item)
         self.outage.run(lambda: self._record(item["url"], "kept", "", site))
+        if self.latency is not None:
+            latency, published, crawled = self.latency, str(item.get("published_at") or ""), str(item["crawled_at"])
+            self.outage.run(lambda: latency.record(published, crawled))
         self._item_done(response)
 
     def item_dropped(self, item: Any, response: Response, exception: BaseException) -> None:

@@ -23,6 +23,7 @@ from news_crawler.extraction.pagination import page_of
 from news_crawler.spiders.listing import (
     LIST_DEPTH,
     NEXT_LINK_TEXT,
+    REVISIT_CHAIN,
     is_next_list_page,
     web_url,
     without_tracking,
@@ -87,10 +88,12 @@ class ListPage:
         self.spider = spider
         self.response = response
         self.depth = response.meta.get(LIST_DEPTH, 0)
+        self.revisit = bool(response.meta.get(REVISIT_CHAIN))  # a watched start page, or a page it led to
         self.counts = Counts.of(spider.crawler.stats)
         self.cap = spider.links_max if spider.links_max > 0 else float("inf")
         self.queued = self.past = self.articles = 0
         self.any_new = False
+        self.any_seen = False
         self.met: set[int] = set()  # hashes of the article links met, so that each is taken once
         self.later: dict[str, list[str]] = {}  # first page -> its later pages, linked before it
         self.deferred = 0
@@ -137,7 +140,7 @@ class ListPage:
                         callback=spider.parse,
                         dont_filter=True,
                         errback=spider.failed,
-                        meta={LIST_DEPTH: self.depth + 1},
+                        meta={LIST_DEPTH: self.depth + 1, REVISIT_CHAIN: self.revisit},
                     )
                 )
         for pages in self.later.values():  # later pages whose first page the list does not link
@@ -147,7 +150,10 @@ class ListPage:
         for request in self._flush():
             yield request
         self._report(refused, offsite)
-        if self.articles and not self.any_new and spider.list_stop_at_seen:
+        # A revisit reads the next pages only when every article here was new (the list may
+        # have moved past its last visit); a crawl, unless LIST_STOP_AT_SEEN, always.
+        ended = self.any_seen if self.revisit else not self.any_new and spider.list_stop_at_seen
+        if self.articles and ended:
             if lists:
                 self.counts.add("pages", "list_ended_at_seen", site)
                 spider.logger.debug(
@@ -228,6 +234,7 @@ class ListPage:
         seen = spider.seen(requests)
         for n, request in enumerate(requests):
             if seen is not None and seen[n]:
+                self.any_seen = True
                 continue
             self.any_new = True
             if self.queued >= self.cap:

@@ -11,6 +11,9 @@ and so are the sitemaps of a sitemap index (those matching ``follow`` when it is
 fetched every run too, at most ``LIST_PAGE_LIMIT`` deep from a start page (and, with
 ``LIST_STOP_AT_SEEN``, not past a list page whose articles were all seen before). An article split over pages
 (下一页, ``_2.shtml``, ``?page=2``) becomes one item, at its first page's URL.
+
+With ``WATCH`` (``news-crawler watch``) the spider stays open and its start pages are fetched
+again whenever the shared revisit schedule says (``spiders/watch.py``).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from news_crawler.spiders.listing import (
     web_url,
 )
 from news_crawler.spiders.seeds import RedisSeeds
+from news_crawler.spiders.watch import REVISIT, Watcher
 
 
 def tracking_pattern(pattern: str | None) -> re.Pattern[str] | None:
@@ -117,6 +121,7 @@ class NewsSpider(scrapy.Spider):
     links_max: int
     list_pages_left: int  # list pages this run may still follow
     seeds: RedisSeeds | None = None  # a cluster worker's start pages come through Redis
+    watcher: Watcher | None = None  # records revisits; with WATCH, revisits start pages on the shared schedule
 
     def __init__(
         self,
@@ -180,13 +185,14 @@ class NewsSpider(scrapy.Spider):
         # alone would let a page of a thousand "next" links grow a tree of list pages.
         spider.list_pages_left = spider.list_page_limit * max(1, len(spider.start_urls))
         spider.check_start_urls(settings)
-        if crawler.settings.getbool("SEED_FROM_REDIS"):
+        spider.watcher = Watcher.from_crawler(crawler, spider)
+        if crawler.settings.getbool("SEED_FROM_REDIS") and not spider.watcher.watching:
             spider.seeds = RedisSeeds.from_crawler(crawler, spider)
         return spider
 
     async def start(self) -> Any:
-        if self.seeds is not None:
-            return  # a cluster worker: start pages arrive through Redis (see RedisSeeds)
+        if self.seeds is not None or self.watcher is not None and self.watcher.watching:
+            return  # start pages arrive through Redis (RedisSeeds), or when due (Watcher)
         for url in self.start_urls:
             # List pages change every day: always fetch them, past the persistent dupefilter.
             yield scrapy.Request(
@@ -257,7 +263,19 @@ class NewsSpider(scrapy.Spider):
                 )
 
     async def parse(self, response: Response, **kwargs: Any) -> AsyncIterator[scrapy.Request]:
+        revisit = self.watcher if response.meta.get(REVISIT) else None
+        if revisit is not None and response.status == 304:  # unchanged, as its validators say
+            revisit.visited(response, 0)
+            return
         self.counts.add("pages", "list", self.site)
+        listing = ListPage(self, response)
+        async for request in self.list_requests(response, listing):
+            yield request
+        if revisit is not None:
+            revisit.visited(response, listing.queued + listing.past)
+
+    async def list_requests(self, response: Response, listing: ListPage) -> AsyncIterator[scrapy.Request]:
+        """The requests of a list page, feed or sitemap: its new articles and next list pages."""
         body = unpacked(response.body, self.max_list_bytes)
         if body is None:
             self.counts.add("pages", "list_unreadable", self.site)
@@ -270,7 +288,7 @@ class NewsSpider(scrapy.Spider):
                 yield request
             return
         if is_feed(body):
-            async for request in ListPage(self, response).read((url, "") for url in feed_links(body, response.url)):
+            async for request in listing.read((url, "") for url in feed_links(body, response.url)):
                 yield request
             return
         page = as_html(response) if is_markup(body) else None
@@ -282,9 +300,7 @@ class NewsSpider(scrapy.Spider):
                 body[:20],
             )
             return
-        async for request in ListPage(self, response).read(
-            html_links(page.text, page.url), html=True, encoding=page.encoding
-        ):
+        async for request in listing.read(html_links(page.text, page.url), html=True, encoding=page.encoding):
             yield request
 
     def seen(self, requests: list[scrapy.Request]) -> list[bool] | None:
@@ -346,7 +362,7 @@ class NewsSpider(scrapy.Spider):
     def item(self, fields: dict[str, Any]) -> ArticleItem:
         """The item of an article's fields, every text well formed (a feed line can hold it)."""
         fields = {key: well_formed(value) for key, value in fields.items()}
-        return ArticleItem(site=self.site, crawled_at=datetime.now(UTC).isoformat(timespec="seconds"), **fields)
+        return ArticleItem(site=self.site, crawled_at=datetime.now(UTC).isoformat(timespec="milliseconds"), **fields)
 
     def next_page_failed(self, failure: Failure) -> Iterator[ArticleItem]:
         """A later page of an article could not be fetched: the pages before it make the item."""
@@ -366,4 +382,7 @@ class NewsSpider(scrapy.Spider):
     def failed(self, failure: Failure) -> None:
         """A page that could not be fetched: the outcome tracker decides what it means
         (gone, refused by robots.txt, or a failure to try again on the next run)."""
-        self.crawler.signals.send_catch_log(fetch_failed, request=failed_request(failure), failure=failure)
+        request = failed_request(failure)
+        if self.watcher is not None and request.meta.get(REVISIT):
+            self.watcher.failed(request)
+        self.crawler.signals.send_catch_log(fetch_failed, request=request, failure=failure)

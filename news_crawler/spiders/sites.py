@@ -8,6 +8,8 @@
     allowed_domains = ["example.gov.cn"]   # optional: else the start pages' domains
     download_delay = 1.0                   # optional politeness, per site
     concurrent_requests = 2                # optional: at most this many at once, per domain
+    revisit_min = 60                       # optional: news-crawler watch's revisits, in seconds
+    revisit_max = 3600
 
 The built-in portals are ``sites.toml`` beside this module, read the same way: examples,
 active only while no ``SITES_FILE`` is set (a setting and an environment variable; several
@@ -40,8 +42,10 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 RESERVED = {"news"}  # the generic spider, which takes its patterns from -a arguments
 _LISTS = ("start_urls", "allow", "follow", "deny", "allowed_domains")
 _POLITENESS = {
-    "download_delay": ("DOWNLOAD_DELAY", float),
-    "concurrent_requests": ("CONCURRENT_REQUESTS_PER_DOMAIN", int),
+    "download_delay": ("DOWNLOAD_DELAY", float, 0),
+    "concurrent_requests": ("CONCURRENT_REQUESTS_PER_DOMAIN", int, 1),
+    "revisit_min": ("REVISIT_MIN", float, 0.1),  # news-crawler watch: this site's revisits, in seconds
+    "revisit_max": ("REVISIT_MAX", float, 0.1),
 }
 KEYS = (*_LISTS, *_POLITENESS, "replaces_portal", "strip_params")
 INCLUDE_PORTALS = "include_portals"  # a file's top-level key: the built-in portals are active too
@@ -186,12 +190,14 @@ def _site(source: str, name: str, table: Any) -> Site:
     except re.error as e:
         raise SitesFileError(f"{where}: strip_params {printable(strip, 200)!r} does not compile: {e}") from None
     settings = {}
-    for key, (setting, kind) in _POLITENESS.items():
+    for key, (setting, kind, lowest) in _POLITENESS.items():
         if key in table:
             value = table[key]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < (0 if kind is float else 1):
-                raise SitesFileError(f"{where}: {key} must be a number {'>= 0' if kind is float else '>= 1'}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < lowest:
+                raise SitesFileError(f"{where}: {key} must be a number >= {lowest:g}")
             settings[setting] = kind(value)
+    if settings.get("REVISIT_MIN", 0) > settings.get("REVISIT_MAX", float("inf")):
+        raise SitesFileError(f"{where}: revisit_min must not be more than revisit_max")
     return Site(name=name, source=source, settings=settings, replaces_portal=replaces, strip_params=strip, **lists)
 
 

@@ -1,0 +1,50 @@
+"""Discovery latency: crawled_at - published_at of kept articles, a histogram in a real Redis."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from news_crawler.outcomes.latency import BOUNDS, Histogram, LatencyLog, latency_seconds
+from news_crawler.spiders.news import NewsSpider
+from news_crawler.spiders.sites import read_sites_file, site_spider
+
+
+@pytest.mark.parametrize(
+    "published,crawled,seconds",
+    [
+        ("2026-11-27T15:30:00+08:00", "2026-11-27T07:30:02.500+00:00", 2.5),
+        ("2026-11-27T15:30:00", "2026-11-27T15:31:00+00:00", 60.0),  # no zone: TIMEZONE's (here UTC)
+        ("2026-11-27T15:31:00+00:00", "2026-11-27T15:30:00+00:00", 0.0),  # a minute ahead: a clock, 0
+        ("2026-11-27T18:00:00+00:00", "2026-11-27T15:30:00+00:00", None),  # hours ahead: a wrong zone
+        ("2026-11-27", "2026-11-27T15:30:00+00:00", None),  # a day, no time of day
+        ("", "2026-11-27T15:30:00+00:00", None),
+        ("yesterday noon", "2026-11-27T15:30:00+00:00", None),
+    ],
+)
+def test_latency_of_a_page_that_states_a_time_and_none_otherwise(published, crawled, seconds):
+    assert latency_seconds(published, crawled) == seconds
+
+
+def test_the_histogram_counts_every_article_and_its_quantiles_fall_in_the_right_bucket(redis_client):
+    log = LatencyLog(redis_client, "site:latency", keep_days=30, clock=lambda: datetime(2026, 11, 27, 12, tzinfo=UTC))
+    crawled = "2026-11-27T12:00:00+00:00"
+    for seconds in [1.5] * 50 + [45.0] * 40 + [4000.0] * 10:
+        published = datetime.fromtimestamp(datetime.fromisoformat(crawled).timestamp() - seconds, UTC).isoformat()
+        assert log.record(published, crawled) == pytest.approx(seconds)
+    assert log.record("2026-11-27", crawled) is None
+    for histogram in (log.histogram(), log.histogram(datetime(2026, 11, 27).date())):
+        assert histogram.count == 100 and histogram.total == pytest.approx(50 * 1.5 + 40 * 45 + 10 * 4000)
+        assert 1 <= histogram.quantile(0.5) <= 2  # in the (1, 2] bucket
+        assert 30 <= histogram.quantile(0.9) <= 60
+        assert histogram.cumulative()[-1] == (float("inf"), 100)
+    assert redis_client.ttl("site:latency:2026-11-27") > 0 and redis_client.ttl("site:latency") == -1
+    assert Histogram.of({}).quantile(0.5) is None and len(Histogram.of({}).buckets) == len(BOUNDS) + 1
+
+
+def test_a_sites_revisit_bounds_are_its_spiders_settings(tmp_path):
+    path = tmp_path / "sites.toml"
+    path.write_text("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nrevisit_min = 60\nrevisit_max = 3600.5\n")
+    sites, _ = read_sites_file(str(path))
+    assert site_spider(sites["a"], NewsSpider).custom_settings == {"REVISIT_MIN": 60.0, "REVISIT_MAX": 3600.5}
