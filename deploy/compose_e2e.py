@@ -13,7 +13,9 @@ workers fetching from it), three workers and the seeder, and checks:
    taking over): only the new articles fetched, every one with an outcome, every kept one in
    a feed; an article fetched twice or in two feed files is counted and reported (a crash
    inside its lease, or between its feed line and its outcome);
-3. ``docker-compose exec worker news-crawler status`` reports the crawl.
+3. ``docker-compose exec worker news-crawler status`` reports the crawl;
+4. the ``watch`` service, two replicas, the seeder stopped: every start page revisited on the
+   schedule they share in Redis, and no article fetched again.
 
 It prints one summary line last, ``compose-e2e PASS|FAIL: ...``, exits 0 only on PASS, and
 removes what it started (``down -v``). All traffic stays inside the compose project.
@@ -69,6 +71,19 @@ leases = [m.decode().split("\\n", 1) for name in all_spider_names(s)
 print(json.dumps([[owner, json.loads(request)["url"]] for owner, request in leases]))
 """
 # Run inside a worker: the URL of every line of every feed file in the output volume.
+# Run inside a worker: every watched start page and its visits so far.
+WATCHED = """
+import json
+from news_crawler import connection
+from news_crawler.config import build_settings
+from news_crawler.crawl.runner import all_spider_names
+from news_crawler.frontier.revisits import RevisitSchedule
+s = build_settings()
+c = connection.from_settings(s)
+print(json.dumps({p.url: sum(p.state.results.values()) if p.state else 0
+                  for name in all_spider_names(s) for p in RevisitSchedule.for_spider(c, s, name).pages()}))
+"""
+
 FEEDS = """
 import glob, json
 print(json.dumps([json.loads(l)["url"] for f in sorted(glob.glob("/data/output/*/*.jsonl"))
@@ -306,6 +321,26 @@ def run(cluster: bool) -> int:
             "near-duplicate index" in status and any(f"{name} " in status for name in ("sina", "163")),
             "docker-compose exec worker news-crawler status reports the crawl",
         )
+
+        print("the watch, two replicas, the seeder stopped", flush=True)
+        e2e.compose("stop", "seeder")
+        since = len(e2e.mirror_requests())
+        e2e.env.update(REVISIT_MIN="1", REVISIT_MAX="4")  # (the running workers keep theirs)
+        e2e.compose("up", "-d", "--no-recreate", "--scale", "watch=2", "watch")
+        deadline, watched = time.monotonic() + 180, {}
+        while time.monotonic() < deadline:
+            watched = e2e.in_worker(WATCHED)
+            if len(watched) >= len(lists) and min(watched.values()) >= 3:
+                break
+            time.sleep(2)
+        e2e.check(
+            len(watched) >= len(lists) and min(watched.values(), default=0) >= 3,
+            f"every start page revisited by the watch service ({len(watched)} pages, "
+            f"visits {min(watched.values(), default=0)} to {max(watched.values(), default=0)})",
+        )
+        known = {mirror_path(u) for u in [*want, *want2]}
+        again = [p for p in e2e.mirror_requests()[since:] if p in known]
+        e2e.check(not again, f"the watch fetched no article it had ({len(again)} fetched again)")
     except Exception as e:  # noqa: BLE001 - any failure is reported in the summary line
         e2e.failures.append(f"{type(e).__name__}: {e}")
     finally:
