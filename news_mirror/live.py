@@ -35,6 +35,7 @@ class LiveSite:
     feed: bool = False  # an RSS feed instead of an HTML list page
     validators: bool = True  # ETag and Last-Modified on the list page, and 304s
     list_size: int = 30
+    sitemap: bool = False  # the start page is a sitemap index of one sitemap (sitemap.xml), which lists the articles
 
 
 @dataclass
@@ -108,6 +109,8 @@ class LiveWeb:
             return 404, b"not found", {"Content-Type": "text/plain"}
         if len(parts) == 1:
             return self._list(site, now, headers, base)
+        if len(parts) == 2 and parts[1] == "sitemap.xml" and site.sitemap:
+            return self._list(site, now, headers, base, child=True)
         if len(parts) == 3 and parts[1] == "a" and parts[2].endswith(".html") and parts[2][:-5].isdigit():
             n = int(parts[2][:-5])
             if n < len(site.times) and self.published(site.name, n) <= now:
@@ -116,8 +119,21 @@ class LiveWeb:
                 return 200, self._article(site.name, n), {"Content-Type": "text/html; charset=utf-8"}
         return 404, b"<html><body>404</body></html>", {"Content-Type": "text/html"}
 
-    def _list(self, site: LiveSite, now: float, headers: Any, base: str) -> tuple[int, bytes, dict[str, str]]:
+    def _list(
+        self, site: LiveSite, now: float, headers: Any, base: str, child: bool = False
+    ) -> tuple[int, bytes, dict[str, str]]:
         shown = self.visible(site, now)
+        if site.sitemap and not child:  # the index: one sitemap, its lastmod the newest article's
+            newest = max((self.published(site.name, n) for n in shown), default=self.start)
+            with self._lock:
+                self.fetches.append(ListFetch(site.name, now - self.start, 200, True, []))
+            body = (
+                '<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                f"<sitemap><loc>{base}/{site.name}/sitemap.xml</loc>"
+                f"<lastmod>{datetime.fromtimestamp(newest, UTC).isoformat(timespec='seconds')}</lastmod></sitemap>"
+                "</sitemapindex>"
+            )
+            return 200, body.encode(), {"Content-Type": "application/xml"}
         etag = '"' + hashlib.sha1(",".join(map(str, shown)).encode()).hexdigest()[:16] + '"'
         newest = max((self.published(site.name, n) for n in shown), default=self.start - 86400)
         modified = formatdate(int(newest), usegmt=True)
@@ -138,6 +154,10 @@ class LiveWeb:
         out = {"ETag": etag, "Last-Modified": modified} if site.validators else {}
         if status == 304:
             return 304, b"", out
+        if child:
+            urls = "".join(f"<url><loc>{self.url(base, site.name, n)}</loc></url>" for n in shown)
+            body = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
+            return 200, body.encode(), {**out, "Content-Type": "application/xml"}
         if site.feed:
             items = "".join(
                 f"<item><title>{html.escape(self.texts[site.name, n]['title'])}</title>"

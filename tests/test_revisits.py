@@ -8,7 +8,14 @@ import threading
 
 import pytest
 
-from news_crawler.frontier.revisits import PageState, RevisitSchedule, StateFormatError, after_visit, interval_for
+from news_crawler.frontier.revisits import (
+    PageState,
+    RevisitSchedule,
+    StateFormatError,
+    after_visit,
+    interval_for,
+    with_more_links,
+)
 from tests.crawl_helpers import wait_for
 
 LO, HI = 2.0, 120.0
@@ -84,6 +91,17 @@ def test_a_failure_is_no_evidence_and_a_304_is_an_unchanged_visit():
         after_visit(state, 1.0, "maybe", 0, LO, HI)
 
 
+def test_new_links_on_the_pages_a_visit_led_to_count_as_its_own():
+    quiet = visits([0, 0, 0])[-1]  # a sitemap index: its own page never shows an article
+    assert quiet.watched == 0 and quiet.interval == 16
+    found = with_more_links(quiet, 4, LO, HI)  # its sitemap did
+    assert found.new_total == 4 and found.rate == pytest.approx(4 / quiet.span)
+    assert found.interval < quiet.interval and quiet.new_total == 0  # a new state
+    busy = visits([2, 2])[-1]
+    assert with_more_links(busy, 2, LO, HI).links == pytest.approx(busy.links + 2)
+    assert with_more_links(busy, 0, LO, HI) is busy
+
+
 def test_a_state_of_another_format_is_refused_with_what_to_do():
     state = after_visit(None, 1.0, "unchanged", 0, LO, HI)
     assert PageState.from_json(state.to_json()) == state
@@ -150,3 +168,40 @@ def test_a_visit_sets_the_next_one_by_the_server_clock(redis_client):
     (page,) = s.pages()
     assert page.due == pytest.approx(s.now() + 2 * LO, abs=1.0)
     assert page.state is not None and page.state.results == {"new_links": 1, "unchanged": 1}
+
+
+def test_two_watchers_recording_at_once_never_overwrite_each_other(redis_client):
+    url = "http://a.cn/"
+    mine, other = schedule(redis_client), schedule(redis_client)
+    mine.register([url])
+    mine.claim()
+    mine.visited(url, "unchanged")
+    reads: list[bytes | None] = []
+
+    def update(raw, now):
+        if not reads:  # between this watcher's read and its write, another records a visit
+            other.visited(url, "new_links", 3)
+        reads.append(raw)
+        state = after_visit(PageState.from_json(raw), now, "unchanged", 0, LO, HI)
+        return state, [state.interval]
+
+    state = mine._update(url, mine._visited, update)  # the step visited() and more_links() share
+    assert len(reads) == 2  # the write saw the state change and read it again
+    assert state is not None and state.results == {"unchanged": 2, "new_links": 1}
+    (page,) = mine.pages()
+    assert page.state == state
+
+
+def test_more_links_bring_the_next_visit_sooner_and_never_extend_it(redis_client):
+    url = "http://a.cn/"
+    s = schedule(redis_client)
+    s.register([url])
+    s.claim()
+    for _ in range(4):
+        s.visited(url, "unchanged")  # doubling: 2, 4, 8, 16
+    (before,) = s.pages()
+    state = s.more_links(url, 10)
+    assert state is not None and state.interval < 16
+    (after,) = s.pages()
+    assert after.due == pytest.approx(state.last + state.interval, abs=0.01) and after.due < before.due
+    assert s.more_links("http://b.cn/", 3) is None  # no such page

@@ -30,6 +30,7 @@ def web(tmp_path):
         LiveSite("busy", [-30.0, -20.0] + [INF] * 4),  # publishes when a test says
         LiveSite("never", [-100.0, -90.0], feed=True),  # never changes; gives validators
         LiveSite("plain", [-10.0] + [INF] * 2, validators=False),  # no ETag, no Last-Modified
+        LiveSite("indexed", [-40.0] + [INF] * 2, sitemap=True),  # a sitemap index: new links on its sitemap
     ]
     live = LiveWeb(sites, articles(sum(len(s.times) for s in sites), seed=5))
     server, base = serve(live)
@@ -100,6 +101,8 @@ def test_watch_finds_new_articles_backs_off_answers_304s_and_stops_on_sigterm(
             wait_for(lambda n=n: in_feed(tmp_path, web_.url(web_.base, "busy", n), "w"), 60, f"busy article {n}")
         web_.publish("plain", 1)
         wait_for(lambda: in_feed(tmp_path, web_.url(web_.base, "plain", 1), "w"), 60, "plain article 1")
+        web_.publish("indexed", 1)
+        wait_for(lambda: in_feed(tmp_path, web_.url(web_.base, "indexed", 1), "w"), 60, "indexed article 1")
         # the never-changing page backs off to REVISIT_MAX, and is answered 304 once it gave validators
         wait_for(lambda: len(fetched(web_, "never")) >= 5, 60, "five visits of the quiet page")
         proc.send_signal(signal.SIGTERM)
@@ -122,8 +125,10 @@ def test_watch_finds_new_articles_backs_off_answers_304s_and_stops_on_sigterm(
     assert quiet["visits"]["not_modified"] >= 4
     (busy,) = report["busy"]["watched"]
     assert busy["visits"]["new_links"] >= 1 and busy["new_links_per_day"] > 0
+    (indexed,) = report["indexed"]["watched"]  # its new links were on its sitemap, and are its own
+    assert indexed["new_links_per_day"] > 0 and "new_links" not in indexed["visits"]
     # every kept article's discovery latency counted, and exported with the revisits
-    assert sum(report[s]["latency"]["articles"] for s in ("busy", "never", "plain")) == len(urls)
+    assert sum(report[s]["latency"]["articles"] for s in web_.sites) == len(urls)
     families = {
         f.name: f
         for f in RedisCollector(build_settings({"REDIS_URL": url, "SITES_FILE": str(web_.sites_path)})).collect()
@@ -133,7 +138,7 @@ def test_watch_finds_new_articles_backs_off_answers_304s_and_stops_on_sigterm(
     assert samples["news_crawler_revisit_interval_seconds", (("page", f"{web_.base}/never/"), ("site", "never"))] == 2
     assert samples["news_crawler_discovery_latency_seconds_count", (("site", "busy"),)] == 4
     # a page was never fetched twice within REVISIT_MIN (server-side times)
-    for site in web_.sites:
+    for site in ("busy", "never", "plain"):
         times = [f.at for f in fetched(web_, site)]
         assert all(b - a >= 0.5 for a, b in zip(times, times[1:])), (site, times)
 
@@ -153,8 +158,8 @@ def test_two_watchers_share_the_schedule_and_watch_for_exits_0(tmp_path, redis_s
     for name in "ab":
         assert "Spider closed (shutdown)" in (tmp_path / f"{name}.log").read_text()
     urls = [item["url"] for item in feed(tmp_path, "a", "b")]
-    assert len(urls) == len(set(urls)) == 6  # five there from the start, one published: each once
-    for site in web.sites:  # never two fetches of a page at once, nor within REVISIT_MIN
+    assert len(urls) == len(set(urls)) == 7  # six there from the start, one published: each once
+    for site in ("busy", "never", "plain"):  # never two fetches of a page at once, nor within REVISIT_MIN
         times = [f.at for f in fetched(web, site)]
         assert all(b - a >= 0.5 for a, b in zip(times, times[1:])), (site, times)
 
@@ -173,7 +178,7 @@ def test_a_watcher_killed_with_sigkill_loses_nothing(tmp_path, redis_server, red
                 if n == 3:
                     web.publish("busy", 3)
                 wait_for(lambda n=n: in_feed(tmp_path, web.url(web.base, "busy", n), "a", "b"), 90, f"article {n}")
-            wait_for(lambda: len(feed(tmp_path, "a", "b")) >= 7, 90, "every article")
+            wait_for(lambda: len(feed(tmp_path, "a", "b")) >= 8, 90, "every article")
             second.send_signal(signal.SIGTERM)
             assert second.wait(60) == 0, (tmp_path / "b.log").read_text()[-3000:]
         finally:
@@ -181,7 +186,7 @@ def test_a_watcher_killed_with_sigkill_loses_nothing(tmp_path, redis_server, red
     finally:
         first.kill()
     urls = [item["url"] for item in feed(tmp_path, "a", "b")]
-    assert len(urls) == len(set(urls)) == 7
+    assert len(urls) == len(set(urls)) == 8
 
 
 class ListSpider:
@@ -235,10 +240,11 @@ def test_a_revisit_reads_a_lists_next_page_only_when_every_article_on_it_was_new
     from scrapy.http import HtmlResponse, Request
 
     from news_crawler.spiders.list_page import ListPage
-    from news_crawler.spiders.listing import REVISIT_CHAIN
+    from news_crawler.spiders.listing import REVISIT_OF
 
     url = "https://www.a.cn/list.html"
-    page = HtmlResponse(url, body=b"<html></html>", request=Request(url, meta={REVISIT_CHAIN: revisit}))
+    meta = {REVISIT_OF: url} if revisit else {}
+    page = HtmlResponse(url, body=b"<html></html>", request=Request(url, meta=meta))
     links = [("https://www.a.cn/a/1.html", ""), ("https://www.a.cn/a/2.html", ""), ("https://www.a.cn/list_2.html", "")]
 
     async def read():

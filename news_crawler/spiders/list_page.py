@@ -23,7 +23,7 @@ from news_crawler.extraction.pagination import page_of
 from news_crawler.spiders.listing import (
     LIST_DEPTH,
     NEXT_LINK_TEXT,
-    REVISIT_CHAIN,
+    REVISIT_OF,
     is_next_list_page,
     web_url,
     without_tracking,
@@ -88,7 +88,7 @@ class ListPage:
         self.spider = spider
         self.response = response
         self.depth = response.meta.get(LIST_DEPTH, 0)
-        self.revisit = bool(response.meta.get(REVISIT_CHAIN))  # a watched start page, or a page it led to
+        self.revisit_of: str | None = response.meta.get(REVISIT_OF)  # a watched start page's, or a page it led to
         self.counts = Counts.of(spider.crawler.stats)
         self.cap = spider.links_max if spider.links_max > 0 else float("inf")
         self.queued = self.past = self.articles = 0
@@ -140,7 +140,7 @@ class ListPage:
                         callback=spider.parse,
                         dont_filter=True,
                         errback=spider.failed,
-                        meta={LIST_DEPTH: self.depth + 1, REVISIT_CHAIN: self.revisit},
+                        meta={LIST_DEPTH: self.depth + 1, **({REVISIT_OF: self.revisit_of} if self.revisit_of else {})},
                     )
                 )
         for pages in self.later.values():  # later pages whose first page the list does not link
@@ -152,7 +152,7 @@ class ListPage:
         self._report(refused, offsite)
         # A revisit reads the next pages only when every article here was new (the list may
         # have moved past its last visit); a crawl, unless LIST_STOP_AT_SEEN, always.
-        ended = self.any_seen if self.revisit else not self.any_new and spider.list_stop_at_seen
+        ended = self.any_seen if self.revisit_of else not self.any_new and spider.list_stop_at_seen
         if self.articles and ended:
             if lists:
                 self.counts.add("pages", "list_ended_at_seen", site)

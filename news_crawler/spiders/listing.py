@@ -22,7 +22,7 @@ from scrapy.http import HtmlResponse, Request, Response, TextResponse
 from news_crawler.extraction.decode import is_binary
 
 START_PAGE, LIST_DEPTH = "start_page", "list_depth"  # request meta of list pages
-REVISIT_CHAIN = "revisit_chain"  # request meta: a watched start page's visit, or a list page it led to
+REVISIT_OF = "revisit_of"  # request meta: the watched start page whose revisit led to this list page
 
 
 def is_list_page(request: Request) -> bool:

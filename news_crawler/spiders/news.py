@@ -43,6 +43,7 @@ from news_crawler.signals import fetch_failed
 from news_crawler.spiders.list_page import ListPage
 from news_crawler.spiders.listing import (
     LIST_DEPTH,
+    REVISIT_OF,
     START_PAGE,
     as_html,
     feed_links,
@@ -258,9 +259,10 @@ class NewsSpider(scrapy.Spider):
                     continue
                 self.list_pages_left -= 1
                 self.lists_requested.add(url)
-                yield scrapy.Request(
-                    url, callback=self.parse, dont_filter=True, errback=self.failed, meta={LIST_DEPTH: depth + 1}
-                )
+                meta = {LIST_DEPTH: depth + 1}
+                if response.meta.get(REVISIT_OF):  # a watched sitemap index: its sitemaps' links are its own
+                    meta[REVISIT_OF] = response.meta[REVISIT_OF]
+                yield scrapy.Request(url, callback=self.parse, dont_filter=True, errback=self.failed, meta=meta)
 
     async def parse(self, response: Response, **kwargs: Any) -> AsyncIterator[scrapy.Request]:
         revisit = self.watcher if response.meta.get(REVISIT) else None
@@ -271,8 +273,11 @@ class NewsSpider(scrapy.Spider):
         listing = ListPage(self, response)
         async for request in self.list_requests(response, listing):
             yield request
+        found = listing.queued + listing.past
         if revisit is not None:
-            revisit.visited(response, listing.queued + listing.past)
+            revisit.visited(response, found)
+        elif found and self.watcher is not None and response.meta.get(REVISIT_OF):
+            self.watcher.more_links(response.meta[REVISIT_OF], found)
 
     async def list_requests(self, response: Response, listing: ListPage) -> AsyncIterator[scrapy.Request]:
         """The requests of a list page, feed or sitemap: its new articles and next list pages."""

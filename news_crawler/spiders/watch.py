@@ -27,7 +27,7 @@ from news_crawler.connection.outage import REDIS_ERRORS
 from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.frontier.revisits import Claimed, RevisitSchedule
-from news_crawler.spiders.listing import REVISIT_CHAIN, START_PAGE
+from news_crawler.spiders.listing import REVISIT_OF, START_PAGE
 
 logger = logging.getLogger(__name__)
 REVISIT = "revisit"  # request meta: a start page visited by the watcher
@@ -123,7 +123,7 @@ class Watcher:
             meta={
                 START_PAGE: True,
                 REVISIT: True,
-                REVISIT_CHAIN: True,
+                REVISIT_OF: page.url,
                 "handle_httpstatus_list": [304],
                 "dont_retry": True,
             },
@@ -142,6 +142,14 @@ class Watcher:
             (response.headers.get(b"ETag") or b"").decode("latin-1"),
             (response.headers.get(b"Last-Modified") or b"").decode("latin-1"),
         )
+
+    def more_links(self, url: str, new_links: int) -> None:
+        """New links on a list page that start page ``url``'s revisit led to (its next page, a
+        sitemap of its sitemap index): evidence of the start page's rate, counted with its visit."""
+        try:
+            self.schedule.more_links(url, new_links)
+        except REDIS_ERRORS as e:
+            logger.warning("could not record %d new links of %s: %s", new_links, url, e)
 
     def failed(self, request: scrapy.Request) -> None:
         """A revisit that could not be fetched: the page keeps its interval."""

@@ -1,7 +1,14 @@
 """When each start page is visited again (``news-crawler watch``): the estimate of a page's
 rate and interval (``estimate.py``, pure) and the schedule in Redis (``schedule.py``)."""
 
-from news_crawler.frontier.revisits.estimate import RESULTS, PageState, StateFormatError, after_visit, interval_for
+from news_crawler.frontier.revisits.estimate import (
+    RESULTS,
+    PageState,
+    StateFormatError,
+    after_visit,
+    interval_for,
+    with_more_links,
+)
 from news_crawler.frontier.revisits.schedule import Claimed, RevisitSchedule, ScheduledPage
 
 __all__ = [
@@ -13,4 +20,5 @@ __all__ = [
     "StateFormatError",
     "after_visit",
     "interval_for",
+    "with_more_links",
 ]

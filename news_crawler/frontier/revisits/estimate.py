@@ -19,6 +19,8 @@ A pure core (no Redis, no Scrapy), tested on its own. The design, and why:
   (``GROWTH``): a rate cannot be estimated from nothing, and a page that never changes must
   reach ``REVISIT_MAX`` in a few visits, not the hours a decaying estimate would take. Its first
   new link hands it to the rate.
+- **New links on the pages a visit led to** (the list's next pages, the sitemaps of a
+  sitemap index) count as found by that visit, when they come.
 - **The first visit** is a baseline: everything on the page is new to a fresh watcher, so
   its links say nothing about the rate; the next visit comes ``REVISIT_MIN`` later.
 - **A failed visit** (a timeout, a 503) is no evidence: the interval stays and the page is
@@ -51,6 +53,7 @@ class PageState:
     since: float  # when the first visit ended
     links: float = 0.0  # new links found, decayed by MEMORY
     watched: float = 0.0  # seconds between visits, decayed by MEMORY; 0: no new link yet
+    span: float = 0.0  # seconds between the last visit and the one before
     etag: str = ""  # the page's validators, sent back as If-None-Match / If-Modified-Since
     modified: str = ""
     new_total: int = 0  # new links found, all told
@@ -107,7 +110,7 @@ def after_visit(
         return state
     state = replace(state, results={**state.results, result: state.results.get(result, 0) + 1})
     elapsed = max(now - state.last, 0.0)
-    state.last = now
+    state.last, state.span = now, elapsed
     if result == "failed":  # no evidence: the same interval again
         state.interval = min(hi, max(lo, state.interval))
         return state
@@ -120,5 +123,18 @@ def after_visit(
     fade = math.exp(-elapsed / MEMORY)
     state.links = state.links * fade + new_links
     state.watched = state.watched * fade + max(elapsed, 1e-3)
+    state.interval = interval_for(state.rate, lo, hi)
+    return state
+
+
+def with_more_links(state: PageState, new_links: int, lo: float, hi: float) -> PageState:
+    """The page's state once list pages its last visit led to (the list's next pages, the
+    sitemaps of a sitemap index) showed ``new_links`` more: counted as found by that visit
+    (a new state; ``interval`` may be shorter)."""
+    if new_links <= 0:
+        return state
+    state = replace(state, new_total=state.new_total + new_links, links=state.links + new_links)
+    if state.watched == 0:  # the first new links: the last visit's span is the evidence
+        state.watched = max(state.span, 1e-3)
     state.interval = interval_for(state.rate, lo, hi)
     return state

@@ -9,19 +9,22 @@ Two keys a spider (``REVISIT_KEY``, the spider's name a hash tag on a cluster):
 A watcher claims the pages that are due in one Lua step that also pushes each one
 ``claim_seconds`` into the future: no other watcher takes a page while its visit runs, and a
 page whose watcher dies is due again when the claim runs out. The visit's end writes the new
-state and the next due time in one step.
+state and the next due time in one step, only if the state is still the one the new state was
+computed from (compare and set: two watchers never overwrite each other's visit).
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from news_crawler.connection import spider_key
-from news_crawler.frontier.revisits.estimate import PageState, after_visit
+from news_crawler.frontier.revisits.estimate import PageState, after_visit, with_more_links
 
 _LUA = Path(__file__).parent
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -48,6 +51,7 @@ class RevisitSchedule:
         self._claim = client.register_script((_LUA / "claim.lua").read_text(encoding="utf-8"))
         self._register = client.register_script((_LUA / "register.lua").read_text(encoding="utf-8"))
         self._visited = client.register_script((_LUA / "visited.lua").read_text(encoding="utf-8"))
+        self._sooner = client.register_script((_LUA / "sooner.lua").read_text(encoding="utf-8"))
 
     @classmethod
     def for_spider(cls, client: Any, settings: Any, spider: str) -> RevisitSchedule:
@@ -83,20 +87,44 @@ class RevisitSchedule:
     ) -> PageState | None:
         """Record a visit of ``url`` that ended now; its state then (None: the page is no
         longer scheduled, its site's start pages changed meanwhile)."""
-        seconds, micros = self.client.time()
-        raw = self.client.hget(self.key, url)
-        state = after_visit(
-            PageState.from_json(raw) if raw else None,
-            seconds + micros / 1e6,
-            result,
-            new_links,
-            self.lo,
-            self.hi,
-            etag,
-            modified,
-        )
-        written = self._visited(keys=[self.due_key, self.key], args=[url, state.to_json(), state.interval])
-        return state if written else None
+
+        def update(raw: bytes | None, now: float) -> tuple[PageState, list[Any]]:
+            before = PageState.from_json(raw) if raw else None
+            state = after_visit(before, now, result, new_links, self.lo, self.hi, etag, modified)
+            return state, [state.interval]
+
+        return self._update(url, self._visited, update)
+
+    def more_links(self, url: str, new_links: int) -> PageState | None:
+        """Count ``new_links`` found on the list pages ``url``'s last visit led to; its next
+        visit comes sooner if its rate says so. The state then (None: no state to add to)."""
+        if new_links <= 0:
+            return None
+
+        def update(raw: bytes | None, now: float) -> tuple[PageState, list[Any]] | None:
+            if not raw:
+                return None
+            state = with_more_links(PageState.from_json(raw), new_links, self.lo, self.hi)
+            return state, [state.last + state.interval]
+
+        return self._update(url, self._sooner, update)
+
+    def _update(self, url: str, script: Any, update: Any, tries: int = 5) -> PageState | None:
+        """Read ``url``'s state, compute the new one (``update(raw, now)``: the state and the
+        script's arguments after it, or None for nothing to write) and write it in one Lua step
+        if the state is still the one read; read again if another watcher wrote meanwhile."""
+        for _ in range(tries):
+            seconds, micros = self.client.time()
+            raw = self.client.hget(self.key, url)
+            change = update(raw, seconds + micros / 1e6)
+            if change is None:
+                return None
+            state, args = change
+            written = int(script(keys=[self.due_key, self.key], args=[url, state.to_json(), *args, raw or ""]))
+            if written >= 0:
+                return state if written else None
+        logger.warning("the revisit state of %s kept changing under %d tries: this visit is not counted", url, tries)
+        return None
 
     def pages(self) -> list[ScheduledPage]:
         """Every scheduled page, soonest due first."""
