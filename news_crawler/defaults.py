@@ -173,3 +173,12 @@ REVISIT_KEY = "%(spider)s:revisits"
 # How long each kept article took to be found (crawled_at - published_at), a histogram per
 # spider: one for all time, one a day (kept OUTCOMES_KEEP_DAYS days).
 LATENCY_KEY = "%(spider)s:latency"
+
+# Every kept article is fetched again this long after it was kept, once an entry (a number
+# and a unit, s m h d; a site's recheck_after in its sites file wins; "" for none): an edit
+# is written as a new version, a deletion recorded (spiders/recheck.py). RECHECK (news-crawler
+# recheck): fetch the due rechecks and nothing else. What they found is in CHANGES_KEY.
+RECHECK_AFTER = "1h,6h,1d,3d,7d"
+RECHECK = False
+RECHECK_KEY = "%(spider)s:rechecks"
+CHANGES_KEY = "%(spider)s:changes"

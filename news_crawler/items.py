@@ -38,6 +38,7 @@ class ArticleItem(scrapy.Item):
     description = scrapy.Field()  # the page's summary of its article (its description meta tag)
     tags = scrapy.Field()  # the page's own keywords and tags
     updated_at = scrapy.Field()  # ISO 8601, when the page states a modification, else ""
+    version = scrapy.Field()  # 1 as first kept; n >= 2 for the edits a recheck found
     encoding = scrapy.Field()  # how the page was decoded
     invalid_reason = scrapy.Field()  # set by the spider when it knows the page is unusable
     invalid_kind = scrapy.Field()  # that reason's stat: articles/invalid_reason/<kind>

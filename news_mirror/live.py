@@ -77,6 +77,10 @@ class LiveWeb:
         self.fetches: list[ListFetch] = []
         self.article_fetches: list[tuple[str, int, float]] = []  # (site, number, seconds after start)
         self._last_shown: dict[str, str] = {}
+        # After publication: (site, n) -> "404", "410", "home" (a redirect to the list), "notice"
+        # (a 200 page saying the content was removed), "flaky" (one 503, then the article again)
+        self.gone: dict[tuple[str, int], str] = {}
+        self.views = 0  # the view counter every article page shows: changes on every fetch
         self._lock = threading.Lock()
         # article (site, n) -> its text, numbered in publication order within the site
         need = sum(len(s.times) for s in sites)
@@ -84,6 +88,14 @@ class LiveWeb:
             raise ValueError(f"{need} articles to publish, {len(texts)} texts")
         it = iter(texts)
         self.texts = {(s.name, n): next(it) for s in sites for n in range(len(s.times))}
+
+    def edit(self, site: str, n: int, title: str | None = None, body: str | None = None) -> None:
+        """Article ``n`` of ``site`` says something else from now on."""
+        text = self.texts[site, n]
+        self.texts[site, n] = {
+            "title": text["title"] if title is None else title,
+            "body": text["body"] if body is None else body,
+        }
 
     def publish(self, site: str, n: int) -> None:
         """Article ``n`` of ``site`` appears now (one whose time is ``math.inf`` waits for this)."""
@@ -116,7 +128,17 @@ class LiveWeb:
             if n < len(site.times) and self.published(site.name, n) <= now:
                 with self._lock:
                     self.article_fetches.append((site.name, n, now - self.start))
-                return 200, self._article(site.name, n), {"Content-Type": "text/html; charset=utf-8"}
+                    gone = self.gone.get((site.name, n))
+                    if gone == "flaky":
+                        del self.gone[site.name, n]
+                if gone in ("404", "410"):
+                    return int(gone), b"<html><body><h1>Not Found</h1></body></html>", {"Content-Type": "text/html"}
+                if gone == "home":
+                    return 302, b"", {"Location": f"{base}/{site.name}/"}
+                if gone == "flaky":
+                    return 503, b"<html><body>busy</body></html>", {"Content-Type": "text/html"}
+                html_page = self._article(site.name, n, removed=gone == "notice")
+                return 200, html_page, {"Content-Type": "text/html; charset=utf-8"}
         return 404, b"<html><body>404</body></html>", {"Content-Type": "text/html"}
 
     def _list(
@@ -176,16 +198,31 @@ class LiveWeb:
         )
         return 200, page.encode(), {**out, "Content-Type": "text/html; charset=utf-8"}
 
-    def _article(self, site: str, n: int) -> bytes:
+    def _article(self, site: str, n: int, removed: bool = False) -> bytes:
+        """The article page, in chrome that changes on every fetch (a view count, the 热点 list);
+        ``removed``: the same chrome around a notice that the content is gone."""
         text = self.texts[site, n]
         when = datetime.fromtimestamp(int(self.published(site, n)), UTC).astimezone()
         stamp = when.isoformat(timespec="seconds")
+        with self._lock:
+            self.views += 1
+            views = self.views
+        others = [t["title"] for (s, _), t in self.texts.items() if s == site]
+        hot = "".join(
+            f"<li><a href='/{site}/'>{html.escape(t)}</a></li>" for t in random.sample(others, min(5, len(others)))
+        )
+        chrome = f'<div class="nav"><a href="/{site}/">首页</a></div><div class="hot"><h3>热点</h3><ul>{hot}</ul></div>'
+        if removed:
+            return (
+                f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{site} 新闻</title></head><body>{chrome}'
+                '<div class="article"><p>抱歉，该内容已被删除。</p><p><a href="/">返回首页</a></p></div></body></html>'
+            ).encode()
         paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in text["body"].split("\n") if p.strip())
         return (
             f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(text["title"])}_{site}</title>'
-            f'<meta property="article:published_time" content="{stamp}"></head><body>'
-            f'<div class="nav"><a href="/{site}/">首页</a></div><h1>{html.escape(text["title"])}</h1>'
-            f'<div class="info">发布时间：{when.strftime("%Y-%m-%d %H:%M:%S")}</div>'
+            f'<meta property="article:published_time" content="{stamp}"></head><body>{chrome}'
+            f"<h1>{html.escape(text['title'])}</h1>"
+            f'<div class="info">发布时间：{when.strftime("%Y-%m-%d %H:%M:%S")} 阅读：{views}</div>'
             f'<div class="article">{paragraphs}</div></body></html>'
         ).encode()
 

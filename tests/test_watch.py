@@ -93,7 +93,7 @@ def test_watch_finds_new_articles_backs_off_answers_304s_and_stops_on_sigterm(
     tmp_path, redis_server, redis_client, web
 ):
     url, web_ = redis_server.url, web
-    proc = watch(tmp_path, web_, url, "w")
+    proc = watch(tmp_path, web_, url, "w", RECHECK_AFTER="1s,2s")  # kept articles rechecked as they fall due
     try:
         wait_for(lambda: all(fetched(web_, s) for s in web_.sites), 60, "the first visit of every start page")
         for n in (2, 3):  # each published while the watch runs reaches the feed
@@ -111,6 +111,7 @@ def test_watch_finds_new_articles_backs_off_answers_304s_and_stops_on_sigterm(
         proc.kill()
     log = (tmp_path / "w.log").read_text()
     assert "Spider closed (shutdown)" in log
+    assert "'rechecks/unchanged/busy'" in log  # rechecked while watching; the changing chrome no edit
     never = fetched(web_, "never")
     assert never[0].status == 200 and {f.status for f in never[1:]} == {304}
     assert {f.status for f in fetched(web_, "plain")} == {200}  # nothing to send back, nothing to answer 304

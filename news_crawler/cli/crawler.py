@@ -3,6 +3,9 @@
 news-crawler crawl [SPIDER ...] [--summary FILE] [-s NAME=VALUE ...]
 news-crawler daily [-s NAME=VALUE ...]
 news-crawler watch [SITE ...] [--for SECONDS]
+news-crawler recheck [SITE ...]
+news-crawler changes [--site S] [--since ISO8601] [--json]
+news-crawler history URL
 news-crawler status [--json]
 news-crawler outcomes [--site S] [--outcome O] [--day D] [--limit N] [--json]
 news-crawler metrics [--listen HOST:PORT]
@@ -32,6 +35,7 @@ from news_crawler.cli import (
     metrics,
     options,
     outcomes,
+    recheck,
     report,
     sites,
     status,
@@ -45,7 +49,7 @@ from news_crawler.ops.preflight import check_settings
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (crawl, daily, watch, status, outcomes, metrics, report, cluster, adopt, sites, extract):
+    for module in (crawl, daily, watch, recheck, status, outcomes, metrics, report, cluster, adopt, sites, extract):
         module.register(sub)
     return parser
 

@@ -94,6 +94,16 @@ class RedisCollector:
                 revisits.add_metric([site, result], n)
         yield revisits
         yield intervals
+        changes = CounterMetricFamily(
+            f"{PREFIX}_changes", "edits and deletions of kept articles that rechecks found", labels=["site", "event"]
+        )
+        due = GaugeMetricFamily(f"{PREFIX}_rechecks_due", "kept articles whose recheck is due", labels=["site"])
+        for site, row in report["spiders"].items():
+            for event in ("edited", "deleted"):
+                changes.add_metric([site, event], row["changes"].get(event, 0))
+            due.add_metric([site], row["rechecks_due"])
+        yield changes
+        yield due
         d = report["dedup"]
         yield GaugeMetricFamily(
             f"{PREFIX}_index_fingerprints", "fingerprints held in the index", value=d["fingerprints"]

@@ -18,6 +18,8 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
 
     from news_crawler.connection import spider_key
     from news_crawler.frontier.bloom import BloomDupeFilter
+    from news_crawler.frontier.revisits.rechecks import RecheckSchedule
+    from news_crawler.outcomes.changes import ChangeLog
     from news_crawler.outcomes.latency import LatencyLog
     from news_crawler.outcomes.store import OutcomeStore
 
@@ -39,6 +41,8 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
         today = store.counts()
         watched = watched_pages(client, settings, name)
         latency = LatencyLog.for_spider(client, settings, name)
+        changes = ChangeLog.for_spider(client, settings, name).counts()
+        rechecks_due = RecheckSchedule.for_spider(client, settings, name).due()
         if queued or in_flight or seen or seeds or today or watched:
             out[name] = {
                 "queued": queued,
@@ -49,6 +53,8 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
                 "watched": watched,
                 "latency_today": latency_row(latency.histogram(store.today())),
                 "latency": latency_row(latency.histogram(), buckets=True),
+                "changes": changes,  # edits and deletions rechecks found, all told
+                "rechecks_due": rechecks_due,
             }
             if estimated:
                 out[name]["seen_urls_estimated"] = True
@@ -145,6 +151,16 @@ def print_report(report: dict[str, Any]) -> None:
             + "; ".join(
                 f"{name} median {duration(r['median'])}, p90 {duration(r['p90'])} ({r['articles']} articles)"
                 for name, r in latencies.items()
+            )
+        )
+    changed = {name: row for name, row in report["spiders"].items() if row["changes"] or row["rechecks_due"]}
+    if changed:
+        print(
+            "rechecks (news-crawler changes lists them): "
+            + "; ".join(
+                f"{name} {row['changes'].get('edited', 0)} edited, {row['changes'].get('deleted', 0)} deleted, "
+                f"{row['rechecks_due']} due"
+                for name, row in changed.items()
             )
         )
     watched = [(name, page) for name, row in report["spiders"].items() for page in row["watched"]]

@@ -52,6 +52,7 @@ def run_spiders(
     process.start()
     out = {}
     watching = settings.getbool("WATCH")
+    fetches_no_start_page = settings.getbool("SEED_FROM_REDIS") or watching or settings.getbool("RECHECK")
     for crawler in crawlers:
         stats = crawler.stats.get_stats()
         sites = summarize(Counts.of(crawler.stats))
@@ -60,11 +61,10 @@ def run_spiders(
             "reason": reason,
             "sites": sites,
             "pages": stats.get("response_received_count", 0),
-            # A watcher or a worker may rightly have fetched no start page: another one did.
+            # A watcher or a worker may rightly have fetched no start page (another one did), and
+            # news-crawler recheck fetches none.
             "problem": crawl_problem(
-                "finished" if watching and reason == "shutdown" else reason,
-                sites,
-                settings.getbool("SEED_FROM_REDIS") or watching,
+                "finished" if watching and reason == "shutdown" else reason, sites, fetches_no_start_page
             ),
         }
     return out

@@ -138,6 +138,13 @@ def check_values(settings: Any) -> None:
             raise UserError(
                 f"setting REVISIT_MAX={value!r}: must be at least REVISIT_MIN ({settings.get('REVISIT_MIN')})"
             )
+        if name == "RECHECK_AFTER":
+            from news_crawler.frontier.revisits.rechecks import parse_durations
+
+            try:
+                parse_durations(typed)
+            except ValueError as e:
+                raise UserError(f"setting RECHECK_AFTER={value!r}: {e}") from None
         if name == "REDIS_URL" and typed and not str(typed).startswith(("redis://", "rediss://", "unix://")):
             from news_crawler.crawl.redact import redact  # imports Scrapy: only when needed
 

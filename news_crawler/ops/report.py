@@ -4,7 +4,8 @@ opens offline and can be sent to a colleague.
 Per site, today's fetched / kept / dropped / invalid / failed with the change from the day
 before, and how long after publication today's articles were found (discovery latency); a
 chart of kept and dropped over the last days; sites that kept nothing today flagged; today's
-near-duplicates (dropped URL, kept URL, distance, rule) and failures with their reasons. The
+near-duplicates (dropped URL, kept URL, distance, rule), today's edits and deletions (per site,
+and each with its reason) and failures with their reasons. The
 history is Redis's own: each spider's outcome counts per day (``<spider>:outcomes:counts:<day>``),
 which the server deletes after ``OUTCOMES_KEEP_DAYS``; a day with no counts is shown as "no
 data", not as zero.
@@ -49,6 +50,7 @@ class ReportData:
     drops: list[dict[str, Any]]  # today's: id, duplicate_of, distance, rule, time
     failures: list[dict[str, str]]  # today's: site, url, outcome, reason, time
     latency: dict[str, Histogram] = field(default_factory=dict)  # today's discovery latency, by site
+    changes: list[dict[str, Any]] = field(default_factory=list)  # today's edits and deletions
 
 
 def gather(
@@ -60,14 +62,16 @@ def gather(
     today: date | None = None,
 ) -> ReportData:
     """What the report shows, read from Redis."""
+    from news_crawler.outcomes.changes import ChangeLog
     from news_crawler.outcomes.latency import LatencyLog
     from news_crawler.outcomes.store import OutcomeStore, latest_outcomes
 
     tz = zone(settings)
     today = today or datetime.now(tz).date()
     span = [today - timedelta(days=n) for n in range(days - 1, -1, -1)]
-    sites, latency = [], {}
+    sites, latency, changes = [], {}, []
     for name in spiders:
+        changes += ChangeLog.for_spider(client, settings, name).on(today, tz)
         histogram = LatencyLog.for_spider(client, settings, name).histogram(today)
         if histogram.count:
             latency[name] = histogram
@@ -88,7 +92,8 @@ def gather(
         for r in latest_outcomes(client, settings, [s.site for s in sites], day=today)
         if r["outcome"] in ("failed", "given_up", "error", "gone")
     ][:500]
-    return ReportData(zone_name(tz), today, span, sites, drops, failures, latency)
+    changes.sort(key=lambda e: e["at"], reverse=True)
+    return ReportData(zone_name(tz), today, span, sites, drops, failures, latency, changes)
 
 
 def _change(now: int, before: int | None) -> str:
@@ -192,6 +197,18 @@ def render(data: ReportData) -> str:
         for f in data.failures
     )
     header = "".join(f"<th>{c} (vs. the day before)</th>" for c in COLUMNS)
+    by_event = Counter((e["site"], e["event"]) for e in data.changes)
+    changed_sites = sorted({e["site"] for e in data.changes})
+    change_counts = "".join(
+        f"<tr><td>{html.escape(site)}</td><td>{by_event[site, 'edited']}</td><td>{by_event[site, 'deleted']}</td></tr>"
+        for site in changed_sites
+    )
+    change_rows = "".join(
+        f'<tr><td>{html.escape(e["site"])}</td><td><a href="{html.escape(e["url"])}">{html.escape(e["url"])}</a></td>'
+        f"<td>{html.escape(e['event'])}</td><td>{e['version']}</td>"
+        f"<td>{html.escape(e['reason'] or ', '.join(e['changed']))}</td></tr>"
+        for e in data.changes[:DROPS_SHOWN]
+    )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>news-crawler report {data.today}</title>
 <style>
@@ -215,6 +232,9 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; ver
 <table id="reprinted"><tr><th>site</th><th>copies of its stories</th></tr>{per_site}</table>
 <h2>Near-duplicates dropped today ({len(data.drops)})</h2>
 <table id="drops"><tr><th>dropped</th><th>copy of</th><th>distance</th><th>rule</th></tr>{drops}</table>
+<h2>Edits and deletions rechecks found today ({len(data.changes)})</h2>
+<table id="change-counts"><tr><th>site</th><th>edited</th><th>deleted</th></tr>{change_counts}</table>
+<table id="changes"><tr><th>site</th><th>URL</th><th>event</th><th>version</th><th>what</th></tr>{change_rows}</table>
 <h2>Failures today ({len(data.failures)})</h2>
 <table id="failures"><tr><th>site</th><th>URL</th><th>outcome</th><th>reason</th></tr>{failures}</table>
 </body></html>

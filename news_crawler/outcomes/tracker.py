@@ -24,13 +24,14 @@ from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.quickstop import released
 from news_crawler.crawl.redact import short_url
 from news_crawler.crawl.runtime import Runtime
+from news_crawler.frontier.revisits.rechecks import RecheckSchedule
 from news_crawler.outcomes.drops import ArticleDrop
 from news_crawler.outcomes.failures import classify_failure
 from news_crawler.outcomes.latency import LatencyLog
 from news_crawler.outcomes.store import OutcomeStore
 from news_crawler.protocols import Scheduling
 from news_crawler.signals import fetch_failed
-from news_crawler.spiders.listing import is_list_page
+from news_crawler.spiders.listing import RECHECK, is_list_page
 
 logger = logging.getLogger(__name__)
 
@@ -46,11 +47,18 @@ def spider_name(crawler: Crawler) -> str:
 
 class OutcomeTracker:
     def __init__(
-        self, crawler: Crawler, store: OutcomeStore, retry_runs: int, outage: Outage, latency: LatencyLog | None = None
+        self,
+        crawler: Crawler,
+        store: OutcomeStore,
+        retry_runs: int,
+        outage: Outage,
+        latency: LatencyLog | None = None,
+        rechecks: RecheckSchedule | None = None,
     ) -> None:
         self.crawler = crawler
         self.store = store
         self.latency = latency  # kept articles' discovery latency
+        self.rechecks = rechecks  # kept articles' rechecks start
         self.retry_runs = retry_runs
         self.outage = outage  # writes wait here while Redis is away, in order
         self._pending: dict[int, int] = {}  # id(request) -> items without an outcome yet
@@ -64,7 +72,8 @@ class OutcomeTracker:
         runtime = Runtime.of(crawler)
         store = OutcomeStore.for_spider(runtime.client, settings, spider_name(crawler))
         latency = LatencyLog.for_spider(runtime.client, settings, spider_name(crawler))
-        tracker = cls(crawler, store, settings.getint("OUTCOME_RETRY_RUNS"), runtime.outage, latency)
+        rechecks = RecheckSchedule.for_spider(runtime.client, settings, spider_name(crawler))
+        tracker = cls(crawler, store, settings.getint("OUTCOME_RETRY_RUNS"), runtime.outage, latency, rechecks)
         for handler, signal in (
             (tracker.item_scraped, signals.item_scraped),
             (tracker.item_dropped, signals.item_dropped),
@@ -161,9 +170,13 @@ class OutcomeTracker:
     def item_scraped(self, item: Any, response: Response) -> None:
         site = self._site(item)
         self.outage.run(lambda: self._record(item["url"], "kept", "", site))
-        if self.latency is not None:
+        first = int(item.get("version") or 1) == 1  # a new version's first was timed and is tracked
+        if first and self.latency is not None:
             latency, published, crawled = self.latency, str(item.get("published_at") or ""), str(item["crawled_at"])
             self.outage.run(lambda: latency.record(published, crawled))
+        if first and self.rechecks is not None and self.rechecks.after:
+            rechecks, title, body = self.rechecks, str(item.get("title") or ""), str(item.get("body") or "")
+            self.outage.run(lambda: rechecks.track(item["url"], title, body))
         self._item_done(response)
 
     def item_dropped(self, item: Any, response: Response, exception: BaseException) -> None:
@@ -215,6 +228,9 @@ class OutcomeTracker:
     def fetch_failed(self, request: Request, failure: Any) -> None:
         if released(failure):
             return  # given back to the queue by a stopping crawl: the next run fetches it
+        if request.meta.get(RECHECK):  # a kept article fetched again: its outcome stays, its recheck recorded it
+            self._ack(request)
+            return
         outcome, reason = classify_failure(failure)
         site = self._site()
         if outcome == "failed":

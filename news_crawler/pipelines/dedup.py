@@ -70,6 +70,9 @@ class NearDuplicatePipeline:
             self.counts.add("articles", "invalid_reason/unfingerprintable")
             raise InvalidArticle(f"invalid article ({error})", url)
         item["simhash"] = to_hex(fingerprint.value)
+        if int(item.get("version") or 1) > 1:  # an edit of an article kept before: never its own duplicate,
+            self.counts.add("dedup", "new_version", site)  # and the index keeps the story's first fingerprint
+            return item
         try:
             decision = await self.batcher.decide(url, fingerprint.value, fingerprint.sentences, fingerprint.length)
             written_before = decision.replayed and decision.kept and await self._written_before(url)

@@ -48,6 +48,7 @@ FEED_FIELDS = (
     "description",
     "tags",
     "updated_at",
+    "version",
 )
 
 

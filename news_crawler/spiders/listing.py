@@ -22,6 +22,7 @@ from scrapy.http import HtmlResponse, Request, Response, TextResponse
 from news_crawler.extraction.decode import is_binary
 
 START_PAGE, LIST_DEPTH = "start_page", "list_depth"  # request meta of list pages
+RECHECK = "recheck"  # request meta: a kept article fetched again, its recheck state as claimed (JSON)
 REVISIT_OF = "revisit_of"  # request meta: the watched start page whose revisit led to this list page
 
 

@@ -54,6 +54,7 @@ from news_crawler.spiders.listing import (
     unpacked,
     web_url,
 )
+from news_crawler.spiders.recheck import Rechecks
 from news_crawler.spiders.seeds import RedisSeeds
 from news_crawler.spiders.watch import REVISIT, Watcher
 
@@ -123,6 +124,7 @@ class NewsSpider(scrapy.Spider):
     list_pages_left: int  # list pages this run may still follow
     seeds: RedisSeeds | None = None  # a cluster worker's start pages come through Redis
     watcher: Watcher | None = None  # records revisits; with WATCH, revisits start pages on the shared schedule
+    rechecks: Rechecks | None = None  # kept articles fetched again (RECHECK_AFTER)
 
     def __init__(
         self,
@@ -187,18 +189,24 @@ class NewsSpider(scrapy.Spider):
         spider.list_pages_left = spider.list_page_limit * max(1, len(spider.start_urls))
         spider.check_start_urls(settings)
         spider.watcher = Watcher.from_crawler(crawler, spider)
+        spider.rechecks = Rechecks.from_crawler(crawler, spider)
         if crawler.settings.getbool("SEED_FROM_REDIS") and not spider.watcher.watching:
             spider.seeds = RedisSeeds.from_crawler(crawler, spider)
         return spider
 
     async def start(self) -> Any:
-        if self.seeds is not None or self.watcher is not None and self.watcher.watching:
-            return  # start pages arrive through Redis (RedisSeeds), or when due (Watcher)
-        for url in self.start_urls:
-            # List pages change every day: always fetch them, past the persistent dupefilter.
-            yield scrapy.Request(
-                url, callback=self.parse, dont_filter=True, errback=self.failed, meta={START_PAGE: True}
-            )
+        only_rechecks = self.rechecks is not None and self.rechecks.only
+        if self.seeds is not None or self.watcher is not None and self.watcher.watching or only_rechecks:
+            pass  # start pages arrive through Redis (RedisSeeds), or when due (Watcher), or not at all
+        else:
+            for url in self.start_urls:
+                # List pages change every day: always fetch them, past the persistent dupefilter.
+                yield scrapy.Request(
+                    url, callback=self.parse, dont_filter=True, errback=self.failed, meta={START_PAGE: True}
+                )
+        if self.rechecks is not None and (self.watcher is None or not self.watcher.watching):
+            for request in self.rechecks.due():  # then the kept articles whose recheck is due
+                yield request
 
     def check_start_urls(self, settings: Any) -> None:
         """ValueError for start pages the settings refuse: ``file:`` ones without
@@ -367,6 +375,7 @@ class NewsSpider(scrapy.Spider):
     def item(self, fields: dict[str, Any]) -> ArticleItem:
         """The item of an article's fields, every text well formed (a feed line can hold it)."""
         fields = {key: well_formed(value) for key, value in fields.items()}
+        fields.setdefault("version", 1)  # a recheck's new version sets its own
         return ArticleItem(site=self.site, crawled_at=datetime.now(UTC).isoformat(timespec="milliseconds"), **fields)
 
     def next_page_failed(self, failure: Failure) -> Iterator[ArticleItem]:
@@ -383,6 +392,19 @@ class NewsSpider(scrapy.Spider):
         """Article fields of a page; portal spiders override this only where generic extraction
         is wrong (an override runs in the crawl process, the generic extraction in the pool)."""
         return extract_article(html, response.url)
+
+    async def parse_recheck(self, response: Response) -> AsyncIterator[Any]:
+        """A kept article fetched again (``spiders/recheck.py``)."""
+        if self.rechecks is not None:
+            async for item in self.rechecks.parse(response):
+                yield item
+
+    def recheck_failed(self, failure: Failure) -> None:
+        """A kept article that could not be fetched again: maybe deleted (``spiders/recheck.py``)."""
+        if self.rechecks is not None:
+            self.rechecks.failed(failure)
+        # the outcome tracker ends its lease (a recheck has no outcome of its own)
+        self.crawler.signals.send_catch_log(fetch_failed, request=failed_request(failure), failure=failure)
 
     def failed(self, failure: Failure) -> None:
         """A page that could not be fetched: the outcome tracker decides what it means

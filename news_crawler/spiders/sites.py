@@ -10,6 +10,7 @@
     concurrent_requests = 2                # optional: at most this many at once, per domain
     revisit_min = 60                       # optional: news-crawler watch's revisits, in seconds
     revisit_max = 3600
+    recheck_after = "1h,1d"                # optional: when kept articles are fetched again
 
 The built-in portals are ``sites.toml`` beside this module, read the same way: examples,
 active only while no ``SITES_FILE`` is set (a setting and an environment variable; several
@@ -47,7 +48,7 @@ _POLITENESS = {
     "revisit_min": ("REVISIT_MIN", float, 0.1),  # news-crawler watch: this site's revisits, in seconds
     "revisit_max": ("REVISIT_MAX", float, 0.1),
 }
-KEYS = (*_LISTS, *_POLITENESS, "replaces_portal", "strip_params")
+KEYS = (*_LISTS, *_POLITENESS, "recheck_after", "replaces_portal", "strip_params")
 INCLUDE_PORTALS = "include_portals"  # a file's top-level key: the built-in portals are active too
 
 
@@ -196,6 +197,19 @@ def _site(source: str, name: str, table: Any) -> Site:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < lowest:
                 raise SitesFileError(f"{where}: {key} must be a number >= {lowest:g}")
             settings[setting] = kind(value)
+    if "recheck_after" in table:
+        from news_crawler.frontier.revisits.rechecks import parse_durations
+
+        value = table["recheck_after"]
+        try:
+            if not isinstance(value, str):
+                raise ValueError("a string of durations")
+            parse_durations(value)
+        except ValueError as e:
+            raise SitesFileError(
+                f'{where}: recheck_after must be durations such as "1h,6h,1d" ("" for none): {e}'
+            ) from None
+        settings["RECHECK_AFTER"] = value
     if settings.get("REVISIT_MIN", 0) > settings.get("REVISIT_MAX", float("inf")):
         raise SitesFileError(f"{where}: revisit_min must not be more than revisit_max")
     return Site(name=name, source=source, settings=settings, replaces_portal=replaces, strip_params=strip, **lists)

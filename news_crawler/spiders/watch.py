@@ -5,7 +5,8 @@ when the shared schedule says it is due (``frontier/revisits``): every ``poll`` 
 claims the due pages, fetches them ahead of its articles, and records what each visit found
 (new links, unchanged, a 304, a failure), which sets the page's next visit. A revisit is
 queued in the spider's shared queue like any request, so whichever process takes it records
-its visit: every news spider has a ``Watcher``, which claims pages only when ``watching``. A revisit sends
+its visit: every news spider has a ``Watcher``, which claims pages only when ``watching``.
+A watcher also fetches the kept articles whose recheck is due (``spiders/recheck.py``). A revisit sends
 the page's ETag and Last-Modified back (If-None-Match, If-Modified-Since): a 304 costs no
 parse. The articles it finds go through the same queue, leases, dupefilter, near-duplicate
 index, outcomes and feed as a crawl's.
@@ -13,6 +14,7 @@ index, outcomes and feed as a crawl's.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from typing import Any
 
@@ -90,9 +92,13 @@ class Watcher:
             self._loop.stop()
 
     def tick(self) -> None:
-        """Fetch the start pages that are due."""
+        """Fetch the start pages that are due, and the kept articles whose recheck is."""
         if not self.crawler.crawling or self.crawler.engine is None:
             return
+        rechecks = getattr(self.spider, "rechecks", None)
+        if rechecks is not None:  # a batch a tick: the claims of the rest wait for the next ticks
+            for request in itertools.islice(rechecks.due(CLAIM_BATCH), CLAIM_BATCH):
+                self.crawler.engine.crawl(request)
         try:
             claimed = self.schedule.claim(CLAIM_BATCH)
         except REDIS_ERRORS as e:  # the scheduler waits Redis out; the next tick tries again

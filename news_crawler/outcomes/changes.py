@@ -1,0 +1,72 @@
+"""What rechecks found: each edit and deletion of a kept article, newest first.
+
+One Redis list a spider (``CHANGES_KEY``), one JSON object an event: ``{"url", "site",
+"event": "edited"|"deleted", "at", "version", "changed": [fields], "reason"}``, the newest
+``CHANGES_MAX`` kept (the list is trimmed as it grows), and their counts by event for all time
+(``<key>:counts``). ``news-crawler changes``, ``status``, the metrics and the report read them.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from news_crawler import connection
+
+CHANGES_MAX = 100_000
+
+
+class ChangeLog:
+    def __init__(self, client: Any, key: str) -> None:
+        self.client = client
+        self.key = key
+
+    @classmethod
+    def for_spider(cls, client: Any, settings: Any, spider: str) -> ChangeLog:
+        return cls(client, connection.spider_key(settings.get("CHANGES_KEY"), spider, client))
+
+    def record(self, url: str, site: str, event: str, version: int, changed: list[str], reason: str = "") -> dict:
+        """Add one event, timed now (UTC); returns it."""
+        entry = {
+            "url": url,
+            "site": site,
+            "event": event,
+            "at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "version": version,
+            "changed": changed,
+            "reason": reason,
+        }
+        pipe = self.client.pipeline(transaction=False)
+        pipe.lpush(self.key, json.dumps(entry, ensure_ascii=False))
+        pipe.ltrim(self.key, 0, CHANGES_MAX - 1)
+        pipe.hincrby(self.counts_key, event, 1)
+        pipe.execute()
+        return entry
+
+    @property
+    def counts_key(self) -> str:
+        return f"{self.key}:counts"
+
+    def counts(self) -> dict[str, int]:
+        """Edits and deletions found, all told: ``{event: n}``."""
+        return {
+            k.decode() if isinstance(k, bytes) else k: int(v) for k, v in self.client.hgetall(self.counts_key).items()
+        }
+
+    def on(self, day: Any, zone: Any) -> list[dict[str, Any]]:
+        """The events of ``day`` (a day of ``zone``), newest first (read from the newest until
+        an older day)."""
+        out = []
+        for raw in self.client.lrange(self.key, 0, CHANGES_MAX - 1):
+            event = json.loads(raw)
+            when = datetime.fromisoformat(event["at"]).astimezone(zone).date()
+            if when < day:
+                break
+            if when == day:
+                out.append(event)
+        return out
+
+    def read(self, limit: int = CHANGES_MAX) -> list[dict[str, Any]]:
+        """The events, newest first."""
+        return [json.loads(raw) for raw in self.client.lrange(self.key, 0, limit - 1)]

@@ -1,0 +1,192 @@
+"""Rechecks for real: a crawl keeps real articles served over HTTP in chrome that changes on
+every fetch; some are then edited, some deleted in each way sites delete, one fails once;
+``news-crawler recheck`` runs twice on a real Redis."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from news_crawler.extraction.removed import removal_notice
+from news_crawler.frontier.revisits.rechecks import ArticleState, digests, judge, parse_durations
+from news_mirror.live import LiveSite, LiveWeb, articles, serve, sites_file
+from tests.crawl_helpers import ROOT
+
+
+def test_durations():
+    assert parse_durations("1h,6h,1d,3d,7d") == [3600, 21600, 86400, 259200, 604800]
+    assert parse_durations("90s, 1.5m,") == [90, 90] and parse_durations("") == []
+    with pytest.raises(ValueError, match="'2w' is not a duration"):
+        parse_durations("1h,2w")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "该内容已被删除",
+        "抱歉，您访问的页面不存在",
+        "此内容因违规无法查看",
+        "该文章已被作者删除",
+        "该帖子已被屏蔽",
+        "您访问的内容已失效",
+        "稿件已撤回",
+        "404 Not Found",
+        "页面走丢了",
+        "Sorry, the page you requested was not found",
+    ],
+)
+def test_removal_notices_are_a_class(text):
+    assert removal_notice(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["平台已删除违规账号3000个", "页面设计已经完成，将于下月上线", "网友称该视频播放量已过百万", "相关文章推荐"]
+)
+def test_news_that_mentions_such_words_is_no_notice(text):
+    assert not removal_notice(text)
+
+
+def test_an_edit_is_in_the_fields_not_in_the_chrome_and_a_notice_needs_the_article_gone():
+    body = "第一段说的是一件事情的经过。\n第二段讲了它的来龙去脉和影响。\n阅读 1234\n第三段是记者的采访和评论。"
+    title, digest, sample = digests("标题", body)
+    state = ArticleState(kept_at=0, title=title, body=digest, sample=sample)
+    assert judge(state, " 标题 ", body.replace("1234", "1301") + "\n分享", "").event == ""  # chrome, spacing
+    edited = judge(state, "标题", body + "\n（更正：第二段的时间应为周三。）", "")
+    assert edited.event == "edited" and edited.changed == ["body"] and edited.state.version == 2
+    assert judge(state, "新标题", body, "").changed == ["title"]
+    gone = judge(state, "新闻网", "抱歉，该内容已被删除。", "<p>抱歉，该内容已被删除。</p>")
+    assert gone.event == "deleted" and "已被删除" in gone.reason
+    # a story about deleted posts, edited: still there, so an edit
+    story = judge(state, "标题", body + "\n平台称相关内容已被删除。", "平台称相关内容已被删除。")
+    assert story.event == "edited"
+
+
+def crawler_cmd(*args: str, url: str, web: LiveWeb, feed: str) -> list[str]:
+    cmd = [sys.executable, "-m", "news_crawler.cli.crawler", *args]
+    for key, value in {
+        "REDIS_URL": url,
+        "SITES_FILE": str(web.sites_path),  # type: ignore[attr-defined]
+        "FEED_DIR": feed,
+        "DEDUP_PROCESSES": "1",
+        "RECHECK_AFTER": "0s,0s",  # both due at once: the test says when
+        "LOG_LEVEL": "INFO",
+    }.items():
+        cmd += ["-s", f"{key}={value}"]
+    return cmd
+
+
+def read_feed(feed: str) -> list[dict]:
+    return [json.loads(line) for f in Path(feed).glob("*/*.jsonl") for line in f.read_text().splitlines() if line]
+
+
+def run(cmd: list[str], log) -> int:
+    return subprocess.run(
+        cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy(), timeout=300
+    ).returncode
+
+
+def test_rechecks_find_edits_and_deletions_write_versions_and_stop_at_a_deletion(tmp_path, redis_server, redis_client):
+    web = LiveWeb([LiveSite("s", [-600.0 + n for n in range(12)])], articles(12, seed=11))
+    server, base = serve(web)
+    web.sites_path = sites_file(web, base, tmp_path / "sites.toml")  # type: ignore[attr-defined]
+    url, feed = redis_server.url, str(tmp_path / "feed")
+    log = open(tmp_path / "log.txt", "w")
+    try:
+        assert run(crawler_cmd("crawl", "s", url=url, web=web, feed=feed), log) == 0
+        first = {n: web.texts["s", n] for n in range(12)}
+        web.edit("s", 0, body=first[0]["body"].replace("。", "，据悉。", 1))  # a sentence changed
+        web.edit("s", 1, title=first[1]["title"] + "（更新）")
+        web.edit("s", 2, body=first[2]["body"] + "\n（更正：本文第二段的时间有误，已改正。）")
+        web.gone.update({("s", 3): "404", ("s", 4): "410", ("s", 5): "home", ("s", 6): "notice", ("s", 7): "flaky"})
+        fetched_before = len(web.article_fetches)
+        lines = []
+        for _ in (1, 2):
+            assert run(crawler_cmd("recheck", url=url, web=web, feed=feed), log) == 0
+            lines.append(read_feed(feed))
+    finally:
+        server.shutdown()
+        log.close()
+    out = subprocess.run(
+        [*crawler_cmd("changes", "--json", url=url, web=web, feed="x")], cwd=ROOT, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    events = [json.loads(line) for line in out.stdout.splitlines()]
+    by_url = {e["url"].rsplit("/", 1)[1]: e for e in events}
+    assert len(events) == len(by_url) == 7, (tmp_path / "log.txt").read_text()[-3000:]  # each once over two runs
+    assert {k for k, e in by_url.items() if e["event"] == "edited"} == {"0.html", "1.html", "2.html"}
+    assert {k for k, e in by_url.items() if e["event"] == "deleted"} == {"3.html", "4.html", "5.html", "6.html"}
+    assert by_url["1.html"]["changed"] == ["title"] and by_url["0.html"]["changed"] == ["body"]
+    assert "HTTP 404" in by_url["3.html"]["reason"] and "redirected" in by_url["5.html"]["reason"]
+    # version 1 of every article from the crawl, version 2 of each edit with its new text
+    first_lines = [i for i in lines[0] if i["version"] == 1]
+    assert len(first_lines) == 12 and len({i["url"] for i in first_lines}) == 12
+    versions = [i for i in lines[0] if i["version"] != 1]
+    assert sorted(i["url"].rsplit("/", 1)[1] for i in versions) == ["0.html", "1.html", "2.html"]
+    assert all(i["version"] == 2 for i in versions)
+    assert next(i for i in versions if i["url"].endswith("/1.html"))["title"].endswith("（更新）")
+    assert "更正" in next(i for i in versions if i["url"].endswith("/2.html"))["body"]
+    assert len(lines[1]) == len(lines[0]) == 15  # nothing new the second time
+    # history: the versions of an edited article with the diff; a deleted one says so
+    history = subprocess.run(
+        [*crawler_cmd("history", f"{base}/s/a/2.html", url=url, web=web, feed=feed)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert history.returncode == 0, history.stderr
+    assert "version 1," in history.stdout and "version 2," in history.stdout and "+（更正" in history.stdout
+    gone = subprocess.run(
+        [*crawler_cmd("history", f"{base}/s/a/4.html", url=url, web=web, feed=feed)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert "deleted " in gone.stdout and "HTTP 410" in gone.stdout
+    # status, the metrics and the report count them
+    status = json.loads(
+        subprocess.run(
+            [*crawler_cmd("status", "--json", url=url, web=web, feed="x")], cwd=ROOT, capture_output=True, text=True
+        ).stdout
+    )
+    assert (
+        status["spiders"]["s"]["changes"] == {"edited": 3, "deleted": 4} and status["spiders"]["s"]["rechecks_due"] == 0
+    )
+    report = tmp_path / "report.html"
+    assert run(crawler_cmd("report", "--out", str(report), url=url, web=web, feed="x"), open(os.devnull, "w")) == 0
+    page = report.read_text(encoding="utf-8")
+    assert "Edits and deletions rechecks found today (7)" in page and page.count("<td>deleted</td>") == 4
+    # a deleted article is not rechecked past its deletion; the others twice, the flaky one too
+    after = [n for site, n, _ in web.article_fetches[fetched_before:]]
+    assert all(after.count(n) == 1 for n in (3, 4, 5, 6)) and all(after.count(n) == 2 for n in (0, 1, 2, 7, 8, 11))
+
+
+def test_the_recheck_schedule_tracks_once_steps_through_its_entries_and_ends(redis_client):
+    from news_crawler.frontier.revisits.rechecks import RecheckSchedule
+
+    s = RecheckSchedule(redis_client, "s:rechecks", [0.0, 0.0, 3600.0], claim_seconds=30.0)
+    assert s.track("http://a.cn/1.html", "标题", "正文的第一句话写在这里。") is True
+    assert s.track("http://a.cn/1.html", "标题二", "一个新版本不重新开始它的复查。") is False
+    assert s.due() == 1
+    ((url, state, read),) = s.claim()
+    assert url == "http://a.cn/1.html" and state.step == 0 and state.version == 1
+    assert s.claim() == [] and s.due() == 0  # claimed: nobody else fetches it meanwhile
+    assert s.checked(url, read, state) is True
+    assert s.checked(url, read, state) is False  # recorded already: a second writer changes nothing
+    ((_, state, read),) = s.claim()  # the second entry, due at once too
+    assert state.step == 1
+    assert s.checked(url, read, state) is True
+    assert (
+        s.claim() == [] and redis_client.zscore("s:rechecks:due", url) > state.kept_at + 3000
+    )  # the third, in an hour
+    s2 = RecheckSchedule(redis_client, "t:rechecks", [0.0, 0.0], claim_seconds=30.0)
+    s2.track("http://a.cn/2.html", "标题", "正文")
+    ((url2, state2, read2),) = s2.claim()
+    assert s2.checked(url2, read2, state2, done=True) is True  # deleted: no recheck follows
+    assert s2.due() == 0 and redis_client.zcard("t:rechecks:due") == 0
+    assert not redis_client.hexists("t:rechecks", url2)  # its state goes with it: memory stays bounded
+    assert RecheckSchedule(redis_client, "u:rechecks", [], 30.0).track("http://a.cn/3.html", "t", "b") is False
