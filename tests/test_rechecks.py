@@ -153,9 +153,8 @@ def test_rechecks_find_edits_and_deletions_write_versions_and_stop_at_a_deletion
             [*crawler_cmd("status", "--json", url=url, web=web, feed="x")], cwd=ROOT, capture_output=True, text=True
         ).stdout
     )
-    assert (
-        status["spiders"]["s"]["changes"] == {"edited": 3, "deleted": 4} and status["spiders"]["s"]["rechecks_due"] == 0
-    )
+    row = status["spiders"]["s"]
+    assert row["changes"] == row["changes_today"] == {"edited": 3, "deleted": 4} and row["rechecks_due"] == 0
     report = tmp_path / "report.html"
     assert run(crawler_cmd("report", "--out", str(report), url=url, web=web, feed="x"), open(os.devnull, "w")) == 0
     page = report.read_text(encoding="utf-8")

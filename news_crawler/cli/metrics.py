@@ -97,12 +97,19 @@ class RedisCollector:
         changes = CounterMetricFamily(
             f"{PREFIX}_changes", "edits and deletions of kept articles that rechecks found", labels=["site", "event"]
         )
+        today = GaugeMetricFamily(
+            f"{PREFIX}_changes_today",
+            "edits and deletions rechecks found today (a day of TIMEZONE)",
+            labels=["site", "event"],
+        )
         due = GaugeMetricFamily(f"{PREFIX}_rechecks_due", "kept articles whose recheck is due", labels=["site"])
         for site, row in report["spiders"].items():
             for event in ("edited", "deleted"):
                 changes.add_metric([site, event], row["changes"].get(event, 0))
+                today.add_metric([site, event], row["changes_today"].get(event, 0))
             due.add_metric([site], row["rechecks_due"])
         yield changes
+        yield today
         yield due
         d = report["dedup"]
         yield GaugeMetricFamily(

@@ -41,7 +41,8 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
         today = store.counts()
         watched = watched_pages(client, settings, name)
         latency = LatencyLog.for_spider(client, settings, name)
-        changes = ChangeLog.for_spider(client, settings, name).counts()
+        log = ChangeLog.for_spider(client, settings, name)
+        changes, changes_today = log.counts(), log.counts(log.today())
         rechecks_due = RecheckSchedule.for_spider(client, settings, name).due()
         if queued or in_flight or seen or seeds or today or watched:
             out[name] = {
@@ -54,6 +55,7 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
                 "latency_today": latency_row(latency.histogram(store.today())),
                 "latency": latency_row(latency.histogram(), buckets=True),
                 "changes": changes,  # edits and deletions rechecks found, all told
+                "changes_today": changes_today,
                 "rechecks_due": rechecks_due,
             }
             if estimated:
@@ -158,7 +160,8 @@ def print_report(report: dict[str, Any]) -> None:
         print(
             "rechecks (news-crawler changes lists them): "
             + "; ".join(
-                f"{name} {row['changes'].get('edited', 0)} edited, {row['changes'].get('deleted', 0)} deleted, "
+                f"{name} {row['changes'].get('edited', 0)} edited, {row['changes'].get('deleted', 0)} deleted "
+                f"({row['changes_today'].get('edited', 0)} and {row['changes_today'].get('deleted', 0)} today), "
                 f"{row['rechecks_due']} due"
                 for name, row in changed.items()
             )
