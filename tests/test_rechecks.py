@@ -189,3 +189,16 @@ def test_the_recheck_schedule_tracks_once_steps_through_its_entries_and_ends(red
     assert s2.due() == 0 and redis_client.zcard("t:rechecks:due") == 0
     assert not redis_client.hexists("t:rechecks", url2)  # its state goes with it: memory stays bounded
     assert RecheckSchedule(redis_client, "u:rechecks", [], 30.0).track("http://a.cn/3.html", "t", "b") is False
+
+
+def test_a_recheck_claimed_by_a_worker_that_died_is_due_again_when_its_claim_runs_out(redis_client):
+    from news_crawler.frontier.revisits.rechecks import RecheckSchedule
+    from tests.crawl_helpers import wait_for
+
+    dead, alive = (RecheckSchedule(redis_client, "s:rechecks", [0.0], claim_seconds=0.5) for _ in range(2))
+    dead.track("http://a.cn/1.html", "标题", "正文的第一句话写在这里。")
+    assert [url for url, _, _ in dead.claim()] == ["http://a.cn/1.html"]  # then killed: never recorded
+    assert alive.claim() == []
+    taken: list[str] = []
+    wait_for(lambda: taken.extend(url for url, _, _ in alive.claim()) or taken, 10, "the claim to run out")
+    assert taken == ["http://a.cn/1.html"]
