@@ -29,6 +29,11 @@ DEMO_SETTINGS = {
     "SCHEDULER_DUPEFILTER_KEY": f"{NAMESPACE}:%(spider)s:dupefilter",
     "OUTCOMES_KEY": f"{NAMESPACE}:%(spider)s:outcomes",
     "OUTCOMES_ATTEMPTS_KEY": f"{NAMESPACE}:%(spider)s:attempts",
+    # the demo's crawls leave nothing under the keys a real crawl of the same portals reads
+    "LATENCY_KEY": f"{NAMESPACE}:%(spider)s:latency",
+    "RECHECK_KEY": f"{NAMESPACE}:%(spider)s:rechecks",
+    "CHANGES_KEY": f"{NAMESPACE}:%(spider)s:changes",
+    "REVISIT_KEY": f"{NAMESPACE}:%(spider)s:revisits",
     "LOG_LEVEL": "WARNING",
 }
 

@@ -1,0 +1,23 @@
+"""``./run demo`` for real: it crawls the mirror twice and leaves nothing outside its own keys."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tests.crawl_helpers import ROOT
+
+
+def test_the_demo_runs_and_keeps_to_its_own_keys(tmp_path, redis_server, redis_client):
+    redis_client.set("sina:mine", "a key of a real crawl")
+    env = {**os.environ, "REDIS_URL": redis_server.url, "DATA_DIR": str(tmp_path)}
+    run = subprocess.run(
+        [sys.executable, "-m", "news_mirror", "demo"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Day 2 fetched only the articles that appeared since day 1" in run.stdout
+    keys = sorted(k.decode() for k in redis_client.scan_iter(count=1000))
+    outside = [k for k in keys if not k.startswith("demo:") and k != "sina:mine"]
+    assert not outside, outside[:10]  # a later real crawl of the portals finds none of the demo's
+    assert any(k.startswith("demo:") and k.endswith(":rechecks") for k in keys)  # its rechecks, its own
