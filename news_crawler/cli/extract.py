@@ -22,7 +22,7 @@ from news_crawler.pipelines.feed import FEED_FIELDS
 from news_crawler.printable import json_line, printable
 
 # The feed's fields, less what only a crawl knows (its site, the time it ran).
-FIELDS = tuple(f for f in FEED_FIELDS if f not in ("site", "crawled_at"))
+FIELDS = tuple(f for f in FEED_FIELDS if f not in ("site", "crawled_at", "version"))  # a crawl's, not a page's
 
 
 def fields_of(body: bytes, content_type: str, url: str, fingerprinter: Any, min_chars: int) -> dict[str, Any]:
