@@ -105,7 +105,7 @@ def test_new_links_on_the_pages_a_visit_led_to_count_as_its_own():
 def test_a_state_of_another_format_is_refused_with_what_to_do():
     state = after_visit(None, 1.0, "unchanged", 0, LO, HI)
     assert PageState.from_json(state.to_json()) == state
-    with pytest.raises(StateFormatError, match="delete the spider's revisit keys"):
+    with pytest.raises(StateFormatError, match="delete the spider.s revisit keys"):
         PageState.from_json('{"interval": 3, "last": 1, "since": 1}')
 
 

@@ -41,7 +41,23 @@ RESULTS = ("new_links", "unchanged", "not_modified", "failed")
 
 
 class StateFormatError(ValueError):
-    """A page state written in another format (another version of the crawler)."""
+    """A state written in another format (another version of the crawler)."""
+
+
+def stored(state: Any) -> str:
+    """A state dataclass as the JSON Redis holds, its format recorded."""
+    return json.dumps({"format": FORMAT, **asdict(state)}, separators=(",", ":"))
+
+
+def from_stored(cls: Any, text: str | bytes, what: str, keys: str) -> Any:
+    """The ``cls`` state of ``stored``'s JSON; ``StateFormatError`` naming ``what`` it is and
+    the ``keys`` to delete, for any other format."""
+    data: dict[str, Any] = json.loads(text)
+    if data.pop("format", None) != FORMAT:
+        raise StateFormatError(
+            f"{what} of another format (an earlier version of the crawler wrote it): delete the spider's {keys}"
+        )
+    return cls(**data)
 
 
 @dataclass
@@ -60,17 +76,13 @@ class PageState:
     results: dict[str, int] = field(default_factory=dict)  # visits by result (RESULTS)
 
     def to_json(self) -> str:
-        return json.dumps({"format": FORMAT, **asdict(self)}, separators=(",", ":"))
+        return stored(self)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> PageState:
-        data: dict[str, Any] = json.loads(text)
-        if data.pop("format", None) != FORMAT:
-            raise StateFormatError(
-                "a start page's revisit state of another format (an earlier version of the crawler wrote it): "
-                "delete the spider's revisit keys (<spider>:revisits, <spider>:revisits:due) to start the schedule anew"
-            )
-        return cls(**data)
+        what, keys = "a start page's revisit state", "revisit keys (<spider>:revisits, <spider>:revisits:due)"
+        state: PageState = from_stored(cls, text, what, keys)
+        return state
 
     @property
     def rate(self) -> float:

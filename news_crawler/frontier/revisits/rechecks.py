@@ -17,16 +17,15 @@ off the schedule after the last entry or a deletion, compare-and-set in one Lua 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from news_crawler.connection import spider_key
+from news_crawler.frontier.revisits.estimate import from_stored, stored
 
 _LUA = Path(__file__).parent
-FORMAT = 1
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)([smhd])")  # the look-behind: linear on a run of digits
 # Lines of fewer visible characters are left out of the body's digest: a view count (阅读 1234),
@@ -87,17 +86,13 @@ class ArticleState:
     failures: int = 0  # rechecks that could not fetch the page
 
     def to_json(self) -> str:
-        return json.dumps({"format": FORMAT, **asdict(self)}, separators=(",", ":"))
+        return stored(self)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> ArticleState:
-        data: dict[str, Any] = json.loads(text)
-        if data.pop("format", None) != FORMAT:
-            raise ValueError(
-                "a kept article's recheck state of another format (an earlier version of the crawler wrote it): "
-                "delete the spider's recheck keys (<spider>:rechecks, <spider>:rechecks:due)"
-            )
-        return cls(**data)
+        what, keys = "a kept article's recheck state", "recheck keys (<spider>:rechecks, <spider>:rechecks:due)"
+        state: ArticleState = from_stored(cls, text, what, keys)
+        return state
 
 
 class RecheckSchedule:
