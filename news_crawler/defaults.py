@@ -96,6 +96,30 @@ ITEMS_REDIS_KEY = ""
 # The items list keeps the newest this many (the oldest are trimmed and counted in
 # items/redis_trimmed; every kept item is in the feed files too); 0: unbounded.
 ITEMS_REDIS_MAX = 1_000_000
+# Kept items also go to a Redis stream (XADD, fields url, version, item): consumers read it
+# with consumer groups and acknowledgements. It keeps about the newest ..._MAXLEN entries
+# (XADD MAXLEN ~); 0: unbounded.
+ITEMS_REDIS_STREAM = ""
+ITEMS_REDIS_STREAM_MAXLEN = 1_000_000
+# Kept items also go to PostgreSQL (postgresql://user:password@host:port/db): upserted into
+# the table articles, earlier versions in article_versions. Written in batches of at most
+# DATABASE_BATCH, through a pool of at most DATABASE_POOL connections; a write that fails
+# within DATABASE_TIMEOUT seconds makes its articles' outcome error (the next run writes them).
+DATABASE_URL = ""
+DATABASE_BATCH = 100
+DATABASE_POOL = 4
+DATABASE_TIMEOUT = 10.0
+# Scrapy's feeds (any storage Scrapy supports), beside the feed files of FEED_DIR: as in Scrapy,
+# {"s3://bucket/%(name)s/%(time)s.jsonl": {"format": "jsonlines"}}; from the environment, JSON.
+FEEDS: dict[str, dict[str, object]] = {}
+# Which sinks took an article that a later sink failed (pipelines/delivery.py).
+DELIVERIES_KEY = "%(spider)s:deliveries"
+# Sites with render = "browser" (sites file) are fetched through Playwright with this Chromium
+# ("": chromium, chromium-browser or google-chrome on PATH); at most BROWSER_PAGES pages open
+# at once, a fresh browser context every BROWSER_CONTEXT_PAGES pages (crawl/browser.py).
+BROWSER_PATH = ""
+BROWSER_PAGES = 4
+BROWSER_CONTEXT_PAGES = 100
 SUMMARY_FILE = ""
 FEED_DIR = "output"  # under DATA_DIR unless absolute
 

@@ -16,14 +16,19 @@ SCHEDULER_PERSIST = True  # scrapy-redis' default is False: a daily crawl must r
 ITEM_PIPELINES = {
     "news_crawler.pipelines.validate.ValidationPipeline": 100,
     "news_crawler.pipelines.dedup.NearDuplicatePipeline": 200,
+    # The sinks: an article is kept once every configured one has it (pipelines/delivery.py).
     "news_crawler.pipelines.feed.FeedPipeline": 250,  # FEED_DIR/<spider>/<time>.<host-pid>.jsonl
-    "news_crawler.pipelines.redis_export.RedisListPipeline": 300,
+    "news_crawler.pipelines.postgres.PostgresPipeline": 260,  # DATABASE_URL
+    "news_crawler.pipelines.redis_export.RedisStreamPipeline": 270,  # ITEMS_REDIS_STREAM
+    "news_crawler.pipelines.redis_export.RedisListPipeline": 280,  # ITEMS_REDIS_KEY
+    "news_crawler.pipelines.scrapy_feeds.ScrapyFeedsPipeline": 290,  # FEEDS, -o, -O
 }
 LOG_FORMATTER = "news_crawler.crawl.logformatter.ArticleLogFormatter"  # an article named in the log, not printed whole
 EXTENSIONS = {
     "news_crawler.crawl.redact.RedactSecrets": 0,
     "news_crawler.crawl.summary.CrawlSummary": 500,
     "news_crawler.crawl.quickstop.QuickStop": 600,  # a stop within STOP_TIMEOUT seconds of SIGTERM
+    "scrapy.extensions.feedexport.FeedExporter": None,  # FEEDS are written by ScrapyFeedsPipeline
 }
 SPIDER_MIDDLEWARES = {"news_crawler.outcomes.tracker.OutcomeTracker": 10}
 DOWNLOADER_MIDDLEWARES = {

@@ -99,7 +99,7 @@ def _typed(name: str, value: Any, default: Any) -> Any:
             return float(value)
         except (TypeError, ValueError):
             raise ValueError("expected a number") from None
-    if isinstance(default, dict) and not isinstance(value, dict):
+    if isinstance(default, dict) and not isinstance(value, Mapping):  # Scrapy's dict settings are BaseSettings
         try:
             parsed = json.loads(value) if str(value).strip() else {}
         except ValueError:

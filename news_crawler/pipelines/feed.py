@@ -9,7 +9,9 @@ has a URL recorded as kept whose line is still in a buffer.
 A line that cannot be written (``FEED_DIR`` not writable, a name too long, a full disk)
 fails the item with ``FeedWriteError``: its outcome is ``error``, it is fetched again on the
 next run (the index then recovers it as kept but never written), ``feed/write_failed``
-counts it, and the crawl exits non-zero. A kept article is always in a feed.
+counts it, and the crawl exits non-zero. A kept article is always in a feed. With other
+sinks configured, a line written before another sink failed is not written again
+(``delivery.Deliveries``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from scrapy.statscollectors import StatsCollector
 from news_crawler.config import setting_path
 from news_crawler.crawl.counts import Counts
 from news_crawler.items import ArticleItem
+from news_crawler.pipelines.delivery import Deliveries, SinkError
 from news_crawler.printable import printable
 
 logger = logging.getLogger(__name__)
@@ -52,7 +55,12 @@ FEED_FIELDS = (
 )
 
 
-class FeedWriteError(Exception):
+def feed_object(item: ArticleItem) -> dict[str, object]:
+    """What a feed line holds of ``item``: its feed fields (not the crawl's own, such as its encoding)."""
+    return {f: item[f] for f in FEED_FIELDS if f in item}
+
+
+class FeedWriteError(SinkError):
     """A kept article's line could not be written: the article is not kept."""
 
 
@@ -63,23 +71,29 @@ def feed_path(feed_dir: Path, spider: str, started: datetime) -> Path:
 
 
 class FeedPipeline:
-    def __init__(self, stats: StatsCollector, path: Path) -> None:
+    name = "feed"
+
+    def __init__(self, stats: StatsCollector, path: Path, deliveries: Deliveries) -> None:
         self.counts = Counts.of(stats)
         self.path = path
+        self.deliveries = deliveries
         self.file: IO[bytes] | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> FeedPipeline:
         settings = crawler.settings
         name = crawler.spider.name if crawler.spider is not None else "items"
-        return cls(crawler.stats, feed_path(setting_path(settings, "FEED_DIR"), name, datetime.now(UTC)))
+        path = feed_path(setting_path(settings, "FEED_DIR"), name, datetime.now(UTC))
+        return cls(crawler.stats, path, Deliveries.of(crawler, cls.name))
 
     def open_spider(self) -> None:
         logger.info("kept articles go to %s", self.path)
 
-    def process_item(self, item: ArticleItem) -> ArticleItem:
+    async def process_item(self, item: ArticleItem) -> ArticleItem:
+        if await self.deliveries.has(item, self.name):
+            return item
         try:
-            line = json.dumps({f: item[f] for f in FEED_FIELDS if f in item}, ensure_ascii=False) + "\n"
+            line = json.dumps(feed_object(item), ensure_ascii=False) + "\n"
             if self.file is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self.file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - open for the whole crawl
@@ -94,6 +108,7 @@ class FeedPipeline:
                 f"again on the next run: {item.get('url')}"
             ) from None
         self.counts.add("feed", "written")
+        self.deliveries.add(item, self.name)
         return item
 
     def close_spider(self) -> None:

@@ -1,11 +1,14 @@
-"""Optional last step: kept items also go, as JSON, to a Redis list for downstream consumers.
+"""Optional sinks: kept items also go, as JSON, to a Redis list or a Redis stream.
 
 ``RedisListPipeline`` (this project's settings) is off until ``ITEMS_REDIS_KEY`` or
 scrapy-redis' ``REDIS_ITEMS_KEY`` names the list. ``RedisPipeline`` is the drop-in for
 ``scrapy_redis.pipelines.RedisPipeline``: on by default with scrapy-redis' key
-``%(spider)s:items``. Both write through the one Redis client, honour
-``REDIS_ITEMS_SERIALIZER`` (the dotted path of a function from item to str or bytes), and
-wait out a Redis outage like the rest of the crawl.
+``%(spider)s:items``. ``RedisStreamPipeline`` is off until ``ITEMS_REDIS_STREAM`` names a
+stream: each kept article is one entry (fields ``url``, ``version``, ``item``) added with an
+approximate ``MAXLEN``, so consumers read it in consumer groups and acknowledge what they
+processed. All write through the one Redis client, honour ``REDIS_ITEMS_SERIALIZER`` (the
+dotted path of a function from item to str or bytes), and wait out a Redis outage like the
+rest of the crawl; past its limit the article is not kept and comes again on the next run.
 """
 
 from __future__ import annotations
@@ -25,18 +28,23 @@ from news_crawler import connection
 from news_crawler.connection.outage import Outage, RedisUnavailable
 from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.runtime import Runtime
+from news_crawler.items import ArticleItem
 from news_crawler.outcomes.drops import Unsettled
+from news_crawler.pipelines.delivery import Deliveries
+from news_crawler.pipelines.feed import feed_object
 
 SCRAPY_REDIS_ITEMS_KEY = "%(spider)s:items"
 _encoder = ScrapyJSONEncoder(ensure_ascii=False)
 
 
 def to_json(item: Any) -> str:
-    """The default serializer: JSON, Chinese as it is, dates and decimals as Scrapy writes them."""
-    return _encoder.encode(ItemAdapter(item).asdict())
+    """The default serializer: JSON, Chinese as it is, dates and decimals as Scrapy writes them;
+    an article as its feed line."""
+    return _encoder.encode(feed_object(item) if isinstance(item, ArticleItem) else ItemAdapter(item).asdict())
 
 
 class RedisListPipeline:
+    name = "redis_list"
     default_key = ""  # off unless a setting names the list
 
     def __init__(
@@ -54,6 +62,7 @@ class RedisListPipeline:
         self.key = key
         self.outage = outage
         self.serialize = serialize
+        self.deliveries = Deliveries.of(crawler, self.name) if crawler is not None else None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisListPipeline:
@@ -77,18 +86,22 @@ class RedisListPipeline:
         return connection.spider_key(self.key, spider.name, self.client)
 
     async def process_item(self, item: Any) -> Any:
+        if self.deliveries is not None and await self.deliveries.has(item, self.name):
+            return item
         data = self.serialize(item)
         try:
             spider = self.crawler.spider if self.crawler is not None else None
-            trimmed = await self.outage.call(self._push, self.item_key(item, cast(Spider, spider)), data)
+            trimmed = await self.outage.call(self._push, self.item_key(item, cast(Spider, spider)), data, item)
         except RedisUnavailable as e:
             url = ItemAdapter(item).get("url", "")
             raise Unsettled(f"not exported, the next run fetches it again ({e})", url, log_level="WARNING") from None
         if trimmed and self.crawler is not None:
             Counts.of(self.crawler.stats).add("items", "redis_trimmed", n=trimmed)
+        if self.deliveries is not None:
+            self.deliveries.add(item, self.name)
         return item
 
-    def _push(self, key: str, data: str | bytes) -> int:
+    def _push(self, key: str, data: str | bytes, item: Any) -> int:
         """RPUSH, then keep the newest ``max_items`` (``ITEMS_REDIS_MAX``); returns how many
         of the oldest left the list (they are in the feed files too)."""
         if not self.max_items:
@@ -105,3 +118,35 @@ class RedisPipeline(RedisListPipeline):
     """``scrapy_redis.pipelines.RedisPipeline`` on this project's Redis client."""
 
     default_key = SCRAPY_REDIS_ITEMS_KEY
+
+
+class RedisStreamPipeline(RedisListPipeline):
+    """Kept articles to a Redis stream (``ITEMS_REDIS_STREAM``), about the newest
+    ``ITEMS_REDIS_STREAM_MAXLEN`` kept."""
+
+    name = "redis_stream"
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RedisListPipeline:
+        settings = crawler.settings
+        key = settings.get("ITEMS_REDIS_STREAM")
+        if not key:
+            raise NotConfigured
+        serializer = settings.get("REDIS_ITEMS_SERIALIZER")
+        runtime = Runtime.of(crawler)
+        return cls(
+            runtime.client,
+            key,
+            runtime.outage,
+            load_object(serializer) if serializer else to_json,
+            crawler,
+            settings.getint("ITEMS_REDIS_STREAM_MAXLEN"),
+        )
+
+    def _push(self, key: str, data: str | bytes, item: Any) -> int:
+        """XADD with ``MAXLEN ~`` (Redis trims whole nodes of entries, cheaply, as it goes)."""
+        adapter = ItemAdapter(item)
+        fields: dict[Any, Any] = {"url": str(adapter.get("url", "")), "version": str(adapter.get("version") or 1)}
+        fields["item"] = data
+        self.client.xadd(key, fields, maxlen=self.max_items or None, approximate=True)
+        return 0

@@ -1,0 +1,141 @@
+"""Where kept articles go: PostgreSQL (a real server), a Redis stream, Scrapy's FEEDS, and
+the feed files; an article is kept only once every sink has it, and none gets it twice."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import datetime
+
+import pytest
+
+from news_mirror.server import start
+from tests.crawl_helpers import crawl, load, wait_for
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install -e '.[test]')")
+pytest.importorskip("pgserver", reason="the pgserver wheel (a PostgreSQL for the tests) is not installed")
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    from tests.postgres_server import TestPostgres
+
+    server = TestPostgres()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def database(postgres):
+    with psycopg.connect(postgres.url, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS articles, article_versions, news_crawler_schema")
+    return postgres
+
+
+def rows(url: str) -> dict[str, dict]:
+    with psycopg.connect(url) as conn:
+        cur = conn.execute("SELECT * FROM articles")
+        names = [c.name for c in cur.description]
+        return {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
+
+
+def stream_items(client, key: str) -> list[dict]:
+    return [json.loads(fields[b"item"]) for _, fields in client.xrange(key)]
+
+
+def same(line: dict, row: dict) -> bool:
+    """A feed line and its row say the same (times compared as instants)."""
+    for name, value in line.items():
+        if name in ("published_at", "crawled_at", "updated_at"):
+            if (datetime.fromisoformat(value) if value else None) != row[name]:
+                return False
+        elif row[name] != value:
+            return False
+    return True
+
+
+def test_every_sink_holds_what_the_feed_holds_after_a_crawl_of_the_mirror(
+    tmp_path, redis_server, redis_client, database
+):
+    mirror, server, url = start()
+    try:
+        settings = {
+            "DATABASE_URL": database.url,
+            "ITEMS_REDIS_STREAM": "%(spider)s:stream",
+            "FEEDS": json.dumps({str(tmp_path / "scrapy-%(name)s.csv"): {"format": "csv", "fields": ["url", "title"]}}),
+        }
+        summary, items = crawl(tmp_path, redis_server.url, url, spiders=["sina", "qq"], settings=settings)
+    finally:
+        server.shutdown()
+    assert items and summary["failed"] == []
+    table = rows(database.url)
+    assert set(table) == {i["url"] for i in items} and len(table) == len(items)
+    assert all(same(i, table[i["url"]]) for i in items)
+    assert all(r["first_crawled_at"] == r["last_crawled_at"] == r["crawled_at"] for r in table.values())
+    streamed = stream_items(redis_client, "sina:stream") + stream_items(redis_client, "qq:stream")
+    assert sorted(json.dumps(i, sort_keys=True) for i in streamed) == sorted(
+        json.dumps(i, sort_keys=True) for i in items
+    )
+    scrapy_feed = {line.split(",")[0] for f in tmp_path.glob("scrapy-*.csv") for line in f.read_text().splitlines()[1:]}
+    assert scrapy_feed == {i["url"] for i in items}
+    with psycopg.connect(database.url) as conn:
+        assert conn.execute("SELECT version FROM news_crawler_schema").fetchall() == [(1,)]
+
+
+def test_a_database_stopped_mid_crawl_loses_nothing_and_duplicates_nothing(
+    tmp_path, redis_server, redis_client, database
+):
+    """The real server is stopped while articles are being written and started again; the
+    articles it refused are errors, written by the next run; no sink has one twice."""
+    mirror, server, url = start(delay=0.1)
+    settings = {"DATABASE_URL": database.url, "DATABASE_TIMEOUT": "2", "ITEMS_REDIS_STREAM": "news:stream"}
+    try:
+        proc = crawl(tmp_path, redis_server.url, url, spiders=["sina"], name="run1", settings=settings, wait=False)
+        try:
+            wait_for(lambda: len(rows_or_none(database.url)) >= 3, 120, "rows in the database")
+            database.stop()
+            wait_for(lambda: "PostgreSQL did not take" in (tmp_path / "run1.log").read_text(), 120, "a refused write")
+            database.start()
+            assert proc.wait(300) != 0  # articles were not kept: the run says so
+        finally:
+            proc.kill()
+        refused = (tmp_path / "run1.log").read_text().count("PostgreSQL did not take")
+        summary, _ = crawl(tmp_path, redis_server.url, url, spiders=["sina"], name="run2", settings=settings)
+    finally:
+        server.shutdown()
+    feed = load(tmp_path / "run1")[1] + load(tmp_path / "run2")[1]
+    counts = Counter(i["url"] for i in feed)
+    assert refused >= 1 and summary["sites"]["sina"]["kept"] >= 1
+    assert max(counts.values()) == 1  # no feed line twice
+    assert set(rows(database.url)) == set(counts)  # every kept article in the database, nothing else
+    streamed = Counter(i["url"] for i in stream_items(redis_client, "news:stream"))
+    assert streamed == counts
+    assert redis_client.hlen("news:deliveries") == 0  # every partial delivery was completed
+
+
+def rows_or_none(url: str) -> dict:
+    try:
+        return rows(url)
+    except psycopg.Error:
+        return {}
+
+
+def test_a_database_that_cannot_be_used_is_one_line(database):
+    from news_crawler.errors import UserError
+    from news_crawler.pipelines.postgres import PostgresPipeline
+    from tests.crawl_helpers import project_crawler
+    from tests.redis_server import free_port
+
+    def open_with(url: str) -> str:
+        with pytest.raises(UserError) as e:
+            PostgresPipeline.from_crawler(project_crawler(settings_dict={"DATABASE_URL": url, "DATABASE_TIMEOUT": 2}))
+        return str(e.value)
+
+    said = open_with(f"postgresql://postgres:secret@127.0.0.1:{free_port()}/postgres")
+    assert said.startswith("DATABASE_URL: PostgreSQL at 127.0.0.1:") and "start it or fix the URL" in said
+    assert "secret" not in said and "\n" not in said
+    with psycopg.connect(database.url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE news_crawler_schema (version integer NOT NULL)")
+        conn.execute("INSERT INTO news_crawler_schema VALUES (7)")
+    said = open_with(database.url)
+    assert "schema version 7, this crawler writes version 1" in said
