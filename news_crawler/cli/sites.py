@@ -5,7 +5,8 @@
     news-crawler sites check URL[,URL...] --allow REGEX [--follow REGEX] [--deny REGEX]
 
 ``check`` fetches the start pages and the first articles directly (nothing goes through the
-dupefilter, the queue or the index), says how many links match ``allow``, ``follow`` and
+dupefilter, the queue or the index; a ``render = "browser"`` site's pages through Chromium,
+as a crawl reads them), says how many links match ``allow``, ``follow`` and
 ``deny`` with a few of each and of the links that matched nothing, then extracts one or two
 articles. It exits 1 when no article link matched or no article could be extracted.
 """
@@ -44,7 +45,7 @@ def cmd_sites(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from news_crawler.spiders.news import NewsSpider, tracking_pattern
+    from news_crawler.spiders.news import NewsSpider
     from news_crawler.spiders.sites import load_sites, sites_files
 
     settings = options.settings(args)
@@ -69,8 +70,17 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UserError(str(e)) from None
     else:
         raise UserError(f"no site named {target!r} (news-crawler sites lists them); or give a start URL with --allow")
-    fetcher = Fetcher(spider, settings)
+    if target in sites and sites[target].render == "browser":
+        with BrowserFetcher(spider, settings) as browser_fetcher:
+            return check_site(browser_fetcher, spider, settings, sites[target].strip_params)
     own = sites[target].strip_params if target in sites else None
+    return check_site(Fetcher(spider, settings), spider, settings, own)
+
+
+def check_site(fetcher: Any, spider: Any, settings: Any, own: str | None) -> int:
+    """Check the start pages, then the first articles they link; the command's exit code."""
+    from news_crawler.spiders.news import tracking_pattern
+
     tracking = tracking_pattern(own if own is not None else settings.get("URL_TRACKING_PARAMS"))
     articles: list[str] = []
     for url in spider.start_urls:
@@ -89,7 +99,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def check_start_page(fetcher: Fetcher, spider: Any, url: str, tracking: Any) -> list[str]:
+def check_start_page(fetcher: Any, spider: Any, url: str, tracking: Any) -> list[str]:
     """Print what the start page's links match; return its article links."""
     from w3lib.url import safe_url_string
 
@@ -134,7 +144,7 @@ def check_start_page(fetcher: Fetcher, spider: Any, url: str, tracking: Any) -> 
     return groups["allow"]
 
 
-def check_article(fetcher: Fetcher, url: str) -> bool:
+def check_article(fetcher: Any, url: str) -> bool:
     """Print the fields extracted from one article page; whether it holds an article."""
     from news_crawler.extraction.page import page_fields
 
@@ -190,6 +200,65 @@ class Fetcher:
         except (urllib.error.URLError, OSError, ValueError) as e:
             print(f"  not fetched: {printable(getattr(e, 'reason', e))}")
         return None
+
+
+class BrowserFetcher(Fetcher):
+    """A browser site's pages as a crawl reads them: rendered by the machine's Chromium with
+    the crawl's rules (``crawl/browser.py``); its feeds and sitemaps fetched plainly."""
+
+    def __init__(self, spider: Any, settings: Any) -> None:
+        from news_crawler.crawl.browser import launch_options
+
+        super().__init__(spider, settings)
+        self.spider = spider
+        self.options = launch_options(settings, spider.domains)  # no browser: one line, before anything starts
+
+    def __enter__(self) -> BrowserFetcher:
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError:
+            raise UserError("render = \"browser\" needs Playwright: pip install 'news-crawler[browser]'") from None
+        self.playwright = sync_playwright().start()
+        self.browser = self.playwright.chromium.launch(**self.options)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.browser.close()
+        self.playwright.stop()
+
+    def _route(self, route: Any) -> None:
+        from news_crawler.crawl.browser import refused
+
+        if refused(route.request.url, route.request.resource_type, self.spider.on_site):
+            route.abort()
+        else:
+            route.continue_()
+
+    def get(self, url: str) -> tuple[bytes, str, str] | None:
+        from scrapy import Request
+
+        from news_crawler.crawl.browser import rendered
+
+        if not rendered(Request(url)):
+            return super().get(url)
+        context = self.browser.new_context(accept_downloads=False, user_agent=self.headers["User-Agent"])
+        try:
+            page = context.new_page()
+            page.route("**", self._route)
+            try:
+                response = page.goto(url, timeout=self.timeout * 1000)
+            except Exception as e:  # noqa: BLE001 - a timeout, a refused navigation, a download: said in one line
+                print(f"  not fetched: {printable(str(e).splitlines()[0], 200)}")
+                return None
+            if response is not None and response.status >= 400:
+                print(f"  not fetched: HTTP {response.status}")
+                return None
+            if not self.spider.on_site(page.url):
+                print(f"  not fetched: redirected outside the site, to {printable(page.url, 200)}")
+                return None
+            return page.content().encode("utf-8"), page.url, "text/html; charset=utf-8"
+        finally:
+            context.close()
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -38,6 +38,7 @@ class QuickStop:
         self.timeout = timeout
         self._loop: Any = None  # a LoopingCall, once the engine runs
         self._deadline: Any = None  # the reactor's DelayedCall of force()
+        self._ran = False  # the engine runs only once every engine_started handler is done
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> QuickStop:
@@ -69,7 +70,10 @@ class QuickStop:
     def _check(self) -> None:
         engine = self.crawler.engine
         if engine is None or engine.running:
+            self._ran = self._ran or engine is not None
             return
+        if not self._ran:
+            return  # still starting (a browser being launched), not stopping
         assert self._loop is not None
         self._loop.stop()
         self.begin()

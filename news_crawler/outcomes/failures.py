@@ -1,6 +1,6 @@
 """What a failed fetch means for its URL: gone (404, 410: not retried), robots (refused by
 robots.txt), invalid (refused before it was fetched: not http(s), or a redirect off the
-site), else failed (tried again on the next run)."""
+site; or a download where a page was expected), else failed (tried again on the next run)."""
 
 from __future__ import annotations
 
@@ -22,11 +22,20 @@ class RedirectedOutside(IgnoreRequest):
     reason = "redirected outside the site"
 
 
+class NotAPage(IgnoreRequest):
+    """A browser site's URL that answered with a download (``crawl/browser.py`` refuses it):
+    outcome ``invalid``."""
+
+    reason = "a download, not a page"
+
+
 def classify_failure(failure: Any) -> tuple[str, str]:
     """``(outcome, reason)`` of a request that could not be fetched."""
     error = failure.value
     if failure.check(RedirectedOutside):
         return "invalid", RedirectedOutside.reason
+    if failure.check(NotAPage):
+        return "invalid", NotAPage.reason
     if failure.check(RefusedScheme):  # never fetched, and never will be
         return "invalid", "not an http(s) URL"
     if failure.check(HttpError):

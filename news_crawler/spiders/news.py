@@ -31,6 +31,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from news_crawler.config import as_list
+from news_crawler.crawl import browser
 from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.page_work import article_page, finished
 from news_crawler.crawl.pool import PageTimeout, WorkerPool
@@ -97,6 +98,8 @@ def check_arguments(spidercls: type, spider_args: dict[str, Any], settings: Any)
     if issubclass(spidercls, NewsSpider):
         spidercls(**spider_args).check_start_urls(settings)
         tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
+        if spidercls.render == "browser":
+            browser.require(settings)  # UserError: no browser, one line
 
 
 class NewsSpider(scrapy.Spider):
@@ -119,6 +122,7 @@ class NewsSpider(scrapy.Spider):
     article_max_pages: int
     tracking: re.Pattern[str] | None
     strip_params: str | None = None  # the site's own URL_TRACKING_PARAMS (sites file), else the setting
+    render = "http"  # "browser" (sites file): pages read through Chromium (crawl/browser.py)
     max_list_bytes: int = 0  # DOWNLOAD_MAXSIZE: a list page's unpacked bytes, at most
     links_max: int
     list_pages_left: int  # list pages this run may still follow
@@ -188,6 +192,8 @@ class NewsSpider(scrapy.Spider):
         # alone would let a page of a thousand "next" links grow a tree of list pages.
         spider.list_pages_left = spider.list_page_limit * max(1, len(spider.start_urls))
         spider.check_start_urls(settings)
+        if spider.render == "browser":
+            browser.require(settings)  # no browser: one line before anything starts
         spider.watcher = Watcher.from_crawler(crawler, spider)
         spider.rechecks = Rechecks.from_crawler(crawler, spider)
         if crawler.settings.getbool("SEED_FROM_REDIS") and not spider.watcher.watching:
@@ -229,6 +235,8 @@ class NewsSpider(scrapy.Spider):
             handlers = dict(settings.getdict("DOWNLOAD_HANDLERS"))
             handlers["file"] = "scrapy.core.downloader.handlers.file.FileDownloadHandler"
             settings.set("DOWNLOAD_HANDLERS", handlers, priority="spider")
+        if cls.render == "browser":
+            browser.install(settings)
 
     @property
     def counts(self) -> Counts:

@@ -11,6 +11,7 @@
     revisit_min = 60                       # optional: news-crawler watch's revisits, in seconds
     revisit_max = 3600
     recheck_after = "1h,1d"                # optional: when kept articles are fetched again
+    render = "browser"                     # optional: pages built by script, read through Chromium
 
 The built-in portals are ``sites.toml`` beside this module, read the same way: examples,
 active only while no ``SITES_FILE`` is set (a setting and an environment variable; several
@@ -48,7 +49,8 @@ _POLITENESS = {
     "revisit_min": ("REVISIT_MIN", float, 0.1),  # news-crawler watch: this site's revisits, in seconds
     "revisit_max": ("REVISIT_MAX", float, 0.1),
 }
-KEYS = (*_LISTS, *_POLITENESS, "recheck_after", "replaces_portal", "strip_params")
+KEYS = (*_LISTS, *_POLITENESS, "recheck_after", "replaces_portal", "strip_params", "render")
+RENDERS = ("http", "browser")  # how a site's pages are fetched: plain HTTP, or a browser
 INCLUDE_PORTALS = "include_portals"  # a file's top-level key: the built-in portals are active too
 
 
@@ -68,6 +70,7 @@ class Site:
     settings: dict[str, Any] = field(default_factory=dict)  # the politeness keys, as Scrapy settings
     replaces_portal: bool = False  # named like a built-in portal on purpose
     strip_params: str | None = None  # this site's URL_TRACKING_PARAMS ("" keeps its links as written)
+    render: str = "http"  # "browser": its pages read through Chromium (crawl/browser.py)
 
 
 def sites_files(value: str | list[str] | None) -> list[str]:
@@ -212,7 +215,18 @@ def _site(source: str, name: str, table: Any) -> Site:
         settings["RECHECK_AFTER"] = value
     if settings.get("REVISIT_MIN", 0) > settings.get("REVISIT_MAX", float("inf")):
         raise SitesFileError(f"{where}: revisit_min must not be more than revisit_max")
-    return Site(name=name, source=source, settings=settings, replaces_portal=replaces, strip_params=strip, **lists)
+    render = table.get("render", "http")
+    if render not in RENDERS:
+        raise SitesFileError(f'{where}: render must be "http" or "browser"')
+    return Site(
+        name=name,
+        source=source,
+        settings=settings,
+        replaces_portal=replaces,
+        strip_params=strip,
+        render=render,
+        **lists,
+    )
 
 
 class SiteSpiderLoader(SpiderLoader):
@@ -268,6 +282,7 @@ def site_spider(site: Site, base: type) -> type:
             "deny": list(site.deny),
             "allowed_domains": list(site.allowed_domains),
             "strip_params": site.strip_params,
+            "render": site.render,
             "custom_settings": dict(site.settings),
             "__module__": __name__,
         },

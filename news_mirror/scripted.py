@@ -1,0 +1,161 @@
+"""A news site that needs a browser: its list pages build their links with script, and each
+article page inserts its title, byline and paragraphs from a JSON blob. Fetched plainly, the
+list has no links and the articles no text.
+
+``/list/<n>.html`` lists ``per_list`` articles and, by script too, a link to the next list
+page; ``/a/<n>.html`` is article ``n`` (real articles of the sina2018 corpus). Each page also
+asks for what a browser site must never load: an image, a script and a frame on another
+host, and a ``file:`` URL. With ``hostile``, the first list page also links
+``/a/away.html`` (a redirect to the same server under another host name, ``localhost``),
+``/a/leave.html`` (a script that sends the browser to that host) and ``/a/file.html`` (a
+download). Every request is logged in ``requests`` as its host and path.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+HOSTILE = (
+    '<img src="http://elsewhere.invalid/pixel.gif">'
+    '<script src="http://elsewhere.invalid/tracker.js"></script>'
+    '<iframe src="http://elsewhere.invalid/ad.html"></iframe>'
+    '<img src="file:///etc/passwd">'
+    '<a href="/files/report.zip" download>附件</a>'
+)
+
+
+def _blob(data: Any) -> str:
+    """JSON safe inside a <script> element."""
+    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+
+
+class ScriptedSite:
+    def __init__(self, articles: list[dict[str, str]], per_list: int = 50, hostile: bool = False) -> None:
+        self.articles = articles
+        self.per_list = per_list
+        self.hostile = hostile
+        self.requests: list[tuple[str, str]] = []  # (Host header, path)
+
+    def published(self, n: int) -> str:
+        return f"2026-11-{1 + n % 27:02d} {8 + n % 12:02d}:{n % 60:02d}"
+
+    def author(self, n: int) -> str:
+        return ("王芳", "李强", "张伟", "刘洋")[n % 4]
+
+    def list_page(self, page: int) -> str | None:
+        first = page * self.per_list
+        if first >= len(self.articles) or page < 0:
+            return None
+        shown = range(first, min(first + self.per_list, len(self.articles)))
+        links = [{"href": f"/a/{n}.html", "title": self.articles[n]["title"]} for n in shown]
+        if self.hostile and page == 0:
+            links += [{"href": f"/a/{name}.html", "title": name} for name in ("away", "leave", "file")]
+        following = f"/list/{page + 1}.html" if first + self.per_list < len(self.articles) else ""
+        return f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>要闻 第{page + 1}页</title></head>
+<body><h1>要闻</h1><ul id="list"></ul><div id="pages"></div>{HOSTILE}
+<script type="application/json" id="links">{_blob({"links": links, "next": following})}</script>
+<script>
+var data = JSON.parse(document.getElementById("links").textContent);
+var list = document.getElementById("list");
+data.links.forEach(function (l) {{
+  var li = document.createElement("li"), a = document.createElement("a");
+  a.href = l.href; a.textContent = l.title; li.appendChild(a); list.appendChild(li);
+}});
+if (data.next) {{
+  var n = document.createElement("a"); n.href = data.next; n.textContent = "下一页";
+  document.getElementById("pages").appendChild(n);
+}}
+</script></body></html>"""
+
+    def article_page(self, n: int) -> str | None:
+        if not 0 <= n < len(self.articles):
+            return None
+        a = self.articles[n]
+        data = {
+            "title": a["title"],
+            "time": self.published(n),
+            "author": self.author(n),
+            "paragraphs": [p for p in a["body"].split("\n") if p.strip()],
+        }
+        return f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(a["title"])}_新闻</title></head>
+<body><div class="nav"><a href="/list/0.html">首页</a></div><div id="app">正在加载……</div>{HOSTILE}
+<script type="application/json" id="article">{_blob(data)}</script>
+<script>
+var d = JSON.parse(document.getElementById("article").textContent);
+var app = document.getElementById("app");
+app.textContent = "";
+var h = document.createElement("h1"); h.textContent = d.title; app.appendChild(h);
+var info = document.createElement("div"); info.className = "info";
+info.textContent = d.time + " 作者：" + d.author; app.appendChild(info);
+var body = document.createElement("div"); body.className = "article-content";
+d.paragraphs.forEach(function (t) {{ var p = document.createElement("p"); p.textContent = t; body.appendChild(p); }});
+app.appendChild(body);
+</script></body></html>"""
+
+    def static_article_page(self, n: int) -> str:
+        """Article ``n`` as a browser builds it, written out: what a plain page of the same
+        article would be (what the browser's reading of the page must extract like)."""
+        a = self.articles[n]
+        paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in a["body"].split("\n") if p.strip())
+        return f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(a["title"])}_新闻</title></head>
+<body><div class="nav"><a href="/list/0.html">首页</a></div><div id="app"><h1>{html.escape(a["title"])}</h1>
+<div class="info">{self.published(n)} 作者：{self.author(n)}</div><div class="article-content">{paragraphs}</div>
+</div></body></html>"""
+
+    def page(self, path: str) -> str | None:
+        name = path.rsplit("/", 1)[-1]
+        if not name.endswith(".html") or not name[:-5].isdigit():
+            return None
+        if path.startswith("/list/"):
+            return self.list_page(int(name[:-5]))
+        if path.startswith("/a/"):
+            return self.article_page(int(name[:-5]))
+        return None
+
+
+def serve(site: ScriptedSite, host: str = "127.0.0.1", port: int = 0) -> tuple[ThreadingHTTPServer, str]:
+    """Serve ``site`` in a thread; returns the server and its base URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the http.server name
+            path = self.path.split("?")[0]
+            site.requests.append((self.headers.get("Host", ""), path))
+            port = self.server.server_address[1]
+            if path == "/a/away.html":
+                self.send_response(302)
+                self.send_header("Location", f"http://localhost:{port}/a/0.html")
+                self.end_headers()
+                return
+            if path == "/a/file.html":
+                data = b"PK\x03\x04" + b"\x00" * 2000
+                self.send_response(200)
+                self.send_header("Content-Type", "application/zip")
+                self.send_header("Content-Disposition", 'attachment; filename="report.zip"')
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            body = site.page(path)
+            if path == "/a/leave.html":
+                body = f'<html><body><script>location.href = "http://localhost:{port}/a/1.html";</script></body></html>'
+            if body is None:
+                self.send_error(404)
+                return
+            data = body.encode("utf-8")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="scripted-site", daemon=True).start()
+    return server, f"http://{host}:{server.server_address[1]}"
