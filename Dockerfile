@@ -9,7 +9,7 @@ RUN pip wheel --no-cache-dir --no-deps -w /wheels .
 
 FROM python:3.11-slim
 COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels \
+RUN pip install --no-cache-dir "$(ls /wheels/*.whl)[postgres]" && rm -rf /wheels \
  && useradd --create-home crawler && mkdir -p /data && chown crawler /data
 USER crawler
 WORKDIR /home/crawler

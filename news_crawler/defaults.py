@@ -118,7 +118,7 @@ DELIVERIES_KEY = "%(spider)s:deliveries"
 # ("": chromium, chromium-browser or google-chrome on PATH); at most BROWSER_PAGES pages open
 # at once, a fresh browser context every BROWSER_CONTEXT_PAGES pages (crawl/browser.py).
 BROWSER_PATH = ""
-BROWSER_PAGES = 4
+BROWSER_PAGES = 3
 BROWSER_CONTEXT_PAGES = 100
 SUMMARY_FILE = ""
 FEED_DIR = "output"  # under DATA_DIR unless absolute

@@ -7,8 +7,9 @@ page; ``/a/<n>.html`` is article ``n`` (real articles of the sina2018 corpus). E
 asks for what a browser site must never load: an image, a script and a frame on another
 host, and a ``file:`` URL. With ``hostile``, the first list page also links
 ``/a/away.html`` (a redirect to the same server under another host name, ``localhost``),
-``/a/leave.html`` (a script that sends the browser to that host) and ``/a/file.html`` (a
-download). Every request is logged in ``requests`` as its host and path.
+``/a/leave.html`` (a script that sends the browser to that host), ``/a/file.html`` (a
+download), ``/a/stall.html`` (an answer that never ends) and ``/a/spin.html`` (a script that
+never returns). Every request is logged in ``requests`` as its host and path.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import html
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -26,6 +28,9 @@ HOSTILE = (
     '<img src="file:///etc/passwd">'
     '<a href="/files/report.zip" download>附件</a>'
 )
+
+
+HOSTILE_PAGES = ("away", "leave", "file", "stall", "spin")
 
 
 def _blob(data: Any) -> str:
@@ -53,7 +58,7 @@ class ScriptedSite:
         shown = range(first, min(first + self.per_list, len(self.articles)))
         links = [{"href": f"/a/{n}.html", "title": self.articles[n]["title"]} for n in shown]
         if self.hostile and page == 0:
-            links += [{"href": f"/a/{name}.html", "title": name} for name in ("away", "leave", "file")]
+            links += [{"href": f"/a/{name}.html", "title": name} for name in HOSTILE_PAGES]
         following = f"/list/{page + 1}.html" if first + self.per_list < len(self.articles) else ""
         return f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>要闻 第{page + 1}页</title></head>
 <body><h1>要闻</h1><ul id="list"></ul><div id="pages"></div>{HOSTILE}
@@ -139,7 +144,17 @@ def serve(site: ScriptedSite, host: str = "127.0.0.1", port: int = 0) -> tuple[T
                 self.end_headers()
                 self.wfile.write(data)
                 return
+            if path == "/a/stall.html":
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.end_headers()
+                self.wfile.write(b"<html><body><p>")
+                self.wfile.flush()
+                time.sleep(60)  # never finished within any crawl's DOWNLOAD_TIMEOUT
+                return
             body = site.page(path)
+            if path == "/a/spin.html":
+                body = "<html><body><p>正在加载</p><script>while (true) {}</script></body></html>"
             if path == "/a/leave.html":
                 body = f'<html><body><script>location.href = "http://localhost:{port}/a/1.html";</script></body></html>'
             if body is None:

@@ -16,7 +16,7 @@ from tests.redis_server import free_port
 class TestPostgres:
     __test__ = False
 
-    def __init__(self) -> None:
+    def __init__(self, fsync: bool = False) -> None:
         from pgserver._commands import POSTGRES_BIN_PATH
         from pgserver.utils import ensure_folder_permissions, ensure_prefix_permissions, ensure_user_exists
 
@@ -32,6 +32,7 @@ class TestPostgres:
             ensure_folder_permissions(self.bin.parent, 0o055)
             os.chown(self.directory, entry.pw_uid, entry.pw_gid)
         self.port = free_port()
+        self.fsync = fsync
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "--encoding=utf8", "--no-sync")
         self.start()
 
@@ -51,7 +52,9 @@ class TestPostgres:
 
     def start(self) -> None:
         """Start (or start again, on the same port and data) and wait until it accepts connections."""
-        options = f"-h 127.0.0.1 -p {self.port} -k {self.data} -F"  # -F: no fsync, a test's data
+        options = f"-h 127.0.0.1 -p {self.port} -k {self.data}"
+        if not self.fsync:
+            options += " -F"  # no fsync: a test's data
         self._run(
             "pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-o", options, "-l", str(self.data / "log"), "start"
         )

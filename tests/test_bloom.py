@@ -78,7 +78,7 @@ def test_the_scheduler_marks_and_queues_in_one_step_across_runs(make_crawler, re
     assert crawler.stats.get_value("dupefilter/forget_unsupported") == 1
 
 
-def test_a_crawl_with_the_bloom_dupefilter_fetches_nothing_twice(tmp_path, redis_server, catalog):
+def test_a_crawl_with_the_bloom_dupefilter_fetches_nothing_twice(tmp_path, redis_server, redis_client, catalog):
     from news_mirror.server import Mirror, serve
     from tests.crawl_helpers import crawl
 

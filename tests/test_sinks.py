@@ -14,6 +14,7 @@ from tests.crawl_helpers import crawl, load, wait_for
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install -e '.[test]')")
 pytest.importorskip("pgserver", reason="the pgserver wheel (a PostgreSQL for the tests) is not installed")
+pytestmark = pytest.mark.xdist_group("postgres")  # one worker: one server for the module
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +140,41 @@ def test_a_database_that_cannot_be_used_is_one_line(database):
         conn.execute("INSERT INTO news_crawler_schema VALUES (7)")
     said = open_with(database.url)
     assert "schema version 7, this crawler writes version 1" in said
+
+
+def test_a_new_version_replaces_the_row_and_the_one_before_moves_to_article_versions(database, redis_server):
+    import asyncio
+
+    from news_crawler.items import ArticleItem
+    from news_crawler.pipelines.postgres import PostgresPipeline
+    from tests.crawl_helpers import project_crawler
+
+    crawler = project_crawler(settings_dict={"DATABASE_URL": database.url, "REDIS_URL": redis_server.url})
+    pipeline = PostgresPipeline.from_crawler(crawler)
+    fields = {"site": "a", "author": "", "published_at": "", "simhash": "0" * 16, "editor": "", "source": ""}
+
+    def article(version: int, title: str, crawled: str) -> ArticleItem:
+        return ArticleItem(
+            url="https://a.cn/1.html",
+            title=title,
+            body=f"{title}。正文",
+            version=version,
+            crawled_at=crawled,
+            tags=["要闻"],
+            **fields,
+        )
+
+    async def write(*items: ArticleItem) -> None:
+        for item in items:  # one after another: a recheck's version comes after the first
+            await pipeline.process_item(item)
+
+    asyncio.run(write(article(1, "初稿", "2026-11-01T00:00:00+00:00"), article(1, "初稿", "2026-11-02T00:00:00+00:00")))
+    asyncio.run(write(article(2, "改稿", "2026-11-03T00:00:00+00:00")))
+    pipeline.close_spider()
+    (row,) = rows(database.url).values()
+    assert (row["title"], row["version"], row["tags"], row["published_at"]) == ("改稿", 2, ["要闻"], None)
+    assert str(row["first_crawled_at"].date()) == "2026-11-01" and str(row["last_crawled_at"].date()) == "2026-11-03"
+    with psycopg.connect(database.url) as conn:
+        assert conn.execute("SELECT url, version, title FROM article_versions").fetchall() == [
+            ("https://a.cn/1.html", 1, "初稿")
+        ]

@@ -99,13 +99,16 @@ def launch_options(settings: Any, domains: list[str]) -> dict[str, Any]:
     args = [
         f"--host-resolver-rules=MAP * ~NOTFOUND, {only}",
         "--disable-dev-shm-usage",  # containers give /dev/shm 64 MB: too little for a renderer
-        # text is all we read: no GPU process, no extensions, no background traffic, and one
-        # renderer process for the pages of a site rather than one each
+        # text is all we read: no GPU, no extensions, no background traffic, and a page's
+        # frames in its own renderer process (site isolation would start one more process
+        # for each frame from elsewhere, an ad's included, and a spare one). Each page keeps
+        # a renderer of its own: a page whose script never returns stalls no other page.
         "--disable-gpu",
+        "--in-process-gpu",  # what is left of the GPU's work in the browser process: one process fewer
         "--disable-extensions",
         "--disable-background-networking",
         "--disable-site-isolation-trials",
-        "--renderer-process-limit=2",
+        "--disable-features=site-per-process,IsolateOrigins,SpareRendererForSitePerProcess",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         args.append("--no-sandbox")  # Chromium's sandbox refuses to run as root
@@ -194,25 +197,39 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
         return await super().download_request(request)
 
     async def _download_request(self, request: Request, spider: Any = None) -> Response:
+        left: list[str] = []  # where the page's own navigation went off the site (a redirect, a script)
+
+        def navigated(page_request: Any) -> None:
+            if page_request.is_navigation_request() and page_request.frame.parent_frame is None:
+                if not self._on_site(page_request.url):
+                    left.append(page_request.url)
+
         async with self.open_pages:
             context = f"pages-{self.served // self.context_pages}"
             self.served += 1
             request.meta["playwright_context"] = context
             request.meta["playwright_context_kwargs"] = {"accept_downloads": False}
+            request.meta["playwright_page_event_handlers"] = {"request": navigated}
             self.in_flight[context] += 1
             try:
-                response = await super()._download_request(request, spider)
-            except RuntimeError as e:
-                if not str(e).startswith("Failed to download"):  # scrapy-playwright's word for a refused download
-                    raise
-                self.counts.add("browser", "refused_download")
-                raise NotAPage(f"{NotAPage.reason}: {short_url(request.url)}") from None
+                response: Response | None = await super()._download_request(request, spider)
+                failure: Exception | None = None
+            except Exception as e:  # noqa: BLE001 - said below in the crawl's words, or raised as it is
+                response, failure = None, e
             finally:
+                # the request may go back to the queue (a failure retried next run): only data stays
+                request.meta.pop("playwright_page_event_handlers", None)
                 self.in_flight[context] -= 1
                 await self._retire(context)
-        if not self._on_site(response.url):
-            first = request.url
-            raise RedirectedOutside(f"{RedirectedOutside.reason}: {short_url(first)} -> {short_url(response.url)}")
+        if left or (response is not None and not self._on_site(response.url)):
+            to = left[0] if left else response.url if response is not None else ""
+            raise RedirectedOutside(f"{RedirectedOutside.reason}: {short_url(request.url)} -> {short_url(to)}")
+        if failure is not None:
+            if isinstance(failure, RuntimeError) and str(failure).startswith("Failed to download"):
+                self.counts.add("browser", "refused_download")  # scrapy-playwright's word for a refused download
+                raise NotAPage(f"{NotAPage.reason}: {short_url(request.url)}") from None
+            raise failure
+        assert response is not None
         self.counts.add("browser", "pages")
         return response
 

@@ -69,10 +69,12 @@ class QuickStop:
 
     def _check(self) -> None:
         engine = self.crawler.engine
-        if engine is None or engine.running:
-            self._ran = self._ran or engine is not None
+        if engine is None:
             return
-        if not self._ran:
+        if engine.running:
+            self._ran = True
+            return
+        if not self._ran and self.crawler.crawling:
             return  # still starting (a browser being launched), not stopping
         assert self._loop is not None
         self._loop.stop()
