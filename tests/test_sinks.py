@@ -69,6 +69,7 @@ def test_every_sink_holds_what_the_feed_holds_after_a_crawl_of_the_mirror(
     finally:
         server.shutdown()
     assert items and summary["failed"] == []
+    assert "playwright" not in (tmp_path / "run.log").read_text()  # only a browser site starts a browser
     table = rows(database.url)
     assert set(table) == {i["url"] for i in items} and len(table) == len(items)
     assert all(same(i, table[i["url"]]) for i in items)
@@ -178,3 +179,25 @@ def test_a_new_version_replaces_the_row_and_the_one_before_moves_to_article_vers
         assert conn.execute("SELECT url, version, title FROM article_versions").fetchall() == [
             ("https://a.cn/1.html", 1, "初稿")
         ]
+
+
+@pytest.mark.parametrize(
+    "setting, says",
+    [
+        ("DATABASE_URL=postgresql://news:secret@127.0.0.1:{port}/news", "DATABASE_URL: PostgreSQL at 127.0.0.1:"),
+        ('FEEDS={{"s3://bucket/%(name)s.jsonl": {{"format": "jsonlines"}}}}', "FEEDS: Scrapy cannot write s3://"),
+    ],
+)
+def test_a_sink_that_cannot_be_used_stops_the_crawl_in_one_line_before_it_starts(setting, says, redis_server):
+    import subprocess
+    import sys
+
+    from tests.crawl_helpers import ROOT
+    from tests.redis_server import free_port
+
+    cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "crawl", "sina", "-s", f"REDIS_URL={redis_server.url}"]
+    cmd += ["-s", setting.format(port=free_port()), "-s", "DATABASE_TIMEOUT=2"]
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    last = run.stderr.strip().splitlines()[-1]
+    assert run.returncode == 2 and last.startswith(f"news-crawler: {says}"), run.stderr[-2000:]
+    assert "secret" not in run.stderr and "Traceback" not in run.stderr

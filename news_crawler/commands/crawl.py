@@ -66,6 +66,8 @@ def _check(loader: Any, name: str, spargs: dict[str, Any], settings: Any, given:
     from news_crawler.crawl.runner import unknown_spiders
     from news_crawler.dedup.from_settings import check_index
     from news_crawler.ops.preflight import check_settings
+    from news_crawler.pipelines.postgres import check_database
+    from news_crawler.pipelines.scrapy_feeds import check_feeds
     from news_crawler.spiders.news import check_arguments
 
     check_settings(settings, given=given)
@@ -76,3 +78,5 @@ def _check(loader: Any, name: str, spargs: dict[str, Any], settings: Any, given:
         raise UserError(f"{name}: {e}") from None
     connection.check_reachable(settings)
     check_index(settings)
+    check_database(settings)  # the sinks, as Redis: one line before anything starts
+    check_feeds(settings)

@@ -15,6 +15,8 @@ from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.summary import crawl_problem, summarize
 from news_crawler.dedup.from_settings import check_index
 from news_crawler.errors import UserError
+from news_crawler.pipelines.postgres import check_database
+from news_crawler.pipelines.scrapy_feeds import check_feeds
 from news_crawler.printable import printable
 from news_crawler.spiders.news import check_arguments
 from news_crawler.spiders.sites import INCLUDE_PORTALS, SiteSpiderLoader, load_sites
@@ -39,6 +41,8 @@ def run_spiders(
     check_spiders(names, spider_args or {}, settings)
     connection.check_reachable(settings)
     check_index(settings)
+    check_database(settings)  # the sinks, as Redis: one line before anything starts
+    check_feeds(settings)
     process = CrawlerProcess(settings)
     crawlers = []
     for name in names:

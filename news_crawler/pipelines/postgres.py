@@ -169,40 +169,53 @@ def open_pool(url: str, size: int, timeout: float) -> Any:
     """A pool on ``url`` whose database has this crawler's schema (created when missing);
     a database that does not answer, or tables of another schema version, is one line."""
     try:
+        import psycopg
         from psycopg_pool import ConnectionPool
     except ImportError:
         raise UserError("DATABASE_URL needs psycopg: pip install 'news-crawler[postgres]'") from None
     where = printable(url.split("@")[-1], 120)  # never the password
+    try:
+        # one connection first: its error says why (refused, a login, no such database)
+        with psycopg.connect(url, connect_timeout=max(1, round(timeout))) as conn:
+            found = ensure_schema(conn)
+    except psycopg.Error as e:
+        first = printable(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, 200)
+        said = f"DATABASE_URL: PostgreSQL at {where} could not be used ({first}): start it or fix the URL"
+        raise UserError(said) from None
+    if found != [SCHEMA_VERSION]:
+        raise UserError(
+            f"DATABASE_URL: the tables at {where} are schema version {found[0]}, this crawler writes "
+            f"version {SCHEMA_VERSION}: drop or rename articles, article_versions and news_crawler_schema"
+        )
     pool = ConnectionPool(
         url,
         min_size=1,
         max_size=max(1, size),
-        open=False,
+        open=True,
         timeout=timeout,
         kwargs={"connect_timeout": max(1, round(timeout))},
         check=ConnectionPool.check_connection,  # a connection cut by a database restart is replaced, not used
         name="news-crawler",
     )
-    try:
-        pool.open(wait=True, timeout=timeout)
-        with pool.connection() as conn:
-            # one creator at a time: workers starting together must not race on CREATE
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext('news_crawler_schema'))")
-            for statement in filter(str.strip, SCHEMA.split(";")):
-                conn.execute(statement)
-            found = [v for (v,) in conn.execute("SELECT version FROM news_crawler_schema").fetchall()]
-            if not found:
-                conn.execute("INSERT INTO news_crawler_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
-    except Exception as e:  # noqa: BLE001 - a refused login, a missing database, a timeout: one line each
-        pool.close()
-        first = printable(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, 200)
-        raise UserError(
-            f"DATABASE_URL: PostgreSQL at {where} could not be used ({first}): start it or fix the URL"
-        ) from None
-    if found and found != [SCHEMA_VERSION]:
-        pool.close()
-        raise UserError(
-            f"DATABASE_URL: the tables at {where} are schema version {found[0]}, this crawler writes "
-            f"version {SCHEMA_VERSION}: drop or rename articles, article_versions and news_crawler_schema"
-        )
     return pool
+
+
+def ensure_schema(conn: Any) -> list[int]:
+    """Create the tables where missing, in one transaction; the schema versions recorded."""
+    # one creator at a time: workers starting together must not race on CREATE
+    conn.execute("SELECT pg_advisory_xact_lock(hashtext('news_crawler_schema'))")
+    for statement in filter(str.strip, SCHEMA.split(";")):
+        conn.execute(statement)
+    found = [v for (v,) in conn.execute("SELECT version FROM news_crawler_schema").fetchall()]
+    if not found:
+        conn.execute("INSERT INTO news_crawler_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
+        found = [SCHEMA_VERSION]
+    return found
+
+
+def check_database(settings: Any) -> None:
+    """``UserError`` before a crawl starts when ``DATABASE_URL`` names a database that cannot
+    be used (creating its tables when missing)."""
+    url = settings.get("DATABASE_URL")
+    if url:
+        open_pool(url, 1, settings.getfloat("DATABASE_TIMEOUT")).close()

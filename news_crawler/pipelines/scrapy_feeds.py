@@ -8,7 +8,8 @@ feed that cannot take an article fails the article like any other sink: its outc
 ``error`` and the next run writes it (``delivery.Deliveries``). This project's settings turn
 the extension off; a project using the pipeline without them must do the same
 (``EXTENSIONS = {"scrapy.extensions.feedexport.FeedExporter": None}``), or every item is
-written twice.
+written twice. The exporter is built here, not from Scrapy's ``from_crawler``, so that it
+never listens to the item signal.
 
 As in Scrapy, a feed's storage is written when the crawl closes (or each
 ``FEED_EXPORT_BATCH_ITEM_COUNT`` items): an upload that fails then is logged by Scrapy and
@@ -39,19 +40,11 @@ class ScrapyFeedsPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ScrapyFeedsPipeline:
-        feeds = crawler.settings.getdict("FEEDS")
-        if not feeds:
+        if not crawler.settings.getdict("FEEDS"):
             raise NotConfigured
-        try:
-            exporter = FeedExporter.from_crawler(crawler)
-        except NotConfigured:
-            # Scrapy has logged why (a storage whose library is missing, an unknown format)
-            raise UserError(
-                f"FEEDS: Scrapy cannot write {printable(', '.join(map(str, feeds)), 200)} (the log line "
-                "above says why): install the storage's library or fix the feed's format"
-            ) from None
-        # The exporter writes from the pipeline, where a failure fails the article.
-        crawler.signals.disconnect(exporter.item_scraped, signals.item_scraped)
+        exporter = feed_exporter(crawler)
+        crawler.signals.connect(exporter.open_spider, signals.spider_opened)
+        crawler.signals.connect(exporter.close_spider, signals.spider_closed)
         return cls(crawler, exporter)
 
     async def process_item(self, item: Any) -> Any:
@@ -66,3 +59,22 @@ class ScrapyFeedsPipeline:
             ) from None
         self.deliveries.add(item, self.name)
         return item
+
+
+def feed_exporter(crawler: Crawler) -> FeedExporter:
+    """Scrapy's exporter of the crawler's FEEDS; ``UserError`` (one line) for a feed Scrapy
+    cannot write (a storage whose library is missing, an unknown format)."""
+    try:
+        return FeedExporter(crawler)
+    except NotConfigured:
+        feeds = ", ".join(map(str, crawler.settings.getdict("FEEDS")))
+        raise UserError(
+            f"FEEDS: Scrapy cannot write {printable(feeds, 200)} (Scrapy's log line says why): install the "
+            "storage's library (botocore for s3://, google-cloud-storage for gs://) or fix the feed's format"
+        ) from None
+
+
+def check_feeds(settings: Any) -> None:
+    """``UserError`` before a crawl starts when Scrapy could not write the settings' FEEDS."""
+    if settings.getdict("FEEDS"):
+        feed_exporter(Crawler(Spider, settings))
