@@ -244,3 +244,13 @@ def test_an_author_meta_tag_naming_the_software_s_makers_or_the_outlet_names_no_
 def test_the_outlet_the_markup_marks_as_the_source_under_the_headline(marked, source):
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
     assert extract_article(page(f"<span>2019-12-21 08:38</span>{marked}", no_credit)).source == source
+
+
+@pytest.mark.parametrize(
+    "byline", ["作者：张三 编辑 李四", "作者：张三 责任编辑 李四", "作者：张三 点击数 128", "作者：张三 点击 128"]
+)
+def test_an_editor_or_a_counter_after_the_writer_ends_the_byline(byline):
+    """The names before 编辑 or 点击 are the writers; nothing after them is."""
+    from news_crawler.extraction.names import clean_author
+
+    assert clean_author(byline.split("：", 1)[1]) == "张三"

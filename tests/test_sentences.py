@@ -54,6 +54,16 @@ def test_script_and_link_lines_are_not_sentences():
     assert longest_sentences(text, 5, 8) == ["这是一个足够长的中文句子用来测试"]
 
 
+def test_a_line_of_eight_chinese_characters_in_mostly_latin_text_is_no_sentence():
+    """Eight Han characters and more are not enough: a line that is mostly Latin (a download
+    prompt with its link, code) is shared by unrelated pages and must not count as a sentence."""
+    text = normalize(
+        "请点击这里下载最新版本的客户端 download the client app from https://example.com/app/android/latest.apk。\n"
+        "这是一个足够长的中文句子用来测试。"
+    )
+    assert longest_sentences(text, 5, 8) == ["这是一个足够长的中文句子用来测试"]
+
+
 def test_length_code_and_slack():
     assert length_code("") == 0 and length_code("字" * 100) == 94 and length_code("字" * 200_000) == 250
     assert length_code("字" * 10**7) == 255  # capped to a byte
