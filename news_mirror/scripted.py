@@ -109,7 +109,7 @@ app.appendChild(body);
         return f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(a["title"])}_新闻</title></head>
 <body><div class="nav"><a href="/list/0.html">首页</a></div><div id="app"><h1>{html.escape(a["title"])}</h1>
 <div class="info">{self.published(n)} 作者：{self.author(n)}</div><div class="article-content">{paragraphs}</div>
-</div></body></html>"""
+</div>{HOSTILE}</body></html>"""
 
     def page(self, path: str) -> str | None:
         name = path.rsplit("/", 1)[-1]
