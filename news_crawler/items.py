@@ -22,6 +22,28 @@ def well_formed(value: Any) -> Any:
     return value
 
 
+# What a kept article is in every sink (a feed line, a row, a stream entry, Scrapy's feeds), in
+# this order; the item's other fields are the crawl's own.
+FEED_FIELDS = (
+    "url",
+    "site",
+    "title",
+    "author",
+    "published_at",
+    "body",
+    "simhash",
+    "crawled_at",
+    "editor",
+    "source",
+    "contributors",
+    "images",
+    "description",
+    "tags",
+    "updated_at",
+    "version",
+)
+
+
 class ArticleItem(scrapy.Item):
     url = scrapy.Field()
     site = scrapy.Field()

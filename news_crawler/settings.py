@@ -4,6 +4,7 @@ environment sets any setting of the project under its own name (``REDIS_URL``,
 
 from news_crawler.config import from_environment
 from news_crawler.defaults import *  # noqa: F401,F403 - one source of defaults
+from news_crawler.items import FEED_FIELDS as _feed_fields  # not a setting of its own
 
 BOT_NAME = "news_crawler"
 SPIDER_MODULES = ["news_crawler.spiders"]
@@ -56,6 +57,7 @@ DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024  # a 50 MB "article" is cut off and counted, not parsed
 DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
 FEED_EXPORT_ENCODING = "utf-8"  # -o/-O feeds as the feed files: Chinese as written, not \u escapes
+FEED_EXPORT_FIELDS = list(_feed_fields)  # and the same fields, in the same order (a feed's own "fields" wins)
 RETRY_GIVE_UP_LOG_LEVEL = "WARNING"  # a page that failed is an expected outcome (failed), not an error of the crawler
 LOG_LEVEL = "INFO"  # Scrapy's DEBUG logs every request: too much for a daily run (-s LOG_LEVEL=DEBUG)
 LOGSTATS_INTERVAL = 60.0

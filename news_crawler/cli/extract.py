@@ -18,7 +18,7 @@ from typing import Any
 
 from news_crawler.cli import options
 from news_crawler.errors import UserError
-from news_crawler.pipelines.feed import FEED_FIELDS
+from news_crawler.items import FEED_FIELDS
 from news_crawler.printable import json_line, printable
 
 # The feed's fields, less what only a crawl knows (its site, the time it ran).

@@ -29,30 +29,11 @@ from scrapy.statscollectors import StatsCollector
 
 from news_crawler.config import setting_path
 from news_crawler.crawl.counts import Counts
-from news_crawler.items import ArticleItem
+from news_crawler.items import FEED_FIELDS, ArticleItem
 from news_crawler.pipelines.delivery import Deliveries, SinkError
 from news_crawler.printable import printable
 
 logger = logging.getLogger(__name__)
-
-FEED_FIELDS = (
-    "url",
-    "site",
-    "title",
-    "author",
-    "published_at",
-    "body",
-    "simhash",
-    "crawled_at",
-    "editor",
-    "source",
-    "contributors",
-    "images",
-    "description",
-    "tags",
-    "updated_at",
-    "version",
-)
 
 
 def feed_object(item: ArticleItem) -> dict[str, object]:
