@@ -164,8 +164,9 @@ DEDUP_BATCH_SIZE = 64
 DEDUP_DROPS_MAX = 1_000_000
 # The second signal (BENCHMARKS.md): a document that shares DEDUP_SENTENCE_MATCH of its
 # DEDUP_SENTENCE_COUNT longest sentences (each of DEDUP_SENTENCE_MIN_CHARS Chinese characters
-# or more) with a kept one, is within DEDUP_SENTENCE_MAX_DISTANCE bits of it and within
-# DEDUP_SENTENCE_LENGTH_RATIO of its size, is dropped too. DEDUP_SENTENCES = False: simhash only.
+# or more; a short story with fewer keys: all but one of them, at least two) with a kept one,
+# is within DEDUP_SENTENCE_MAX_DISTANCE bits of it and within DEDUP_SENTENCE_LENGTH_RATIO of
+# its size, is dropped too. DEDUP_SENTENCES = False: simhash only.
 DEDUP_SENTENCES = True
 DEDUP_SENTENCE_COUNT = 5
 DEDUP_SENTENCE_MATCH = 3

@@ -90,13 +90,24 @@ def test_sharing_enough_sentences_drops_beyond_the_simhash_distance(make_store):
         (FAR, (1, 2, 9, 8, 7), 100, "two shared sentences"),
         (flip(BASE, range(0, 50, 2)), (1, 2, 3, 4, 5), 100, "25 bits apart"),
         (FAR, (1, 2, 3, 4, 5), 105, "over a fifth longer"),
-        (FAR, (1, 2), 100, "fewer sentences than the rule needs"),
+        (FAR, (1,), 100, "one sentence is never enough"),
+        (FAR, (1, 2, 9, 8), 100, "two of four: a story of four keys must share three"),
     ],
 )
 def test_what_the_sentence_rule_does_not_drop(make_store, simhash, sentences, length, why):
     store = make_store()
     store.decide("a", BASE, (1, 2, 3, 4, 5), 100)
     assert store.decide("b", simhash, sentences, length).kept, why
+
+
+@pytest.mark.parametrize("kept_keys, copy_keys", [((1, 2, 3), (1, 2, 9)), ((1, 2), (1, 2)), ((1, 2, 3), (2, 3))])
+def test_a_short_story_edited_in_one_sentence_is_a_copy(make_store, kept_keys, copy_keys):
+    """A story of two or three sentences keeps all but one of them through a newsroom's
+    edit (a date put in front, a name shortened): that is enough, at a short story's size."""
+    store = make_store()
+    assert store.decide("a", BASE, kept_keys, 40).kept
+    copy = store.decide("b", FAR, copy_keys, 40)
+    assert (copy.duplicate_of, copy.rule) == ("a", "sentences")
 
 
 def test_rule_off_neither_drops_nor_stores(make_store):

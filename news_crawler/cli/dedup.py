@@ -199,7 +199,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             near["shared_sentences"] = shared_with[near["id"]]
     if report.get("kept"):
         for near in report["nearest"]:
-            near["why_not"] = why_not(near, settings)
+            near["why_not"] = why_not(near, settings, len(sentences))
     if sentences:
         # The text's longest sentences (letters and digits only, as they are hashed), and the
         # kept articles of about its size that hold each one: what the sentence rule counts.
@@ -215,12 +215,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-def why_not(near: dict[str, Any], settings: PlainSettings) -> str:
-    """Why a kept article near another kept one was not dropped as its copy."""
+def why_not(near: dict[str, Any], settings: PlainSettings, sentence_count: int) -> str:
+    """Why a kept article near another kept one was not dropped as its copy (the article
+    has ``sentence_count`` sentence keys)."""
+    from news_crawler.dedup.index import SentenceRule
+
     if near["within_max_distance"]:
         return "kept before the other was (the later of two close articles is the copy)"
     reasons = [f"simhash distance {near['distance']} > DEDUP_MAX_DISTANCE {settings.getint('DEDUP_MAX_DISTANCE')}"]
-    match, reach = settings.getint("DEDUP_SENTENCE_MATCH"), settings.getint("DEDUP_SENTENCE_MAX_DISTANCE")
+    match = SentenceRule(settings.getint("DEDUP_SENTENCE_MATCH")).needed(sentence_count)
+    reach = settings.getint("DEDUP_SENTENCE_MAX_DISTANCE")
     if not settings.getbool("DEDUP_SENTENCES"):
         reasons.append("the sentence rule is off (DEDUP_SENTENCES)")
     elif "shared_sentences" in near:

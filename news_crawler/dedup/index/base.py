@@ -33,8 +33,8 @@ SIMHASH, SENTENCES = "simhash", "sentences"  # the rules a drop names
 @dataclass(frozen=True)
 class SentenceRule:
     """The second signal: drop a document that shares ``match`` of its longest sentences
-    with a kept one, is within ``max_distance`` bits of it and within ``length_ratio`` of
-    its size (``fingerprint/sentences.py``)."""
+    with a kept one (``needed``: fewer for a short document), is within ``max_distance``
+    bits of it and within ``length_ratio`` of its size (``fingerprint/sentences.py``)."""
 
     match: int = defaults.DEDUP_SENTENCE_MATCH
     max_distance: int = defaults.DEDUP_SENTENCE_MAX_DISTANCE
@@ -50,6 +50,17 @@ class SentenceRule:
     @property
     def length_slack(self) -> int:
         return length_slack(self.length_ratio)
+
+    @property
+    def fewest(self) -> int:
+        """Sentence keys a document needs for the rule at all (and to be filed for it)."""
+        return min(self.match, 2)
+
+    def needed(self, count: int) -> int:
+        """Sentences a document of ``count`` keys must share with a kept one: ``match``, or
+        all but one of a short document's (a story of three sentences edited in one still
+        shares two), never fewer than two (or ``match`` when it is one)."""
+        return min(self.match, max(2, count - 1))
 
 
 class Document(NamedTuple):

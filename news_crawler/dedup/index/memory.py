@@ -74,7 +74,7 @@ class MemoryStore(FingerprintStore):
         fp = doc.simhash
         for t, b in enumerate(blocks(fp)):
             self._tables[t][b].append(fp)
-        if self.sentence_rule and len(doc.sentences) >= self.sentence_rule.match:
+        if self.sentence_rule and len(doc.sentences) >= self.sentence_rule.fewest:
             for key in doc.sentences:
                 self._sentences[key].append((fp, doc.length))
         self._ids[fp] = doc.id
@@ -91,12 +91,13 @@ class MemoryStore(FingerprintStore):
 
     def _sentence_match(self, doc: Document) -> tuple[int, int] | None:
         """(distance, simhash) of the kept document sharing the most of ``doc``'s sentences
-        (at least the rule's ``match``), within its distance and length ratio; ties go to the
-        nearer, then to the first found (sentence by sentence, in the order kept), exactly as
-        ``decide.lua`` breaks them."""
+        (at least the rule's ``needed``), within its distance and length ratio; ties go to
+        the nearer, then to the first found (sentence by sentence, in the order kept), exactly
+        as ``decide.lua`` breaks them."""
         rule = self.sentence_rule
-        if rule is None or len(doc.sentences) < rule.match:
+        if rule is None or len(doc.sentences) < rule.fewest:
             return None
+        needed = rule.needed(len(doc.sentences))
         slack = rule.length_slack
         shared: dict[int, int] = {}  # insertion order is the order found
         for key in doc.sentences:
@@ -107,7 +108,7 @@ class MemoryStore(FingerprintStore):
                     shared[other] = shared.get(other, 0) + 1
         best: tuple[int, int, int] | None = None  # (shared, distance, simhash)
         for other, n in shared.items():
-            if n < rule.match:
+            if n < needed:
                 continue
             d = distance(doc.simhash, other)
             if d <= rule.max_distance and other in self._ids and (best is None or (n, -d) > (best[0], -best[1])):
