@@ -33,6 +33,11 @@ class Mirror:
         self.robots: dict[str, str] = {}
         # Pages a test adds by real URL: (body, content type), served before anything else.
         self.extra: dict[str, tuple[bytes, str]] = {}
+        # A test's hold on the crawl: the articles after the first ``gate_after`` wait until
+        # ``gate`` is set (at most two minutes), so a fault can be caused between the two.
+        self.gate: threading.Event | None = None
+        self.gate_after = 0
+        self._through_gate = 0
 
     def list_page(self, site: str, key: str) -> tuple[bytes, str]:
         pages = sorted(self.catalog.visible(site, self.day), key=lambda p: p.url)
@@ -91,6 +96,12 @@ class Mirror:
             return 200, self.robots[host].encode(), "text/plain"
         if self.delay and key not in self.lists:
             time.sleep(self.delay)
+        if self.gate is not None and key not in self.lists and rest != "robots.txt":
+            with self._lock:
+                self._through_gate += 1
+                held = self._through_gate > self.gate_after
+            if held:
+                self.gate.wait(120)
         if key in self.statuses:
             return self.statuses[key], b"<html><body>error</body></html>", "text/html"
         page = self._pages.get(key)

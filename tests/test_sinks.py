@@ -87,19 +87,25 @@ def test_every_sink_holds_what_the_feed_holds_after_a_crawl_of_the_mirror(
 def test_a_database_stopped_mid_crawl_loses_nothing_and_duplicates_nothing(
     tmp_path, redis_server, redis_client, database
 ):
-    """The real server is stopped while articles are being written and started again; the
-    articles it refused are errors, written by the next run; no sink has one twice."""
-    mirror, server, url = start(delay=0.1)
+    """The real server is stopped while the crawl is held mid-way (the mirror answers six
+    articles, then waits) and started again once the articles after the stop were refused;
+    the refused ones are errors, written by the next run; no sink has one twice."""
+    import threading
+
+    mirror, server, url = start()
+    mirror.gate, mirror.gate_after = threading.Event(), 6
     settings = {"DATABASE_URL": database.url, "DATABASE_TIMEOUT": "2", "ITEMS_REDIS_STREAM": "news:stream"}
     try:
         proc = crawl(tmp_path, redis_server.url, url, spiders=["sina"], name="run1", settings=settings, wait=False)
         try:
-            wait_for(lambda: len(rows_or_none(database.url)) >= 3, 120, "rows in the database")
+            wait_for(lambda: len(rows_or_none(database.url)) >= 1, 120, "a row in the database")
             database.stop()
+            mirror.gate.set()  # the rest of the articles now, with the database down
             wait_for(lambda: "PostgreSQL did not take" in (tmp_path / "run1.log").read_text(), 120, "a refused write")
             database.start()
             assert proc.wait(300) != 0  # articles were not kept: the run says so
         finally:
+            mirror.gate.set()
             proc.kill()
         refused = (tmp_path / "run1.log").read_text().count("PostgreSQL did not take")
         summary, _ = crawl(tmp_path, redis_server.url, url, spiders=["sina"], name="run2", settings=settings)
