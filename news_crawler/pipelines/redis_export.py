@@ -64,10 +64,17 @@ class RedisListPipeline:
         self.serialize = serialize
         self.deliveries = Deliveries.of(crawler, self.name) if crawler is not None else None
 
+    max_setting = "ITEMS_REDIS_MAX"  # the setting that bounds the key's length
+
+    @classmethod
+    def configured_key(cls, settings: Any) -> str:
+        """The key the settings name ("": off)."""
+        return str(settings.get("ITEMS_REDIS_KEY") or settings.get("REDIS_ITEMS_KEY") or cls.default_key)
+
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisListPipeline:
         settings = crawler.settings
-        key = settings.get("ITEMS_REDIS_KEY") or settings.get("REDIS_ITEMS_KEY") or cls.default_key
+        key = cls.configured_key(settings)
         if not key:
             raise NotConfigured  # silently off: no message, no warning in every crawl log
         serializer = settings.get("REDIS_ITEMS_SERIALIZER")
@@ -78,7 +85,7 @@ class RedisListPipeline:
             runtime.outage,
             load_object(serializer) if serializer else to_json,
             crawler,
-            settings.getint("ITEMS_REDIS_MAX"),
+            settings.getint(cls.max_setting),
         )
 
     def item_key(self, item: Any, spider: Spider) -> str:
@@ -125,23 +132,11 @@ class RedisStreamPipeline(RedisListPipeline):
     ``ITEMS_REDIS_STREAM_MAXLEN`` kept."""
 
     name = "redis_stream"
+    max_setting = "ITEMS_REDIS_STREAM_MAXLEN"
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> RedisListPipeline:
-        settings = crawler.settings
-        key = settings.get("ITEMS_REDIS_STREAM")
-        if not key:
-            raise NotConfigured
-        serializer = settings.get("REDIS_ITEMS_SERIALIZER")
-        runtime = Runtime.of(crawler)
-        return cls(
-            runtime.client,
-            key,
-            runtime.outage,
-            load_object(serializer) if serializer else to_json,
-            crawler,
-            settings.getint("ITEMS_REDIS_STREAM_MAXLEN"),
-        )
+    def configured_key(cls, settings: Any) -> str:
+        return str(settings.get("ITEMS_REDIS_STREAM") or "")
 
     def _push(self, key: str, data: str | bytes, item: Any) -> int:
         """XADD with ``MAXLEN ~`` (Redis trims whole nodes of entries, cheaply, as it goes)."""
