@@ -214,6 +214,16 @@ def test_writers_names_alone_on_the_story_s_first_line_right_under_the_headline(
         assert extract_article(html.replace("赵延东、风笑天", heading)).author == ""
 
 
+def test_writers_names_under_the_headline_a_forum_archive_repeats_inside_the_post():
+    headline = "社会资本与再就业"
+    lines = [f"学术论坛 » 学术前沿 » {headline}", "2003-5-29 09:07", "高山流水", headline, headline]
+    post = "".join(f"{escape(x)}<br>" for x in [*lines, "赵延东、风笑天", *ESSAY])
+    html = f"<html><head><title>社会资本与再就业(页 1) - 学术论坛</title></head><body><div>{post}</div></body></html>"
+    assert extract_article(html).author == "赵延东 风笑天"
+    for heading in ("前言", "本报讯"):  # a section's heading, an outlet's mark: no one
+        assert extract_article(html.replace("赵延东、风笑天", heading)).author == ""
+
+
 @pytest.mark.parametrize(
     "meta",
     [

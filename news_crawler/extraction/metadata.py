@@ -186,9 +186,20 @@ def _glued_or_whole(names: str, after: str) -> str:
     return cut if cut != names else whole(names, after)
 
 
+_HEAD_LINES = 5  # the body's first lines, where a page may repeat its headline
+
+
+def _is_headline(line: str, title: str) -> bool:
+    """The line is the headline: the title, or its start without a page's suffix ("(页 1)")."""
+    return bool(line) and (line == title or (len(line) >= 8 and title.startswith(line)))
+
+
 def _under_headline(text: str, title: str, body: str) -> str:
     """A name standing alone on the first line under the headline (tags such as 原创 skipped)."""
     lines = body.splitlines()
+    heads = [i for i, line in enumerate(lines[:_HEAD_LINES]) if _is_headline(line.strip(), title)]
+    if heads:  # the body holds the headline (a forum archive's post): the writers stand under it
+        return _names_line(lines, heads[-1] + 1)
     first_at = text.find(lines[0][:20]) if lines else len(text)
     at = _headline_at(text, title, first_at if first_at >= 0 else len(text), earliest=False)
     if at < 0:
@@ -203,9 +214,14 @@ def _under_headline(text: str, title: str, body: str) -> str:
         if name and not no_name(name) and not place_or_outlet(name) and not name.isdigit():
             return name
         return ""
-    # Nothing between the headline and the story: the story's first line may be its writers'
-    # names ("赵延东、风笑天", a paper's or an essay's), standing alone above the rest.
-    names = _NAMES_LINE.fullmatch(lines[0].strip()) if not above and len(lines) > 1 else None
+    # Nothing between the headline and the story: the story's first line may be its writers' names.
+    return _names_line(lines, 0) if not above else ""
+
+
+def _names_line(lines: list[str], at: int) -> str:
+    """Writers' names standing alone on line ``at`` of the body, above the rest of it
+    ("赵延东、风笑天", a paper's or an essay's)."""
+    names = _NAMES_LINE.fullmatch(lines[at].strip()) if at + 1 < len(lines) else None
     found = re.split(SEP, names.group()) if names else []
     if found and not any(no_name(n) or place_or_outlet(n) for n in found):
         return " ".join(found)
