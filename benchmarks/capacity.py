@@ -126,7 +126,7 @@ def main() -> None:
     key_counts = real_key_counts() if args.keys == "real" else [5]
     print(
         f"sentence keys a document: {sum(key_counts) / len(key_counts):.2f} on average "
-        f"({sum(n < 2 for n in key_counts) / len(key_counts):.1%} with fewer than two, filing none)"
+        f"({sum(n == 0 for n in key_counts) / len(key_counts):.1%} with none, filing none)"
     )
     rng = random.Random(7)
     shapes = real_shapes() if args.urls == "real" else []

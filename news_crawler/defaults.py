@@ -164,7 +164,8 @@ DEDUP_BATCH_SIZE = 64
 DEDUP_DROPS_MAX = 1_000_000
 # The second signal (BENCHMARKS.md): a document that shares DEDUP_SENTENCE_MATCH of its
 # DEDUP_SENTENCE_COUNT longest sentences (each of DEDUP_SENTENCE_MIN_CHARS Chinese characters
-# or more; a short story with fewer keys: all but one of them, at least two) with a kept one,
+# or more, each key forgiving a small edit; a short story with three or four keys: all but one
+# of them, with one or two: all) with a kept one,
 # is within DEDUP_SENTENCE_MAX_DISTANCE bits of it and within DEDUP_SENTENCE_LENGTH_RATIO of
 # its size, is dropped too. DEDUP_SENTENCES = False: simhash only.
 DEDUP_SENTENCES = True

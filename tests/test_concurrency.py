@@ -66,7 +66,8 @@ def assert_no_two_duplicates(kept_docs: list[Document], rule: SentenceRule) -> N
 def sentence_duplicates(a: Document, b: Document, rule: SentenceRule) -> bool:
     """Whether ``a``, decided after ``b`` was kept, is its copy by the sentence rule."""
     return (
-        len(set(a.sentences) & set(b.sentences)) >= rule.needed(len(a.sentences))
+        bool(a.sentences)  # the rule asks nothing of a document without keys
+        and len(set(a.sentences) & set(b.sentences)) >= rule.needed(len(a.sentences))
         and distance(a.simhash, b.simhash) <= rule.max_distance
         and abs(a.length - b.length) <= rule.length_slack
     )
@@ -160,4 +161,4 @@ def test_processes_starting_one_fresh_index_never_see_a_format_error(redis_serve
     for p in procs:
         p.join(120)
     assert [p.exitcode for p in procs] == [0] * 6
-    assert all(redis_client.get(f"fresh-{n}:format") == b"1" for n in range(ROUNDS))
+    assert all(redis_client.get(f"fresh-{n}:format") == b"2" for n in range(ROUNDS))

@@ -65,6 +65,15 @@ def test_a_short_story_in_one_line_after_a_caption_or_a_call_is_fingerprinted_wi
         fingerprinter.fingerprint("点击上方蓝字关注我们，每天推送最新资讯，欢迎转发分享")
 
 
+def test_a_story_in_one_line_after_a_video_call_is_fingerprinted_without_the_call(fingerprinter):
+    """ "点击观看>>>" and the video's title on a line of their own go; a story delivered in one
+    line after them stays (it was refused as "only boilerplate")."""
+    story = "新浪娱乐讯 11月7日，歌手在北京举行生日会暨新专辑发布会，为第二张全新原创专辑造势宣传。" * 2
+    assert fingerprinter.fingerprint(f"点击观看>>>专辑发布会演唱歌曲{story}").sentences
+    alone = fingerprinter.fingerprint(f"点击观看>>>专辑发布会演唱歌曲《深度对话》\n{story}")
+    assert alone.value == fingerprinter.fingerprint(story).value
+
+
 def test_a_mostly_latin_line_is_no_sentence_of_the_rule():
     # eight Chinese characters in a line of code or links: pages of one site share it
     mixed = "document.write('<script src=http://a.cn/b.js>北京新闻中心欢迎您</script>')"

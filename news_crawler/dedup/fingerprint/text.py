@@ -42,8 +42,12 @@ _CSS_RULE = re.compile(r"\{[^{}]*:[^{}]*;[^{}]*\}")
 _INLINE_EDITOR = re.compile(
     r"[(（\[【]\s*" + any_of(ORIGINAL_TITLE, EDITOR, SOURCE) + r"\s*[:：][^)）\]】\n]{0,60}[)）\]】]"
 )
-# Inline portal markup: sina's "[微博]" after every celebrity name, "[编者按]", "点击观看>>>…".
-_INLINE_MARK = re.compile(r"\[[^\]\n]{1,8}\]|【[^】\n]{1,8}】|点击(?:观看|查看|进入)\s*>+[^\n]*")
+# Inline portal markup: sina's "[微博]" after every celebrity name, "[编者按]", "点击观看>>>…"
+# with the video's title after it, or the call alone where a story runs on after it (a story
+# delivered in one line).
+_INLINE_MARK = re.compile(
+    rf"\[[^\]\n]{{1,8}}\]|【[^】\n]{{1,8}}】|点击(?:观看|查看|进入)\s*>+(?:[^\n]{{0,{_BOILERPLATE_MAX_CHARS}}}$)?"
+)
 _END_MARK = re.compile(r"[(（]\s*完\s*[)）]\s*$")
 
 

@@ -51,16 +51,11 @@ class SentenceRule:
     def length_slack(self) -> int:
         return length_slack(self.length_ratio)
 
-    @property
-    def fewest(self) -> int:
-        """Sentence keys a document needs for the rule at all (and to be filed for it)."""
-        return min(self.match, 2)
-
     def needed(self, count: int) -> int:
         """Sentences a document of ``count`` keys must share with a kept one: ``match``, or
-        all but one of a short document's (a story of three sentences edited in one still
-        shares two), never fewer than two (or ``match`` when it is one)."""
-        return min(self.match, max(2, count - 1))
+        all but one of a short document's three or four (a story of three sentences edited
+        in one still shares two), or all of a document's one or two."""
+        return min(self.match, count - 1 if count > 2 else count)
 
 
 class Document(NamedTuple):

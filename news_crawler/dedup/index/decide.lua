@@ -10,7 +10,7 @@
 -- that block. Two fingerprints within distance 3 share a block, so they meet in one bucket.
 -- Rule 2, sentences (only when rule 1 finds nothing, and when ARGV[5] > 0): a kept document
 -- holding at least ARGV[5] of the document's sentence keys (all but one of a short
--- document's, never fewer than two: SentenceRule.needed), within ARGV[6] bits and within
+-- document's three or four, all of its one or two: SentenceRule.needed), within ARGV[6] bits and within
 -- ARGV[7] length codes. A sentence key is 3 bytes: the first two name its bucket,
 -- <prefix>S<hex>, a string of 6-byte entries (lua/common.lua); the entry's short ref names
 -- the documents kept with it (lua/ids.lua, ids_near), each checked for distance. Entries
@@ -70,7 +70,7 @@ local function sentence_match(fp, sig, len)
       shared[ref] = (shared[ref] or 0) + 1
     end)
   end
-  local needed = math.min(s_match, math.max(2, #keys - 1))
+  local needed = math.min(s_match, #keys > 2 and #keys - 1 or #keys)
   local best_n, best_d, best_id, best_fp = 0, 0, nil, nil
   for _, ref in ipairs(order) do
     local c = shared[ref]
@@ -164,7 +164,7 @@ for at = 10, #ARGV, 6 do
       if p_rule == 1 and p_dist < d then d, kept_fp, kept = p_dist, p_fp, p_id end
     elseif p_rule == 1 then
       rule, d, kept_fp, kept = 'simhash', p_dist, p_fp, p_id
-    elseif s_match > 0 and #sig >= 3 * math.min(s_match, 2) then
+    elseif s_match > 0 and #sig > 0 then
       local n
       kept, n, d, kept_fp, s_keys, s_buckets = sentence_match(fp, sig, len)
       if p_rule == 2 and (not kept or p_count > n or (p_count == n and p_dist < d)) then

@@ -74,7 +74,7 @@ class MemoryStore(FingerprintStore):
         fp = doc.simhash
         for t, b in enumerate(blocks(fp)):
             self._tables[t][b].append(fp)
-        if self.sentence_rule and len(doc.sentences) >= self.sentence_rule.fewest:
+        if self.sentence_rule:
             for key in doc.sentences:
                 self._sentences[key].append((fp, doc.length))
         self._ids[fp] = doc.id
@@ -95,7 +95,7 @@ class MemoryStore(FingerprintStore):
         the nearer, then to the first found (sentence by sentence, in the order kept), exactly
         as ``decide.lua`` breaks them."""
         rule = self.sentence_rule
-        if rule is None or len(doc.sentences) < rule.fewest:
+        if rule is None or not doc.sentences:
             return None
         needed = rule.needed(len(doc.sentences))
         slack = rule.length_slack
