@@ -4,7 +4,7 @@ environment sets any setting of the project under its own name (``REDIS_URL``,
 
 from news_crawler.config import from_environment
 from news_crawler.defaults import *  # noqa: F401,F403 - one source of defaults
-from news_crawler.items import FEED_FIELDS as _feed_fields  # not a setting of its own
+from news_crawler.fields import FEED_FIELDS as _feed_fields  # not a setting of its own
 
 BOT_NAME = "news_crawler"
 SPIDER_MODULES = ["news_crawler.spiders"]

@@ -99,3 +99,13 @@ def test_no_module_imports_itself_through_others_and_only_the_cli_imports_the_cl
         assert circle_from(name, []) is None, " -> ".join(circle_from(name, []) or [])
     into_cli = [(m, t) for m, ts in graph.items() for t in ts if t.startswith("news_crawler.cli") and ".cli" not in m]
     assert not into_cli
+
+
+def test_news_dedup_and_the_settings_it_reads_start_without_scrapy():
+    """``news-dedup`` never crawls: importing Scrapy was a third of its start."""
+    code = (
+        "import sys, news_crawler.cli.dedup, news_crawler.cli.check, news_crawler.settings; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scrapy', 'twisted')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout[:300]

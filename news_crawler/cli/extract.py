@@ -18,7 +18,7 @@ from typing import Any
 
 from news_crawler.cli import options
 from news_crawler.errors import UserError
-from news_crawler.items import FEED_FIELDS
+from news_crawler.fields import FEED_FIELDS, well_formed
 from news_crawler.printable import json_line, printable
 
 # The feed's fields, less what only a crawl knows (its site, the time it ran).
@@ -29,7 +29,6 @@ def fields_of(body: bytes, content_type: str, url: str, fingerprinter: Any, min_
     """What the crawler would write of a page: its fields and fingerprint, or why it is invalid."""
     from news_crawler.dedup.fingerprint import UnusableText, to_hex
     from news_crawler.extraction.page import page_fields
-    from news_crawler.items import well_formed
     from news_crawler.pipelines.validate import unusable
 
     found = page_fields(body, content_type, url)

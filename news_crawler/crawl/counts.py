@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import weakref
 from collections import Counter, defaultdict
+from typing import TYPE_CHECKING
 
-from scrapy.statscollectors import StatsCollector
+if TYPE_CHECKING:  # not at run time: `news-dedup` reaches this module and needs no Scrapy
+    from scrapy.statscollectors import StatsCollector
 
 
 def stat_name(kind: str, what: str, site: str = "") -> str:

@@ -29,7 +29,8 @@ from scrapy.statscollectors import StatsCollector
 
 from news_crawler.config import setting_path
 from news_crawler.crawl.counts import Counts
-from news_crawler.items import FEED_FIELDS, ArticleItem
+from news_crawler.fields import FEED_FIELDS
+from news_crawler.items import ArticleItem
 from news_crawler.pipelines.delivery import Deliveries, SinkError
 from news_crawler.printable import printable
 

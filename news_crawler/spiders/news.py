@@ -38,7 +38,8 @@ from news_crawler.crawl.pool import PageTimeout, WorkerPool
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.page import invalid, page_fields
-from news_crawler.items import ArticleItem, well_formed
+from news_crawler.fields import well_formed
+from news_crawler.items import ArticleItem
 from news_crawler.protocols import Scheduling
 from news_crawler.signals import fetch_failed
 from news_crawler.spiders.list_page import ListPage
