@@ -16,7 +16,6 @@ from news_crawler.frontier.revisits import (
     interval_for,
     with_more_links,
 )
-from news_crawler.frontier.revisits.estimate import GROWTH
 from tests.crawl_helpers import wait_for
 
 LO, HI = 2.0, 120.0
@@ -43,8 +42,8 @@ def test_the_first_visit_is_a_baseline_and_the_next_comes_after_revisit_min():
 def test_a_page_that_never_changes_reaches_revisit_max_in_a_few_visits_and_stays():
     states = visits([0] * 12)
     intervals = [s.interval for s in states]
-    assert intervals[:4] == pytest.approx([LO * GROWTH**n for n in range(4)])
-    assert intervals[6] < HI and intervals[7:] == [HI] * 6
+    assert intervals[:4] == [2, 4, 8, 16]  # doubling
+    assert intervals[7:] == [HI] * 6
     # Over ten minutes it is fetched about D / REVISIT_MAX times, well under 1.5 x that + 5.
     times = [0.0]
     while times[-1] < 600:
@@ -94,7 +93,7 @@ def test_a_failure_is_no_evidence_and_a_304_is_an_unchanged_visit():
 
 def test_new_links_on_the_pages_a_visit_led_to_count_as_its_own():
     quiet = visits([0, 0, 0])[-1]  # a sitemap index: its own page never shows an article
-    assert quiet.watched == 0 and quiet.interval == pytest.approx(LO * GROWTH**3)
+    assert quiet.watched == 0 and quiet.interval == 16
     found = with_more_links(quiet, 4, LO, HI)  # its sitemap did
     assert found.new_total == 4 and found.rate == pytest.approx(4 / quiet.span)
     assert found.interval < quiet.interval and quiet.new_total == 0  # a new state
@@ -165,9 +164,9 @@ def test_a_visit_sets_the_next_one_by_the_server_clock(redis_client):
     first = s.visited("http://a.cn/", "new_links", 10)
     assert first is not None and first.interval == LO
     second = s.visited("http://a.cn/", "unchanged")
-    assert second is not None and second.interval == GROWTH * LO
+    assert second is not None and second.interval == 2 * LO
     (page,) = s.pages()
-    assert page.due == pytest.approx(s.now() + GROWTH * LO, abs=1.0)
+    assert page.due == pytest.approx(s.now() + 2 * LO, abs=1.0)
     assert page.state is not None and page.state.results == {"new_links": 1, "unchanged": 1}
 
 
@@ -199,10 +198,10 @@ def test_more_links_bring_the_next_visit_sooner_and_never_extend_it(redis_client
     s.register([url])
     s.claim()
     for _ in range(4):
-        s.visited(url, "unchanged")  # growing: 2, 3.6, 6.5, 11.7
+        s.visited(url, "unchanged")  # doubling: 2, 4, 8, 16
     (before,) = s.pages()
     state = s.more_links(url, 10)
-    assert state is not None and state.interval < 11
+    assert state is not None and state.interval < 16
     (after,) = s.pages()
     assert after.due == pytest.approx(state.last + state.interval, abs=0.01) and after.due < before.due
     assert s.more_links("http://b.cn/", 3) is None  # no such page

@@ -15,14 +15,10 @@ A pure core (no Redis, no Scrapy), tested on its own. The design, and why:
   ``1 / sqrt(rate_i)`` (a Lagrange multiplier gives it at once): the busy pages are visited
   more often, but not so much more that the quiet pages' articles wait for hours. The scale
   puts a page that gains a link every ``REVISIT_MIN`` seconds at the floor.
-- **A page that has never shown a new link** grows its interval by ``GROWTH`` on every such
-  visit: a rate cannot be estimated from nothing, and a page that never changes must reach
-  ``REVISIT_MAX`` in a few visits, not the hours a decaying estimate would take. Its first
-  new link hands it to the rate. Such a page may be one that is quiet until its first burst
-  of news, whose articles then wait for the next visit: 1.8 rather than doubling visits it a
-  little more often on the way up (measured: ``benchmarks/watch.py --simulate``, the p90
-  latency 0.786 -> 0.767 of the fixed schedule's over 100 draws) for about one visit more
-  to reach ``REVISIT_MAX`` (eleven fetches in ten minutes at 2 s to 120 s, against ten).
+- **A page that has never shown a new link** doubles its interval on every such visit
+  (``GROWTH``): a rate cannot be estimated from nothing, and a page that never changes must
+  reach ``REVISIT_MAX`` in a few visits, not the hours a decaying estimate would take. Its first
+  new link hands it to the rate.
 - **New links on the pages a visit led to** (the list's next pages, the sitemaps of a
   sitemap index) count as found by that visit, when they come.
 - **The first visit** is a baseline: everything on the page is new to a fresh watcher, so
@@ -39,7 +35,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 MEMORY = 3600.0  # seconds over which past visits' evidence fades by e
-GROWTH = 1.8  # a page that never showed a new link: its interval's growth per visit
+GROWTH = 2.0  # a page that never showed a new link: its interval's growth per visit
 FORMAT = 1  # the state's format, recorded in it: any other is refused
 RESULTS = ("new_links", "unchanged", "not_modified", "failed")
 
