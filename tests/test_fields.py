@@ -54,11 +54,22 @@ def test_the_editor_is_never_the_author(byline, after):
         ("通讯员 何强", "", "何强"),
         ("本报实习生 刘国栋 本报记者 王燕平", "王燕平", "刘国栋"),
         ("记者 孙丽 摄影 陈明", "孙丽", ""),
+        ("本报记者 孙丽 实习生 何强 通讯员 李梅", "孙丽", "何强 李梅"),
+        ("（记者 孙丽 通讯员 何强 实习生 李梅）", "孙丽", "何强 李梅"),
     ],
 )
 def test_correspondents_are_contributors_not_authors(byline, author, contributors):
     article = extract_article(page(byline))
     assert (article.author, article.contributors) == (author, contributors)
+
+
+@pytest.mark.parametrize(
+    "credit",
+    ["（记者 孙丽 通讯员 何强 实习生 李梅）", "本报记者 孙丽 通讯员 何强 实习生 李梅"],
+)
+def test_a_byline_that_closes_the_story_credits_its_correspondents_too(credit):
+    article = extract_article(page(after=f"<p>{credit}</p>"))
+    assert (article.author, article.contributors) == ("孙丽", "何强 李梅")
 
 
 @pytest.mark.parametrize("raw", ["张三 编辑 李四", "张三 点击数 128", "张三　阅读 字号 打印", "张三 通讯员 李四"])

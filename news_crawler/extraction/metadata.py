@@ -69,8 +69,9 @@ _AUTHOR_LABELS = [
     _ISSUER,
 ]
 _CREDITS = 7  # the labels above that credit a writer (作者, 记者, 文/, /文): above the story they come first
-# Correspondents and interns: credited beside the reporters, never the author.
-_CONTRIBUTOR = re.compile(rf"(?:通讯员|实习生)(?:{_COLON}|[ \t\u3000]++)({_NAMES})(?![ \t\u3000]*+摄)")
+# Correspondents and interns: credited beside the reporters, never the author. The names are
+# looked at, not taken: the next label's names ("实习生 何强 通讯员 李梅") are matched in turn.
+_CONTRIBUTOR = re.compile(rf"(?:通讯员|实习生)(?:{_COLON}|[ \t\u3000]++)(?=({_NAMES})(?![ \t\u3000]*+摄))")
 # The line under a headline that is only a name, an account or "name/outlet": "石佳/中国青年报",
 # a self-media account "加拿大必读", "华夏人文 2020-03-09 18:14:21".
 _ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
@@ -289,9 +290,10 @@ def near_article(text: str, title: str, body: str) -> str:
 
 def find_contributors(text: str, title: str, body: str) -> str:
     """The correspondents and interns a byline credits beside the reporters (通讯员 X, 实习生
-    Y), space-separated; never the author."""
+    Y), space-separated; never the author. Where bylines stand: above the story, closing it
+    ("（记者 孙丽 通讯员 何强）"), under it."""
     found: list[str] = []
-    for region in _regions(text, title, body)[:1] + [_trailer(text, body)]:
+    for region in [*_regions(text, title, body), _trailer(text, body)]:
         for m in _CONTRIBUTOR.finditer(region):
             for name in clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8])).split():
                 if name not in found:
