@@ -288,6 +288,7 @@ def main() -> None:
     plain = TfidfWeigher(position_decay=0, max_word_share=1, hmm=True)
     slower_decay = TfidfWeigher(position_decay=15)
     faster_decay = TfidfWeigher(position_decay=4)
+    decay_8 = TfidfWeigher(position_decay=8)
     lead_only = TfidfWeigher(max_word_share=1)
     cap_only = TfidfWeigher(position_decay=0)
     top20 = TfidfWeigher(top_k=20, position_decay=0, max_word_share=1, hmm=True)
@@ -300,8 +301,9 @@ def main() -> None:
         "naive: extract_tags top-20": lambda i: (
             simhash.Simhash(jieba.analyse.extract_tags(docs[i]["body"], topK=20, withWeight=True), f=64).value
         ),
-        "chosen (lead decay 8, cap 0.1, no HMM)": lambda i: fingerprint(chosen.weigher.weigh(words[i])),
+        "chosen (lead decay 10, cap 0.1, no HMM)": lambda i: fingerprint(chosen.weigher.weigh(words[i])),
         "lead decay 15 (slower)": lambda i: fingerprint(slower_decay.weigh(words[i])),
+        "lead decay 8 (the default before)": lambda i: fingerprint(decay_8.weigh(words[i])),
         "lead decay 4 (faster)": lambda i: fingerprint(faster_decay.weigh(words[i])),
         "lead weight, no cap": lambda i: fingerprint(lead_only.weigh(words[i])),
         "plain TF-IDF, all words": lambda i: fingerprint(plain.features(prepared[i])),
@@ -345,7 +347,7 @@ def main() -> None:
             precision = tp / (tp + fp) if tp + fp else 1.0
             row.append(f"{precision:6.3f} / {tp / len(positives):5.3f}")
         print(f"{name:<42}" + "".join(f" {r} " for r in row))
-    chosen_pairs = near["chosen (lead decay 8, cap 0.1, no HMM)"]
+    chosen_pairs = near["chosen (lead decay 10, cap 0.1, no HMM)"]
     at3 = {p for p, d in chosen_pairs.items() if d <= 3}
     natural = positives - synthetic
     own = {p for p in candidates if docs[p[1]].get("edits") and docs[p[1]]["id"] == docs[p[0]]["id"] + "~r"}

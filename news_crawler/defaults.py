@@ -155,7 +155,7 @@ DEDUP_HMM = False
 # dictionary), else jieba; "jieba" always jieba. DEDUP_USER_DICT: a jieba user dictionary.
 DEDUP_SEGMENTER = "auto"
 DEDUP_USER_DICT = ""
-DEDUP_POSITION_DECAY = 8.0
+DEDUP_POSITION_DECAY = 10.0
 DEDUP_MAX_WORD_SHARE = 0.1
 DEDUP_BATCH_SIZE = 64
 # Drop records (what each dropped article copies) kept at most: they are written in eras of

@@ -126,13 +126,13 @@ def test_the_weights_and_the_fingerprint_of_a_known_text_are_pinned(fingerprinte
     weights = [(w, round(v, 4)) for w, v in fingerprinter.features(STORY)[:8]]
     assert weights == [
         ("北京", 4.667),
-        ("时间", 3.626),
-        ("10", 9.5635),
-        ("30", 8.6943),
-        ("武侠小说", 7.2061),
-        ("泰斗", 6.9307),
-        ("金庸", 10.3838),
-        ("香港", 3.0996),
+        ("时间", 3.709),
+        ("10", 9.9619),
+        ("30", 9.1963),
+        ("武侠小说", 7.7207),
+        ("泰斗", 7.5078),
+        ("金庸", 11.4541),
+        ("香港", 3.4189),
     ]
     fp = fingerprinter.fingerprint(STORY)
-    assert (fp.value, fp.words, fp.sentences, fp.length) == (0x5BED_D8AC_C169_DA2D, 23, (9839045, 5332742), 85)
+    assert (fp.value, fp.words, fp.sentences, fp.length) == (0x5BED_D8AC_8169_DA2D, 23, (9839045, 5332742), 85)

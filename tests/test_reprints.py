@@ -122,7 +122,7 @@ def test_story_lists_the_original_and_every_copy_and_explain_says_why_neighbours
     strict = ["--redis-url", redis_server.url, "--namespace", "strict", "-s", "DEDUP_MAX_DISTANCE=0"]
     strict += ["-s", "DEDUP_SENTENCES=false"]
     half = len(original) // 2
-    edited = original[:half] + "此外，有关方面还表示将继续关注事态发展。" + original[half:]
+    edited = original[:half] + "此外，有关部门负责人表示，将继续密切关注事态发展，及时发布权威信息。" + original[half:]
     pair = [{"id": "first", "body": original}, {"id": "second", "body": edited}]
     run(["check", *strict, "-"], "\n".join(json.dumps(x, ensure_ascii=False) for x in pair) + "\n")
     explained = json.loads(run(["explain", *strict, "--id", "second", "--text", edited, "--json"]).stdout)
