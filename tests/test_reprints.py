@@ -31,6 +31,25 @@ def test_a_copy_in_taiwan_or_hong_kong_script_has_the_originals_fingerprint(fing
     assert sum(d <= 3 for d in near) >= 0.95 * len(near), near
 
 
+def test_the_script_is_told_as_counting_what_t2s_changes_would_tell_it(stories):
+    """Traditional characters are counted by one character class (what t2s changes standing
+    alone), not by running t2s over the sample: the same decision on real stories in every
+    script."""
+    from news_crawler.dedup.fingerprint.text import SCRIPT_SAMPLE, TRADITIONAL_SHARE
+
+    t2s = opencc.OpenCC("t2s")
+
+    def traditional_by_t2s(text: str) -> bool:
+        sample = text[:SCRIPT_SAMPLE]
+        han = sum("\u4e00" <= c <= "\u9fff" for c in sample)
+        return han > 0 and sum(a != b for a, b in zip(sample, t2s.convert(sample))) >= TRADITIONAL_SHARE * han
+
+    texts = stories + [opencc.OpenCC(c).convert(s) for c in ("s2twp", "s2hk", "s2t") for s in stories]
+    decisions = [simplified(t) != t for t in texts]
+    assert decisions == [traditional_by_t2s(t) for t in texts]
+    assert sum(decisions) >= 3 * len(stories) - 3  # the copies, not the originals
+
+
 def test_regional_vocabulary_and_variant_characters_fold_and_simplified_text_stays():
     assert simplified("這個軟體的記憶體不足，衞生署發佈了新聞稿，網路上的資訊很多。") == (
         "这个软件的内存不足，卫生署发布了新闻稿，网络上的信息很多。"

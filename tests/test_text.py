@@ -43,6 +43,8 @@ def test_fast_nfkc_equals_unicodedata_nfkc(sina_articles):
         "㍿ ① ﬁ ｶﾞ ℌ",
         "",
         "\u3000\u3000段落",
+        "省略……号\xa0与不换行空格",
+        "…\u0301 an ellipsis then a combining mark, \xa0\u0308 a no-break space then one",
     ]
     for text in samples:
         assert nfkc(text) == unicodedata.normalize("NFKC", text)
