@@ -11,6 +11,7 @@ from news_crawler.dedup.fingerprint.sentences import (
     length_slack,
     longest_sentences,
     sentence_key,
+    sentence_keys,
     signature,
 )
 from news_crawler.dedup.fingerprint.text import normalize
@@ -88,6 +89,38 @@ def test_a_key_often_survives_a_small_edit_never_another_figure(sina_articles):
     base = "北京时间10月29日消息公司宣布将于11月20日召开电话会议讨论第三季度的财务业绩"
     assert sentence_key(base) == sentence_key(base.replace("10月29日", "10月30日").replace("11月20日", "11月21日"))
     assert sentence_key(base) != sentence_key(base.replace("第三季度", "第3季度"))
+
+
+def _reference_key(sentence: str) -> int:
+    """A key as the module docstring defines it, one run at a time in plain Python."""
+    from hashlib import blake2b
+    from zlib import crc32
+
+    han = re.sub(r"[^\u4e00-\u9fff]+", "", sentence).encode("utf-32-le")
+    runs = [han[i : i + 16] for i in range(0, max(4, len(han) - 12), 4)]  # a short sentence is its one run
+    lowest = sorted({crc32(r) * 0x9E3779B97F4A7C15 % ((1 << 61) - 1) for r in runs})[:3]
+    kept = " ".join(re.findall(r"[a-z]+|[0-9]+(?![0-9年月日时点分号])", sentence)) + "#" + " ".join(map(str, lowest))
+    return int.from_bytes(blake2b(kept.encode("utf-8"), digest_size=3).digest(), "big")
+
+
+def test_keys_hashed_as_arrays_are_the_keys_of_their_definition(sina_articles):
+    """The runs are hashed in numpy from CRC-32's tables (its linearity), a batch of sentences
+    at once: every key is the one zlib's CRC-32 of each run gives, whatever the batch."""
+    rng = random.Random(7)
+    real = [s for a in sina_articles[:150] for s in longest_sentences(normalize(a["body"]), 5, 8)]
+    made = [
+        "".join(
+            rng.choice("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动")
+            for _ in range(n)
+        )
+        for n in range(12)
+    ]
+    odd = ["", "a", "中", "中国", "中国人", "中国人民", "abc 123", "鿿一丁", "2019年第3季度营收12亿元中国"]
+    sentences = real + made + odd
+    assert len(real) > 500
+    assert sentence_keys(sentences) == [_reference_key(s) for s in sentences]
+    assert [sentence_key(s) for s in odd] == [_reference_key(s) for s in odd]
+    assert sentence_keys([]) == []
 
 
 def test_length_code_and_slack():

@@ -27,6 +27,8 @@ import re
 from hashlib import blake2b
 from zlib import crc32
 
+import numpy as np
+
 # Input is NFKC-normalised: "！？；" are "!?;" and "…" is "...". Sentences are reduced to
 # their letters and digits in one pass over the text: an ellipsis becomes a line end, then
 # everything but words and sentence ends goes, then the text is split at the ends.
@@ -47,18 +49,83 @@ _MIX, _PRIME = 0x9E3779B97F4A7C15, (1 << 61) - 1
 _QUANTITIES = re.compile(r"[a-z]+|[0-9]+(?![0-9年月日时点分号])")
 
 
-def sentence_key(sentence: str) -> int:
-    """The 24-bit key of a reduced sentence: the ``LOWEST`` lowest hashes of its runs of
+def _crc_tables() -> tuple[np.ndarray, int]:
+    """``(tables, z)`` with ``crc32(run) == z ^ tables[0][c0] ^ ... ^ tables[3][c3]`` for a
+    run of four BMP characters ``c0..c3`` in UTF-32: CRC-32 is affine over GF(2), so a run's
+    CRC is the XOR of what each byte contributes at its place, and a byte's contribution is
+    the XOR of its bits'. 128 CRCs of one bit and a few array operations."""
+    width = 4 * RUN
+    z = crc32(bytes(width))
+    values = np.arange(256, dtype=np.uint32)
+
+    def byte_table(at: int) -> np.ndarray:  # what each value of the byte at ``at`` adds
+        table = np.zeros(256, dtype=np.uint32)
+        for bit in range(8):
+            single = bytearray(width)
+            single[at] = 1 << bit
+            table[(values >> bit) & 1 == 1] ^= crc32(bytes(single)) ^ z
+        return table
+
+    points = np.arange(1 << 16, dtype=np.uint32)
+    tables = np.empty((RUN, 1 << 16), dtype=np.uint32)
+    for place in range(RUN):  # a BMP character in UTF-32 LE: its low byte, its high byte, two zeros
+        tables[place] = byte_table(4 * place)[points & 255] ^ byte_table(4 * place + 1)[points >> 8]
+    return tables, z
+
+
+_TABLES, _Z = _crc_tables()
+# x * _MIX % _PRIME for x < 2**32 in uint64 arithmetic, without overflow: _MIX mod the prime
+# split at bit 32, and 2**61 == 1 modulo 2**61 - 1.
+_MIX_HIGH, _MIX_LOW = np.uint64((_MIX % _PRIME) >> 32), np.uint64((_MIX % _PRIME) & 0xFFFFFFFF)
+_U29, _U32, _U61, _P = np.uint64((1 << 29) - 1), np.uint64(32), np.uint64(61), np.uint64(_PRIME)
+
+
+def _mixed(crcs: np.ndarray) -> np.ndarray:
+    """``crc * _MIX % _PRIME`` of each CRC, exactly as Python's integers compute it."""
+    high = crcs * _MIX_HIGH  # < 2**61; times 2**32 modulo the prime:
+    high = (high >> np.uint64(29)) + ((high & _U29) << _U32)
+    low = crcs * _MIX_LOW  # < 2**64
+    mixed: np.ndarray = (high + (low >> _U61) + (low & _P)) % _P
+    return mixed
+
+
+def sentence_keys(sentences: list[str]) -> list[int]:
+    """The 24-bit key of each reduced sentence: the ``LOWEST`` lowest hashes of its runs of
     ``RUN`` Chinese characters, and its quantities and Latin words (module docstring)."""
     # A run's hash: CRC-32 over its UTF-32 (four bytes a character), a third of the time of
     # blake2b, then multiplied modulo a prime, which orders the runs at random: CRC-32 alone
-    # is linear, and its order let more unrelated sentences share keys (BENCHMARKS.md).
-    han = _NOT_HAN.sub("", sentence).encode("utf-32-le")
-    width = 4 * RUN
-    hashes = {crc32(han[i : i + width]) * _MIX % _PRIME for i in range(0, max(4, len(han) - width + 4), 4)}
-    lowest = sorted(hashes)[:LOWEST]
-    kept = " ".join(_QUANTITIES.findall(sentence)) + "#" + " ".join(map(str, lowest))
-    return int.from_bytes(blake2b(kept.encode("utf-8"), digest_size=KEY_BITS // 8).digest(), "big")
+    # is linear, and its order let more unrelated sentences share keys (BENCHMARKS.md). The
+    # runs of all the sentences are hashed at once, as arrays.
+    hans = [_NOT_HAN.sub("", s) for s in sentences]
+    points = np.frombuffer("".join(hans).encode("utf-32-le"), dtype=np.uint32)
+    n = points.size - RUN + 1
+    hashes = np.empty(0, dtype=np.uint64)
+    if n > 0:
+        crcs = np.full(n, _Z, dtype=np.uint32)
+        for place in range(RUN):
+            crcs ^= _TABLES[place][points[place : place + n]]
+        hashes = _mixed(crcs.astype(np.uint64))
+    keys, start = [], 0
+    for sentence, han in zip(sentences, hans):
+        end = start + len(han)
+        lowest: list[int] = []
+        if len(han) >= RUN:
+            for h in np.sort(hashes[start : end - RUN + 1]).tolist():  # the LOWEST lowest, without repeats
+                if not lowest or h != lowest[-1]:
+                    lowest.append(h)
+                    if len(lowest) == LOWEST:
+                        break
+        else:  # too short for a run: the sentence's characters are its one run
+            lowest.append(crc32(han.encode("utf-32-le")) * _MIX % _PRIME)
+        start = end
+        kept = " ".join(_QUANTITIES.findall(sentence)) + "#" + " ".join(map(str, lowest))
+        keys.append(int.from_bytes(blake2b(kept.encode("utf-8"), digest_size=KEY_BITS // 8).digest(), "big"))
+    return keys
+
+
+def sentence_key(sentence: str) -> int:
+    """The key of one reduced sentence (``sentence_keys``)."""
+    return sentence_keys([sentence])[0]
 
 
 def _reduced(prepared: str) -> str:
@@ -85,13 +152,13 @@ def longest_sentences(prepared: str, count: int, min_chars: int, reduced: str | 
 def signature_and_length(prepared: str, count: int, min_chars: int) -> tuple[tuple[int, ...], int]:
     """``signature`` and ``length_code`` of a text, sharing one pass over it."""
     reduced = _reduced(prepared)
-    keys = tuple(dict.fromkeys(sentence_key(s) for s in longest_sentences(prepared, count, min_chars, reduced)))
+    keys = tuple(dict.fromkeys(sentence_keys(longest_sentences(prepared, count, min_chars, reduced))))
     return keys, _code(len(reduced) - sum(map(reduced.count, "。！？!?；;\n")))
 
 
 def signature(prepared: str, count: int, min_chars: int) -> tuple[int, ...]:
     """The keys of the ``count`` longest sentences, without repeats, longest first."""
-    return tuple(dict.fromkeys(sentence_key(s) for s in longest_sentences(prepared, count, min_chars)))
+    return tuple(dict.fromkeys(sentence_keys(longest_sentences(prepared, count, min_chars))))
 
 
 def length_code(prepared: str) -> int:
