@@ -10,6 +10,15 @@ from tests.redis_cluster import TestCluster
 from tests.redis_server import TestServer
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_dir(tmp_path_factory):
+    """The IDF cache of every table a test writes goes to a directory of the run's, not the
+    user's ~/.cache (subprocesses inherit it)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory):
     server = TestServer(tmp_path_factory.mktemp("redis"))

@@ -1,28 +1,34 @@
 """IDF tables: jieba's own (read from its package data, without importing jieba.analyse,
 which loads far more than the table) or a file in jieba's format, read once per process.
 
-Parsing jieba's 270,000-line table takes about 0.15 s, a large share of a short
-``news-dedup check``; so the parsed table is kept in the user's cache directory as two
-flat blobs (the words, the float64 values) and read back in about a third of that time.
-The cache is keyed by the source file's path, size and modification time, written
-atomically, and only ever an optimisation: when it cannot be read or written, the text
-file is parsed.
+A process needs the IDF of the words it meets, not a dict of the whole table: building one
+of jieba's 270,000 words took 70 ms, a fifth of a short ``news-dedup check``. So the parsed
+table is kept in the user's cache directory as its values and its words, sorted, in
+fixed-width UTF-32, and mapped into memory: nothing is parsed or built at start-up, the
+processes of a pool share the pages, and a batch of words is looked up by one binary search
+in numpy (the words of 1,500 articles in about 30 ms, spread over the workers). The cache
+is keyed by the source file's path, size and modification time, written atomically, with
+its format in its first line; when it cannot be read or written the table is held in memory
+in the same arrays.
 """
 
 from __future__ import annotations
 
-import array
 import functools
 import hashlib
 import importlib.util
 import logging
 import os
-import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 logger = logging.getLogger(__name__)
-_MAGIC = b"news-crawler idf v1 " + sys.byteorder.encode() + b"\n"
+_MAGIC = b"news-crawler idf 2\n"
+_HEADER = 64  # the magic, then the count, the width in characters and the median; zero-padded
+_VALUES = np.dtype("<f8")
 
 
 def jieba_idf_path() -> Path:
@@ -31,6 +37,41 @@ def jieba_idf_path() -> Path:
     if spec is None or spec.origin is None:
         raise ModuleNotFoundError("jieba is not installed; its IDF table is the default")
     return Path(spec.origin).parent / "analyse" / "idf.txt"
+
+
+class IdfTable:
+    """word -> IDF over sorted arrays; the median IDF for a word the table lacks."""
+
+    def __init__(self, words: np.ndarray, values: np.ndarray, median: float, source: Path) -> None:
+        self.words = words  # sorted, fixed-width unicode
+        self.values = values
+        self.median = median
+        self.source = source
+
+    @classmethod
+    def from_dict(cls, table: dict[str, float], median: float, source: Path) -> IdfTable:
+        words = sorted(table)
+        return cls(np.array(words, dtype=str), np.array([table[w] for w in words], dtype=_VALUES), median, source)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        """A spawned worker maps the table again rather than receiving a copy."""
+        return load_idf, (str(self.source),)
+
+    def lookup(self, words: Sequence[str]) -> np.ndarray:
+        """The IDF of each of ``words``, as float64."""
+        if not words:
+            return np.empty(0, dtype=_VALUES)
+        asked = np.array(words, dtype=str)
+        known = np.ones(len(words), dtype=bool)
+        if asked.dtype.itemsize > self.words.dtype.itemsize:  # longer than any word of the table
+            known = np.char.str_len(asked) * 4 <= self.words.dtype.itemsize
+            asked = asked.astype(self.words.dtype)  # cut, but those are not looked up
+        at = np.minimum(np.searchsorted(self.words, asked), len(self.words) - 1)
+        known &= self.words[at] == asked
+        return np.where(known, self.values[at], self.median)
 
 
 def parse_idf(path: Path) -> tuple[dict[str, float], float]:
@@ -57,52 +98,55 @@ def _cache_file(path: Path) -> Path:
     return cache_dir() / f"idf-{key}.bin"
 
 
-def _read_cache(cached: Path) -> tuple[dict[str, float], float] | None:
+def _read_cache(cached: Path, source: Path) -> IdfTable | None:
     try:
-        raw = cached.read_bytes()
+        with cached.open("rb") as f:
+            head = f.read(_HEADER)
     except OSError:
         return None
-    if not raw.startswith(_MAGIC):
+    if len(head) < _HEADER or not head.startswith(_MAGIC):
+        return None  # another format, or cut short: parse the text instead
+    at = len(_MAGIC)
+    count, width = (int.from_bytes(head[at + 8 * i : at + 8 * i + 8], "little") for i in range(2))
+    median = float(np.frombuffer(head, dtype=_VALUES, count=1, offset=at + 16)[0])
+    words_at = _HEADER + 8 * count
+    if not count or not width or cached.stat().st_size != words_at + 4 * width * count:
         return None
-    head = len(_MAGIC)
-    n_words, n_bytes = (
-        int.from_bytes(raw[head : head + 8], "little"),
-        int.from_bytes(raw[head + 8 : head + 16], "little"),
-    )
-    words = raw[head + 24 : head + 24 + n_bytes].decode("utf-8").split("\n")
-    values = array.array("d")
-    values.frombytes(raw[head + 24 + n_bytes :])
-    if len(words) != n_words or len(values) != n_words + 1:
-        return None  # truncated or foreign: parse the text instead
-    return dict(zip(words, values)), values[-1]
+    try:
+        mapped = np.memmap(cached, dtype=np.uint8, mode="r")
+    except (OSError, ValueError):  # replaced or cut since
+        return None
+    values = mapped[_HEADER:words_at].view(_VALUES)
+    words = mapped[words_at:].view(f"<U{width}")
+    return IdfTable(words, values, median, source)
 
 
-def _write_cache(cached: Path, table: dict[str, float], median: float) -> None:
-    words = "\n".join(table).encode("utf-8")
-    values = array.array("d", table.values())
-    values.append(median)
-    header = len(table).to_bytes(8, "little") + len(words).to_bytes(8, "little") + bytes(8)
+def _write_cache(cached: Path, table: IdfTable) -> None:
+    header = _MAGIC + len(table).to_bytes(8, "little") + (table.words.dtype.itemsize // 4).to_bytes(8, "little")
+    header += np.array([table.median], dtype=_VALUES).tobytes()
     cached.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=".idf-")
     with os.fdopen(fd, "wb") as f:
-        f.write(_MAGIC + header + words + values.tobytes())
+        f.write(header.ljust(_HEADER, b"\0"))
+        f.write(table.values.astype(_VALUES).tobytes())
+        f.write(table.words.astype(f"<U{table.words.dtype.itemsize // 4}").tobytes())
     os.replace(tmp, cached)
 
 
 @functools.lru_cache(maxsize=8)
-def load_idf(path: str | None = None) -> tuple[dict[str, float], float]:
-    """``(word -> IDF, median IDF)`` of ``path`` (jieba's table when None). Shared: never change it."""
+def load_idf(path: str | None = None) -> IdfTable:
+    """The IDF table of ``path`` (jieba's when None). Shared: never change it."""
     source = Path(path) if path else jieba_idf_path()
     try:
         cached = _cache_file(source)
     except OSError:
-        return parse_idf(source)  # the missing file's own error, from parse_idf
-    loaded = _read_cache(cached)
+        return IdfTable.from_dict(*parse_idf(source), source)  # the missing file's own error, from parse_idf
+    loaded = _read_cache(cached, source)
     if loaded is not None:
         return loaded
-    table, median = parse_idf(source)  # words never hold a line break: "\n" separates them in the cache
+    table = IdfTable.from_dict(*parse_idf(source), source)
     try:
-        _write_cache(cached, table, median)
+        _write_cache(cached, table)
     except OSError as e:
         logger.debug("IDF cache not written to %s: %s", cached, e)
-    return table, median
+    return table

@@ -19,9 +19,12 @@ LIMIT = 500_000
 
 class Vocabulary:
     def __init__(
-        self, idf_of: Callable[[str], float | None], topic_words: frozenset[str] = frozenset(), limit: int = LIMIT
+        self,
+        idfs: Callable[[list[str]], np.ndarray],
+        topic_words: frozenset[str] = frozenset(),
+        limit: int = LIMIT,
     ) -> None:
-        self.idf_of = idf_of  # a word's IDF, or None when it carries no weight
+        self.idfs = idfs  # the words' IDFs, NaN for a word that carries no weight
         self.topic_words = topic_words
         self.limit = limit
         self._reset()
@@ -70,6 +73,6 @@ class Vocabulary:
         start, end = len(self.ids), len(self.ids) + len(new)
         self._reserve(end)
         self.ids.update(zip(new, range(start, end)))
-        self.idf[start:end] = [np.nan if v is None else v for v in map(self.idf_of, new)]
+        self.idf[start:end] = self.idfs(new)
         self.digests[start:end] = np.frombuffer(b"".join([digest(w) for w in new]), dtype=np.uint8).reshape(-1, 8)
         self.topic[start:end] = [w in self.topic_words for w in new]

@@ -72,7 +72,7 @@ class TfidfWeigher:
             raise ValueError(f"topic_weight must be positive, got {topic_weight}")
         if top_k is not None and top_k < 1:
             raise ValueError(f"top_k must be a positive number of words or None for all, got {top_k}")
-        self.idf, self.median_idf = load_idf(str(idf_path) if idf_path else None)
+        self.idf = load_idf(str(idf_path) if idf_path else None)
         self.stop_words = read_word_list(stop_words_path or DEFAULT_STOP_WORDS)
         self.topic_words = frozenset(w.lower() for w in topic_words)
         self.topic_weight = topic_weight
@@ -84,7 +84,7 @@ class TfidfWeigher:
         self.segment = Segmenter(hmm, user_dict, segmenter)
         self._word_idf: dict[str, float | None] = {}  # word -> IDF, or None for a word without weight
         self._position_np = np.empty(0)
-        self.vocabulary = Vocabulary(self.idf_of, self.topic_words)
+        self.vocabulary = Vocabulary(self.idfs, self.topic_words)
         self.lock = threading.Lock()
 
     def _position_array(self, n: int) -> np.ndarray:
@@ -112,22 +112,24 @@ class TfidfWeigher:
 
     def _learn(self, words: Iterable[str]) -> dict[str, float | None]:
         """The word cache, knowing every word of ``words``: its IDF, or None when it carries no
-        weight (one character, a stop word, or a run like "......" or "--": a word must start
-        or end with a letter or digit)."""
+        weight (``idfs``)."""
         cache = self._word_idf
-        new = [w for w in words if w not in cache]
+        new = list(dict.fromkeys(w for w in words if w not in cache))
         if new:
             if len(cache) + len(new) > _WORD_CACHE_LIMIT:
                 cache.clear()
-            for w in new:
-                cache[w] = self.idf_of(w)
+            cache.update(zip(new, (None if v != v else v for v in self.idfs(new).tolist())))  # NaN: no weight
         return cache
 
-    def idf_of(self, word: str) -> float | None:
-        """``word``'s IDF (the median for a word the table lacks), or None when it carries no weight."""
-        if len(word) > 1 and word not in self.stop_words and (word[0].isalnum() or word[-1].isalnum()):
-            return self.idf.get(word, self.median_idf)
-        return None
+    def idfs(self, words: list[str]) -> np.ndarray:
+        """The IDF of each word (the median for a word the table lacks), NaN for a word that
+        carries no weight: one character, a stop word, or a run like "......" or "--" (a word
+        must start or end with a letter or digit)."""
+        values = self.idf.lookup(words)
+        stop = self.stop_words
+        weightless = [len(w) < 2 or w in stop or not (w[0].isalnum() or w[-1].isalnum()) for w in words]
+        values[np.array(weightless, dtype=bool)] = np.nan
+        return values
 
     def weigh_numbers(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """``weigh`` on arrays, for speed: the vocabulary numbers of the features in
