@@ -50,8 +50,9 @@ class IdfTable:
 
     @classmethod
     def from_dict(cls, table: dict[str, float], median: float, source: Path) -> IdfTable:
-        words = sorted(table)
-        return cls(np.array(words, dtype=str), np.array([table[w] for w in words], dtype=_VALUES), median, source)
+        words = np.array(list(table), dtype=str)
+        order = np.argsort(words)  # numpy's order of its strings, which its binary search follows
+        return cls(words[order], np.fromiter(table.values(), dtype=_VALUES, count=len(table))[order], median, source)
 
     def __len__(self) -> int:
         return len(self.words)
