@@ -116,7 +116,7 @@ def schedule(client, claim_seconds: float = 30.0) -> RevisitSchedule:
 def test_start_pages_are_due_at_once_keep_their_time_and_leave_when_no_longer_listed(redis_client):
     s = schedule(redis_client)
     assert s.register(["http://a.cn/", "http://a.cn/b/"]) == 2
-    claimed = s.claim()
+    claimed = s.claim().pages
     assert sorted(c.url for c in claimed) == ["http://a.cn/", "http://a.cn/b/"]
     assert all(c.state is None for c in claimed)
     s.visited("http://a.cn/", "unchanged", etag='"e"')
@@ -136,7 +136,7 @@ def test_a_due_page_is_claimed_by_one_watcher_of_many(redis_client):
 
     def claim(n: int) -> None:
         for _ in range(20):
-            got[n] += [c.url for c in watchers[n].claim(7)]
+            got[n] += [c.url for c in watchers[n].claim(7).pages]
 
     threads = [threading.Thread(target=claim, args=(n,)) for n in range(len(watchers))]
     for t in threads:
@@ -150,11 +150,29 @@ def test_a_due_page_is_claimed_by_one_watcher_of_many(redis_client):
 def test_a_page_whose_watcher_died_is_due_again_when_its_claim_runs_out(redis_client):
     dead, alive = schedule(redis_client, claim_seconds=0.5), schedule(redis_client, claim_seconds=0.5)
     dead.register(["http://a.cn/"])
-    assert [c.url for c in dead.claim()] == ["http://a.cn/"]  # and never recorded: it was killed
-    assert alive.claim() == []  # claimed: nobody else fetches it meanwhile
+    assert [c.url for c in dead.claim().pages] == ["http://a.cn/"]  # and never recorded: it was killed
+    assert alive.claim().pages == []  # claimed: nobody else fetches it meanwhile
     taken: list[str] = []
-    wait_for(lambda: taken.extend(c.url for c in alive.claim()) or taken, 10, "the claim to run out")
+    wait_for(lambda: taken.extend(c.url for c in alive.claim().pages) or taken, 10, "the claim to run out")
     assert taken == ["http://a.cn/"]
+
+
+def test_a_claim_says_how_long_until_the_next_page_is_due(redis_client):
+    """A watcher sleeps until then (``poll`` at most), not a fixed poll: a revisit is fetched
+    when it is due."""
+    s = schedule(redis_client, claim_seconds=30.0)
+    assert s.claim().wait == math.inf  # nothing scheduled
+    s.register(["http://a.cn/", "http://a.cn/b/"])
+    assert len(s.claim().pages) == 2
+    s.visited("http://a.cn/", "new_links", 10)  # due again in LO
+    claims = s.claim()
+    assert claims.pages == [] and LO - 1.0 < claims.wait <= LO
+    redis_client.zadd("site:revisits:due", {"http://a.cn/b/": s.now() - 1})  # b/ due (its claim ran out)
+    claims = s.claim(1)
+    assert [c.url for c in claims.pages] == ["http://a.cn/b/"] and 0 < claims.wait <= LO
+    s.register(["http://a.cn/", "http://a.cn/b/", *(f"http://a.cn/{n}/" for n in range(3))])
+    claims = s.claim(2)  # three new pages due at once, two claimed: the third is due now
+    assert len(claims.pages) == 2 and claims.wait == 0
 
 
 def test_a_visit_sets_the_next_one_by_the_server_clock(redis_client):

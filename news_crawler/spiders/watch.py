@@ -1,8 +1,9 @@
 """A spider that watches its start pages (``WATCH``, set by ``news-crawler watch``).
 
 Instead of fetching its start pages once, the spider stays open and visits each one again
-when the shared schedule says it is due (``frontier/revisits``): every ``poll`` seconds it
-claims the due pages, fetches them ahead of its articles, and records what each visit found
+when the shared schedule says it is due (``frontier/revisits``): it wakes when the next page
+is due (every ``poll`` seconds at least, for what other watchers change), claims the due
+pages, fetches them ahead of its articles, and records what each visit found
 (new links, unchanged, a 304, a failure), which sets the page's next visit. A revisit is
 queued in the spider's shared queue like any request, so whichever process takes it records
 its visit: every news spider has a ``Watcher``, which claims pages only when ``watching``.
@@ -23,7 +24,7 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Response
-from twisted.internet import task
+from scrapy.utils.reactor import CallLaterOnce
 
 from news_crawler.connection.outage import REDIS_ERRORS
 from news_crawler.crawl.counts import Counts
@@ -51,13 +52,14 @@ class Watcher:
         self.schedule = schedule
         self.poll = poll
         self.watching = watching  # claims due pages and keeps the spider open; else only records visits
-        self._loop: task.LoopingCall | None = None
+        self._next = CallLaterOnce(self._wake)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, spider: Any) -> Watcher:
         schedule = RevisitSchedule.for_spider(Runtime.of(crawler).client, crawler.settings, spider.name)
-        # Due pages are looked for often enough that a page waits a tenth of REVISIT_MIN at
-        # most, and not more than once a tenth of a second.
+        # A watcher wakes when the next page is due; and, for pages other watchers (or a site's
+        # new start pages) make due sooner, at least every tenth of REVISIT_MIN, but not more
+        # than ten times a second.
         watching = crawler.settings.getbool("WATCH")
         watcher = cls(crawler, spider, schedule, max(0.1, min(1.0, schedule.lo / 10)), watching)
         if watching:
@@ -79,38 +81,44 @@ class Watcher:
             self.schedule.lo,
             self.schedule.hi,
         )
-        self._loop = task.LoopingCall(self.tick)
-        self._loop.start(self.poll, now=True).addErrback(
-            lambda failure: logger.error("the watch loop stopped: %s", failure.getTraceback())
-        )
+        self._wake()
 
     def spider_idle(self, spider: Any) -> None:
         raise DontCloseSpider  # a watcher runs until it is stopped
 
     def spider_closed(self, spider: Any) -> None:
-        if self._loop is not None and self._loop.running:
-            self._loop.stop()
+        self._next.cancel()
 
-    def tick(self) -> None:
-        """Fetch the start pages that are due, and the kept articles whose recheck is."""
-        if not self.crawler.crawling or self.crawler.engine is None:
+    def _wake(self) -> None:
+        """A tick, and the next one when the next page is due (``poll`` at the latest)."""
+        try:
+            wait = self.tick()
+        except Exception:  # a bug: said once, not every tick
+            logger.exception("the watch loop stopped")
             return
+        self._next.schedule(min(self.poll, wait))  # until spider_closed cancels it
+
+    def tick(self) -> float:
+        """Fetch the start pages that are due, and the kept articles whose recheck is; the
+        seconds until the next start page is due."""
+        if not self.crawler.crawling or self.crawler.engine is None:
+            return self.poll
         rechecks = getattr(self.spider, "rechecks", None)
         if rechecks is not None:  # a batch a tick: the claims of the rest wait for the next ticks
             for request in itertools.islice(rechecks.due(CLAIM_BATCH), CLAIM_BATCH):
                 self.crawler.engine.crawl(request)
         try:
-            claimed = self.schedule.claim(CLAIM_BATCH)
+            claims = self.schedule.claim(CLAIM_BATCH)
         except REDIS_ERRORS as e:  # the scheduler waits Redis out; the next tick tries again
             logger.debug("could not read the revisit schedule: %s", e)
-            return
-        if not claimed:
-            return
-        # A revisit follows the list's next pages afresh (LIST_PAGE_LIMIT a start page).
-        self.spider.lists_requested = set(self.spider.start_urls)
-        self.spider.list_pages_left = self.spider.list_page_limit * max(1, len(self.spider.start_urls))
-        for page in claimed:
-            self.crawler.engine.crawl(self.request(page))
+            return self.poll
+        if claims.pages:
+            # A revisit follows the list's next pages afresh (LIST_PAGE_LIMIT a start page).
+            self.spider.lists_requested = set(self.spider.start_urls)
+            self.spider.list_pages_left = self.spider.list_page_limit * max(1, len(self.spider.start_urls))
+            for page in claims.pages:
+                self.crawler.engine.crawl(self.request(page))
+        return claims.wait
 
     def request(self, page: Claimed) -> scrapy.Request:
         headers = {}

@@ -9,11 +9,12 @@ from news_crawler.frontier.revisits.estimate import (
     interval_for,
     with_more_links,
 )
-from news_crawler.frontier.revisits.schedule import Claimed, RevisitSchedule, ScheduledPage
+from news_crawler.frontier.revisits.schedule import Claimed, Claims, RevisitSchedule, ScheduledPage
 
 __all__ = [
     "RESULTS",
     "Claimed",
+    "Claims",
     "PageState",
     "RevisitSchedule",
     "ScheduledPage",

@@ -131,7 +131,7 @@ class RecheckSchedule:
         """The due rechecks, at most ``limit``: ``(url, state, the state as read)``."""
         raw = self._claim(keys=[self.due_key, self.key], args=[self.claim_seconds, limit])
         out = []
-        for n in range(1, len(raw), 2):
+        for n in range(2, len(raw), 2):  # after the server's time and the next due time
             url = raw[n].decode() if isinstance(raw[n], bytes) else raw[n]
             text = raw[n + 1].decode() if isinstance(raw[n + 1], bytes) else raw[n + 1]
             if text:

@@ -16,6 +16,7 @@ computed from (compare and set: two watchers never overwrite each other's visit)
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,12 @@ logger = logging.getLogger(__name__)
 class Claimed:
     url: str
     state: PageState | None  # None: never visited
+
+
+@dataclass
+class Claims:
+    pages: list[Claimed]  # the pages now this watcher's to visit
+    wait: float  # seconds until the first page is due after these (math.inf: none scheduled)
 
 
 @dataclass
@@ -73,14 +80,16 @@ class RevisitSchedule:
         how many were new."""
         return int(self._register(keys=[self.due_key, self.key], args=list(dict.fromkeys(urls))))
 
-    def claim(self, limit: int = 100) -> list[Claimed]:
-        """The due pages, at most ``limit``, now this watcher's to visit."""
+    def claim(self, limit: int = 100) -> Claims:
+        """The due pages, at most ``limit``, now this watcher's to visit, and how long until
+        the next one is due (by the server's clock: watchers' clocks may differ)."""
         raw = self._claim(keys=[self.due_key, self.key], args=[self.claim_seconds, limit])
-        out = []
-        for n in range(1, len(raw), 2):
+        pages = []
+        for n in range(2, len(raw), 2):
             url = raw[n].decode() if isinstance(raw[n], bytes) else raw[n]
-            out.append(Claimed(url, PageState.from_json(raw[n + 1]) if raw[n + 1] else None))
-        return out
+            pages.append(Claimed(url, PageState.from_json(raw[n + 1]) if raw[n + 1] else None))
+        wait = max(0.0, float(raw[1]) - float(raw[0])) if raw[1] else math.inf
+        return Claims(pages, wait)
 
     def visited(
         self, url: str, result: str, new_links: int = 0, etag: str = "", modified: str = ""
