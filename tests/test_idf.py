@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 
 import numpy as np
@@ -60,6 +61,19 @@ def test_a_cache_of_another_format_or_cut_short_is_parsed_again_and_rewritten(id
     table = load_idf(str(idf_file))
     assert table.lookup(["香港", "逝世"]).tolist() == [8.0, 1.0]
     assert cached.read_bytes() == raw
+
+
+def test_an_edited_table_gets_a_new_cache_which_replaces_the_old_one(idf_file):
+    load_idf(str(idf_file))
+    old = _cache_file(idf_file)
+    idf_file.write_text("香港 9.5\n逝世 2.0\n", encoding="utf-8")
+    os.utime(idf_file, ns=(old.stat().st_mtime_ns + 10**9,) * 2)  # another time even on a coarse clock
+    load_idf.cache_clear()
+    assert load_idf(str(idf_file)).lookup(["逝世"]).tolist() == [2.0]
+    new = _cache_file(idf_file)
+    assert new != old and new.exists() and not old.exists()
+    place = new.name.rsplit("-", 1)[0]
+    assert [p.name for p in new.parent.glob(place + "-*.bin")] == [new.name]  # one cache a table
 
 
 def test_an_unwritable_cache_directory_still_gives_the_table(idf_file, tmp_path, monkeypatch):

@@ -94,9 +94,12 @@ def cache_dir() -> Path:
 
 
 def _cache_file(path: Path) -> Path:
+    """``idf-<the file's path>-<its size and time>.bin``, hashed: a table edited since gets
+    a cache of its own, which replaces the one before (``_write_cache``)."""
     st = path.stat()
-    key = hashlib.sha1(f"{path.resolve()}\0{st.st_size}\0{st.st_mtime_ns}".encode()).hexdigest()[:20]
-    return cache_dir() / f"idf-{key}.bin"
+    place = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+    version = hashlib.sha1(f"{st.st_size}\0{st.st_mtime_ns}".encode()).hexdigest()[:12]
+    return cache_dir() / f"idf-{place}-{version}.bin"
 
 
 def _read_cache(cached: Path, source: Path) -> IdfTable | None:
@@ -132,6 +135,9 @@ def _write_cache(cached: Path, table: IdfTable) -> None:
         f.write(table.values.astype(_VALUES).tobytes())
         f.write(table.words.astype(f"<U{table.words.dtype.itemsize // 4}").tobytes())
     os.replace(tmp, cached)
+    for stale in cached.parent.glob(cached.name.rsplit("-", 1)[0] + "-*.bin"):  # the same table, edited since
+        if stale != cached:
+            stale.unlink(missing_ok=True)
 
 
 @functools.lru_cache(maxsize=8)
