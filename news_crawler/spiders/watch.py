@@ -36,6 +36,9 @@ logger = logging.getLogger(__name__)
 REVISIT = "revisit"  # request meta: a start page visited by the watcher
 PRIORITY = 100  # a revisit is fetched before the articles already queued
 CLAIM_BATCH = 100
+# The shortest sleep between two ticks: pages due within it are claimed together, and many
+# pages due at scattered instants cost at most a hundred claims a second.
+MIN_WAIT = 0.01
 
 
 def page_url(meta: dict[str, Any], url: str) -> str:
@@ -96,7 +99,7 @@ class Watcher:
         except Exception:  # a bug: said once, not every tick
             logger.exception("the watch loop stopped")
             return
-        self._next.schedule(min(self.poll, wait))  # until spider_closed cancels it
+        self._next.schedule(max(MIN_WAIT, min(self.poll, wait)))  # until spider_closed cancels it
 
     def tick(self) -> float:
         """Fetch the start pages that are due, and the kept articles whose recheck is; the
