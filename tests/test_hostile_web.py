@@ -302,7 +302,7 @@ def test_a_flood_of_links_is_capped_stops_on_sigterm_and_loses_nothing(tmp_path,
     and taken by the next run; SIGTERM mid-crawl ends it, and every queued URL is either done
     or still in the queue for the next run."""
     web = HostileWeb()
-    cap = 200
+    cap = 50
     try:
         web.prefixes["/news/f"] = lambda path: Page(
             article(f"第{path}条", texts[int(path[7:-5]) % 12]["body"]), delay=0.3
