@@ -3,7 +3,8 @@ gne pages we labelled (``labels/gne.json``).
 
 Body: character-level F1 (multiset of non-whitespace characters) against the labelled
 content. Time: right to the minute against the labelled date, on pages whose label has a
-time of day (a date-only label needs the right day). Author: the labelled author contained
+time of day (a date-only label needs the right day); "to minute": the pages whose label has
+a time of day alone. Author: the labelled author contained
 in the extracted one or equal to it, on pages whose label names a writer: a label naming
 the page's editor (责任编辑) as its author is left out and counted (an author is never the
 editor here: the name is the ``editor`` field's). "News pages" are the article pages of news outlets
@@ -147,6 +148,7 @@ EXTRACTORS = {"ours": with_ours, "trafilatura": with_trafilatura, "gne": with_gn
 def score(name: str, pages: list[tuple[dict, str]], show: bool) -> str:
     fn = EXTRACTORS[name]
     f1s, t_ok, t_n, a_ok, a_n, spent = [], 0, 0, 0, 0, 0.0
+    m_ok, m_n = 0, 0  # pages whose label gives a time of day: the extractor's to the minute
     none_ok, none_n = 0, 0  # pages that name no author: the extractor gives none
     for label, html in pages:
         start = time.perf_counter()
@@ -161,6 +163,9 @@ def score(name: str, pages: list[tuple[dict, str]], show: bool) -> str:
         if has_time:
             t_n += 1
             t_ok += time_right(out["time"], label["date"])
+            if len(time_parts(label["date"])) >= 5:
+                m_n += 1
+                m_ok += time_right(out["time"], label["date"])
         if label["author"] not in ("UNKNOWN", "", None) and not label.get("editor_labelled"):
             a_n += 1
             a_ok += author_right(out["author"], label["author"])
@@ -175,7 +180,8 @@ def score(name: str, pages: list[tuple[dict, str]], show: bool) -> str:
     f1s.sort()
     return (
         f"{sum(f1s) / len(f1s):12.3f} {f1s[len(f1s) // 2]:7.3f} {sum(f >= 0.95 for f in f1s):4d}/{len(f1s):<2}"
-        f" {t_ok:4d}/{t_n:<2} {t_ok / max(t_n, 1):4.0%} {a_ok:3d}/{a_n:<2} {a_ok / max(a_n, 1):4.0%} "
+        f" {t_ok:4d}/{t_n:<2} {t_ok / max(t_n, 1):4.0%} {m_ok:4d}/{m_n:<2} {m_ok / max(m_n, 1):4.0%}"
+        f" {a_ok:3d}/{a_n:<2} {a_ok / max(a_n, 1):4.0%} "
         f"{none_ok:4d}/{none_n:<2} {spent / len(pages) * 1e3:8.1f}"
     )
 
@@ -275,8 +281,8 @@ def main() -> None:
     if named:
         print(f"author: {len(named)} labels name the page's editor (责任编辑) as author, left out: {' '.join(named)}")
     print(
-        f"{'extractor':<18} {'body F1 mean':>12} {'median':>7} {'>=0.95':>7} {'time ok':>10} {'author ok':>10} "
-        f"{'no author':>9} {'ms/page':>8}"
+        f"{'extractor':<18} {'body F1 mean':>12} {'median':>7} {'>=0.95':>7} {'time ok':>10} {'to minute':>10} "
+        f"{'author ok':>10} {'no author':>9} {'ms/page':>8}"
     )
     for name in args.only:
         print(f"{name:<18} {score(name, pages, args.show)}")

@@ -1,5 +1,6 @@
 import pytest
 
+from news_crawler.extraction import extract_article
 from news_crawler.extraction.dates import dates_in, han_date, parse_datetime, year_month
 
 
@@ -243,3 +244,31 @@ def test_a_post_s_time_over_its_headline_beats_a_comment_s_far_below():
         + "<div class='comments'>网友 回复 (2006-12-24 03:45:27)</div></body></html>"
     )
     assert extract_article(page).published_at == "2005-09-10T10:56:00+08:00"
+
+
+def _page(meta: str, byline: str) -> str:
+    story = "。".join(["法国总统马克龙下星期访问莫斯科和基辅，与俄罗斯总统会面"] * 6) + "。"
+    return (
+        f"<html><head><title>马克龙星期一在莫斯科与普京会面</title>"
+        f"<meta property='article:published_time' content='{meta}'></head><body>"
+        f"<h1>马克龙星期一在莫斯科与普京会面</h1><p>{byline}</p><div><p>{story}</p></div></body></html>"
+    )
+
+
+@pytest.mark.parametrize(
+    "meta,byline,expected",
+    [
+        # Markup in UTC, the page showing Paris's time (a day-first date) or Beijing's.
+        ("2022-02-06T12:48:06+00:00", "发表时间： 06/02/2022 - 13:48", "2022-02-06T13:48:06+01:00"),
+        ("2022-02-06T12:48:06Z", "发布时间：2022年2月6日 20:48", "2022-02-06T20:48:06+08:00"),
+        ("2022-02-06T20:48:06+08:00", "2022-02-06 20:48", "2022-02-06T20:48:06+08:00"),  # as stated already
+        ("2022-02-06T22:48:06-05:00", "2022年2月7日 11:48", "2022-02-07T11:48:06+08:00"),  # the next day there
+        # Another clock on the line (an audio's length), no date beside it, or an offset that is
+        # no zone's: the stated time as it is.
+        ("2022-02-06T12:48:06+00:00", "音频 04:29", "2022-02-06T12:48:06+00:00"),
+        ("2022-02-06T12:48:06+00:00", "更新 13:48", "2022-02-06T12:48:06+00:00"),
+        ("2022-02-06T12:48:06+00:00", "2022-02-06 13:55", "2022-02-06T12:48:06+00:00"),
+    ],
+)
+def test_a_time_stated_in_markup_is_given_in_the_zone_the_page_shows_it_in(meta, byline, expected):
+    assert extract_article(_page(meta, byline)).published_at == expected

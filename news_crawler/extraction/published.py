@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 from lxml.html import HtmlElement
 
@@ -87,11 +87,46 @@ def _without_year(byline: str, now: datetime | None = None) -> str:
     return ""
 
 
+# The byline's time of day (13:48 in "06/02/2022 - 13:48"): a page that states its time as
+# UTC in markup often shows it in its own zone.
+_CLOCK = re.compile(r"(?<![\d:])(?P<H>[01]?\d|2[0-3]):(?P<M>[0-5]\d)(?![\d])")
+_NUMBER = re.compile(r"\d+")
+_QUARTER = 900  # seconds: every zone's offset is a whole number of quarter hours
+
+
+def as_shown(stated: str, byline: str) -> str:
+    """``stated`` (ISO 8601 with its offset, from markup) in the zone the page shows it in:
+    when the line of ``byline`` holding its first time of day also holds a date, and that
+    date and time are ``stated``'s at an offset of whole quarter hours (UTC-12 to UTC+14),
+    the same instant at that offset (a page that says 12:48Z and shows 13:48, Paris's time).
+    Else ``stated``."""
+    clock = _CLOCK.search(byline)
+    try:
+        instant = datetime.fromisoformat(stated)
+    except ValueError:
+        return stated
+    if clock is None or instant.tzinfo is None:
+        return stated
+    utc = instant.astimezone(UTC)
+    shown = int(clock["H"]) * 3600 + int(clock["M"]) * 60
+    offset = (shown - (utc.hour * 3600 + utc.minute * 60)) % 86400
+    offset = offset - 86400 if offset > 14 * 3600 else offset
+    if offset < -12 * 3600 or offset % _QUARTER or timedelta(seconds=offset) == instant.utcoffset():
+        return stated
+    local = utc.astimezone(timezone(timedelta(seconds=offset)))
+    start, end = byline.rfind("\n", 0, clock.start()) + 1, byline.find("\n", clock.end())
+    numbers = {int(n) for n in _NUMBER.findall(byline[start : end if end >= 0 else len(byline)])}
+    if not {local.year, local.month, local.day} <= numbers:  # another time (a video's length)
+        return stated
+    return local.isoformat()
+
+
 def find_published_at(
     root: HtmlElement, text: str, title: str, body: str = "", linked: str = "", html: str = ""
 ) -> str:
     """ISO 8601 time from meta tags, ``linked`` (JSON-LD's datePublished) or microdata and
-    ``<time datetime>`` (``structured.py``, in the page's source ``html``); else the byline's:
+    ``<time datetime>`` (``structured.py``, in the page's source ``html``), in the zone the
+    byline shows it in (``as_shown``); else the byline's:
     the first date right after the headline (a two-digit year's too: 19-03-01 10:23) not
     labelled as an update and not in a paragraph of the story (``body``) (a bare date when it
     gives no time: comments and sidebars further down carry other times),
@@ -105,17 +140,16 @@ def find_published_at(
     ASCII ones."""
     if _WIDE_DIGIT.search(text):
         text, title, body = (_WIDE_COLON.sub(":", x.translate(_HALF_WIDTH)) for x in (text, title, body))
-    meta = parse_datetime(meta_content(root, _TIME_META))
-    if meta and "T" in meta:
-        return meta
     found = text.find(title[:12]) if title else -1
     start = max(found, 0)
-    for stated in (
-        parse_datetime(linked),
-        parse_datetime(marked_time(root, text[start : start + len(title) + BYLINE_REACH], html)),
-    ):
+    near = text[start : start + len(title) + BYLINE_REACH]
+    shown = near if found >= 0 else ""
+    meta = parse_datetime(meta_content(root, _TIME_META))
+    if meta and "T" in meta:
+        return as_shown(meta, shown)
+    for stated in (parse_datetime(linked), parse_datetime(marked_time(root, near, html))):
         if stated and "T" in stated:
-            return stated
+            return as_shown(stated, shown)
         meta = meta or stated
     if found >= 0:
         reach = start + len(title) + BYLINE_REACH
