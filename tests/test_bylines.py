@@ -197,6 +197,9 @@ def test_a_headline_and_a_name_atop_the_text_of_a_page_titled_by_a_placeholder(p
         "网站首页 | 新闻动态 | 通知公告",  # a menu
         "图为会议现场",  # a caption
         "测试：蔡战 冯建华 王维辉",  # a label's line
+        "一、培养目标",  # a numbered section's heading
+        "（二）报考条件",
+        "1. 工作背景",
     ],
 )
 def test_a_page_showing_no_headline_keeps_its_title_over_a_line_that_is_no_headline(first):

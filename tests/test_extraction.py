@@ -683,3 +683,32 @@ def test_readability_gives_the_same_summary_with_the_faster_helpers():
         module.clean = ours[0]
         setattr(module, serializer, ours[1])
     assert faster == original
+
+
+def _notice_with_a_table(prose: str) -> str:
+    """A notice as an older site lays it out: its text as ``<br>`` lines in a cell of its own,
+    then a table of courses whose every cell is short (readability scores each, and the many
+    add up to more than the one cell of prose)."""
+    lines = "<br>\n".join(s + "。" for s in prose.split("。") if s.strip())
+    rows = "".join(
+        f"<tr><td>0{i}专业方向{i}</td><td>导师{i}号</td><td>&nbsp;</td>"
+        f"<td>1、英语或俄语或日语<br>2、专业基础课程{i}<br>3、综合考试与面试{i}<br>4、论文写作与答辩</td><td>备注{i}</td></tr>"
+        for i in range(1, 30)
+    )
+    return (
+        "<html><head><title>某某网>招生信息</title></head><body><table><tr><td><a href='/'>首页</a></td></tr></table>"
+        "<table><tr><td><p><strong>某某研究院招生简章</strong></p></td></tr><tr><td><p>&nbsp;"
+        f"<table width='580'><tr><td>{lines}<br>附：招生专业及考试科目<p></p></td></tr></table>"
+        "<table width='580' border='1'><tr><td>专业名称</td><td>导师</td><td>人数</td><td>考试科目</td>"
+        f"<td>备注</td></tr>{rows}</table></td></tr></table><div>版权所有 某某网</div></body></html>"
+    )
+
+
+def test_a_notices_text_beside_its_table_of_cells_is_the_body_with_the_table(sina_articles):
+    stories = [a["body"] for a in sina_articles if len(a["body"]) > 800][:10]
+    for prose in stories:
+        body = extract_article(_notice_with_a_table(prose)).body
+        middle = [s for s in prose.split("。") if len(s) > 20][2]
+        assert middle in body and "综合考试与面试29" in body
+    # Readability's choice stands where it has sentences of its own, or the page no prose.
+    assert extract_article(_notice_with_a_table("")).body.startswith("专业名称")

@@ -174,6 +174,31 @@ def _densest_text(page: lxml.html.HtmlElement, body: str, later: bool = False) -
     return text if len(text) >= SHORT_BODY or ends >= 2 or (ends and len(text) >= 2 * SHORT_STORY) else ""
 
 
+_WS = re.compile(r"\s+")
+
+
+def _prose_beside_table(page: lxml.html.HtmlElement, body: str) -> str:
+    """When readability's ``body`` is a table of cells (not one sentence in it: a notice's
+    table of courses and teachers) and the page's densest block is prose beside it (the
+    notice's text in a cell of its own), the text of the element holding both, if it holds
+    little else; else ``body``."""
+    if _SENTENCE_END.search(body):
+        return body
+    block = densest_block(page, SHORT_BODY)
+    prose = block_text(block) if block is not None else ""
+    if len(_SENTENCE_END.findall(prose)) < 3:
+        return body
+    cells = _WS.sub("", body)
+    head, tail = cells[:20], cells[-20:]
+    for holder in block.iterancestors() if block is not None else ():
+        text = _WS.sub("", holder.text_content())
+        if len(text) > 1.5 * (len(cells) + len(_WS.sub("", prose))):
+            return body  # the page, or a good part of it: not the article's element
+        if head in text and tail in text:
+            return block_text(holder)
+    return body
+
+
 # An XHTML page's prolog: lxml refuses a decoded string that still declares an encoding.
 _XML_DECLARATION = re.compile(r"^\ufeff?\s*+<\?xml[^<>]*?\?>")
 
@@ -200,6 +225,8 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
         body = max(body, _densest_text(page if page is not None else root, body, later), key=len)
     if len(body) < SHORT_BODY and len(linked.body) > len(body):  # a page its script draws: JSON-LD's articleBody
         body = linked.body
+    if body:
+        body = _prose_beside_table(page if page is not None else root, body)
     post = first_post(root, body)
     if post is not None:
         body = extract_body(fragment(post)) or body

@@ -60,8 +60,10 @@ def _with_its_column(page_title: str, best: str, lines: set[str]) -> str:
 
 # A headline's own line: short, no sentence ended in it (a question's mark may close it); the
 # line of a credit under it (a name, "——副标题") shorter still; a forum's "主题：" above it.
-_HEADLINE_LINE = re.compile(  # not a label's line ("测试：…"), a caption's (图为…, ▲) or a menu's
-    r"(?![\u4e00-\u9fa5]{1,4}[:：]|图为|图片|[▲△↑●])[^。；;|｜丨>»/\n]{3,39}[^。；;，,：:\s]"
+_HEADLINE_LINE = re.compile(  # not a label's line ("测试：…"), a caption's (图为…, ▲), a menu's or a
+    # numbered section's heading (一、培养目标, 1. 背景, （二）)
+    r"(?![\u4e00-\u9fa5]{1,4}[:：]|图为|图片|[▲△↑●]|[一二三四五六七八九十\d]+(?:[、．]|\.(?!\d))|[(（][一二三四五六七八九十\d]+[)）])"
+    r"[^。；;|｜丨>»/\n]{3,39}[^。；;，,：:\s]"
 )
 _CREDIT_LINE = re.compile(r"[^。！？!?；;，,：:]{2,12}")
 _LABEL_LINE = re.compile(r"[\u4e00-\u9fa5]{1,4}\s*+[:：]")
