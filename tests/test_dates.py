@@ -272,3 +272,15 @@ def _page(meta: str, byline: str) -> str:
 )
 def test_a_time_stated_in_markup_is_given_in_the_zone_the_page_shows_it_in(meta, byline, expected):
     assert extract_article(_page(meta, byline)).published_at == expected
+
+
+def test_the_modification_time_is_given_in_the_zone_of_the_publication_time():
+    page = _page("2022-02-06T12:48:06+00:00", "发表时间： 06/02/2022 - 13:48").replace(
+        "</head>", "<meta property='article:modified_time' content='2022-02-06T15:00:00Z'></head>"
+    )
+    article = extract_article(page)
+    assert (article.published_at, article.updated_at) == ("2022-02-06T13:48:06+01:00", "2022-02-06T16:00:00+01:00")
+    dated = _page("2022-02-06", "").replace(
+        "</head>", "<meta property='article:modified_time' content='2022-02-06T15:00:00Z'></head>"
+    )
+    assert extract_article(dated).updated_at == "2022-02-06T15:00:00+00:00"  # a date alone has no zone to give

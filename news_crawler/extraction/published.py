@@ -121,6 +121,18 @@ def as_shown(stated: str, byline: str) -> str:
     return local.isoformat()
 
 
+def in_zone_of(stated: str, reference: str) -> str:
+    """``stated`` (ISO 8601) at ``reference``'s offset, the same instant (the modification time
+    in the zone the publication time is given in); ``stated`` when either has no time of day."""
+    try:
+        when, zone = datetime.fromisoformat(stated), datetime.fromisoformat(reference).tzinfo
+    except ValueError:
+        return stated
+    if "T" not in stated or "T" not in reference or when.tzinfo is None or zone is None:
+        return stated
+    return when.astimezone(zone).isoformat()
+
+
 def find_published_at(
     root: HtmlElement, text: str, title: str, body: str = "", linked: str = "", html: str = ""
 ) -> str:
