@@ -712,3 +712,12 @@ def test_a_notices_text_beside_its_table_of_cells_is_the_body_with_the_table(sin
         assert middle in body and "综合考试与面试29" in body
     # Readability's choice stands where it has sentences of its own, or the page no prose.
     assert extract_article(_notice_with_a_table("")).body.startswith("专业名称")
+
+
+def test_a_notices_signature_date_stays_and_a_bylines_date_goes(story_lines):
+    body = "\n".join(["2022年1月27日", *story_lines, "特此通告。", "吉林省人民政府", "2022年1月27日"])
+    kept = chrome.strip_chrome(body, "标题").splitlines()
+    assert kept == [*story_lines, "特此通告。", "吉林省人民政府", "2022年1月27日"]
+    # under the story, a date and time, or a date in figures, is still a timestamp's chrome
+    for stamp in ("2022年1月27日 10:08", "2022-01-27"):
+        assert chrome.strip_chrome("\n".join([*story_lines, stamp]), "标题").splitlines() == story_lines

@@ -64,6 +64,7 @@ _NOTICE = re.compile(
     r"本文(?:链接|地址|网址)\s*+[:：]|转载请注明(?:出处|来源)\S{0,10}$|(?:扫描|扫码|长按)\S{0,6}\s*+分享\S{0,6}$|"
     r"(?:相关)?附件(?:下载)?\s*+[:：]$)"
 )
+_SIGNED = re.compile(r"(?:19|20)\d\d\s*+年\s*+\d{1,2}\s*+月\s*+\d{1,2}\s*+日$")
 # "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
 _CREDIT_LINE = re.compile(
     r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*+[\u4e00-\u9fa5·]{2,4}"
@@ -200,9 +201,15 @@ def strip_chrome(body: str, title: str = "") -> str:
             lines = lines[:i]
             break
     lines = [_LEADING_CREDIT.sub("", line) for line in lines]
-    lines = _without_head_notes(lines, title)
-    kept = (_TRAILING_EDITOR.sub("", line) for line in lines if not is_chrome(line.strip(), title))
-    return "\n".join(line for line in kept if line.strip())
+    kept, story = [], False
+    for line in _without_head_notes(lines, title):
+        text = line.strip()
+        # A date in 年月日 alone under the story's paragraphs is a notice's signature (落款);
+        # above them it is a byline's.
+        if text and (not is_chrome(text, title) or story and _SIGNED.match(text)):
+            kept.append(_TRAILING_EDITOR.sub("", line))
+            story = story or is_paragraph(text)
+    return "\n".join(kept)
 
 
 def _story_goes_on(lines: list[str], title: str) -> bool:
