@@ -62,7 +62,7 @@ def _with_its_column(page_title: str, best: str, lines: set[str]) -> str:
 # line of a credit under it (a name, "——副标题") shorter still; a forum's "主题：" above it.
 _HEADLINE_LINE = re.compile(  # not a label's line ("测试：…"), a caption's (图为…, ▲), a menu's or a
     # numbered section's heading (一、培养目标, 1. 背景, （二）)
-    r"(?![\u4e00-\u9fa5]{1,4}[:：]|图为|图片|[▲△↑●]|[一二三四五六七八九十\d]+(?:[、．]|\.(?!\d))|[(（][一二三四五六七八九十\d]+[)）])"
+    r"(?![\u4e00-\u9fa5]{1,4}[:：]|图为|图片|[▲△↑●]|[一二三四五六七八九十\d]{1,3}(?:[、．]|\.(?!\d))|[(（][一二三四五六七八九十\d]{1,3}[)）])"
     r"[^。；;|｜丨>»/\n]{3,39}[^。；;，,：:\s]"
 )
 _CREDIT_LINE = re.compile(r"[^。！？!?；;，,：:]{2,12}")
