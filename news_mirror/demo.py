@@ -23,19 +23,12 @@ from news_mirror import settings as mirror_settings
 from news_mirror.server import start
 
 NAMESPACE = "demo"
-DEMO_SETTINGS = {
-    "DEDUP_NAMESPACE": NAMESPACE,
-    "SCHEDULER_QUEUE_KEY": f"{NAMESPACE}:%(spider)s:requests",
-    "SCHEDULER_DUPEFILTER_KEY": f"{NAMESPACE}:%(spider)s:dupefilter",
-    "OUTCOMES_KEY": f"{NAMESPACE}:%(spider)s:outcomes",
-    "OUTCOMES_ATTEMPTS_KEY": f"{NAMESPACE}:%(spider)s:attempts",
-    # the demo's crawls leave nothing under the keys a real crawl of the same portals reads
-    "LATENCY_KEY": f"{NAMESPACE}:%(spider)s:latency",
-    "RECHECK_KEY": f"{NAMESPACE}:%(spider)s:rechecks",
-    "CHANGES_KEY": f"{NAMESPACE}:%(spider)s:changes",
-    "REVISIT_KEY": f"{NAMESPACE}:%(spider)s:revisits",
-    "LOG_LEVEL": "WARNING",
-}
+# The demo's keys, all under "demo:" (its crawls leave nothing under the keys a real crawl of
+# the same portals reads), one argument a line: any command takes them as @news_mirror/demo.args.
+DEMO_ARGS = Path(__file__).with_name("demo.args")
+DEMO_SETTINGS = dict(
+    line.removeprefix("--set=").split("=", 1) for line in DEMO_ARGS.read_text(encoding="utf-8").split()
+)
 
 
 def crawl_day(mirror_url: str, out: Path) -> dict[str, Any]:
@@ -50,8 +43,7 @@ def crawl_day(mirror_url: str, out: Path) -> dict[str, Any]:
         "-s",
         f"FEED_DIR={out}",
     ]
-    for name, value in DEMO_SETTINGS.items():
-        cmd += ["-s", f"{name}={value}"]
+    cmd += [f"@{DEMO_ARGS}", "-s", "LOG_LEVEL=WARNING"]
     env = {**os.environ, **mirror_settings.environment(mirror_url)}
     subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, env=env, cwd=Path(__file__).resolve().parents[1])
     return json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -86,7 +78,7 @@ def main() -> int:
         print(f"  {d.id}\n    = {d.duplicate_of}  ({d.rule}, distance {d.distance})")
     print(f"\nKept articles: {out}/day1/ and {out}/day2/ (JSON Lines)")
     print("Day 2 fetched only the articles that appeared since day 1: the Redis dupefilter remembers the rest.")
-    settings = " ".join(f"-s '{k}={v}'" for k, v in DEMO_SETTINGS.items() if k != "LOG_LEVEL")
-    print(f"The demo's keys are its own (prefix {NAMESPACE}:); see them with: ./run news-crawler status {settings}")
+    args = DEMO_ARGS.relative_to(Path(__file__).resolve().parents[1])
+    print(f"The demo's keys are its own (prefix {NAMESPACE}:); see them with: ./run news-crawler status @{args}")
     server.shutdown()
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,3 +22,21 @@ def test_the_demo_runs_and_keeps_to_its_own_keys(tmp_path, redis_server, redis_c
     outside = [k for k in keys if not k.startswith("demo:") and k != "sina:mine"]
     assert not outside, outside[:10]  # a later real crawl of the portals finds none of the demo's
     assert any(k.startswith("demo:") and k.endswith(":rechecks") for k in keys)  # its rechecks, its own
+    # The command it prints to see its keys shows its spiders' queues and outcomes.
+    shown = run.stdout.rsplit("see them with: ./run news-crawler ", 1)[1].split()
+    assert shown == ["status", "@news_mirror/demo.args"]
+    status = subprocess.run(
+        [sys.executable, "-m", "news_crawler.cli.crawler", *shown, "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert status.returncode == 0, status.stderr[-3000:]
+    spiders = json.loads(status.stdout)["spiders"]
+    assert {"sina", "huanqiu"} <= set(spiders) and all(s["seen_urls"] and s["outcomes_today"] for s in spiders.values())
+    bare = subprocess.run(
+        [sys.executable, "-m", "news_crawler.cli.crawler", "status"], cwd=ROOT, env=env, capture_output=True, text=True
+    )  # without them: nothing of its own in this Redis, and the way to the demo's keys
+    assert "news-crawler status @news_mirror/demo.args" in bare.stdout

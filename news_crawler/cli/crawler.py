@@ -47,7 +47,10 @@ from news_crawler.ops.preflight import check_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="news-crawler", description=__doc__.split("\n\n")[0].replace("``", ""))
+    # @FILE: arguments read from FILE, one a line (a set of -s settings kept together)
+    parser = argparse.ArgumentParser(
+        prog="news-crawler", description=__doc__.split("\n\n")[0].replace("``", ""), fromfile_prefix_chars="@"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     for module in (crawl, daily, watch, recheck, status, outcomes, metrics, report, cluster, adopt, sites, extract):
         module.register(sub)

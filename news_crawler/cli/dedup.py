@@ -384,7 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the second rule, shared longest sentences (default: DEDUP_SENTENCES, on)",
     )
-    parser = argparse.ArgumentParser(prog="news-dedup", description=__doc__.split("\n\n")[0].replace("``", ""))
+    parser = argparse.ArgumentParser(  # @FILE: arguments read from FILE, one a line
+        prog="news-dedup", description=__doc__.split("\n\n")[0].replace("``", ""), fromfile_prefix_chars="@"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("check", parents=[common, rules], help="decide every article of a JSON Lines file")

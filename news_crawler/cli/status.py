@@ -238,9 +238,7 @@ def empty_hint(settings: Any) -> str:
     if others:
         return (
             f"{hint} Other crawls used other keys: {', '.join(others[:8])}; show them with the same -s "
-            "settings (./run demo's: news-crawler status -s DEDUP_NAMESPACE=demo "
-            "-s SCHEDULER_QUEUE_KEY=demo:%(spider)s:requests -s SCHEDULER_DUPEFILTER_KEY=demo:%(spider)s:dupefilter "
-            "-s OUTCOMES_KEY=demo:%(spider)s:outcomes)."
+            "settings (./run demo's: news-crawler status @news_mirror/demo.args)."
         )
     return f"{hint} Run a crawl first: news-crawler crawl, or scrapy crawl SITE."
 
