@@ -10,6 +10,11 @@ import sys
 from tests.crawl_helpers import ROOT
 
 
+def news_crawler(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "news_crawler.cli.crawler", *args]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
 def test_the_demo_runs_and_keeps_to_its_own_keys(tmp_path, redis_server, redis_client):
     redis_client.set("sina:mine", "a key of a real crawl")
     env = {**os.environ, "REDIS_URL": redis_server.url, "DATA_DIR": str(tmp_path)}
@@ -25,18 +30,9 @@ def test_the_demo_runs_and_keeps_to_its_own_keys(tmp_path, redis_server, redis_c
     # The command it prints to see its keys shows its spiders' queues and outcomes.
     shown = run.stdout.rsplit("see them with: ./run news-crawler ", 1)[1].split()
     assert shown == ["status", "@news_mirror/demo.args"]
-    status = subprocess.run(
-        [sys.executable, "-m", "news_crawler.cli.crawler", *shown, "--json"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    status = news_crawler(*shown, "--json", env=env)
     assert status.returncode == 0, status.stderr[-3000:]
     spiders = json.loads(status.stdout)["spiders"]
     assert {"sina", "huanqiu"} <= set(spiders) and all(s["seen_urls"] and s["outcomes_today"] for s in spiders.values())
-    bare = subprocess.run(
-        [sys.executable, "-m", "news_crawler.cli.crawler", "status"], cwd=ROOT, env=env, capture_output=True, text=True
-    )  # without them: nothing of its own in this Redis, and the way to the demo's keys
+    bare = news_crawler("status", env=env)  # without them: nothing of its own here, and the way to the demo's keys
     assert "news-crawler status @news_mirror/demo.args" in bare.stdout
