@@ -35,4 +35,4 @@ def test_the_demo_runs_and_keeps_to_its_own_keys(tmp_path, redis_server, redis_c
     spiders = json.loads(status.stdout)["spiders"]
     assert {"sina", "huanqiu"} <= set(spiders) and all(s["seen_urls"] and s["outcomes_today"] for s in spiders.values())
     bare = news_crawler("status", env=env)  # without them: nothing of its own here, and the way to the demo's keys
-    assert "news-crawler status @news_mirror/demo.args" in bare.stdout
+    assert "Other crawls used other keys: demo:" in bare.stdout and "./run demo prints its own command" in bare.stdout

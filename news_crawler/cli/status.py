@@ -238,7 +238,7 @@ def empty_hint(settings: Any) -> str:
     if others:
         return (
             f"{hint} Other crawls used other keys: {', '.join(others[:8])}; show them with the same -s "
-            "settings (./run demo's: news-crawler status @news_mirror/demo.args)."
+            "settings, or @FILE of them (./run demo prints its own command)."
         )
     return f"{hint} Run a crawl first: news-crawler crawl, or scrapy crawl SITE."
 
