@@ -19,7 +19,9 @@ _NAMES = rf"{_NAME}(?:{SEP}{_NAME}){{0,4}}"
 _PADDED_NAME = r"[\u4e00-\u9fa5][ \u3000]{1,2}[\u4e00-\u9fa5](?![\u4e00-\u9fa5·])"  # 作者：王  芳 (old CMS pages)
 # Runs of spaces are taken whole (``\s*+``) wherever what follows cannot be a space: a page's
 # long run cannot make a pattern backtrack (the patterns run in time linear in the text).
-_COLON = r"\s*+[:：丨|｜/]\s*+"
+# A label's name is on its own line: an empty "作者：" must not take the next line's first words
+# ("作者：\n国家统计局今天发布…"); a name alone on the next line is the cell pattern's below.
+_COLON = r"\s*+[:：丨|｜/][^\S\n]*+"
 _ISSUER = re.compile(r"(?:发文机关|发布机关|发文单位)\s*+[:：]\s*+([\u4e00-\u9fa5]{2,20})")  # government notices
 _HANDLE = r"[A-Za-z][A-Za-z0-9_.\-]{2,24}"  # a blogger's or a forum member's handle
 _LATIN_NAME = r"[A-Z][a-z]+(?:[ .·-][A-Z][a-z]+){1,3}(?![A-Za-z])"  # 作者：Jack Ma, 作者：Anne-Marie Slaughter
