@@ -359,6 +359,8 @@ def test_posters_reporters_and_handles_are_authors(byline, author, plain_stories
         ("原创<br>kingname<br>未闻Code", "kingname"),
         ("华夏人文 2020-03-09 18:14:21", "华夏人文"),
         ("中国网 2019-11-25 10:37:31", ""),  # an outlet, not an author
+        ("澎湃新闻 2019-11-25 10:37:31", ""),
+        ("央视新闻客户端 2019-11-25 10:37:31", ""),
         ("首页", ""),
     ],
 )

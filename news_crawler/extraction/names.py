@@ -105,7 +105,8 @@ NOT_NAMES = {
 # "转载请注明", "网络整理", "系统管理员", "刘通摄" (a photo credit), "视频截图", "发布于 2019-...".
 _NOT_NAME_STARTS = ("转载", "版权", "本文", "本站", "原文", "网络", "系统", "管理")
 _NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员")
-_PLACE_END = re.compile(r"(?:[县市省区镇村报网社台刊]|报道)$")
+# 央视新闻, 新华社客户端, 第一财经, 中国经济在线: the words an outlet's name ends with, never a person's
+_PLACE_END = re.compile(r"(?:[县市省区镇村报网社台刊]|报道|新闻|客户端|财经|在线|传媒|频道|杂志)$")
 
 
 def place_or_outlet(name: str) -> bool:
