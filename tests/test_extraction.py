@@ -190,6 +190,7 @@ def test_editor_and_source_are_fields_of_their_own(sina_articles):
     assert extract_article(glued).editor == "李明"
     proofread = page.replace("（责任编辑：李明）", "编辑：李明 校对：王芳")  # the next credit ends the name
     assert extract_article(page.replace("（责任编辑：李明）", "（责任编辑 李明）")).editor == "李明"  # no colon
+    assert extract_article(page.replace("（责任编辑：李明）", "（编辑 李明）")).editor == "李明"  # signing in brackets
     assert extract_article(proofread).editor == "李明"
     for label in ("【来源】", "来源于：", "稿源：", "转自：", "出处：", "来源 | ", "来源：["):
         assert extract_article(page.replace("来源：", label)).source == "人民日报客户端", label

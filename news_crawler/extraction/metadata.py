@@ -303,11 +303,14 @@ def find_contributors(text: str, title: str, body: str) -> str:
     return " ".join(found)
 
 
-_EDITOR = re.compile(rf"(?:(?:责任编辑|责编)(?:{_COLON}|[ \t\u3000]++)|编辑{_COLON})({_NAMES})")  # 责任编辑 X too
+# 责任编辑 X too, and 编辑 X signing the story in brackets: "（编辑 李强）"
+_EDITOR = re.compile(
+    rf"(?:(?:责任编辑|责编)(?:{_COLON}|[ \t\u3000]++)|编辑{_COLON}|(?<=[（(])编辑[ \t\u3000]++)({_NAMES})"
+)
 _SOURCE = re.compile(
     r"(?:"
     + any_of(SOURCE)
-    + r"\s*+[:：|｜丨】\]〕]|来自\s*+[:：])\s*+[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})"
+    + r"\s*+[:：|｜丨】\]〕]|来自\s*+[:：])[^\S\n]*+[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})"
 )
 # What a source runs into: a credit, a counter, a date's label ("新闻晨报发布时间：", not "临江教育发布").
 _SOURCE_END = re.compile(
