@@ -156,6 +156,15 @@ def test_description_tags_and_the_time_the_page_was_changed():
     assert (bare.description, bare.tags, bare.updated_at) == ("", [], "")
 
 
+def test_a_lead_the_page_labels_is_the_description_where_its_markup_gives_none():
+    lead = "统计局发布十月数据，工业生产平稳增长，多项指标好于预期。"
+    for label in ("【导读】", "核心提示：", "摘要："):
+        article = extract_article(page(before=f"<p>{label}{lead}</p>"))
+        assert (article.description, article.body.splitlines()[0]) == (lead, label + lead), label
+    marked = extract_article(page(before=f"<p>【导读】{lead}</p>", head="<meta name='description' content='十月数据'>"))
+    assert marked.description == "十月数据"
+
+
 def test_extract_prints_what_the_crawler_would_write(tmp_path):
     saved = tmp_path / "page.html"
     saved.write_text(page("记者 孙丽 通讯员 何强", before=IMAGES), encoding="utf-8")

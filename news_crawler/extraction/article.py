@@ -16,7 +16,7 @@ from lxml.etree import ParserError
 from readability import Document
 
 from news_crawler.extraction import readability_speed  # noqa: F401,I001 - readability made faster, the same output
-from news_crawler.extraction.chrome import strip_chrome
+from news_crawler.extraction.chrome import labelled_lead, strip_chrome
 from news_crawler.extraction.densest import densest_block
 from news_crawler.extraction.markup import shallow
 from news_crawler.extraction.media import find_description, find_images, find_tags, find_updated_at
@@ -254,7 +254,7 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
         source=written(source_),
         contributors=written(find_contributors(text_, title_, clean_)),
         images=find_images(root, clean, url, title),
-        description=find_description(root, linked.description),
+        description=find_description(root, linked.description, written(labelled_lead(clean_))),
         tags=find_tags(root, near_article(text_, title_, clean_), linked.keywords),
         updated_at=in_zone_of(find_updated_at(root, text_, linked.modified), published_at),
     )

@@ -252,6 +252,16 @@ def _without_head_notes(lines: list[str], title: str) -> list[str]:
             return lines[start:]
 
 
+def labelled_lead(body: str) -> str:
+    """The lead the page labels at the story's top ("【导读】……", "核心提示：……"), without
+    its label: the article's summary where the page's markup gives none ("" when none)."""
+    for line in [x.strip() for x in body.split("\n") if x.strip()][:3]:
+        lead = _SUMMARY.match(line)
+        if lead is not None:
+            return lead.group(1).strip()
+    return ""
+
+
 def _summary_box(line: str, after: Iterable[str]) -> bool:
     """A CMS's summary box: the story's first words again, cut off (labelled 摘要 or not). A
     labelled lead (导读, 摘要, 核心提示) that ends its sentence is the story's and stays."""

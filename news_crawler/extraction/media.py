@@ -45,9 +45,10 @@ _NOT_XPATH = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]"
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
-def find_description(root: HtmlElement, linked_description: str = "") -> str:
-    """The summary the page gives of its article: its description meta tag (or JSON-LD's)."""
-    text = meta_content(root, _DESCRIPTION_META) or linked_description
+def find_description(root: HtmlElement, linked_description: str = "", lead: str = "") -> str:
+    """The summary the page gives of its article: its description meta tag, else JSON-LD's,
+    else ``lead``, the lead the page labels atop the story (导读, 摘要, 核心提示)."""
+    text = meta_content(root, _DESCRIPTION_META) or linked_description or lead
     text = _SPACES.sub(" ", html.unescape(text)).strip()  # "&nbsp;" a CMS escaped twice
     return text[:DESCRIPTION_MAX]
 
