@@ -47,6 +47,22 @@ def test_chinese_and_iso_dates(text, expected):
 @pytest.mark.parametrize(
     "text,expected",
     [
+        ("发布于 2024-10-15T02:20:00Z 来源：新华网", "2024-10-15T02:20:00+00:00"),
+        ("2024-10-15T02:20:00.000+00:00", "2024-10-15T02:20:00+00:00"),
+        ("2024-10-15T10:20+0800", "2024-10-15T10:20:00+08:00"),
+        ("Posted 2024-10-15 10:20 UTC", "2024-10-15T10:20:00+00:00"),
+        ("2024-10-15 10:20 GMT+8", "2024-10-15T10:20:00+08:00"),
+        ("2024-10-15 10:20:00 GMT-0500", "2024-10-15T10:20:00-05:00"),
+        ("时间：2024-10-15 10:00-11:00", "2024-10-15T10:00:00+08:00"),  # a range's end is no offset
+    ],
+)
+def test_a_time_in_the_text_keeps_the_zone_it_states(text, expected):
+    assert [iso for _, iso, _ in dates_in(text)] == [expected]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
         ("——《北京之春》1998年3月号", "1998-03"),
         ("课题组\n2003年5月\n为了", "2003-05"),
         ("2003年5月12日", ""),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 SHANGHAI = timezone(timedelta(hours=8), "Asia/Shanghai")
 
@@ -15,9 +15,13 @@ SHANGHAI = timezone(timedelta(hours=8), "Asia/Shanghai")
 DATETIME = re.compile(
     r"(?<!\d)(?P<y>(?:19|20)\d\d)(?:\s*+(?:[-/.]|年)\s*+|\s++(?=(?:1[0-2]|0?[1-9])/))(?P<m>1[0-2]|0?[1-9])\s*+"
     r"(?:[-/.]|月)\s*+(?P<d>3[01]|[12]\d|0?[1-9])(?!\d)\s*+日?"
-    r"(?:\s*+(?:T|星期\S|周\S)?+\s*+(?P<cn>上午|下午|中午|晚上|凌晨|早上)?+\s*+(?P<H>[01]?\d|2[0-3])\s*+"
+    r"(?:\s*+(?:(?P<t>T)|星期\S|周\S)?+\s*+(?P<cn>上午|下午|中午|晚上|凌晨|早上)?+\s*+(?P<H>[01]?\d|2[0-3])\s*+"
     r"(?::|时|点(?=\s*+[0-5]?\d\s*+分))\s*+(?P<M>[0-5]\d|\d(?=\s*+分))(?!\d)"
-    r"(?:\s*+(?::|分)\s*+(?P<S>[0-5]\d|\d(?=\s*+秒))(?!\d))?(?:\s*+(?P<half>[AaPp]\.?[Mm]\.?)(?![A-Za-z]))?)?"
+    r"(?:\s*+(?::|分)\s*+(?P<S>[0-5]\d|\d(?=\s*+秒))(?!\d))?(?:\s*+(?P<half>[AaPp]\.?[Mm]\.?)(?![A-Za-z]))?"
+    # the zone ISO 8601 writes after a T (2024-10-15T02:20:00.000Z), or a UTC/GMT a page names:
+    # an offset after a plain time may be a range's end (10:00-11:00), and is not read
+    r"(?:(?<=\d)(?:\.\d{1,6})?(?P<iso_zone>Z|[+-](?:0\d|1[0-4]):?[0-5]\d)(?![\d:])(?(t)|(?!))"
+    r"|[ \t]?(?P<named_zone>UTC|GMT)(?P<named_offset>[+-](?:0?\d|1[0-4])(?::?[0-5]\d)?)?(?![\dA-Za-z]))?)?"
 )
 # "10:08 2019-03-01": a time of day before its date, on one line.
 TIME_FIRST = re.compile(
@@ -57,7 +61,22 @@ def iso_from_match(m: re.Match) -> str:
     cn = m.groupdict().get("cn")
     if cn in ("下午", "晚上") and hour < 12 or cn == "中午" and hour < 11:
         hour += 12
-    return datetime(y, mo, d, hour, int(m["M"]), int(m["S"] or 0), tzinfo=SHANGHAI).isoformat()
+    return datetime(y, mo, d, hour, int(m["M"]), int(m["S"] or 0), tzinfo=_zone(m)).isoformat()
+
+
+def _zone(m: re.Match) -> timezone:
+    """The zone a date's match states (ISO 8601's Z or offset, UTC/GMT with or without an
+    offset), else Shanghai's."""
+    groups = m.groupdict()
+    stated = groups.get("iso_zone") or (groups.get("named_offset") or "+00" if groups.get("named_zone") else None)
+    if stated is None:
+        return SHANGHAI
+    if stated == "Z":
+        return UTC
+    digits = stated[1:].replace(":", "")
+    hours, minutes = (int(digits[:-2]), int(digits[-2:])) if len(digits) > 2 else (int(digits), 0)
+    offset = timedelta(hours=hours, minutes=minutes)
+    return timezone(-offset if stated[0] == "-" else offset)
 
 
 def dates_in(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, str, bool]]:
