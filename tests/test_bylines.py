@@ -158,8 +158,9 @@ def test_a_print_page_s_rules_end_lines_and_full_width_digits_are_read():
     )
     article = extract_article(printed)
     assert article.published_at == "2019-12-21T08:38:00+08:00" and article.body.startswith("新京报讯")
-    wide = printed.replace("2019-12-21 08:38", "２０１９年１２月２１日 ０８：３８")
-    assert extract_article(wide).published_at == "2019-12-21T08:38:00+08:00"
+    wide = ("２０１９年１２月２１日 ０８：３８", "２０１９－１２－２１ ０８：３８", "２０１９／１２／２１ ０８：３８")
+    for written in wide:
+        assert extract_article(printed.replace("2019-12-21 08:38", written)).published_at == "2019-12-21T08:38:00+08:00"
 
 
 def test_an_original_headline_note_cut_by_inline_runs_is_not_taken_for_the_headline():

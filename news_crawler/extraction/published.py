@@ -41,7 +41,7 @@ _OVER_HEADLINE = 80  # characters above the headline where a post's date and tim
 _HAN_BYLINE_REACH = 60  # a date in Chinese numerals this near the headline: the byline's (further down: a notice's own)
 # Full-width digits, and colons between digits (２０１９年３月１日 １０：２３), as ASCII, one
 # character for one (labels keep their full-width colons: 时间：19-03-01 is read by them).
-_HALF_WIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
+_HALF_WIDTH = str.maketrans("０１２３４５６７８９－／．", "0123456789-/.")  # ２０１９－０３－０１ too
 _WIDE_COLON = re.compile(r"(?<=\d)：(?=\d)")
 _WIDE_DIGIT = re.compile("[０-９]")
 # "更新时间：" before a date: when the byline also gives another, that one is the publication's.
