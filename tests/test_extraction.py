@@ -362,6 +362,11 @@ def test_posters_reporters_and_handles_are_authors(byline, author, plain_stories
         ("中国网 2019-11-25 10:37:31", ""),  # an outlet, not an author
         ("澎湃新闻 2019-11-25 10:37:31", ""),
         ("央视新闻客户端 2019-11-25 10:37:31", ""),
+        ("国内要闻 2019-11-25 10:37:31", ""),  # a section, a region: no writer
+        ("热点关注 2019-11-25 10:37:31", ""),
+        ("时政 2019-11-25 10:37:31", ""),
+        ("北京 2019-11-25 10:37:31", ""),
+        ("爱否科技 2019-11-25 10:37:31", "爱否科技"),  # an account, though it ends in a section's word
         ("首页", ""),
     ],
 )

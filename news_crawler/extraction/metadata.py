@@ -9,7 +9,17 @@ from lxml.html import HtmlElement
 
 from news_crawler.extraction.chrome import CHROME_MAX_CHARS
 from news_crawler.extraction.dates import DATETIME
-from news_crawler.extraction.names import NOT_NAMES, PADDED, SEP, clean_author, no_name, place_or_outlet, unglued, whole
+from news_crawler.extraction.names import (
+    NOT_NAMES,
+    PADDED,
+    SEP,
+    clean_author,
+    no_name,
+    place_or_outlet,
+    section_or_region,
+    unglued,
+    whole,
+)
 from news_crawler.extraction.structured import marked_author, marked_source
 from news_crawler.lexicon import EDITOR, SOURCE, WRITER, any_of
 
@@ -214,7 +224,7 @@ def _under_headline(text: str, title: str, body: str) -> str:
             continue
         m = _UNDER_HEADLINE.fullmatch(line) or _TAGGED.fullmatch(line)
         name = m.group(1) if m else ""
-        if name and not no_name(name) and not place_or_outlet(name) and not name.isdigit():
+        if name and not (no_name(name) or place_or_outlet(name) or section_or_region(name) or name.isdigit()):
             return name
         return ""
     # Nothing between the headline and the story: the story's first line may be its writers' names.

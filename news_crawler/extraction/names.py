@@ -116,6 +116,26 @@ def place_or_outlet(name: str) -> bool:
     return end is not None and end.start() >= 1 and "\n" not in name[: end.start()]
 
 
+# A site's section or column standing under a headline with the date ("国内要闻 2024-10-15",
+# "热点关注", "时政", "独家"): one or two of the words sections are named with, and nothing
+# else (an account named "爱否科技" is its writer).
+_SECTION = re.compile(
+    r"(?:要闻|新闻|资讯|动态|时政|国内|国际|社会|财经|经济|科技|体育|娱乐|教育|健康|军事|文化|旅游|汽车|房产"
+    r"|评论|观察|关注|聚焦|视点|热点|头条|独家|专题|专栏|快讯|本地|图片|视频|直播|推荐|精选|滚动|深度|综合"
+    r"|民生|法治|公告|通知){1,2}"
+)
+# A dateline's place standing alone ("北京 2024-10-15 10:20"): the province-level regions.
+REGIONS = frozenset(
+    "北京 天津 上海 重庆 河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南 四川 "
+    "贵州 云南 陕西 甘肃 青海 台湾 内蒙古 广西 西藏 宁夏 新疆 香港 澳门 中国 全国".split()
+)
+
+
+def section_or_region(name: str) -> bool:
+    """``name`` is a site's section ("国内要闻", "时政") or a region ("北京"), not a writer."""
+    return name in REGIONS or _SECTION.fullmatch(name) is not None
+
+
 # Words a byline runs into on older CMS pages ("作者：张三　点击数：" "阅读 字号 打印 关闭"):
 # the name ends there.
 _BYLINE_END = (
