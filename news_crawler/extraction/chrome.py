@@ -48,9 +48,9 @@ _COUNTER = re.compile(
 # Notices that are no part of the story: the original's link, a picture's credit, a video's
 # placeholder, a wire story's end mark ((完), END), "see more", a gallery's "next picture", an
 # account's name, a reprint's takedown notice, a divider (------分隔线------), an app's or an
-# account's promotion (下载客户端…, 扫描二维码关注我们, 欢迎转发分享), a blog's like box (赞过：, 正在加载……),
-# an empty related block (没有相关文章), the page's own link (本文链接：), "转载请注明出处", an
-# attachments' label with nothing after it.
+# account's promotion (下载客户端…, 扫描二维码关注我们, 欢迎转发分享, 扫一扫，手机阅读), a blog's
+# like box (赞过：, 正在加载……), an empty related block (没有相关文章), the page's own link
+# (本文链接：), "转载请注明出处", an attachments' label with nothing after it.
 _NOTICE = re.compile(
     r"^(?:原文链接\s*+[:：]|图片来源\s*+[:：]|图源\s*+[:：]|[（(【\[]?\s*+图片来(?:源|自)于?网络\s*+[）)】\]]?$|"
     r"视频加载中|[（(【\[]\s*+完\s*+[）)】\]]$|(?:点击)?查看更多[^，,。！？]{0,8}$|更多精彩(?:内容)?(?:请|敬请)?关注[^，,。！？]{0,12}$|"
@@ -62,6 +62,7 @@ _NOTICE = re.compile(
     r"(?:长按|扫描|扫码|扫一扫)\S{0,6}关注.{0,10}$|欢迎(?:转发|分享|关注|转载)\S{0,6}$|"
     r"(?:赞过|喜欢此文的人)\s*+[:：]?$|\S{0,4}\s*+(?:正在加载|加载中)[.…。]*+$|(?:没有|暂无)相关\S{0,4}$|"
     r"本文(?:链接|地址|网址)\s*+[:：]|转载请注明(?:出处|来源)\S{0,10}$|(?:扫描|扫码|长按)\S{0,6}\s*+分享\S{0,6}$|"
+    r"(?:用?手机)?(?:扫描|扫码|扫一扫)\S{0,6}?[，,\s]*+(?:用?手机|在手机上)\s*+(?:阅读|浏览|打开|查看|观看)\S{0,6}$|"
     r"(?:相关)?附件(?:下载)?\s*+[:：]$)"
 )
 _SIGNED = re.compile(r"(?:19|20)\d\d\s*+年\s*+\d{1,2}\s*+月\s*+\d{1,2}\s*+日$")
