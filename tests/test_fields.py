@@ -138,6 +138,18 @@ def test_the_articles_own_images_in_order_with_their_captions():
     assert extract_article(page()).images == []
 
 
+def test_a_lone_image_s_caption_under_it_and_urls_relative_to_the_page_s_base():
+    alone = "<p><img src='a.jpg'></p><p>▲工人在车间生产。记者 王五 摄</p>"
+    html = page(before=alone, head="<base href='https://img.example.cn/2024/'>")
+    assert extract_article(html, "https://news.example.cn/2024/05/06/1.html").images == [
+        {"url": "https://img.example.cn/2024/a.jpg", "caption": "▲工人在车间生产。记者 王五 摄"}
+    ]
+    unsafe = html.replace("https://img.example.cn/2024/", "javascript:alert(1)//")
+    assert extract_article(unsafe, "https://news.example.cn/2024/05/06/1.html").images[0]["url"] == (
+        "https://news.example.cn/2024/05/06/a.jpg"
+    )
+
+
 def test_description_tags_and_the_time_the_page_was_changed():
     head = (
         "<meta name='description' content='十月工业数据出炉，  增速回升'>"

@@ -102,15 +102,26 @@ def find_images(root: HtmlElement, body: str, url: str = "", title: str = "") ->
         return []
     images: list[dict[str, str]] = []
     seen: set[str] = set()
+    base = _base(root, url)
     for img in container.iter("img"):
         src = next((img.get(a) for a in _LAZY if (img.get(a) or "").strip()), "")
-        src = urljoin(url, src.strip()) if url else src.strip()
+        src = urljoin(base, src.strip()) if base else src.strip()
         if not src.startswith(("http://", "https://")) or src in seen or _not_content(img, src):
             continue
         seen.add(src)
         caption = _caption(img)
         images.append({"url": src, "caption": "" if caption and caption in title else caption})  # not the headline
     return images
+
+
+def _base(root: HtmlElement, url: str) -> str:
+    """What the page's relative URLs are relative to: its ``<base href>`` (an http(s) one),
+    else ``url``."""
+    base = root.find(".//base[@href]")
+    if base is None or not url:
+        return url
+    joined = urljoin(url, base.get("href", "").strip())
+    return joined if joined.startswith(("http://", "https://")) else url
 
 
 def _not_content(img: HtmlElement, src: str) -> bool:
@@ -144,14 +155,18 @@ def _after(img: HtmlElement) -> Iterator[HtmlElement]:
     holder = img
     for _ in range(3):  # up from the <img> to the block that holds it (a <p>, a <div>, a <center>)
         parent = holder.getparent()
-        if parent is None or len(parent.xpath(".//img")) > 1:
-            break
+        if parent is None or len(parent.xpath(".//img")) > 1 or _text(parent) != _text(holder):
+            break  # the parent holds more than the image: the story's text, another image
         holder = parent
     nxt = holder.getnext()
     while nxt is not None and not isinstance(nxt.tag, str):  # a comment, a processing instruction
         nxt = nxt.getnext()
     if nxt is not None:
         yield nxt
+
+
+def _text(el: HtmlElement) -> str:
+    return "".join(el.text_content().split())
 
 
 def _short(text: str) -> str:
