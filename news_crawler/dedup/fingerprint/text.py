@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -151,14 +152,34 @@ def strip_boilerplate(normalized: str) -> str:
 
 
 _OPENING_MARK = re.compile(r"^[▲△▼▽↑]\s*")
+# A caption's word or a call to action standing before the story, up to a space: "资料图 ",
+# "点击上方“某某日报”关注我们 " (not a label's: "原标题：… " is a line of its own).
+_FIRST_WORDS = re.compile(r"^\S+\s+")
 _FIRST_SENTENCE = re.compile(r"^[^。！？!?]*[。！？!?]\s*")
+_OPENINGS = 3  # a mark, a caption's word, a call to action: "▲资料图 …", "↑点击上方…关注我们 …"
+
+
+def _openings_cut(text: str) -> Iterator[str]:
+    """``text`` without one opening: its mark, its first words when they are a caption or a
+    call to action, its first sentence."""
+    yield _OPENING_MARK.sub("", text, count=1)
+    words = _FIRST_WORDS.match(text)
+    if words and (_CAPTION.match(words.group()) or BOILERPLATE_PHRASE.search(words.group())):
+        yield text[words.end() :]
+    yield _FIRST_SENTENCE.sub("", text, count=1)
 
 
 def _after_opening(line: str) -> str:
-    """``line`` without its opening mark or its opening sentence ("▲ 市政府…" -> "市政府…",
-    "↑ 点击上方蓝字关注我们。市政府…" -> "市政府…") when what follows is no boilerplate
-    itself; else ""."""
-    for rest in (_OPENING_MARK.sub("", line, count=1), _FIRST_SENTENCE.sub("", line, count=1)):
-        if rest != line and not is_boilerplate(rest):
-            return rest
+    """``line`` without its opening (up to three: "▲ 资料图 市政府…" -> "市政府…", "↑ 点击上方
+    蓝字关注我们。市政府…" -> "市政府…") once what follows is no boilerplate itself; else ""."""
+    openings = [line]
+    for _ in range(_OPENINGS):
+        shorter = []
+        for text in openings:
+            for rest in _openings_cut(text):
+                if rest and rest != text:
+                    if not is_boilerplate(rest):
+                        return rest
+                    shorter.append(rest)
+        openings = shorter
     return ""
