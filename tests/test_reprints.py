@@ -77,9 +77,18 @@ def test_a_one_line_story_that_starts_with_a_caption_is_an_article_and_its_copie
 
 
 @pytest.mark.parametrize(
-    "lead", ["▲ ", "↑ 点击上方蓝字关注我们。", "图为市政府新闻发布会现场。", "▲资料图 ", "↑点击上方“某某日报”关注我们 "]
+    "lead",
+    [
+        "▲ ",
+        "↑ 点击上方蓝字关注我们。",
+        "图为市政府新闻发布会现场。",
+        "▲资料图 ",
+        "↑点击上方“某某日报”关注我们 ",
+        "来源：新华网 ",
+        "【来源：新华网】",
+    ],
 )
-def test_a_short_story_in_one_line_after_a_caption_or_a_call_is_fingerprinted_without_it(fingerprinter, lead):
+def test_a_short_story_in_one_line_after_a_caption_a_call_or_a_credit_is_fingerprinted_without_it(fingerprinter, lead):
     story = "市政府副市长在会上介绍了今年以来全市经济运行的总体情况，上半年全市地区生产总值同比增长百分之六点五。"
     assert len(lead + story) <= 80  # a line this short that opens so reads as boilerplate on its own
     assert fingerprinter.fingerprint(lead + story).value == fingerprinter.fingerprint(story).value

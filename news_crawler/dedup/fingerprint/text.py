@@ -156,16 +156,23 @@ _OPENING_MARK = re.compile(r"^[▲△▼▽↑]\s*")
 # "点击上方“某某日报”关注我们 " (not a label's: "原标题：… " is a line of its own).
 _FIRST_WORDS = re.compile(r"^\S+\s+")
 _FIRST_SENTENCE = re.compile(r"^[^。！？!?]*[。！？!?]\s*")
+# A credit before the story, its name ended by a space or its bracket: "来源：新华网 ", "【来源：新华网】".
+_CREDIT_OPENING = re.compile(
+    r"^[\[【(（]?\s*"
+    + any_of(SOURCE, EDITOR, CHECKER, WRITER)
+    + r"\s*[:：|丨/]\s*[^\s\]】)）]{1,16}(?:[\]】)）]\s*|\s+)"
+)
 _OPENINGS = 3  # a mark, a caption's word, a call to action: "▲资料图 …", "↑点击上方…关注我们 …"
 
 
 def _openings_cut(text: str) -> Iterator[str]:
     """``text`` without one opening: its mark, its first words when they are a caption or a
-    call to action, its first sentence."""
+    call to action, a credit, its first sentence."""
     yield _OPENING_MARK.sub("", text, count=1)
     words = _FIRST_WORDS.match(text)
     if words and (_CAPTION.match(words.group()) or BOILERPLATE_PHRASE.search(words.group())):
         yield text[words.end() :]
+    yield _CREDIT_OPENING.sub("", text, count=1)
     yield _FIRST_SENTENCE.sub("", text, count=1)
 
 
