@@ -537,6 +537,15 @@ def test_a_subtitle_tag_credit_and_issue_line_above_the_story_leave_it_but_stay_
         "《某某日报》（2019年08月28日 第03版）",
     ]
     assert chrome.strip_chrome("\n".join(["标题"] + notes + story), "标题").splitlines() == story
+    credits = [
+        "□本报记者 王小红",
+        "文/本报记者 王小红",
+        "本文作者：王小红",
+        "撰文：王小红 摄影：赵六",
+        "王小红 赵六 / 文",
+    ]
+    for credit in credits:
+        assert chrome.strip_chrome("\n".join(["标题", credit, *story]), "标题").splitlines() == story, credit
     under = ["记者 刘涛", "《光明日报》（ 2022年02月13日 02版）"]  # labelled pages count these as the story's
     assert chrome.strip_chrome("\n".join(["标题"] + story + under), "标题").splitlines() == story + under
 

@@ -67,9 +67,13 @@ _NOTICE = re.compile(
 )
 _SIGNED = re.compile(r"(?:19|20)\d\d\s*+年\s*+\d{1,2}\s*+月\s*+\d{1,2}\s*+日$")
 # "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
+# Also after a mark or 文/ ("□本报记者 王小红", "文/本报记者 王小红"), with 作者 or 撰文 ("本文作者：
+# 王小红"), with the photographer's and the editor's credits after it, or "王小红 赵六 / 文".
 _CREDIT_LINE = re.compile(
-    r"^[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿)[\s\u3000:：]*+[\u4e00-\u9fa5·]{2,4}"
-    r"(?:[\s\u3000、]++(?:(?:记者|通讯员|实习生)[\s\u3000]*+)?[\u4e00-\u9fa5·]{2,4}){0,4}$"
+    r"^[□■◎●○◆◇★☆※]?\s*+(?:文\s*+[/／|｜]\s*+)?[\u4e00-\u9fa5]{0,6}?(?:记者|通讯员|实习生|撰稿|撰文|作者)"
+    r"[\s\u3000:：]*+[\u4e00-\u9fa5·]{2,4}"
+    r"(?:[\s\u3000、]++(?:(?:记者|通讯员|实习生|摄影|编辑|校对)[\s\u3000:：]*+)?[\u4e00-\u9fa5·]{2,4}){0,4}$"
+    r"|^[\u4e00-\u9fa5·]{2,4}(?:[\s\u3000、]++[\u4e00-\u9fa5·]{2,4}){0,4}\s*+[/／]\s*+文$"
 )
 # "《某某日报》（2019年08月28日 第03版）": a paper's issue and page.
 _EDITION = re.compile(
