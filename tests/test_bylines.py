@@ -132,6 +132,15 @@ def test_a_label_left_empty_takes_nothing_from_the_next_line(label):
     assert (article.author, article.editor, article.source) == ("", "", "")
 
 
+@pytest.mark.parametrize(
+    "closing,author", [("（袁源）", "袁源"), ("（新华）", ""), ("（中新）", ""), ("（北京）", ""), ("（全文完）", "")]
+)
+def test_a_name_in_brackets_closing_the_story_is_its_writer_an_agency_s_or_a_place_s_is_not(closing, author):
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    article = extract_article(page("<span>2019-03-01 10:20</span>", [*no_credit[:-1], no_credit[-1] + closing]))
+    assert article.author == author
+
+
 @pytest.mark.parametrize("placeholder", ["未知", "不详", "暂无", "未署名", "admin", "小编"])
 def test_a_byline_that_names_no_one_gives_no_author(placeholder):
     """Older CMS pages fill the author field when nobody is credited: "作者：未知"."""

@@ -14,9 +14,9 @@ from news_crawler.extraction.names import (
     PADDED,
     SEP,
     clean_author,
+    is_section,
     no_name,
     place_or_outlet,
-    section_or_region,
     unglued,
     whole,
 )
@@ -224,7 +224,7 @@ def _under_headline(text: str, title: str, body: str) -> str:
             continue
         m = _UNDER_HEADLINE.fullmatch(line) or _TAGGED.fullmatch(line)
         name = m.group(1) if m else ""
-        if name and not (no_name(name) or place_or_outlet(name) or section_or_region(name) or name.isdigit()):
+        if name and not (no_name(name) or place_or_outlet(name) or is_section(name) or name.isdigit()):
             return name
         return ""
     # Nothing between the headline and the story: the story's first line may be its writers' names.

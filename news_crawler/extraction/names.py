@@ -82,6 +82,22 @@ NOT_NAMES = {
     "视觉中国",
     "东方IC",
     "图虫创意",  # photo agencies
+    # an agency's or a paper's short name closing a story in brackets: "（新华）", "（中新）"
+    "新华",
+    "中新",
+    "央视",
+    "央广",
+    "国新",
+    "人民",
+    "光明",
+    "中青",
+    "北青",
+    "新京",
+    "澎湃",
+    "环球",
+    "法制",
+    "完",  # a wire story's end mark: "（全文完）"
+    "全文完",
     # a section's heading standing alone under the headline
     "前言",
     "引言",
@@ -109,9 +125,19 @@ _NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员")
 _PLACE_END = re.compile(r"(?:[县市省区镇村报网社台刊]|报道|新闻|客户端|财经|在线|传媒|频道|杂志)$")
 
 
+# A place standing for a name ("北京 2024-10-15 10:20" under a headline, "（北京）" closing a story): the
+# province-level regions.
+REGIONS = frozenset(
+    "北京 天津 上海 重庆 河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南 四川 "
+    "贵州 云南 陕西 甘肃 青海 台湾 内蒙古 广西 西藏 宁夏 新疆 香港 澳门 中国 全国".split()
+)
+
+
 def place_or_outlet(name: str) -> bool:
-    """``name`` names a place or an outlet (…市, …日报, …报道), not a person: one line, a
-    character or more before such an ending."""
+    """``name`` names a place or an outlet (…市, …日报, …报道, a province: 北京), not a
+    person: one line, a character or more before such an ending."""
+    if name in REGIONS:
+        return True
     end = _PLACE_END.search(name)
     return end is not None and end.start() >= 1 and "\n" not in name[: end.start()]
 
@@ -124,16 +150,11 @@ _SECTION = re.compile(
     r"|评论|观察|关注|聚焦|视点|热点|头条|独家|专题|专栏|快讯|本地|图片|视频|直播|推荐|精选|滚动|深度|综合"
     r"|民生|法治|公告|通知){1,2}"
 )
-# A dateline's place standing alone ("北京 2024-10-15 10:20"): the province-level regions.
-REGIONS = frozenset(
-    "北京 天津 上海 重庆 河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南 四川 "
-    "贵州 云南 陕西 甘肃 青海 台湾 内蒙古 广西 西藏 宁夏 新疆 香港 澳门 中国 全国".split()
-)
 
 
-def section_or_region(name: str) -> bool:
-    """``name`` is a site's section ("国内要闻", "时政") or a region ("北京"), not a writer."""
-    return name in REGIONS or _SECTION.fullmatch(name) is not None
+def is_section(name: str) -> bool:
+    """``name`` is a site's section ("国内要闻", "时政"), not a writer."""
+    return _SECTION.fullmatch(name) is not None
 
 
 # Words a byline runs into on older CMS pages ("作者：张三　点击数：" "阅读 字号 打印 关闭"):
