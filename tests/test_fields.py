@@ -164,6 +164,8 @@ def test_description_tags_and_the_time_the_page_was_changed():
     labelled = extract_article(page("来源：新闻网 更新时间：2024-05-08 09:15", after="<p>标签：工业 统计</p>"))
     assert (labelled.updated_at, labelled.tags) == ("2024-05-08T09:15:00+08:00", ["工业", "统计"])
     assert labelled.published_at == "2024-05-06T10:20:00+08:00"
+    edited = extract_article(page("发布于 2024-05-06 10:20 编辑于 2024-05-08 09:15"))
+    assert (edited.published_at, edited.updated_at) == ("2024-05-06T10:20:00+08:00", "2024-05-08T09:15:00+08:00")
     bare = extract_article(page())
     assert (bare.description, bare.tags, bare.updated_at) == ("", [], "")
 
