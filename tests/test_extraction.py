@@ -81,6 +81,13 @@ def test_traditional_byline_and_chrome_labels_are_read_and_names_kept_as_written
         "聯合報",
     )
     assert article.body.splitlines() == story * 2
+    taiwan = page.replace(
+        "發佈時間：2019年3月1日 10:23　來源：聯合報　記者 王小明", "2019/03/01 10:23 最後更新：2019/03/02 08:00"
+    )
+    taiwan = taiwan.replace("<p>台北市政府", "<p>記者王小明／台北報導</p><p>台北市政府", 1)
+    article = extract_article(taiwan)
+    assert (article.author, article.updated_at) == ("王小明", "2019-03-02T08:00:00+08:00")
+    assert article.body.splitlines() == story * 2  # the credit line goes, as 本报记者 王小明 does
 
 
 def test_a_declared_charset_the_bytes_contradict_loses():

@@ -6,8 +6,8 @@ back from the same place in the page's own text."""
 from __future__ import annotations
 
 _LABELS = str.maketrans(
-    "記編輯責來發佈時間閱讀覽瀏點擊數報導訊審關閉號體條頁評論網聞電視實習見員約寫圖攝轉載聲權歸錄總經連結稱",
-    "记编辑责来发布时间阅读览浏点击数报导讯审关闭号体条页评论网闻电视实习见员约写图摄转载声权归录总经连结称",
+    "記編輯責來發佈時間閱讀覽瀏點擊數報導訊審關閉號體條頁評論網聞電視實習見員約寫圖攝轉載聲權歸錄總經連結稱後訂",
+    "记编辑责来发布时间阅读览浏点击数报导讯审关闭号体条页评论网闻电视实习见员约写图摄转载声权归录总经连结称后订",
 )
 _SIGNS = ("這", "們", "個", "來", "時", "說", "為", "會", "發", "記", "與", "對", "從", "後", "國")
 _SIGNS_MIN = 3  # occurrences of traditional-only characters that mark a page
