@@ -181,6 +181,26 @@ def test_a_byline_without_a_year_is_this_years_as_platforms_mean_it():
     )
 
 
+def test_a_time_ahead_of_now_is_no_publication_time():
+    from datetime import datetime, timedelta
+
+    from news_crawler.extraction import extract_article
+    from news_crawler.extraction.dates import SHANGHAI
+    from news_crawler.extraction.published import _ahead
+
+    now = datetime(2026, 11, 23, 23, 0, tzinfo=SHANGHAI)
+    assert _ahead("2026-11-25T10:00:00+08:00", now) and _ahead("2027-01", now) and _ahead("2031-10-15", now)
+    assert not _ahead("2026-11-24T10:00:00+08:00", now) and not _ahead("2026-11", now)  # within a day: clocks differ
+    story = "市教育局日前发布通知，明年全市中小学将统一实行课后服务，家长可根据需要自愿选择参加。" * 3
+    ahead = (datetime.now(SHANGHAI) + timedelta(days=400)).strftime("%Y-%m-%d %H:%M")
+    page = (
+        "<html><head><title>课后服务全覆盖</title></head><body><h1>课后服务全覆盖</h1><div>{}</div>"
+        f"<p>{story}</p></body></html>"
+    )
+    assert extract_article(page.format(ahead)).published_at == ""
+    assert extract_article(page.format("2019-03-01 10:20")).published_at == "2019-03-01T10:20:00+08:00"
+
+
 def test_a_byline_with_a_two_digit_year_gives_its_date_not_a_comments():
     from datetime import datetime
 

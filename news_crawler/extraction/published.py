@@ -136,6 +136,24 @@ def in_zone_of(stated: str, reference: str) -> str:
 def find_published_at(
     root: HtmlElement, text: str, title: str, body: str = "", linked: str = "", html: str = ""
 ) -> str:
+    """The publication time ``_stated_or_shown`` finds, or "" when it is later than a day
+    from now (an event's date, a page's clock gone wrong: no story is published ahead)."""
+    found = _stated_or_shown(root, text, title, body, linked, html)
+    return "" if found and _ahead(found, datetime.now(SHANGHAI)) else found
+
+
+def _ahead(iso: str, now: datetime) -> bool:
+    """Whether the time, day or month ``iso`` names begins more than a day after ``now``."""
+    try:
+        start = datetime.fromisoformat(iso if len(iso) != 7 else iso + "-01")  # 1998-03: its first day
+    except ValueError:
+        return False
+    if start.tzinfo is None:
+        start = start.replace(tzinfo=SHANGHAI)
+    return start > now + timedelta(days=1)
+
+
+def _stated_or_shown(root: HtmlElement, text: str, title: str, body: str = "", linked: str = "", html: str = "") -> str:
     """ISO 8601 time from meta tags, ``linked`` (JSON-LD's datePublished) or microdata and
     ``<time datetime>`` (``structured.py``, in the page's source ``html``), in the zone the
     byline shows it in (``as_shown``); else the byline's:
