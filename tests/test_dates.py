@@ -198,6 +198,7 @@ def test_a_time_ahead_of_now_is_no_publication_time():
         f"<p>{story}</p></body></html>"
     )
     assert extract_article(page.format(ahead)).published_at == ""
+    assert extract_article(page.format(f"2019-03-01 10:20 更新时间：{ahead}")).updated_at == ""
     assert extract_article(page.format("2019-03-01 10:20")).published_at == "2019-03-01T10:20:00+08:00"
 
 

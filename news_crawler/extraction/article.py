@@ -23,7 +23,7 @@ from news_crawler.extraction.media import find_description, find_images, find_ta
 from news_crawler.extraction.metadata import find_author, find_contributors, find_editor, find_source, near_article
 from news_crawler.extraction.pagination import page_of
 from news_crawler.extraction.posts import first_post, fragment
-from news_crawler.extraction.published import find_published_at, in_zone_of
+from news_crawler.extraction.published import find_published_at, in_zone_of, not_ahead
 from news_crawler.extraction.structured import linked_data
 from news_crawler.extraction.title import find_title, headline_in_body
 from news_crawler.extraction.traditional import as_written, is_traditional, with_simplified_labels
@@ -256,5 +256,5 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
         images=find_images(root, clean, url, title),
         description=find_description(root, linked.description, written(labelled_lead(clean_))),
         tags=find_tags(root, near_article(text_, title_, clean_), linked.keywords),
-        updated_at=in_zone_of(find_updated_at(root, text_, linked.modified), published_at),
+        updated_at=not_ahead(in_zone_of(find_updated_at(root, text_, linked.modified), published_at)),
     )

@@ -138,8 +138,13 @@ def find_published_at(
 ) -> str:
     """The publication time ``_stated_or_shown`` finds, or "" when it is later than a day
     from now (an event's date, a page's clock gone wrong: no story is published ahead)."""
-    found = _stated_or_shown(root, text, title, body, linked, html)
-    return "" if found and _ahead(found, datetime.now(SHANGHAI)) else found
+    return not_ahead(_stated_or_shown(root, text, title, body, linked, html))
+
+
+def not_ahead(iso: str) -> str:
+    """``iso``, or "" when it begins more than a day from now: no story is published or
+    modified ahead."""
+    return "" if iso and _ahead(iso, datetime.now(SHANGHAI)) else iso
 
 
 def _ahead(iso: str, now: datetime) -> bool:
