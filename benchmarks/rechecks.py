@@ -202,6 +202,7 @@ def main() -> None:
         result = run("recheck", "real")
         assert result.returncode == 0, result.stderr[-2000:]
     events = [json.loads(line) for line in run("changes", "--json").stdout.splitlines()]
+    run("stop-server")  # the run's embedded Redis would keep running between commands, as a user's does
     found = {e["url"].replace(base, ""): e for e in events}
     lines = [json.loads(line) for f in feed.rglob("*.jsonl") for line in f.read_text().splitlines()]
     v2 = {i["url"].replace(base, ""): i for i in lines if i.get("version", 1) >= 2}

@@ -169,6 +169,8 @@ def main() -> None:
     run = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True)
     overrun = time.monotonic() - started - args.duration
     server.shutdown()
+    # the run's embedded Redis keeps running between commands, as a user's does: not this one's
+    subprocess.run([sys.executable, "-m", "news_crawler.cli.crawler", "stop-server"], env=env, capture_output=True)
 
     lines = [json.loads(x) for f in (tmp / "data" / "output").rglob("*.jsonl") for x in f.read_text().splitlines()]
     urls = [x["url"] for x in lines]
