@@ -233,8 +233,9 @@ def test_writers_names_alone_on_the_story_s_first_line_right_under_the_headline(
         f"<html><head><title>社会资本与再就业</title></head><body><h1>社会资本与再就业</h1>{paragraphs}</body></html>"
     )
     assert extract_article(html).author == "赵延东 风笑天"
-    for heading in ("前言", "基本情况", "本报讯"):  # a section's heading, an outlet's mark: no one
-        assert extract_article(html.replace("赵延东、风笑天", heading)).author == ""
+    # a section's heading, an outlet's mark, a document's kind: no one
+    for heading in ("前言", "基本情况", "本报讯", "通知", "公告", "倡议书", "新闻稿"):
+        assert extract_article(html.replace("赵延东、风笑天", heading)).author == "", heading
 
 
 def test_writers_names_under_the_headline_a_forum_archive_repeats_inside_the_post():

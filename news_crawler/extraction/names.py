@@ -120,7 +120,12 @@ NOT_NAMES = {
 }
 # "转载请注明", "网络整理", "系统管理员", "刘通摄" (a photo credit), "视频截图", "发布于 2019-...".
 _NOT_NAME_STARTS = ("转载", "版权", "本文", "本站", "原文", "网络", "系统", "管理")
-_NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员")
+# A document's kind heading its text ("通知", "公告", "倡议书", "新闻稿") names no one either.
+_DOCUMENT_KINDS = tuple(
+    "通知 公告 通告 声明 倡议 倡议书 新闻稿 启事 公示 通报 决定 意见 办法 批复 报告 纪要 简报 须知 方案 规定 "
+    "细则 章程 条例 告知书 公开信".split()
+)
+_NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员", *_DOCUMENT_KINDS)
 # 央视新闻, 新华社客户端, 第一财经, 中国经济在线: the words an outlet's name ends with, never a person's
 _PLACE_END = re.compile(r"(?:[县市省区镇村报网社台刊]|报道|新闻|客户端|财经|在线|传媒|频道|杂志)$")
 
