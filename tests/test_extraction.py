@@ -201,6 +201,8 @@ def test_editor_and_source_are_fields_of_their_own(sina_articles):
     assert extract_article(proofread).editor == "李明"
     for label in ("【来源】", "来源于：", "稿源：", "转自：", "出处：", "来源 | ", "来源：["):
         assert extract_article(page.replace("来源：", label)).source == "人民日报客户端", label
+    linked = page.replace("来源：人民日报客户端", "文章来源：https://www.example.gov.cn/a/1.html")
+    assert extract_article(linked).source == "www.example.gov.cn"  # a link for a source: its host
     # A place in brackets after the outlet is no writer's name
     placed = extract_article(page.replace("来源：人民日报客户端\u3000作者：王小明", "来源：人民日报（北京）"))
     assert (placed.source, placed.author, placed.editor) == ("人民日报", "", "李明")  # the editor is never the author

@@ -351,7 +351,8 @@ def find_source(root: HtmlElement, text: str, title: str, body: str) -> str:
         for m in _SOURCE.finditer(region):
             if region[m.end(1) : m.end(1) + 1] in ("=", '"', "'", "<"):
                 continue  # markup that leaked into the text, not an outlet
-            source = _SOURCE_END.sub("", DATETIME.sub("", m.group(1))).strip(" :：,，")
+            link = _LINKED_SOURCE.match(region, m.start(1))
+            source = link.group(1) if link else _SOURCE_END.sub("", DATETIME.sub("", m.group(1))).strip(" :：,，")
             if _an_outlet(source):
                 return source
     marked = marked_source(root, _byline(text, title, body))
@@ -359,6 +360,8 @@ def find_source(root: HtmlElement, text: str, title: str, body: str) -> str:
     return marked if _an_outlet(marked) and not _NOT_MARKED_SOURCE.search(marked) else ""
 
 
+# "来源：https://www.gov.cn/…": the source is given as its link; its host names it.
+_LINKED_SOURCE = re.compile(r"https?://([A-Za-z0-9.-]{3,253})", re.I)
 _NOT_MARKED_SOURCE = re.compile(rf"\d|[:：©]|^{_RELATIVE}$")
 
 
