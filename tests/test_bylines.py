@@ -132,6 +132,18 @@ def test_a_label_left_empty_takes_nothing_from_the_next_line(label):
     assert (article.author, article.editor, article.source) == ("", "", "")
 
 
+def test_a_label_and_its_value_in_elements_of_their_own_are_read():
+    """Older CMS pages put a label and its value in cells of their own (<td>, <dt>/<dd>,
+    <li>): the value on the next line, alone or with a date, is the label's."""
+    story = [line.replace("（记者 刘玮）", "") for line in STORY]
+    cells = (
+        "<dl><dt>作者：</dt><dd>孙悦 2019-03-01 10:20</dd><dt>来源：</dt><dd>新华网</dd>"
+        "<dt>责任编辑：</dt><dd>王五</dd></dl>"
+    )
+    article = extract_article(page(cells, story))
+    assert (article.author, article.source, article.editor) == ("孙悦", "新华网", "王五")
+
+
 @pytest.mark.parametrize(
     "closing,author", [("（袁源）", "袁源"), ("（新华）", ""), ("（中新）", ""), ("（北京）", ""), ("（全文完）", "")]
 )

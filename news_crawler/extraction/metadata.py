@@ -29,9 +29,7 @@ _NAMES = rf"{_NAME}(?:{SEP}{_NAME}){{0,4}}"
 _PADDED_NAME = r"[\u4e00-\u9fa5][ \u3000]{1,2}[\u4e00-\u9fa5](?![\u4e00-\u9fa5·])"  # 作者：王  芳 (old CMS pages)
 # Runs of spaces are taken whole (``\s*+``) wherever what follows cannot be a space: a page's
 # long run cannot make a pattern backtrack (the patterns run in time linear in the text).
-# A label's name is on its own line: an empty "作者：" must not take the next line's first words
-# ("作者：\n国家统计局今天发布…"); a name alone on the next line is the cell pattern's below.
-_COLON = r"\s*+[:：丨|｜/][^\S\n]*+"
+_COLON = r"\s*+[:：丨|｜/]\s*+"
 _ISSUER = re.compile(r"(?:发文机关|发布机关|发文单位)\s*+[:：]\s*+([\u4e00-\u9fa5]{2,20})")  # government notices
 _HANDLE = r"[A-Za-z][A-Za-z0-9_.\-]{2,24}"  # a blogger's or a forum member's handle
 _LATIN_NAME = r"[A-Z][a-z]+(?:[ .·-][A-Z][a-z]+){1,3}(?![A-Za-z])"  # 作者：Jack Ma, 作者：Anne-Marie Slaughter
@@ -183,12 +181,23 @@ def _trailer(text: str, body: str) -> str:
 def _first_name(pattern: re.Pattern, regions: list[str]) -> str:
     for region in regions:
         for m in pattern.finditer(region):
-            if region[m.end(1) : m.end(1) + 1] in ("=", '"', "'", "<"):
-                continue  # markup that leaked into the text: "作者：size="20""
+            if region[m.end(1) : m.end(1) + 1] in ("=", '"', "'", "<") or _into_the_next_line(region, m):
+                continue  # markup that leaked into the text: "作者：size="20""; a label left empty
             name = clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8]))
             if name:
                 return name
     return ""
+
+
+# What runs on after a value that is a line's first words, not a name or an outlet.
+_RUNS_ON_TEXT = re.compile(r"[\u4e00-\u9fa5，。；！？]")
+
+
+def _into_the_next_line(region: str, m: re.Match) -> bool:
+    """A label left empty at its line's end, and the next line's first words caught as its
+    value: they run on into a sentence ("作者：\n国家统计局今天发布…"). A value in a cell of
+    its own ("作者：\n张三 2024-10-15", "来源：\n新华网") ends there and stands."""
+    return "\n" in region[m.start() : m.start(1)] and _RUNS_ON_TEXT.match(region, m.end(1)) is not None
 
 
 def _glued_or_whole(names: str, after: str) -> str:
@@ -307,6 +316,8 @@ def find_contributors(text: str, title: str, body: str) -> str:
     found: list[str] = []
     for region in [*_regions(text, title, body), _trailer(text, body)]:
         for m in _CONTRIBUTOR.finditer(region):
+            if _into_the_next_line(region, m):
+                continue
             for name in clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8])).split():
                 if name not in found:
                     found.append(name)
@@ -320,7 +331,7 @@ _EDITOR = re.compile(
 _SOURCE = re.compile(
     r"(?:"
     + any_of(SOURCE)
-    + r"\s*+[:：|｜丨】\]〕]|来自\s*+[:：])[^\S\n]*+[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})"
+    + r"\s*+[:：|｜丨】\]〕]|来自\s*+[:：])\s*+[\[【〔]?([^\s\u3000|丨/（）()\[\]【】=\"'<>]{2,30})"
 )
 # What a source runs into: a credit, a counter, a date's label ("新闻晨报发布时间：", not "临江教育发布").
 _SOURCE_END = re.compile(
@@ -333,6 +344,8 @@ def find_editor(text: str, title: str, body: str) -> str:
     """The editor (责任编辑/责编/编辑), from around the body's end, else from the byline."""
     for region in reversed(_regions(text, title, body)):
         for m in _EDITOR.finditer(region):
+            if _into_the_next_line(region, m):
+                continue
             name = clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8]))
             if name:
                 return name
@@ -349,8 +362,8 @@ def find_source(root: HtmlElement, text: str, title: str, body: str) -> str:
     markup marks as the source in the byline (``structured.py``)."""
     for region in _regions(text, title, body):
         for m in _SOURCE.finditer(region):
-            if region[m.end(1) : m.end(1) + 1] in ("=", '"', "'", "<"):
-                continue  # markup that leaked into the text, not an outlet
+            if region[m.end(1) : m.end(1) + 1] in ("=", '"', "'", "<") or _into_the_next_line(region, m):
+                continue  # markup that leaked into the text, not an outlet; a label left empty
             link = _LINKED_SOURCE.match(region, m.start(1))
             source = link.group(1) if link else _SOURCE_END.sub("", DATETIME.sub("", m.group(1))).strip(" :：,，")
             if _an_outlet(source):
