@@ -145,7 +145,16 @@ def test_a_label_and_its_value_in_elements_of_their_own_are_read():
 
 
 @pytest.mark.parametrize(
-    "closing,author", [("（袁源）", "袁源"), ("（新华）", ""), ("（中新）", ""), ("（北京）", ""), ("（全文完）", "")]
+    "closing,author",
+    [
+        ("（袁源）", "袁源"),
+        ("（新华）", ""),
+        ("（中新）", ""),
+        ("（北京）", ""),
+        ("（全文完）", ""),
+        ("（袁源 北京大学）", "袁源"),  # the writer's institution after the name
+        ("（作者：袁源，北京大学经济学院教授）", "袁源"),
+    ],
 )
 def test_a_name_in_brackets_closing_the_story_is_its_writer_an_agency_s_or_a_place_s_is_not(closing, author):
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]

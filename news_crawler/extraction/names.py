@@ -126,8 +126,12 @@ _DOCUMENT_KINDS = tuple(
     "细则 章程 条例 告知书 公开信".split()
 )
 _NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员", *_DOCUMENT_KINDS)
-# 央视新闻, 新华社客户端, 第一财经, 中国经济在线: the words an outlet's name ends with, never a person's
-_PLACE_END = re.compile(r"(?:[县市省区镇村报网社台刊]|报道|新闻|客户端|财经|在线|传媒|频道|杂志)$")
+# 央视新闻, 新华社客户端, 第一财经, 中国经济在线: the words an outlet's name ends with, never a
+# person's; and an institution's (北京大学, 社科院, 协和医院) after a writer's name: "（王五 北京大学）".
+_PLACE_END = re.compile(
+    r"(?:[县市省区镇村报网社台刊院校]|报道|新闻|客户端|财经|在线|传媒|频道|杂志|大学|研究所|中心|公司|集团|银行|协会|学会"
+    r"|委员会|政府|中学|小学)$"
+)
 
 
 # A place standing for a name ("北京 2024-10-15 10:20" under a headline, "（北京）" closing a story): the
