@@ -144,6 +144,8 @@ def test_a_lone_image_s_caption_under_it_and_urls_relative_to_the_page_s_base():
     assert extract_article(html, "https://news.example.cn/2024/05/06/1.html").images == [
         {"url": "https://img.example.cn/2024/a.jpg", "caption": "▲工人在车间生产。记者 王五 摄"}
     ]
+    credited = page(before="<p><img src='a.jpg'></p><p>图片来源：视觉中国</p>")
+    assert extract_article(credited, "https://news.example.cn/1.html").images[0]["caption"] == ""  # whose, not what
     unsafe = html.replace("https://img.example.cn/2024/", "javascript:alert(1)//")
     assert extract_article(unsafe, "https://news.example.cn/2024/05/06/1.html").images[0]["url"] == (
         "https://news.example.cn/2024/05/06/a.jpg"

@@ -40,6 +40,7 @@ _LAZY = ("data-src", "data-original", "data-lazy-src", "data-url", "original", "
 _SMALL = 100  # pixels: a stated width or height below this is an icon, a bullet or a tracking pixel
 _CAPTION_CLASS = re.compile(r"caption|pictext|img_?desc|imgtxt|pic_?txt|pic_?info|photo_?desc|figcaption|tuzhu", re.I)
 _CAPTION_TEXT = re.compile(r"^(?:[（(]?图[)）]?|图为|图片|上图|下图|左图|右图|▲|△|↑)")
+_PHOTO_CREDIT = re.compile(r"^(?:图\s*+[/／|｜]|图片来源|图源|图片来自|图片由)")  # "图/视觉中国": whose, not what
 CAPTION_MAX = 120
 _NOT_XPATH = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")  # no XPath string holds them
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -143,6 +144,8 @@ def _caption(img: HtmlElement) -> str:
         text = _short(el.text_content())
         if not text:
             continue
+        if _PHOTO_CREDIT.match(text):
+            break
         if _CAPTION_CLASS.search(" ".join(filter(None, (el.get("class"), el.get("id"))))) or _CAPTION_TEXT.match(text):
             return text
         break
