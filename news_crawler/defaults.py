@@ -172,7 +172,10 @@ DEDUP_SENTENCES = True
 DEDUP_SENTENCE_COUNT = 5
 DEDUP_SENTENCE_MATCH = 3
 DEDUP_SENTENCE_MIN_CHARS = 8
-DEDUP_SENTENCE_MAX_DISTANCE = 24
+# 22 rather than 24: stories retold around one quoted paragraph sit farther apart than the
+# edited copies the rule is for (benchmarks/quality.py, four seeds: false drops 9/11/11/8 ->
+# 8/9/10/7, recall 0.981/0.980/0.986 -> 0.978/0.980/0.985; BENCHMARKS.md).
+DEDUP_SENTENCE_MAX_DISTANCE = 22
 DEDUP_SENTENCE_LENGTH_RATIO = 0.8
 # Retention: fingerprints are kept DEDUP_RETENTION_DAYS (0: for ever), in generations of
 # DEDUP_GENERATION_DAYS; an expired generation is deleted whole.
