@@ -223,11 +223,12 @@ def test_generic_spider_with_no_arguments_says_what_to_pass_in_one_line():
         ),
     ],
 )
-def test_generic_spider_with_bad_arguments_says_what_to_pass(arguments, settings, says):
+def test_generic_spider_with_bad_arguments_says_what_to_pass(arguments, settings, says, redis_server):
     """What ``scrapy crawl news -a ...`` checks, asked in this process: the command prints
-    the same message in one line and exits 2 (the test above)."""
+    the same message in one line and exits 2 (the test above). (On the suite's server: the
+    embedded default would start one in the user's own data directory.)"""
     from news_crawler.spiders.news import NewsSpider
     from tests.crawl_helpers import project_crawler
 
     with pytest.raises(ValueError, match=re.escape(says)):
-        NewsSpider.from_crawler(project_crawler(NewsSpider, settings), **arguments)
+        NewsSpider.from_crawler(project_crawler(NewsSpider, {"REDIS_URL": redis_server.url, **settings}), **arguments)

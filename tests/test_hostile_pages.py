@@ -217,7 +217,7 @@ def test_a_look_alike_host_is_off_the_site():
         assert not on_domains(url, ["sina.com.cn"]), url
 
 
-def test_with_file_start_pages_on_the_downloader_still_refuses_every_other_file_request(tmp_path):
+def test_with_file_start_pages_on_the_downloader_still_refuses_every_other_file_request(tmp_path, redis_server):
     from scrapy import Request
 
     from news_crawler.crawl.safety import SafeRequests
@@ -226,7 +226,7 @@ def test_with_file_start_pages_on_the_downloader_still_refuses_every_other_file_
     from news_crawler.spiders.news import NewsSpider
     from tests.crawl_helpers import project_crawler
 
-    crawler = project_crawler(NewsSpider, {"START_URLS_ALLOW_FILE": True})
+    crawler = project_crawler(NewsSpider, {"START_URLS_ALLOW_FILE": True, "REDIS_URL": redis_server.url})
     crawler.spider = NewsSpider.from_crawler(
         crawler, start_urls=(tmp_path / "list.html").as_uri(), allow=ALLOW, allowed_domains="a.cn"
     )
