@@ -87,13 +87,23 @@ def test_drops_are_listed_newest_first(make_store):
     assert len(store.drops(limit=100)) == 11 and store.drops(limit=0) == []
 
 
-def test_nearest_reports_the_matching_table(make_store):
+def test_nearest_reads_every_kept_fingerprint_and_names_the_shared_table(make_store):
     store = make_store()
     a = 0xAAAA_BBBB_CCCC_DDDD
     store.decide("a", a)
     (m,) = store.nearest(flip(a, list(range(0, 48, 3))))  # only block 0 (the top 16 bits) unchanged
-    assert (m.id, m.table) == ("a", 0) and m.distance == 16
-    assert store.nearest(flip(a, [0, 16, 32, 48])) == []  # every block differs
+    assert (m.id, m.table, m.distance) == ("a", 0, 16)
+    (m,) = store.nearest(flip(a, [0, 16, 32, 48]))  # every block differs: no bucket holds it, still found
+    assert (m.id, m.table, m.distance) == ("a", -1, 4)
+    rng = random.Random(5)  # the nearest of many, in order, whatever the buckets
+    fps = {f"d{i}": rng.getrandbits(64) for i in range(300)}
+    for i, fp in fps.items():
+        store.decide(i, fp)
+    kept = {i: fp for i, fp in fps.items() if not store.lookup(i).duplicate_of} | {"a": a}
+    query = rng.getrandbits(64)
+    got = store.nearest(query, limit=7)
+    assert [m.distance for m in got] == sorted(distance(query, fp) for fp in kept.values())[:7]
+    assert all(m.distance == distance(query, kept[m.id]) and m.simhash == kept[m.id] for m in got)
 
 
 def test_same_decisions_as_brute_force(make_store):

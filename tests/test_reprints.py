@@ -162,3 +162,29 @@ def test_story_lists_the_original_and_every_copy_and_explain_says_why_neighbours
     assert near["why_not"] == (
         f"simhash distance {near['distance']} > DEDUP_MAX_DISTANCE 0; the sentence rule is off (DEDUP_SENTENCES)"
     )
+
+
+def test_explain_names_a_kept_copys_original_however_far_and_why_it_was_kept(redis_server):
+    # A short story and a desk's copy of it: a name spelt out in two of its three sentences,
+    # a source line and an editor's. Too far apart for either rule, and sharing no block:
+    # the four buckets a decision reads never meet the original.
+    story = (
+        "记者从市住建局获悉，今年全市将完成一百二十个老旧小区改造，涉及居民两万余户，改造内容包括加装电梯、管网更新和绿化提升。\n"
+        "市住建局相关负责人表示，改造将坚持居民自愿原则，由社区组织议事协商，方案公示后再开工，确保工程质量和施工安全。\n"
+        "据介绍，首批项目已于上月启动，施工单位采取分段作业方式，尽量减少对居民出行的影响。"
+    )
+    copy = "来源：某某晚报\n" + story.replace("市住建局", "市住房城乡建设局") + "\n责任编辑：张三"
+    common = ["--redis-url", redis_server.url, "--namespace", "far"]
+    lines = [{"id": "https://a.cn/1.html", "body": story}, {"id": "https://b.cn/2.html", "body": copy}]
+    out = run(["check", *common, "-"], "\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n")
+    assert [json.loads(line)["duplicate_of"] for line in out.stdout.splitlines()] == [None, None]
+    explained = json.loads(run(["explain", *common, "--id", "https://b.cn/2.html", "--text", copy, "--json"]).stdout)
+    (near,) = [n for n in explained["nearest"] if n["id"] == "https://a.cn/1.html"]
+    assert near["matched_blocks"] == [] and near["distance"] > 3 and near["shared_sentences"] == 1
+    assert near["why_not"].startswith(f"simhash distance {near['distance']} > DEDUP_MAX_DISTANCE 3; shares 1 of")
+    assert ("past DEDUP_SENTENCE_MAX_DISTANCE 22" in near["why_not"]) == (near["distance"] > 22)
+    # Without the text, the nearest kept article is still named, by distance alone.
+    bare = json.loads(run(["explain", *common, "--id", "https://b.cn/2.html", "--json"]).stdout)
+    assert (
+        bare["nearest"][0]["id"] == "https://a.cn/1.html" and "give the article's text" in bare["nearest"][0]["why_not"]
+    )

@@ -28,7 +28,8 @@ from news_crawler.connection.embedded import EmbeddedServerError
 from news_crawler.dedup.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
 from news_crawler.dedup.fingerprint.sentences import longest_sentences
 from news_crawler.dedup.from_settings import fingerprinter_from_settings, store_from_settings
-from news_crawler.dedup.index import Decision, RedisStore, check_max_distance
+from news_crawler.dedup.index import Decision, Match, RedisStore, check_max_distance
+from news_crawler.dedup.index.base import shared_table
 from news_crawler.errors import UserError, redis_problem
 from news_crawler.ops.preflight import check_values, known_names, unknown_names, warn_of_environment
 from news_crawler.printable import json_line, printable
@@ -178,6 +179,15 @@ def cmd_explain(args: argparse.Namespace) -> int:
             holders = store.sentence_holders(fingerprint.sentences, fingerprint.length)
     report["simhash"] = to_hex(fp)
     report["blocks"] = [f"{b:04x}" for b in blocks(fp)]
+    near = [m for m in store.nearest(fp, args.limit + 1) if m.id != args.id][: args.limit]
+    if sentences:  # the kept articles holding its sentences are its neighbours too, however far
+        listed = {m.id for m in near}
+        for held in holders:
+            for other, other_fp in held[: args.limit]:
+                if other not in listed and other != args.id:
+                    listed.add(other)
+                    near.append(Match(other, other_fp, distance(fp, other_fp), shared_table(fp, other_fp)))
+    near.sort(key=lambda m: (m.distance, m.id))
     report["nearest"] = [
         {
             "id": m.id,
@@ -187,8 +197,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             "matched_blocks": [t for t, (a, b) in enumerate(zip(blocks(fp), blocks(m.simhash))) if a == b],
             "within_max_distance": m.distance <= store.max_distance,
         }
-        for m in store.nearest(fp, args.limit)
-        if m.id != args.id
+        for m in near
     ]
     if report.get("kept") and sentences:  # a kept article: why each near one is not its copy
         shared_with = {
@@ -230,11 +239,9 @@ def why_not(near: dict[str, Any], settings: PlainSettings, sentence_count: int) 
     elif "shared_sentences" in near:
         if near["shared_sentences"] < match:
             reasons.append(f"shares {near['shared_sentences']} of its longest sentences, fewer than {match}")
-        elif near["distance"] > reach:
-            reasons.append(
-                f"shares {near['shared_sentences']} longest sentences but is {near['distance']} > {reach} bits away"
-            )
-        else:
+        if near["distance"] > reach:
+            reasons.append(f"{near['distance']} bits apart, past DEDUP_SENTENCE_MAX_DISTANCE {reach}")
+        if len(reasons) == 1:
             reasons.append("shares its longest sentences but differs in size past DEDUP_SENTENCE_LENGTH_RATIO")
     else:
         reasons.append("shared sentences unknown: give the article's text with --file or --text to count them")

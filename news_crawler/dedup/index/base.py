@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from news_crawler import defaults
 from news_crawler.dedup.fingerprint.sentences import length_slack
-from news_crawler.dedup.fingerprint.simhash64 import BLOCK_BITS, BLOCKS
+from news_crawler.dedup.fingerprint.simhash64 import BLOCK_BITS, BLOCKS, blocks
 
 # With four blocks, pigeonhole guarantees a shared block only up to distance 3.
 MAX_SUPPORTED_DISTANCE = BLOCKS - 1
@@ -105,12 +105,18 @@ class Decision:
 
 @dataclass(frozen=True)
 class Match:
-    """A kept document found near a query, and the block table through which it was found."""
+    """A kept document near a query: its distance, and the first block table the two share
+    (-1: none, so the simhash rule could never have met it)."""
 
     id: str
     simhash: int
     distance: int
     table: int
+
+
+def shared_table(a: int, b: int) -> int:
+    """The first block table where ``a`` and ``b`` agree, -1 where they agree in none."""
+    return next((t for t, (x, y) in enumerate(zip(blocks(a), blocks(b))) if x == y), -1)
 
 
 @dataclass(frozen=True)
@@ -163,7 +169,10 @@ class FingerprintStore(ABC):
 
     @abstractmethod
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
-        """Kept documents sharing at least one block with ``simhash``, nearest first."""
+        """The ``limit`` kept documents nearest to ``simhash``, nearest first.
+        Every kept fingerprint is read, not only the four buckets a decision reads: an
+        article's copy 20 bits away usually shares no block with it, and this is what
+        ``explain`` shows a user asking why it was kept."""
 
     @abstractmethod
     def lookup(self, doc_id: str) -> Decision | None:

@@ -19,6 +19,7 @@ from news_crawler.dedup.index.base import (
     SentenceRule,
     as_documents,
     now_iso,
+    shared_table,
 )
 
 
@@ -165,11 +166,9 @@ class MemoryStore(FingerprintStore):
 
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
         with self._lock:
-            best: dict[int, Match] = {}
-            for other, t in self._candidates(simhash):
-                if other not in best:
-                    best[other] = Match(self._ids[other], other, distance(simhash, other), t)
-        return sorted(best.values(), key=lambda m: (m.distance, m.table, m.id))[:limit]
+            kept = list(self._ids.items())
+        found = [Match(i, fp, distance(simhash, fp), shared_table(simhash, fp)) for fp, i in kept]
+        return sorted(found, key=lambda m: (m.distance, m.id))[:limit]
 
     def drops(self, limit: int = 100) -> list[DropRecord]:
         with self._lock:

@@ -8,11 +8,11 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple, cast
 
+import numpy as np
 import redis
 from redis.cluster import RedisCluster
 
 from news_crawler import defaults
-from news_crawler.dedup.fingerprint.simhash64 import blocks, distance
 from news_crawler.dedup.index.base import (
     SENTENCES,
     SIMHASH,
@@ -26,6 +26,7 @@ from news_crawler.dedup.index.base import (
     as_documents,
     check_document,
     id_key,
+    shared_table,
 )
 from news_crawler.dedup.index.drop_records import decode, read_records
 from news_crawler.dedup.index.generations import Generations
@@ -68,6 +69,18 @@ class Row(NamedTuple):
         if self.rule == SIMHASH:
             return self.distance < other.distance
         return (self.shared, -self.distance) > (other.shared, -other.distance)
+
+
+_SCAN_BUCKETS = 4096  # table-0 buckets read at once by ``nearest``
+
+
+def _low48(bucket: bytes) -> np.ndarray:
+    """The 6-byte big-endian entries of a table bucket as integers."""
+    entries = np.frombuffer(bucket, dtype=np.uint8).reshape(-1, 6).astype(np.uint64)
+    out = np.zeros(len(entries), dtype=np.uint64)
+    for i in range(6):
+        out = (out << np.uint64(8)) | entries[:, i]
+    return out
 
 
 class RedisStore(FingerprintStore):
@@ -277,18 +290,27 @@ class RedisStore(FingerprintStore):
         return [value or b"" for value in values]
 
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
-        matches: dict[int, Match] = {}
+        # Table 0 holds every kept fingerprint once: bucket <prefix>0<its top 16 bits> holds
+        # the other 48 as 6-byte entries. Read in chunks of buckets, the nearest of each kept.
+        near: list[tuple[int, int, str]] = []  # (distance, simhash, generation prefix)
+        query = np.uint64(simhash)
         for prefix in self.live_prefixes():
-            buckets = self._mget([f"{prefix}{t}{b:04x}" for t, b in enumerate(blocks(simhash))])
-            found: dict[bytes, int] = {}
-            for t, (block, bucket) in enumerate(zip(blocks(simhash), buckets)):
-                for p in range(0, len(bucket), 6):
-                    found.setdefault(bucket[p : p + 2 * t] + block.to_bytes(2, "big") + bucket[p + 2 * t : p + 6], t)
-            names = read_ids(self.client, prefix, list(found))
-            for (fp, t), name in zip(found.items(), names):
-                other = int.from_bytes(fp, "big")
-                matches.setdefault(other, Match(name or "?", other, distance(simhash, other), t))
-        return sorted(matches.values(), key=lambda m: (m.distance, m.table, m.id))[:limit]
+            for start in range(0, 1 << 16, _SCAN_BUCKETS):
+                buckets = self._mget([f"{prefix}0{high:04x}" for high in range(start, start + _SCAN_BUCKETS)])
+                top = np.uint64(48)
+                parts = [(np.uint64(start + n) << top) | _low48(b) for n, b in enumerate(buckets) if b]
+                if not parts:
+                    continue
+                fps = np.concatenate(parts)
+                bits = np.unpackbits((fps ^ query).view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
+                for at in np.argsort(bits, kind="stable")[:limit]:
+                    near.append((int(bits[at]), int(fps[at]), prefix))
+                near = sorted(near)[:limit]
+        out = []
+        for d, fp, prefix in near:
+            (name,) = read_ids(self.client, prefix, [fp.to_bytes(8, "big")])
+            out.append(Match(name or "?", fp, d, shared_table(simhash, fp)))
+        return sorted(out, key=lambda m: (m.distance, m.id))
 
     def drops(self, limit: int = 100) -> list[DropRecord]:
         """Drop records, newest first: each live generation's last drops from its
