@@ -309,3 +309,18 @@ def test_an_editor_or_a_counter_after_the_writer_ends_the_byline(byline):
     from news_crawler.extraction.names import clean_author
 
     assert clean_author(byline.split("：", 1)[1]) == "张三"
+
+
+@pytest.mark.parametrize(
+    "credits,author,editor",
+    [
+        ("记者：王小红 摄影：李明", "王小红", ""),  # 摄影： is the next label, not "记者 X 摄" (a photo)
+        ("编辑：王小红 设计：李明", "", "王小红"),  # a label we do not know still ends the names
+        ("执行编辑：王小红 视觉：李明", "", "王小红"),
+        ("作者：王小红 统筹：李明", "王小红", ""),
+    ],
+)
+def test_a_label_of_any_kind_after_the_names_ends_them(credits, author, editor):
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    article = extract_article(page("<span>2019-12-21 08:38</span>", no_credit + [credits]))
+    assert (article.author, article.editor) == (author, editor)

@@ -56,7 +56,8 @@ _AUTHOR_LABELS = [
     # a line that is only "作者魏星", or 作者 in a table cell of its own and the name in the next
     re.compile(rf"(?:^|\n)[ \t]*+作者(?:[ \t]*+[:：]?+[ \t]*+\n[ \t]*+)?({_NAME})(?=[ \t]*+(?:\n|$))"),
     re.compile(
-        rf"记者(?:{_COLON}|\s++)({_PADDED_NAME}|{_NAMES})(?![ \t\u3000]*+摄)" + _then_sep_or("/|／|[）)\\]】]|报道")
+        rf"记者(?:{_COLON}|\s++)({_PADDED_NAME}|{_NAMES})(?![ \t\u3000]*+摄(?!影\s*+[:：]))"
+        + _then_sep_or("/|／|[）)\\]】]|报道")
     ),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*+摄)(?=\s*+(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文){_COLON}({_NAMES})"),
@@ -200,10 +201,17 @@ def _into_the_next_line(region: str, m: re.Match) -> bool:
     return "\n" in region[m.start() : m.start(1)] and _RUNS_ON_TEXT.match(region, m.end(1)) is not None
 
 
+_SEPARATORS = " \u3000\u2002\u2003、，,"  # SEP's characters
+
+
 def _glued_or_whole(names: str, after: str) -> str:
-    """The names a byline pattern caught, padded ones closed up, cut at a glued tool word or
-    taken on to the end of a long one (``names.py``)."""
+    """The names a byline pattern caught, padded ones closed up, without a next label caught
+    as the last ("编辑：王二 设计：张三": 设计 is no name, whatever the label), cut at a glued
+    tool word or taken on to the end of a long one (``names.py``)."""
     names = PADDED.sub(r"\1\2", names)
+    last = re.split(SEP, names)[-1]
+    if after.lstrip(" \t\u3000")[:1] in (":", "：") and last != names:
+        return names[: len(names) - len(last)].rstrip(_SEPARATORS)
     cut = unglued(names, after)
     return cut if cut != names else whole(names, after)
 
