@@ -324,3 +324,17 @@ def test_a_label_of_any_kind_after_the_names_ends_them(credits, author, editor):
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
     article = extract_article(page("<span>2019-12-21 08:38</span>", no_credit + [credits]))
     assert (article.author, article.editor) == (author, editor)
+
+
+@pytest.mark.parametrize(
+    "credit,author",
+    [
+        ("本报记者 张嘉 郭佳 实习记者 罗崇纬", "张嘉 郭佳 罗崇纬"),  # a title between the names is no name
+        ("每经记者 李卓 每经实习记者 陈克远", "李卓 陈克远"),
+        ("记者 张三 见习记者 李四", "张三 李四"),
+    ],
+)
+def test_reporters_named_in_turn_with_their_titles_are_the_authors_and_leave_the_body(credit, author):
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    article = extract_article(page("<span>2019-12-21 08:38</span>", [credit, *no_credit]))
+    assert article.author == author and not article.body.startswith(credit[:4])

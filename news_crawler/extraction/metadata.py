@@ -43,6 +43,9 @@ def _then_sep_or(after: str) -> str:
 
 
 _TITLE = r"(?:[\u4e00-\u9fa5]{0,8}?记者[ \t\u3000]*+)?"  # "作者：本报记者 张三", "作者：新华社记者 张三"
+# Reporters named in turn, a title between them: "张嘉 郭佳 实习记者 罗崇纬", "李卓 每经见习记者 陈克远"
+# (clean_author leaves the titles out).
+_REPORTERS = rf"{_NAME}(?:{SEP}(?:[\u4e00-\u9fa5]{{0,6}}?记者[ \t\u3000]*+)?{_NAME}){{0,6}}"
 # Byline conventions in the order they are trusted: an explicit author, a reporter, 文/撰文,
 # a post's poster, a name in brackets closing the story "（袁源）" or "（姚峰 上海报道）", the
 # office issuing a government notice; then (find_author) the author meta tag, a name alone
@@ -56,7 +59,7 @@ _AUTHOR_LABELS = [
     # a line that is only "作者魏星", or 作者 in a table cell of its own and the name in the next
     re.compile(rf"(?:^|\n)[ \t]*+作者(?:[ \t]*+[:：]?+[ \t]*+\n[ \t]*+)?({_NAME})(?=[ \t]*+(?:\n|$))"),
     re.compile(
-        rf"记者(?:{_COLON}|\s++)({_PADDED_NAME}|{_NAMES})(?![ \t\u3000]*+摄(?!影\s*+[:：]))"
+        rf"记者(?:{_COLON}|\s++)({_PADDED_NAME}|{_REPORTERS})(?![ \t\u3000]*+摄(?!影\s*+[:：]))"
         + _then_sep_or("/|／|[）)\\]】]|报道")
     ),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*+摄)(?=\s*+(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
@@ -184,7 +187,7 @@ def _first_name(pattern: re.Pattern, regions: list[str]) -> str:
         for m in pattern.finditer(region):
             if region[m.end(1) : m.end(1) + 1] in ("=", '"', "'", "<") or _into_the_next_line(region, m):
                 continue  # markup that leaked into the text: "作者：size="20""; a label left empty
-            name = clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8]))
+            name = clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8]), reporters=True)
             if name:
                 return name
     return ""

@@ -228,10 +228,18 @@ def no_name(word: str) -> bool:
     return word in NOT_NAMES or word.startswith(_NOT_NAME_STARTS) or word.endswith(_NOT_NAME_ENDS)
 
 
-def clean_author(raw: str) -> str:
+def clean_author(raw: str, reporters: bool = False) -> str:
+    """The names a byline's label caught, without what is no one's name. A reporter's title
+    between them ("张嘉 实习记者 罗崇纬") is passed over when they are the ``reporters``, and
+    ends them otherwise (a correspondent's or an editor's names stop where the reporters'
+    begin: "通讯员 刘国栋 本报记者 王燕平")."""
     raw = _WIDE_GAP.split(raw.strip(), maxsplit=1)[0]  # a wide gap ends the byline
     names: list[str] = []
     for name in re.split(SEP, raw):
+        if name.endswith("记者"):
+            if reporters:
+                continue
+            break
         if name.startswith(_BYLINE_END):
             break  # a counter or a tool word (访问统计): the names came before it
         if name and not no_name(name):
