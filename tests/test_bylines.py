@@ -338,3 +338,24 @@ def test_reporters_named_in_turn_with_their_titles_are_the_authors_and_leave_the
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
     article = extract_article(page("<span>2019-12-21 08:38</span>", [credit, *no_credit]))
     assert article.author == author and not article.body.startswith(credit[:4])
+
+
+@pytest.mark.parametrize(
+    "credit,author",
+    [
+        ("新华社记者王浩明、丁文娴", "王浩明 丁文娴"),  # the name glued on, alone on its line
+        ("辽沈晚报、聊沈客户端记者 高鹏", "高鹏"),  # an outlet before the title
+        ("成都商报-红星新闻记者 欧鹏", "欧鹏"),
+        ("■广州日报全媒体记者 杨敏", "杨敏"),
+        ("■本报记者 贾 丽", "贾丽"),  # a padded name
+        ("本报珠海专电 记者 褚鹏", "褚鹏"),  # a dateline before it
+        ("中国青年报·中青在线记者 杨屾(责编：大黑牛)", "杨屾"),  # the editor in brackets after
+        ("记者 陶凤 文 汤艺甜", "陶凤"),
+        ("摄影/本报记者 崔峻", ""),  # a photographer is no writer
+        ("摄影/本报记者 崔峻 文/本报记者 宋翔", "宋翔"),
+    ],
+)
+def test_a_credit_above_the_story_in_the_shapes_papers_write_it(credit, author):
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    article = extract_article(page("<span>2019-12-21 08:38</span>", [credit, *no_credit]))
+    assert article.author == author and article.body.startswith(no_credit[0][:8])

@@ -60,9 +60,11 @@ _AUTHOR_LABELS = [
     re.compile(rf"(?:^|\n)[ \t]*+作者(?:[ \t]*+[:：]?+[ \t]*+\n[ \t]*+)?({_NAME})(?=[ \t]*+(?:\n|$))"),
     re.compile(
         rf"记者(?:{_COLON}|\s++)({_PADDED_NAME}|{_REPORTERS})(?![ \t\u3000]*+摄(?!影\s*+[:：]))"
-        + _then_sep_or("/|／|[）)\\]】]|报道")
+        + _then_sep_or("/|／|[）)\\]】（(]|报道")
     ),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*+摄)(?=\s*+(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
+    # a line that is only an outlet's reporter, the name glued on: "新华社记者蔡拥军", "新华社记者王浩明、丁文娴"
+    re.compile(rf"(?:^|\n)[ \t\u3000]*+[\u4e00-\u9fa5·、\-—]{{0,12}}?记者({_NAMES})(?=[ \t\u3000]*+(?:\n|$))"),
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文){_COLON}({_NAMES})"),
     re.compile(
         rf"(?:^|[(（\[【\s])(?:文/图|文／图|图/文|图文)[ \t\u3000]++({_NAMES})"
@@ -82,7 +84,7 @@ _AUTHOR_LABELS = [
     ),
     _ISSUER,
 ]
-_CREDITS = 7  # the labels above that credit a writer (作者, 记者, 文/, /文): above the story they come first
+_CREDITS = 8  # the labels above that credit a writer (作者, 记者, 文/, /文): above the story they come first
 # Correspondents and interns: credited beside the reporters, never the author. The names are
 # looked at, not taken: the next label's names ("实习生 何强 通讯员 李梅") are matched in turn.
 _CONTRIBUTOR = re.compile(rf"(?:通讯员|实习生)(?:{_COLON}|[ \t\u3000]++)(?=({_NAMES})(?![ \t\u3000]*+摄))")
@@ -182,11 +184,18 @@ def _trailer(text: str, body: str) -> str:
     return "\n".join(line for line in under if len(line.strip()) <= CHROME_MAX_CHARS and line.strip() not in body)
 
 
+# A photographer's credit, the last label before a name on its line: "摄影/本报记者 崔峻",
+# "图/新华社记者 李明" (not "摄影/本报记者 崔峻 文/本报记者 宋翔": 宋翔 is the writer).
+_PHOTOGRAPHER = re.compile(r"(?:摄影|摄|图片?)\s*+[/／|｜:：][^/／|｜:：\n]*+$")
+
+
 def _first_name(pattern: re.Pattern, regions: list[str]) -> str:
     for region in regions:
         for m in pattern.finditer(region):
             if region[m.end(1) : m.end(1) + 1] in ("=", '"', "'", "<") or _into_the_next_line(region, m):
                 continue  # markup that leaked into the text: "作者：size="20""; a label left empty
+            if _PHOTOGRAPHER.search(region, region.rfind("\n", 0, m.start()) + 1, m.start()):
+                continue
             name = clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8]), reporters=True)
             if name:
                 return name
