@@ -359,3 +359,9 @@ def test_a_credit_above_the_story_in_the_shapes_papers_write_it(credit, author):
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
     article = extract_article(page("<span>2019-12-21 08:38</span>", [credit, *no_credit]))
     assert article.author == author and article.body.startswith(no_credit[0][:8])
+
+
+def test_a_writer_closing_the_story_in_brackets_with_the_editors_note_after():
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    article = extract_article(page("<span>2019-12-21 08:38</span>", [*no_credit, "（肉夹馍）(责编：大黑牛)"]))
+    assert (article.author, article.editor) == ("肉夹馍", "大黑牛")

@@ -42,6 +42,8 @@ def _then_sep_or(after: str) -> str:
     return rf"(?=[^\S \u3000\u2002\u2003\n]*+(?:[ \u3000\u2002\u2003\n、，,]|{after}))"
 
 
+# The editor's note after a writer's closing name: "（肉夹馍）(责编：大黑牛)".
+_EDITOR_NOTE = r"(?:[(（](?:责任编辑|责编|编辑)[:：][^（）()\n]{1,12}[）)][^\S\n]*+)"
 _TITLE = r"(?:[\u4e00-\u9fa5]{0,8}?记者[ \t\u3000]*+)?"  # "作者：本报记者 张三", "作者：新华社记者 张三"
 # Reporters named in turn, a title between them: "张嘉 郭佳 实习记者 罗崇纬", "李卓 每经见习记者 陈克远"
 # (clean_author leaves the titles out).
@@ -80,7 +82,7 @@ _AUTHOR_LABELS = [
     # (not after a word: "来源：人民日报（北京）"; after 讯/电: "本报讯（张三）")
     re.compile(
         rf"(?:(?<![\u4e00-\u9fa5A-Za-z0-9])|(?<=[讯电]))[(（]\s*+({_NAMES})\s*+"
-        rf"(?:[）)][^\S\n]*+(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"
+        rf"(?:[）)][^\S\n]*+{_EDITOR_NOTE}?(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"
     ),
     _ISSUER,
 ]
