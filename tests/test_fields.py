@@ -181,6 +181,15 @@ def test_a_lead_the_page_labels_is_the_description_where_its_markup_gives_none()
     assert marked.description == "十月数据"
 
 
+def test_the_sites_own_description_is_no_summary_of_the_article():
+    site = "<meta name='description' content='新闻网是本地区最大的综合门户网站，为网友提供全面及时的资讯服务。'>"
+    assert extract_article(page(head=site)).description == ""
+    lead = "统计局发布十月数据，工业生产平稳增长，多项指标好于预期。"
+    assert extract_article(page(before=f"<p>【导读】{lead}</p>", head=site)).description == lead
+    english = "<meta name='description' content='Industrial output grew 5.3% in October.'>"  # nothing to compare
+    assert extract_article(page(head=english)).description == "Industrial output grew 5.3% in October."
+
+
 def test_extract_prints_what_the_crawler_would_write(tmp_path):
     saved = tmp_path / "page.html"
     saved.write_text(page("记者 孙丽 通讯员 何强", before=IMAGES), encoding="utf-8")

@@ -27,6 +27,7 @@ _TAG_SPLIT = re.compile(r"[,，、;；|｜/\s]+")
 _UPDATED_LABEL = re.compile(r"(?:更新时间|修改时间|更新日期|最后更新|最后修改|(?:更新|修改|修订|编辑)于)\s*+[:：]?\s*+")
 _SPACES = re.compile(r"\s+")
 DESCRIPTION_MAX = 500
+SHARED_WITHIN = 200  # characters of a summary looked for in its article
 TAGS_MAX = 20
 
 # What an image that is no part of the story says about itself in its URL, class, id or alt.
@@ -46,12 +47,27 @@ _NOT_XPATH = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]"
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
-def find_description(root: HtmlElement, linked_description: str = "", lead: str = "") -> str:
+def find_description(root: HtmlElement, linked_description: str = "", lead: str = "", article: str = "") -> str:
     """The summary the page gives of its article: its description meta tag, else JSON-LD's,
-    else ``lead``, the lead the page labels atop the story (导读, 摘要, 核心提示)."""
-    text = meta_content(root, _DESCRIPTION_META) or linked_description or lead
-    text = _SPACES.sub(" ", html.unescape(text)).strip()  # "&nbsp;" a CMS escaped twice
-    return text[:DESCRIPTION_MAX]
+    else ``lead``, the lead the page labels atop the story (导读, 摘要, 核心提示). A summary
+    that shares no words with the ``article`` (its headline and body) is the site's, the
+    same on every page ("某某网是本地最大的新闻门户…"), and is passed over."""
+    for text in (meta_content(root, _DESCRIPTION_META), linked_description, lead):
+        text = _SPACES.sub(" ", html.unescape(text)).strip()  # "&nbsp;" a CMS escaped twice
+        if text and (not article or _shares_words(text, article)):
+            return text[:DESCRIPTION_MAX]
+    return ""
+
+
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]{4}")
+
+
+def _shares_words(summary: str, article: str) -> bool:
+    """``summary`` holds a run of four Chinese characters that ``article`` holds too; a
+    summary without such runs (in English) is given the benefit."""
+    summary = summary[:SHARED_WITHIN]
+    runs = [summary[i : i + 4] for i in range(len(summary) - 3) if _HAN_RUN.fullmatch(summary, i, i + 4)]
+    return not runs or any(run in article for run in runs)
 
 
 def find_tags(root: HtmlElement, byline_and_trailer: str = "", linked_keywords: list[str] | None = None) -> list[str]:
