@@ -181,6 +181,15 @@ def test_a_lead_the_page_labels_is_the_description_where_its_markup_gives_none()
     assert marked.description == "十月数据"
 
 
+def test_the_sites_own_keywords_are_no_tags_of_the_article():
+    site = "<meta name='keywords' content='河南日报,河南新闻,河南时政,河南日报网'>"
+    assert extract_article(page(head=site)).tags == []
+    own = "<meta name='keywords' content='工业增加值,统计局,制造业'>"  # the article's, though not each in it
+    assert extract_article(page(head=own)).tags == ["工业增加值", "统计局", "制造业"]
+    broken = "<meta name='keywords' content='<meta name=统计局'>"  # the page's markup, broken
+    assert extract_article(page(head=broken)).tags == []
+
+
 def test_the_sites_own_description_is_no_summary_of_the_article():
     site = "<meta name='description' content='新闻网是本地区最大的综合门户网站，为网友提供全面及时的资讯服务。'>"
     assert extract_article(page(head=site)).description == ""

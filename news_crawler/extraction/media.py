@@ -70,9 +70,13 @@ def _shares_words(summary: str, article: str) -> bool:
     return not runs or any(run in article for run in runs)
 
 
-def find_tags(root: HtmlElement, byline_and_trailer: str = "", linked_keywords: list[str] | None = None) -> list[str]:
+def find_tags(
+    root: HtmlElement, byline_and_trailer: str = "", linked_keywords: list[str] | None = None, article: str = ""
+) -> list[str]:
     """The page's own keywords and tags, in order, each once: the keywords meta tags (and
-    JSON-LD's), then a 标签：/关键词： line near the article."""
+    JSON-LD's), then a 标签：/关键词： line near the article. Keywords none of which the
+    ``article`` (its headline and body) holds are the site's, the same on every page
+    ("河南日报,河南新闻,河南时政"), and none of the article's: then there are none."""
     found: list[str] = []
     sources = [el.get("content") or "" for el in root.iter("meta") if _meta_key(el) in _KEYWORDS_META]
     sources += linked_keywords or []
@@ -80,9 +84,14 @@ def find_tags(root: HtmlElement, byline_and_trailer: str = "", linked_keywords: 
     for source in sources:
         for tag in _TAG_SPLIT.split(source):
             tag = tag.strip(" .。:：#")
-            if 1 < len(tag) <= 30 and tag not in found:
+            if 1 < len(tag) <= 30 and tag not in found and not _MARKUP.search(tag):
                 found.append(tag)
+    if article and not any(tag.lower() in article.lower() for tag in found):
+        return []
     return found[:TAGS_MAX]
+
+
+_MARKUP = re.compile(r"[<>=]")  # a keywords tag broken by its page's markup: "<meta", "name="
 
 
 def _meta_key(el: HtmlElement) -> str:
