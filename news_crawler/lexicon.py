@@ -33,6 +33,26 @@ WRITER = ("作者", "记者", "通讯员", "实习生", "撰文")
 # 校对：赵六 - the other production credits a story closes with.
 CHECKER = ("校对", "审核", "审校", "主编")
 
+# "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit (above a
+# story it leaves the body; a reprint adds or changes it, so the fingerprint leaves it out).
+# Also after a mark or 文/ ("□本报记者 王小红", "文/本报记者 王小红", "摄影/本报记者 崔峻"), after
+# an outlet or a dateline ("辽沈晚报、聊沈客户端记者 高鹏", "成都商报-红星新闻记者 欧鹏", "本报珠海专电
+# 记者 褚鹏"), with 作者 or 撰文 ("本文作者：王小红"), a name padded ("本报记者 贾 丽"), the
+# photographer's, the editor's and more reporters' credits after it ("实习记者 罗崇纬"), a note
+# in brackets ("(责编：X)"); or "王小红 赵六 / 文".
+_CREDIT_NAME = r"(?:[\u4e00-\u9fa5·]{2,4}|[\u4e00-\u9fa5][ \u3000]{1,2}[\u4e00-\u9fa5](?![\u4e00-\u9fa5]))"
+CREDIT_LINE = re.compile(
+    r"^[□■◎●○◆◇★☆※]?\s*+(?:(?:文|采写|专题采写|摄影|图|图文)\s*+[/／|｜]\s*+)?"
+    r"[\u4e00-\u9fa5·、\-—/／ ]{0,20}?(?:记者|通讯员|实习生|撰稿|撰文|作者)"
+    rf"[\s\u3000:：]*+{_CREDIT_NAME}"
+    r"(?:[\s\u3000、]++(?:(?:[\u4e00-\u9fa5/／]{0,8}?(?:记者|通讯员|实习生)|摄影|编辑|校对|文|图)[\s\u3000:：/／]*+)?"
+    rf"{_CREDIT_NAME}){{0,4}}"
+    # "记者 王小明／台北报导", "记者 刘闻超 发自广州"
+    r"(?:[\s\u3000]*+[/／]?[\s\u3000]*+(?:[\u4e00-\u9fa5]{0,6}?(?:报道|报导)|发自[\u4e00-\u9fa5]{2,8}))?"
+    r"(?:[\s\u3000]*+[（(][^（）()]{1,16}[）)])?$"
+    r"|^[\u4e00-\u9fa5·]{2,4}(?:[\s\u3000、]++[\u4e00-\u9fa5·]{2,4}){0,4}\s*+[/／]\s*+文$"
+)
+
 
 def any_of(*groups: tuple[str, ...]) -> str:
     """A non-capturing regex alternation of the words of ``groups``, longest first."""

@@ -60,6 +60,8 @@ PREFIXES = [
     "本文来源：央视新闻 ",
     "原标题：{title}来源：新华网",
     "原标题：{title} ",
+    "澎湃新闻记者 陈宇曦 综合报道",  # a reporter's credit, its names between spaces
+    "本报记者 谷枫 北京报道",
 ]
 SUFFIXES = [
     "（责任编辑：李明）",
@@ -84,3 +86,24 @@ def test_glued_credits_do_not_move_the_fingerprint_of_flattened_real_articles(fi
             if fingerprinter.fingerprint(variant).value != expected:
                 moved.append((a["id"], prefix, suffix))
     assert not moved, moved[:5]
+
+
+def test_a_writers_credit_line_a_reprint_adds_leaves_the_fingerprint_alone(fingerprinter, sina_articles):
+    """Portals add or change the reporter's credit above a story they copy; it must not move
+    the fingerprint (with it the lead weighting moved a real story's simhash 7 to 12 bits)."""
+    credits = [
+        "北京晨报记者 刘晨",
+        "新华社记者蔡拥军",
+        "记者 罗仙仙 发自深圳",
+        "成都商报-红星新闻记者 欧鹏",
+        "■本报记者 贾 丽",
+        "澎湃新闻记者 陈宇曦 综合报道",
+    ]
+    for credit in credits:
+        assert is_boilerplate(normalize(credit)), credit
+    story = next(a["body"] for a in sina_articles if 300 < len(a["body"]) < 800)
+    plain = fingerprinter.fingerprint(story)
+    for credit in credits:
+        assert fingerprinter.fingerprint(f"{credit}\n{story}").value == plain.value, credit
+    # a story's sentence that names a reporter stays
+    assert not is_boilerplate(normalize("记者 罗仙仙 在深圳采访时了解到，当地已有多家企业复工复产。"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from news_crawler.lexicon import CHECKER, EDITOR, SOURCE, any_of
+from news_crawler.lexicon import CHECKER, CREDIT_LINE, EDITOR, SOURCE, any_of
 
 _BYLINE = re.compile(
     r"^[【\[(（]?\s*+(?:" + any_of(SOURCE, EDITOR, CHECKER) + r"|发布时间|发布日期|发表时间|更新时间|时间|日期|"
@@ -66,23 +66,6 @@ _NOTICE = re.compile(
     r"(?:相关)?附件(?:下载)?\s*+[:：]$)"
 )
 _SIGNED = re.compile(r"(?:19|20)\d\d\s*+年\s*+\d{1,2}\s*+月\s*+\d{1,2}\s*+日$")
-# "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit.
-# Also after a mark or 文/ ("□本报记者 王小红", "文/本报记者 王小红", "摄影/本报记者 崔峻"), after
-# an outlet or a dateline ("辽沈晚报、聊沈客户端记者 高鹏", "成都商报-红星新闻记者 欧鹏", "本报珠海专电
-# 记者 褚鹏"), with 作者 or 撰文 ("本文作者：王小红"), a name padded ("本报记者 贾 丽"), the
-# photographer's, the editor's and more reporters' credits after it ("实习记者 罗崇纬"), a note
-# in brackets ("(责编：X)"); or "王小红 赵六 / 文".
-_CREDIT_NAME = r"(?:[\u4e00-\u9fa5·]{2,4}|[\u4e00-\u9fa5][ \u3000]{1,2}[\u4e00-\u9fa5](?![\u4e00-\u9fa5]))"
-_CREDIT_LINE = re.compile(
-    r"^[□■◎●○◆◇★☆※]?\s*+(?:(?:文|采写|专题采写|摄影|图|图文)\s*+[/／|｜]\s*+)?"
-    r"[\u4e00-\u9fa5·、\-—/／ ]{0,20}?(?:记者|通讯员|实习生|撰稿|撰文|作者)"
-    rf"[\s\u3000:：]*+{_CREDIT_NAME}"
-    r"(?:[\s\u3000、]++(?:(?:[\u4e00-\u9fa5/／]{0,8}?(?:记者|通讯员|实习生)|摄影|编辑|校对|文|图)[\s\u3000:：/／]*+)?"
-    rf"{_CREDIT_NAME}){{0,4}}"
-    r"(?:[\s\u3000]*+[/／]?[\s\u3000]*+[\u4e00-\u9fa5]{0,6}?(?:报道|报导))?"  # "记者 王小明／台北报导"
-    r"(?:[\s\u3000]*+[（(][^（）()]{1,16}[）)])?$"
-    r"|^[\u4e00-\u9fa5·]{2,4}(?:[\s\u3000、]++[\u4e00-\u9fa5·]{2,4}){0,4}\s*+[/／]\s*+文$"
-)
 # "《某某日报》（2019年08月28日 第03版）": a paper's issue and page.
 _EDITION = re.compile(
     r"^《[^》]{2,16}》\s*+[（(]?\s*+\d{4}\s*+年\s*+\d{1,2}\s*+月\s*+\d{1,2}\s*+日\s*+(?:第?\s*+\d{1,3}\s*+版)?\s*+[）)]?$"
@@ -259,7 +242,7 @@ def _without_head_notes(lines: list[str], title: str) -> list[str]:
         )
         line = lines[first].strip() if first < len(lines) else ""
         after = (lines[i] for i in range(first + 1, len(lines)))
-        if _SUBTITLE.match(line) or _CREDIT_LINE.match(line) or _EDITION.match(line) or _summary_box(line, after):
+        if _SUBTITLE.match(line) or CREDIT_LINE.match(line) or _EDITION.match(line) or _summary_box(line, after):
             start = first + 1
         else:
             return lines[start:]

@@ -6,7 +6,7 @@ the start or the end of the first or last paragraph rather than on lines of thei
 The lead weighting of the fingerprint magnifies whatever stands at the start, so they are
 cut off here: at the start, ``新华社北京11月22日电（记者 XXX）``, ``本报讯``, ``来源：XX
 2019-03-05 10:32``, ``新浪娱乐讯``, ``原标题：...`` followed by a source or a dateline,
-``【转载】``; at the
+``【转载】``, a reporter's credit (``澎湃新闻记者 陈宇曦 综合报道``); at the
 end, ``责任编辑：XXX``, ``（完）``, and short sentences of portal boilerplate.
 
 Input is normalised text (``text.normalize``: NFKC, lower case), so ``：（）`` are ``:()``.
@@ -40,7 +40,10 @@ _LEAD = re.compile(
     r"【转载】|\[转载\]|" + _SOURCE + _OUTLET + _WHEN + r"|" + _DATELINE + r"(?:\s*\([^()]{0,30}\))?|"
     r"本报讯(?:\s*\([^()]{0,30}\))?|"
     r"[\u4e00-\u9fff]{2,8}讯(?=\s)|"
-    r"\((?:记者|通讯员|实习生|作者|撰文|文字|文|图)[/:\s][^()]{0,30}\)"
+    r"\((?:记者|通讯员|实习生|作者|撰文|文字|文|图)[/:\s][^()]{0,30}\)|"
+    # a reporter's credit, the names between spaces: "澎湃新闻记者 陈宇曦 综合报道", "本报记者 谷枫 北京报道"
+    r"[\u4e00-\u9fff·、-]{0,12}?(?:记者|通讯员|实习生)(?:\s[\u4e00-\u9fff·]{2,4}){1,5}\s"
+    r"(?:发自[\u4e00-\u9fff]{2}|[\u4e00-\u9fff]{0,6}?报道)?"
     r")[\s,，:]*"
 )
 # The original headline has no end mark of its own: it ends where a source or a dateline

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from news_crawler.dedup.fingerprint.credits import BOILERPLATE_PHRASE, strip_glued_credits
-from news_crawler.lexicon import CHECKER, EDITOR, ORIGINAL_TITLE, SOURCE, WRITER, any_of
+from news_crawler.lexicon import CHECKER, CREDIT_LINE, EDITOR, ORIGINAL_TITLE, SOURCE, WRITER, any_of
 
 # Zero-width and formatting characters survive NFKC; they split words for jieba.
 _INVISIBLE = re.compile("[\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u00ad]")
@@ -133,6 +133,7 @@ def is_boilerplate(line: str) -> bool:
     return bool(
         _CAPTION.match(line)
         or _BOILERPLATE_LINE.match(line)
+        or CREDIT_LINE.match(line)
         or BOILERPLATE_PHRASE.search(line)
         or _END_MARK.fullmatch(line)
     )
