@@ -353,6 +353,8 @@ def test_reporters_named_in_turn_with_their_titles_are_the_authors_and_leave_the
         ("记者 陶凤 文 汤艺甜", "陶凤"),
         ("摄影/本报记者 崔峻", ""),  # a photographer is no writer
         ("摄影/本报记者 崔峻 文/本报记者 宋翔", "宋翔"),
+        ("南都讯 记者丰臻", "丰臻"),
+        ("专题撰文 信息时报记者 白云 专题摄影 信息时报记者 陆明杰", "白云"),  # the photographer's after
     ],
 )
 def test_a_credit_above_the_story_in_the_shapes_papers_write_it(credit, author):

@@ -65,8 +65,11 @@ _AUTHOR_LABELS = [
         + _then_sep_or("/|／|[）)\\]】（(]|报道")
     ),
     re.compile(rf"记者({_NAMES})(?![ \t\u3000]*+摄)(?=\s*+(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
-    # a line that is only an outlet's reporter, the name glued on: "新华社记者蔡拥军", "新华社记者王浩明、丁文娴"
-    re.compile(rf"(?:^|\n)[ \t\u3000]*+[\u4e00-\u9fa5·、\-—]{{0,12}}?记者({_NAMES})(?=[ \t\u3000]*+(?:\n|$))"),
+    # a line that is only an outlet's reporter, the name glued on: "新华社记者蔡拥军", "南都讯 记者丰臻"
+    re.compile(
+        rf"(?:^|\n)[ \t\u3000]*+(?:[\u4e00-\u9fa5]{{1,8}}讯[ \t\u3000]++)?[\u4e00-\u9fa5·、\-—]{{0,12}}?记者({_NAMES})"
+        r"(?=[ \t\u3000]*+(?:\n|$))"
+    ),
     re.compile(rf"(?:^|[(（\[【\s])(?:文|撰文|文字|文/图|图文){_COLON}({_NAMES})"),
     re.compile(
         rf"(?:^|[(（\[【\s])(?:文/图|文／图|图/文|图文)[ \t\u3000]++({_NAMES})"

@@ -240,6 +240,8 @@ def clean_author(raw: str, reporters: bool = False) -> str:
             if reporters:
                 continue
             break
+        if name.endswith(("摄影", "摄像")):
+            break  # a photographer's credit follows: "记者 白云 专题摄影 陆明杰"
         if name.startswith(_BYLINE_END):
             break  # a counter or a tool word (访问统计): the names came before it
         if name and not no_name(name):
