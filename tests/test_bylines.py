@@ -367,3 +367,10 @@ def test_a_writer_closing_the_story_in_brackets_with_the_editors_note_after():
     no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
     article = extract_article(page("<span>2019-12-21 08:38</span>", [*no_credit, "（肉夹馍）(责编：大黑牛)"]))
     assert (article.author, article.editor) == ("肉夹馍", "大黑牛")
+
+
+def test_taiwans_report_word_after_the_names_ends_them():
+    """報導 (Taiwan's 报导) ends a byline as 报道 does: 本報記者 王小明 台北報導 names 王小明."""
+    story = [line.replace("（记者 刘玮）", "") for line in STORY]
+    for credit in ("本报记者 王小明 台北报导", "本報記者 王小明 台北報導"):
+        assert extract_article(page("<span>2019-12-21 08:38</span>", [credit, *story])).author == "王小明", credit

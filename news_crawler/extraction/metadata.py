@@ -62,9 +62,9 @@ _AUTHOR_LABELS = [
     re.compile(rf"(?:^|\n)[ \t]*+作者(?:[ \t]*+[:：]?+[ \t]*+\n[ \t]*+)?({_NAME})(?=[ \t]*+(?:\n|$))"),
     re.compile(
         rf"记者(?:{_COLON}|\s++)({_PADDED_NAME}|{_REPORTERS})(?![ \t\u3000]*+摄(?!影\s*+[:：]))"
-        + _then_sep_or("/|／|[）)\\]】（(]|报道")
+        + _then_sep_or("/|／|[）)\\]】（(]|报[道导]")
     ),
-    re.compile(rf"记者({_NAMES})(?![ \t\u3000]*+摄)(?=\s*+(?:/|／|[）)]|报道|发自))"),  # "记者 X 摄": a photo
+    re.compile(rf"记者({_NAMES})(?![ \t\u3000]*+摄)(?=\s*+(?:/|／|[）)]|报[道导]|发自))"),  # "记者 X 摄": a photo
     # a line that is only an outlet's reporter, the name glued on: "新华社记者蔡拥军", "南都讯 记者丰臻"
     re.compile(
         rf"(?:^|\n)[ \t\u3000]*+(?:[\u4e00-\u9fa5]{{1,8}}讯[ \t\u3000]++)?[\u4e00-\u9fa5·、\-—]{{0,12}}?记者({_NAMES})"
@@ -85,7 +85,7 @@ _AUTHOR_LABELS = [
     # (not after a word: "来源：人民日报（北京）"; after 讯/电: "本报讯（张三）")
     re.compile(
         rf"(?:(?<![\u4e00-\u9fa5A-Za-z0-9])|(?<=[讯电]))[(（]\s*+({_NAMES})\s*+"
-        rf"(?:[）)][^\S\n]*+{_EDITOR_NOTE}?(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报道)"
+        rf"(?:[）)][^\S\n]*+{_EDITOR_NOTE}?(?:\n|$)|{SEP}?[\u4e00-\u9fa5]{{0,4}}报[道导])"
     ),
     _ISSUER,
 ]

@@ -25,6 +25,7 @@ NOT_NAMES = {
     "视频",
     "摄影",
     "报道",
+    "报导",
     "综合",
     "整理",
     "新闻",
@@ -129,7 +130,7 @@ _NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员", *_DOC
 # 央视新闻, 新华社客户端, 第一财经, 中国经济在线: the words an outlet's name ends with, never a
 # person's; and an institution's (北京大学, 社科院, 协和医院) after a writer's name: "（王五 北京大学）".
 _PLACE_END = re.compile(
-    r"(?:[县市省区镇村报网社台刊院校]|报道|新闻|客户端|财经|在线|传媒|频道|杂志|大学|研究所|中心|公司|集团|银行|协会|学会"
+    r"(?:[县市省区镇村报网社台刊院校]|报[道导]|新闻|客户端|财经|在线|传媒|频道|杂志|大学|研究所|中心|公司|集团|银行|协会|学会"
     r"|委员会|政府|中学|小学)$"
 )
 
@@ -260,7 +261,7 @@ def unglued(names: str, after: str) -> str:
 
 
 _RUNS_ON = re.compile(r"[\u4e00-\u9fa5]{1,4}(?![\u4e00-\u9fa5])")
-_RUN_STOPS = (*_GLUED_END, "发自", "报道", "摄", "整理", "编译", "综合", "记者", "通讯员", "实习生")
+_RUN_STOPS = (*_GLUED_END, "发自", "报道", "报导", "摄", "整理", "编译", "综合", "记者", "通讯员", "实习生")
 
 
 def whole(names: str, after: str) -> str:
