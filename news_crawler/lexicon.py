@@ -36,14 +36,15 @@ CHECKER = ("校对", "审核", "审校", "主编")
 # "本报记者 王小红", "记者 李明 通讯员 赵培": a line that is only a writer's credit (above a
 # story it leaves the body; a reprint adds or changes it, so the fingerprint leaves it out).
 # Also after a mark or 文/ ("□本报记者 王小红", "文/本报记者 王小红", "摄影/本报记者 崔峻"), after
-# an outlet or a dateline ("辽沈晚报、聊沈客户端记者 高鹏", "成都商报-红星新闻记者 欧鹏", "本报珠海专电
-# 记者 褚鹏"), with 作者 or 撰文 ("本文作者：王小红"), a name padded ("本报记者 贾 丽"), the
-# photographer's, the editor's and more reporters' credits after it ("实习记者 罗崇纬"), a note
-# in brackets ("(责编：X)"); or "王小红 赵六 / 文".
+# an outlet or a dateline ("辽沈晚报、聊沈客户端记者 高鹏", "成都商报-红星新闻记者 欧鹏",
+# "本报珠海专电 记者 褚鹏", "【本报讯】记者 陈大文", "香港01记者 陈大文"), with 作者 or 撰文
+# ("本文作者：王小红"), a name padded ("本报记者 贾 丽"), the photographer's, the editor's and
+# more reporters' credits after it ("实习记者 罗崇纬"), a note in brackets ("(责编：X)"); or
+# "王小红 赵六 / 文".
 _CREDIT_NAME = r"(?:[\u4e00-\u9fa5·]{2,4}|[\u4e00-\u9fa5][ \u3000]{1,2}[\u4e00-\u9fa5](?![\u4e00-\u9fa5]))"
 CREDIT_LINE = re.compile(
-    r"^[□■◎●○◆◇★☆※]?\s*+(?:(?:文|采写|专题采写|摄影|图|图文)\s*+[/／|｜]\s*+)?"
-    r"[\u4e00-\u9fa5·、\-—/／ ]{0,20}?(?:记者|通讯员|实习生|撰稿|撰文|作者)"
+    r"^[□■◎●○◆◇★☆※]?\s*+(?:(?:文|采写|专题采写|摄影|图|图文)\s*+[/／|｜:：]\s*+)?"
+    r"[\u4e00-\u9fa5·、\-—/／ 【】\[\]0-9A-Za-z]{0,20}?(?:记者|通讯员|实习生|撰稿|撰文|作者)"
     rf"[\s\u3000:：]*+{_CREDIT_NAME}"
     r"(?:[\s\u3000、]++(?:(?:[\u4e00-\u9fa5/／]{0,8}?(?:记者|通讯员|实习生)|摄影|编辑|校对|文|图)[\s\u3000:：/／]*+)?"
     rf"{_CREDIT_NAME}){{0,4}}"

@@ -354,6 +354,8 @@ def test_reporters_named_in_turn_with_their_titles_are_the_authors_and_leave_the
         ("摄影/本报记者 崔峻", ""),  # a photographer is no writer
         ("摄影/本报记者 崔峻 文/本报记者 宋翔", "宋翔"),
         ("南都讯 记者丰臻", "丰臻"),
+        ("【本报讯】记者 陈大文", "陈大文"),
+        ("香港01记者 陈大文", "陈大文"),
         ("专题撰文 信息时报记者 白云 专题摄影 信息时报记者 陆明杰", "白云"),  # the photographer's after
     ],
 )

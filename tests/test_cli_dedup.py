@@ -370,7 +370,7 @@ def test_an_index_of_another_format_gives_one_line_and_forget_all_clears_it(redi
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip().splitlines() == [
         "news-dedup: the index in namespace 'legacy' holds index keys with no format version; this version reads "
-        "format 4 only: use a new DEDUP_NAMESPACE, or remove the old index with "
+        "format 5 only: use a new DEDUP_NAMESPACE, or remove the old index with "
         "`news-dedup forget --all --namespace legacy`"
     ]
     assert run(["forget", *common]).returncode == 2  # neither ids nor --all
@@ -379,7 +379,7 @@ def test_an_index_of_another_format_gives_one_line_and_forget_all_clears_it(redi
     assert redis_client.llen("legacy:requests") == 1
     again = run(["check", *common, "-"], line)
     assert again.returncode == 0 and json.loads(again.stdout)["duplicate_of"] is None
-    assert redis_client.get("legacy:format") == b"4" and redis_client.exists("legacy:g0:held")
+    assert redis_client.get("legacy:format") == b"5" and redis_client.exists("legacy:g0:held")
 
 
 def test_settings_go_after_the_subcommand_as_for_scrapy_crawl(redis_server, redis_client, corpus):
@@ -397,7 +397,7 @@ def test_settings_go_after_the_subcommand_as_for_scrapy_crawl(redis_server, redi
         corpus,
     )
     assert out.returncode == 0, out.stderr
-    assert redis_client.get("after:format") == b"4"  # the namespace -s named
+    assert redis_client.get("after:format") == b"5"  # the namespace -s named
     assert "DEDUP_MAX_DISTNCE is not a setting" in out.stderr and "did you mean DEDUP_MAX_DISTANCE?" in out.stderr
     bad = run(["stats", "-s", "NOEQUALS"])
     assert bad.returncode == 2 and bad.stderr.strip() == "news-dedup: -s takes NAME=VALUE, got 'NOEQUALS'"

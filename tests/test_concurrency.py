@@ -161,4 +161,4 @@ def test_processes_starting_one_fresh_index_never_see_a_format_error(redis_serve
     for p in procs:
         p.join(120)
     assert [p.exitcode for p in procs] == [0] * 6
-    assert all(redis_client.get(f"fresh-{n}:format") == b"4" for n in range(ROUNDS))
+    assert all(redis_client.get(f"fresh-{n}:format") == b"5" for n in range(ROUNDS))

@@ -80,7 +80,7 @@ def test_an_index_of_another_format_stops_a_crawl_before_it_starts(redis_server,
         assert result.returncode == 2, cmd
         assert one_line(result).endswith(
             "the index in namespace 'oldfmt' holds index keys with no format version; "
-            "this version reads format 4 only: use a new DEDUP_NAMESPACE, or remove the "
+            "this version reads format 5 only: use a new DEDUP_NAMESPACE, or remove the "
             "old index with `news-dedup forget --all --namespace oldfmt`"
         ), cmd
 

@@ -33,7 +33,7 @@ from news_crawler.connection import is_cluster
 from news_crawler.dedup.index.drop_records import drop_hashes, live_eras
 from news_crawler.errors import UserError
 
-FORMAT = b"4"  # the index's format: keys, entries and records as this package writes them (4: credit lines out)
+FORMAT = b"5"  # the index's format: keys, entries and records as this package writes them (5: credit lines out)
 DAY = 86_400
 UNLINK_CHUNK = 4096
 BUCKETS = 1 << 16
