@@ -40,7 +40,7 @@ CHECKER = ("校对", "审核", "审校", "主编")
 # "本报珠海专电 记者 褚鹏", "【本报讯】记者 陈大文", "香港01记者 陈大文"), with 作者 or 撰文
 # ("本文作者：王小红"), a name padded ("本报记者 贾 丽"), the photographer's, the editor's and
 # more reporters' credits after it ("实习记者 罗崇纬"), a note in brackets ("(责编：X)"); or
-# "王小红 赵六 / 文".
+# "王小红 赵六 / 文"; or only labels and names ("文/张三 图/李四").
 _CREDIT_NAME = r"(?:[\u4e00-\u9fa5·]{2,4}|[\u4e00-\u9fa5][ \u3000]{1,2}[\u4e00-\u9fa5](?![\u4e00-\u9fa5]))"
 CREDIT_LINE = re.compile(
     r"^[□■◎●○◆◇★☆※]?\s*+(?:(?:文|采写|专题采写|摄影|图|图文)\s*+[/／|｜:：]\s*+)?"
@@ -52,6 +52,9 @@ CREDIT_LINE = re.compile(
     r"(?:[\s\u3000]*+[/／]?[\s\u3000]*+(?:[\u4e00-\u9fa5]{0,6}?(?:报道|报导)|发自[\u4e00-\u9fa5]{2,8}))?"
     r"(?:[\s\u3000]*+[（(][^（）()]{1,16}[）)])?$"
     r"|^[\u4e00-\u9fa5·]{2,4}(?:[\s\u3000、]++[\u4e00-\u9fa5·]{2,4}){0,4}\s*+[/／]\s*+文$"
+    # "文/张三 图/李四", "文｜张三", "撰文：张三 摄影：李四": the writer's and the photographer's labels
+    r"|^(?:(?:文|图|文字|图片|撰文|摄影|图文)\s*+[/／|｜:：]\s*+"
+    rf"{_CREDIT_NAME}(?:[\s\u3000、]++{_CREDIT_NAME}){{0,2}}[\s\u3000]*+){{1,3}}$"
 )
 
 

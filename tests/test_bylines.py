@@ -356,6 +356,9 @@ def test_reporters_named_in_turn_with_their_titles_are_the_authors_and_leave_the
         ("南都讯 记者丰臻", "丰臻"),
         ("【本报讯】记者 陈大文", "陈大文"),
         ("香港01记者 陈大文", "陈大文"),
+        ("文/王小红 图/李明", "王小红"),  # only the labels and the names
+        ("图/李明 文/王小红", "王小红"),  # the photographer's first
+        ("文｜王小红", "王小红"),
         ("专题撰文 信息时报记者 白云 专题摄影 信息时报记者 陆明杰", "白云"),  # the photographer's after
     ],
 )

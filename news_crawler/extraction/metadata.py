@@ -199,7 +199,7 @@ def _first_name(pattern: re.Pattern, regions: list[str]) -> str:
         for m in pattern.finditer(region):
             if region[m.end(1) : m.end(1) + 1] in ("=", '"', "'", "<") or _into_the_next_line(region, m):
                 continue  # markup that leaked into the text: "作者：size="20""; a label left empty
-            if _PHOTOGRAPHER.search(region, region.rfind("\n", 0, m.start()) + 1, m.start()):
+            if _PHOTOGRAPHER.search(region, region.rfind("\n", 0, m.start(1)) + 1, m.start(1)):
                 continue
             name = clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8]), reporters=True)
             if name:
