@@ -98,6 +98,23 @@ def test_a_labelled_lead_stays_in_the_body_and_a_summary_box_does_not(label):
     assert extract_article(page(before=f"<p>{box}</p>")).body.splitlines() == STORY
 
 
+@pytest.mark.parametrize("label", ["摘要：", "【导读】", "核心提示："])
+def test_a_lead_the_page_labels_in_a_box_of_its_own_under_the_headline_is_the_storys(label):
+    lead = "十月工业数据出炉，增速回升，专家称全年目标可以实现。"
+    boxed = page(after=IMAGES).replace(
+        "<div class='article'>", f"<div class='abstract'><b>{label}</b>{lead}</div><div class='article'>"
+    )
+    article = extract_article(boxed, "https://www.example.cn/news/1.html")
+    assert article.body.splitlines()[:4] == [label + lead, *STORY]
+    assert [i["url"].rsplit("/", 1)[1] for i in article.images] == ["a.jpg", "b.jpg", "c.png"]
+    cut = page().replace(
+        "<div class='article'>", f"<div class='abstract'>{label}{STORY[0][:30]}…</div><div class='article'>"
+    )
+    assert extract_article(cut).body.splitlines() == STORY  # the story's first words again, cut off
+    aside = page().replace("<div class='footer'>", f"<div class='aside'><p>{label}{lead}</p></div><div class='footer'>")
+    assert extract_article(aside).body.splitlines() == STORY  # not under the headline: another story's
+
+
 def test_a_sites_footer_is_never_the_body():
     footer = (
         "<p>某某日报网 京ICP备11000491号-1 经营许可证编号：京B-2-4-20030004 All Rights Reserved since 1999</p>"

@@ -16,7 +16,7 @@ from lxml.etree import ParserError
 from readability import Document
 
 from news_crawler.extraction import readability_speed  # noqa: F401,I001 - readability made faster, the same output
-from news_crawler.extraction.chrome import labelled_lead, strip_chrome
+from news_crawler.extraction.chrome import labelled_lead, strip_chrome, with_lead_above
 from news_crawler.extraction.densest import densest_block
 from news_crawler.extraction.markup import shallow
 from news_crawler.extraction.media import find_description, find_images, find_tags, find_updated_at
@@ -231,6 +231,7 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
     if post is not None:
         body = extract_body(fragment(post)) or body
     title, body = headline_in_body(title, text, body)
+    body = with_lead_above(body, text, title)
     traditional = is_traditional(text)
     # Traditional characters: the rules read the labels as simplified ones, and what they
     # find is taken back from the page's own text.

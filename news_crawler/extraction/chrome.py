@@ -248,6 +248,31 @@ def _without_head_notes(lines: list[str], title: str) -> list[str]:
             return lines[start:]
 
 
+LEAD_ABOVE_WITHIN = 20  # lines: how far above the story a headline and its labelled lead may stand
+
+
+def with_lead_above(body: str, text: str, title: str) -> str:
+    """``body`` with the lead the page labels (摘要, 导读, 核心提示) in a box of its own between
+    the headline and the story (a journal's abstract, a portal's summary box outside the
+    story's element) put back at its top: it is the story's, as it is when the box stands
+    inside. A box that repeats the story's first words, cut off, is no lead; one that stands
+    anywhere but under the headline (a sidebar's) is not looked at."""
+    first = next((line.strip() for line in body.split("\n") if line.strip()), "")
+    lines = [line.strip() for line in text.split("\n")]
+    try:
+        start = lines.index(first) if first and title else -1
+    except ValueError:
+        return body
+    lead = ""
+    for line in reversed(lines[max(0, start - LEAD_ABOVE_WITHIN) : max(0, start)]):
+        if same_headline(line, title):
+            return f"{lead}\n{body}" if lead else body
+        found = _SUMMARY.match(line)
+        if not lead and found is not None and not _summary_box(line, body.split("\n")):
+            lead = line if found.group(1).strip() not in body else ""
+    return body
+
+
 def labelled_lead(body: str) -> str:
     """The lead the page labels at the story's top ("【导读】……", "核心提示：……"), without
     its label: the article's summary where the page's markup gives none ("" when none)."""

@@ -203,12 +203,12 @@ def _short(text: str) -> str:
 
 
 def _container(root: HtmlElement, body: str) -> HtmlElement | None:
-    """The lowest element that holds the body's first and last lines."""
-    lines = [line for line in body.splitlines() if len(line.strip()) >= 6]
-    if not lines:
-        return None
-    first = _holder(root, lines[0].strip()[:12])
-    last = _holder(root, lines[-1].strip()[-12:])
+    """The lowest element that holds the body's first and last lines (of the first and
+    last three, those found whole in one of the page's texts: a label in bold before its
+    text is two)."""
+    lines = [line.strip() for line in body.splitlines() if len(line.strip()) >= 6]
+    first = next((el for el in (_holder(root, line[:12]) for line in lines[:3]) if el is not None), None)
+    last = next((el for el in (_holder(root, line[-12:]) for line in reversed(lines[-3:])) if el is not None), None)
     if first is None or last is None:
         return None
     above = set(first.iterancestors()) | {first}
