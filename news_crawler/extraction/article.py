@@ -158,12 +158,13 @@ _SENTENCE_END = re.compile(r"[。！？]")
 
 def _densest_text(page: lxml.html.HtmlElement, body: str, later: bool = False) -> str:
     """The text of the block with the most text of its own (``densest.py``): 200 characters
-    of it, or, where readability found nothing at all, a short story's 50 in two sentences
-    or more, or 100 with a sentence's end (a reprint cut short; a footer or a menu has none).
+    of it, or, where readability found no sentence (nothing, or a sidebar's few words), a
+    short story's 50 in two sentences or more, or 100 with a sentence's end (a reprint cut
+    short; a footer or a menu has none).
     On a ``later`` page of an article, whose last lines may be few, 20 with a sentence's end
     where readability's ``body`` has none (a menu)."""
     later = later and not _SENTENCE_END.search(body)
-    if body.strip() and not later:
+    if _SENTENCE_END.search(body) and not later:
         block = densest_block(page, SHORT_BODY)
         return block_text(block) if block is not None else ""
     block = densest_block(page, LATER_PAGE if later else SHORT_STORY)
