@@ -235,6 +235,15 @@ def test_goals_on_the_gne_pages_we_labelled():
     assert_goals([(x, extract_article(html)) for x, html in pages])
 
 
+def test_a_story_readability_leaves_for_a_sidebars_few_words_is_found():
+    # readability scores the sidebar's follow box ("main_right_div": "main" weighs) above a
+    # story of short paragraphs; the box holds no sentence, so the densest block is read.
+    article = extract_article(decode_html(DATA.page(DATA.gne, "visiable_test/mydrivers/1.html"))[0])
+    lines = article.body.splitlines()
+    assert lines[0].startswith("这个月底，国内还有一次重要的航天发射任务") and lines[-1].startswith("探测器全重8.2吨")
+    assert (article.author, article.published_at) == ("宪瑞", "2020-11-23T10:22:14+08:00")
+
+
 def test_an_article_built_of_sections_is_found():
     text = "。".join(["三星在美国旧金山举行发布会，正式发布旗下新一代旗舰手机"] * 8)
     sections = "".join(f"<section><span>{s}。</span></section>" for s in text.split("。") if s)

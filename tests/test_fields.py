@@ -46,6 +46,13 @@ def test_the_editor_is_never_the_author(byline, after):
     assert (article.author, article.editor) == ("", "王五")
 
 
+@pytest.mark.parametrize("when", ["昨天", "刚刚", "今天"])
+def test_a_time_told_relatively_under_the_headline_names_no_author(when):
+    html = page().replace("<div class='info'>2024-05-06 10:20 </div>", f"<div class='info'>{when}</div>")
+    assert f">{when}<" in html
+    assert extract_article(html).author == ""
+
+
 @pytest.mark.parametrize(
     "byline,author,contributors",
     [

@@ -97,6 +97,14 @@ NOT_NAMES = {
     "澎湃",
     "环球",
     "法制",
+    # a time told relatively under the headline ("昨天", "刚刚"), where a byline may stand
+    "今天",
+    "昨天",
+    "前天",
+    "今日",
+    "昨日",
+    "刚刚",
+    "刚才",
     "完",  # a wire story's end mark: "（全文完）"
     "全文完",
     # a section's heading standing alone under the headline
