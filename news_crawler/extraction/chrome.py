@@ -24,7 +24,7 @@ _BYLINE = re.compile(
     r"作者|点击数|点击|浏览次数|浏览|阅读|字号|字体|【字体|供稿|"
     r"责任校对|编审|终审|监制|值班编辑|美编|策划|统筹|文章作者|原作者|"
     r"文章录入|录入者?|发布者|发布人|发稿人|撰稿人?|更新日期|添加时间|上传时间|录入时间|来自|本文来自|值班主任|监审|"
-    r"签发|初审|复审|标签|关键词|关键字|Tags?)\s*+[:：|｜丨/]",
+    r"签发|初审|复审|标签|关键词|关键字|原创|Tags?)\s*+[:：|｜丨/]",
     re.IGNORECASE,
 )
 _NAV = re.compile(
@@ -43,10 +43,10 @@ _TOOLS = re.compile(
 )
 # A tool link before a line's chrome: "【我要纠错】 责任编辑：王五".
 _TOOL_FIRST = re.compile(r"^[【\[]\s*+(?:我要纠错|纠错|打印|关闭|收藏|分享)\s*+[】\]]\s*+(?=\S)")
-# A counter: "阅读(123)", "点赞 3", "本文已被浏览 123 次".
+# A counter: "阅读(123)", "点赞 3", "本文已被浏览 123 次", a gallery's "1/10".
 _COUNTER = re.compile(
     r"^(?:(?:阅读|浏览|点击|喜欢|点赞|赞|收藏|分享|转发)\s*+[（(]?+\s*+\d++\s*+[）)]?+\s*+次?"
-    r"|本文已被(?:浏览|阅读|点击)\s*+\d++\s*+次)$"
+    r"|本文已被(?:浏览|阅读|点击)\s*+\d++\s*+次|\d{1,3}\s*+/\s*+\d{1,3})$"
 )
 # Notices that are no part of the story: the original's link, a picture's credit, a video's
 # placeholder, a wire story's end mark ((完), END), "see more", a gallery's "next picture", an
@@ -153,10 +153,14 @@ FOOTER_MAX_CHARS = 200  # a site's footer runs its licence numbers and rights in
 HEADLINE_WITHIN = 6  # lines: a headline this near the top of a body starts the story
 
 
+_BADGES = ("原创", "独家", "首发")  # a platform's badge before a headline: "原创最不愁吃肉的国家…"
+
+
 def same_headline(line: str, title: str) -> bool:
     """``line`` is the headline ``title``, however its spaces were written (an ideographic
-    space, a no-break space, none)."""
-    return bool(title) and _SPACE.sub("", line) == _SPACE.sub("", title)
+    space, a no-break space, none), maybe after a platform's badge (原创)."""
+    line, title = _SPACE.sub("", line), _SPACE.sub("", title)
+    return bool(title) and (line == title or line.startswith(_BADGES) and line[2:] == title)
 
 
 def is_chrome(line: str, title: str = "") -> bool:
