@@ -170,6 +170,10 @@ def test_a_lone_image_s_caption_under_it_and_urls_relative_to_the_page_s_base():
     ]
     credited = page(before="<p><img src='a.jpg'></p><p>图片来源：视觉中国</p>")
     assert extract_article(credited, "https://news.example.cn/1.html").images[0]["caption"] == ""  # whose, not what
+    branded = page(before="<p><img src='a.jpg' alt='新闻网'></p>")  # <title>工业数据出炉_新闻网</title>
+    assert extract_article(branded, "https://news.example.cn/1.html").images[0]["caption"] == ""  # the site's name
+    named = page(before="<p><img src='a.jpg' alt='新闻发布会现场'></p>")
+    assert extract_article(named, "https://news.example.cn/1.html").images[0]["caption"] == "新闻发布会现场"
     unsafe = html.replace("https://img.example.cn/2024/", "javascript:alert(1)//")
     assert extract_article(unsafe, "https://news.example.cn/2024/05/06/1.html").images[0]["url"] == (
         "https://news.example.cn/2024/05/06/a.jpg"

@@ -122,13 +122,15 @@ def find_images(root: HtmlElement, body: str, url: str = "", title: str = "") ->
     page gives one (a figcaption, a caption element or line under it, its alt text): the
     images inside the element that holds the body's first and last lines, without logos,
     icons, avatars, ads, QR codes and tracking pixels. A caption that is the headline (an
-    alt text many CMSs fill with it) is no caption."""
+    alt text many CMSs fill with it) or the site's name is no caption."""
     container = _container(root, body)
     if container is None:
         return []
     images: list[dict[str, str]] = []
     seen: set[str] = set()
     base = _base(root, url)
+    # "…|游民星空": the site's name beside the headline in <title>, an alt text some sites give every image
+    site_names = {part.strip() for part in _TITLE_PARTS.split(root.findtext(".//title") or "")} - {"", title}
     for img in container.iter("img"):
         src = next((img.get(a) for a in _LAZY if (img.get(a) or "").strip()), "")
         src = urljoin(base, src.strip()) if base else src.strip()
@@ -136,8 +138,12 @@ def find_images(root: HtmlElement, body: str, url: str = "", title: str = "") ->
             continue
         seen.add(src)
         caption = _caption(img)
-        images.append({"url": src, "caption": "" if caption and caption in title else caption})  # not the headline
+        no_caption = caption in title or caption.strip() in site_names  # the headline, the site's name
+        images.append({"url": src, "caption": "" if caption and no_caption else caption})
     return images
+
+
+_TITLE_PARTS = re.compile(r"[_|｜—–-]++")
 
 
 def _base(root: HtmlElement, url: str) -> str:
