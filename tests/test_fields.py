@@ -198,6 +198,13 @@ def test_description_tags_and_the_time_the_page_was_changed():
     assert (edited.published_at, edited.updated_at) == ("2024-05-06T10:20:00+08:00", "2024-05-08T09:15:00+08:00")
     bare = extract_article(page())
     assert (bare.description, bare.tags, bare.updated_at) == ("", [], "")
+    # a description tag that is the headline again yields to another the page gives, else it stands
+    again = "<meta name='description' content='工业数据出炉'>"
+    lead = "<meta property='og:description' content='国家统计局今天发布数据显示，十月份工业增加值同比增长'>"
+    assert (
+        extract_article(page(head=again + lead)).description == "国家统计局今天发布数据显示，十月份工业增加值同比增长"
+    )
+    assert extract_article(page(head=again)).description == "工业数据出炉"
 
 
 def test_a_lead_the_page_labels_is_the_description_where_its_markup_gives_none():

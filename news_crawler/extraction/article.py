@@ -256,7 +256,9 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
         source=written(source_),
         contributors=written(find_contributors(text_, title_, clean_)),
         images=find_images(root, clean, url, title),
-        description=find_description(root, linked.description, written(labelled_lead(clean_)), f"{title}\n{clean}"),
+        description=find_description(
+            root, linked.description, written(labelled_lead(clean_)), f"{title}\n{clean}", title
+        ),
         tags=find_tags(root, near_article(text_, title_, clean_), linked.keywords, f"{title}\n{clean}"),
         updated_at=not_ahead(in_zone_of(find_updated_at(root, text_, linked.modified), published_at)),
     )

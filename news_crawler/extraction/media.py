@@ -16,6 +16,7 @@ from urllib.parse import urljoin
 
 from lxml.html import HtmlElement
 
+from news_crawler.extraction.chrome import same_headline
 from news_crawler.extraction.dates import DATETIME, iso_from_match, parse_datetime
 from news_crawler.extraction.metadata import meta_content
 
@@ -47,16 +48,25 @@ _NOT_XPATH = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]"
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
-def find_description(root: HtmlElement, linked_description: str = "", lead: str = "", article: str = "") -> str:
-    """The summary the page gives of its article: its description meta tag, else JSON-LD's,
-    else ``lead``, the lead the page labels atop the story (导读, 摘要, 核心提示). A summary
-    that shares no words with the ``article`` (its headline and body) is the site's, the
-    same on every page ("某某网是本地最大的新闻门户…"), and is passed over."""
-    for text in (meta_content(root, _DESCRIPTION_META), linked_description, lead):
+def find_description(
+    root: HtmlElement, linked_description: str = "", lead: str = "", article: str = "", title: str = ""
+) -> str:
+    """The summary the page gives of its article: its description meta tag (description,
+    og:, twitter:, dc.), else JSON-LD's, else ``lead``, the lead the page labels atop the
+    story (导读, 摘要, 核心提示). A summary that shares no words with the ``article`` (its
+    headline and body) is the site's, the same on every page ("某某网是本地最大的新闻门户…"),
+    and is passed over; one that is the headline ``title`` again is taken only when the page
+    gives no other."""
+    metas = [meta_content(root, (name,)) for name in _DESCRIPTION_META]
+    headline = ""
+    for text in (*metas, linked_description, lead):
         text = _SPACES.sub(" ", html.unescape(text)).strip()  # "&nbsp;" a CMS escaped twice
-        if text and (not article or _shares_words(text, article)):
+        if not text or article and not _shares_words(text, article):
+            continue
+        if not same_headline(text, title):
             return text[:DESCRIPTION_MAX]
-    return ""
+        headline = headline or text[:DESCRIPTION_MAX]
+    return headline
 
 
 _HAN_RUN = re.compile(r"[\u4e00-\u9fff]{4}")
