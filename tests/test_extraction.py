@@ -244,6 +244,21 @@ def test_a_story_readability_leaves_for_a_sidebars_few_words_is_found():
     assert (article.author, article.published_at) == ("宪瑞", "2020-11-23T10:22:14+08:00")
 
 
+def test_a_short_story_folded_behind_a_button_is_read_whole():
+    shown = "因为昨天都在工作，得知消息有些惊讶及伤感，第一时间都觉得很可惜不知道说什么，真的觉得很可惜。"
+    folded = "希望老师一路好走，他的著作影响了好几代人，不管是小说迷、观众还是影视圈的人，都会永远记得他。" * 5
+    page = (
+        "<html><head><title>悼念</title></head><body><header>某某新闻 <a>打开APP</a></header><article>"
+        "<h1>悼念</h1><p class='meta'><span>王小红</span> <span>2019-03-21 14:48</span></p>"
+        f"<div class='art-body'><div class='show'><p>{shown}</p></div>"
+        f"<div class='fold' style='display:none'><p>{folded}</p></div></div>"
+        "<div class='unfold'><a>展开全文</a></div></article><section class='rec'><h3>相关推荐</h3>"
+        + "".join(f"<a href='/m/{n}'><p>另一条新闻的标题{n}</p><span>评论 {n}</span></a>" for n in range(6))
+        + "</section></body></html>"
+    )
+    assert extract_article(page).body.splitlines() == [shown, folded]
+
+
 def test_an_article_built_of_sections_is_found():
     text = "。".join(["三星在美国旧金山举行发布会，正式发布旗下新一代旗舰手机"] * 8)
     sections = "".join(f"<section><span>{s}。</span></section>" for s in text.split("。") if s)

@@ -157,7 +157,9 @@ _SENTENCE_END = re.compile(r"[。！？]")
 
 
 def _densest_text(page: lxml.html.HtmlElement, body: str, later: bool = False) -> str:
-    """The text of the block with the most text of its own (``densest.py``): 200 characters
+    """The text of the block with the most text of its own (``densest.py``), with ``body``
+    when one element holds both and little else (a short story whose paragraphs stand in two
+    blocks, the second folded behind 展开全文): 200 characters
     of it, or, where readability found no sentence (nothing, or a sidebar's few words), a
     short story's 50 in two sentences or more, or 100 with a sentence's end (a reprint cut
     short; a footer or a menu has none).
@@ -166,13 +168,20 @@ def _densest_text(page: lxml.html.HtmlElement, body: str, later: bool = False) -
     later = later and not _SENTENCE_END.search(body)
     if _SENTENCE_END.search(body) and not later:
         block = densest_block(page, SHORT_BODY)
-        return block_text(block) if block is not None else ""
-    block = densest_block(page, LATER_PAGE if later else SHORT_STORY)
+    else:
+        block = densest_block(page, LATER_PAGE if later else SHORT_STORY)
     text = block_text(block) if block is not None else ""
     ends = len(_SENTENCE_END.findall(text))
-    if later:
-        return text if ends else ""
-    return text if len(text) >= SHORT_BODY or ends >= 2 or (ends and len(text) >= 2 * SHORT_STORY) else ""
+    if (
+        later
+        and not ends
+        or not later
+        and not _SENTENCE_END.search(body)
+        and not (len(text) >= SHORT_BODY or ends >= 2 or (ends and len(text) >= 2 * SHORT_STORY))
+    ):
+        return ""
+    together = _holding_both(block, body) if block is not None and body.strip() and text not in body else None
+    return block_text(together) if together is not None else text
 
 
 _WS = re.compile(r"\s+")
@@ -189,15 +198,23 @@ def _prose_beside_table(page: lxml.html.HtmlElement, body: str) -> str:
     prose = block_text(block) if block is not None else ""
     if len(_SENTENCE_END.findall(prose)) < 3:
         return body
-    cells = _WS.sub("", body)
-    head, tail = cells[:20], cells[-20:]
-    for holder in block.iterancestors() if block is not None else ():
-        text = _WS.sub("", holder.text_content())
-        if len(text) > 1.5 * (len(cells) + len(_WS.sub("", prose))):
-            return body  # the page, or a good part of it: not the article's element
-        if head in text and tail in text:
-            return block_text(holder)
-    return body
+    holder = _holding_both(block, body) if block is not None else None
+    return block_text(holder) if holder is not None else body
+
+
+def _holding_both(block: lxml.html.HtmlElement, body: str) -> lxml.html.HtmlElement | None:
+    """The lowest element above ``block`` that holds ``body`` too (its first and last words),
+    if it holds little else: not one half again as much text as the two (else the page, or a
+    good part of it: not the article's element)."""
+    text, own = _WS.sub("", body), _WS.sub("", block.text_content())
+    head, tail = text[:20], text[-20:]
+    for holder in block.iterancestors():
+        held = _WS.sub("", holder.text_content())
+        if len(held) > 1.5 * (len(text) + len(own)):
+            return None
+        if head in held and tail in held:
+            return holder
+    return None
 
 
 # An XHTML page's prolog: lxml refuses a decoded string that still declares an encoding.
