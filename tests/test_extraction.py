@@ -257,6 +257,10 @@ def test_a_short_story_folded_behind_a_button_is_read_whole():
         + "</section></body></html>"
     )
     assert extract_article(page).body.splitlines() == [shown, folded]
+    longer = page.replace(shown, shown * 5)  # readability's share alone is long enough: unfolded first
+    assert extract_article(longer).body.splitlines() == [shown * 5, folded]
+    no_button = longer.replace("展开全文", "打开APP")  # hidden prose without a button to show it stays hidden
+    assert extract_article(no_button).body.splitlines() == [shown * 5]
 
 
 def test_an_article_built_of_sections_is_found():

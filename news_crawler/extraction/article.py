@@ -136,24 +136,48 @@ def _sections_as_divs(html: str) -> str:
     return lxml.html.tostring(root, encoding="unicode")
 
 
+_SENTENCE_END = re.compile(r"[。！？]")
 SHORT_BODY = 200  # characters: below this readability may have missed the article
 SHORT_STORY = 50  # characters: the shortest story looked for when readability found nothing
 LATER_PAGE = 20  # characters: the least text of an article's later page (its last lines)
 
 
+# The button of a story folded on a mobile page: the rest is in the page, hidden until tapped.
+_UNFOLD = ("展开全文", "展开阅读全文", "点击阅读全文", "查看全文")
+_HIDDEN = re.compile(r"(?:^|;)\s*+(?:display\s*+:\s*+none|visibility\s*+:\s*+hidden)", re.IGNORECASE)
+
+
+def _unfolded(html: str) -> str:
+    """``html`` with the story's folded part shown, when the page has a button to unfold
+    it (展开全文): readability drops what is hidden, and the story's second half with it.
+    Only hidden blocks of prose (two sentences or more) are shown; a hidden menu, template or
+    pop-up stays hidden."""
+    if not any(button in html for button in _UNFOLD):
+        return html
+    root = _parse(html)
+    if root is None:
+        return html
+    shown = False
+    for el in root.xpath("//*[@style or @hidden]"):
+        hidden = el.get("hidden") is not None or _HIDDEN.search(el.get("style") or "")
+        if hidden and len(_SENTENCE_END.findall(el.text_content())) >= 2:
+            el.attrib.pop("hidden", None)
+            el.set("style", _HIDDEN.sub("", el.get("style") or ""))
+            shown = True
+    return lxml.html.tostring(root, encoding="unicode") if shown else html
+
+
 def extract_body(html: str) -> str:
-    """readability's body. Pages that build the article of ``<section>`` elements (WeChat
-    and other editors) give readability no paragraphs to score: when the body comes out
-    short, it reads them again as ``<div>``s."""
+    """readability's body (a story folded behind 展开全文 unfolded first). Pages that build
+    the article of ``<section>`` elements (WeChat and other editors) give readability no
+    paragraphs to score: when the body comes out short, it reads them again as ``<div>``s."""
+    html = _unfolded(html)
     body = _readability(html)
     if len(body) < SHORT_BODY and "<section" in html:
         again = _readability(_sections_as_divs(html))
         if len(again) > len(body):
             return again
     return body
-
-
-_SENTENCE_END = re.compile(r"[。！？]")
 
 
 def _densest_text(page: lxml.html.HtmlElement, body: str, later: bool = False) -> str:
