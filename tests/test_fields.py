@@ -46,6 +46,20 @@ def test_the_editor_is_never_the_author(byline, after):
     assert (article.author, article.editor) == ("", "王五")
 
 
+def test_a_mobile_byline_with_a_reading_count_names_the_writer_above_a_story_opening_with_a_headline_word():
+    lines = ["周琦", "火箭总算是连胜了，先是爆冷战胜了季后赛边缘球队篮网，今天又力克难兄难弟公牛。", *STORY]
+    html = (
+        "<html><head><title>12+16+3!周琦赢下亚洲德比</title></head><body><header>某某新闻 <a>打开APP</a></header>"
+        "<article><h1>12+16+3!周琦赢下亚洲德比</h1><p class='meta'><span>王小红</span> <span>2019-09-16 19:58</span>"
+        " <span>阅读 3.2万</span></p><div class='art-body'>"
+        + "".join(f"<p>{x}</p>" for x in lines)
+        + "</div></article></body></html>"
+    )
+    article = extract_article(html)
+    assert (article.author, article.published_at) == ("王小红", "2019-09-16T19:58:00+08:00")
+    assert article.body.splitlines()[0] == "周琦"
+
+
 @pytest.mark.parametrize("when", ["昨天", "刚刚", "今天"])
 def test_a_time_told_relatively_under_the_headline_names_no_author(when):
     html = page().replace("<div class='info'>2024-05-06 10:20 </div>", f"<div class='info'>{when}</div>")

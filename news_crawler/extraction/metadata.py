@@ -100,6 +100,7 @@ _ACCOUNT = r"[\u4e00-\u9fa5A-Za-z0-9·_]{2,12}"
 _RELATIVE = r"(?:\d{1,2}\s*+(?:秒|分钟|小时|天)前|刚刚|今天|昨天|前天)(?:\s*+\d{1,2}:\d\d)?"
 _UNDER_HEADLINE = re.compile(
     rf"({_ACCOUNT})(?:\s*+[/／]\s*+[^\s/／]{{2,12}}|\s++{DATETIME.pattern}|\s++{_RELATIVE})?"
+    r"(?:\s*+(?:阅读|浏览|评论)\s*+[\d.,]{1,9}\s*+[万千]?)?"  # "王小红 2019-07-25 20:02 阅读 3.2万"
     r"(?:\s*+\+?关注)?"
 )
 # ... or "原创 王小红 某某观察 2019-01-25": a tag, the writer, the account, the date.
@@ -247,7 +248,7 @@ def _under_headline(text: str, title: str, body: str) -> str:
     heads = [i for i, line in enumerate(lines[:_HEAD_LINES]) if _is_headline(line.strip(), title)]
     if heads:  # the body holds the headline (a forum archive's post): the writers stand under it
         return _names_line(lines, heads[-1] + 1)
-    first_at = text.find(lines[0][:20]) if lines else len(text)
+    first_at = _story_start(text, lines[0]) if lines else len(text)
     at = _headline_at(text, title, first_at if first_at >= 0 else len(text), earliest=False)
     if at < 0:
         return ""
@@ -263,6 +264,22 @@ def _under_headline(text: str, title: str, body: str) -> str:
         return ""
     # Nothing between the headline and the story: the story's first line may be its writers' names.
     return _names_line(lines, 0) if not above else ""
+
+
+_START = 40  # characters of the story's first line that place it in the page, past a headline it opens with
+
+
+def _story_start(text: str, first: str) -> int:
+    """Where the story's ``first`` line starts in the page's ``text``: a line of its own that
+    begins with its first 40 characters, or is it whole when it is shorter ("周琦", not the
+    "周琦" inside the headline above it), else those 40 characters anywhere (after a credit
+    the body left out), else its first 20; -1 when not found."""
+    first = first.strip()
+    snippet = "\n" + first[:_START] + ("" if len(first) > _START else "\n")
+    at = f"\n{text}\n".find(snippet)
+    if at < 0 and len(first) > _START:
+        at = text.find(first[:_START])
+    return at if at >= 0 else text.find(first[:20])
 
 
 def _names_line(lines: list[str], at: int) -> str:
