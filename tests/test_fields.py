@@ -98,6 +98,12 @@ def test_a_byline_ends_at_the_first_label_or_counter(raw):
     assert clean_author(raw) == "张三"
 
 
+@pytest.mark.parametrize("title", ["暨南大学教授", "中科院研究员", "著名评论家"])
+def test_a_persons_title_is_no_name(title):
+    assert clean_author(title) == ""
+    assert extract_article(page(after=f"<p>特约撰稿：{title}</p>")).author == ""
+
+
 def test_a_news_story_whose_paragraphs_tell_dates_is_no_page_of_posts():
     dated = [
         "2020年11月18日上午11点半，得知自己减刑释放的于欢还没缓过神来，就被送到了山东冠县的家中，母亲苏银霞早已在门口等候多时。",

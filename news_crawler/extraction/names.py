@@ -127,14 +127,16 @@ NOT_NAMES = {
     "注释",
     "后记",
 }
-# "转载请注明", "网络整理", "系统管理员", "刘通摄" (a photo credit), "视频截图", "发布于 2019-...".
-_NOT_NAME_STARTS = ("转载", "版权", "本文", "本站", "原文", "网络", "系统", "管理")
+# "转载请注明", "网络整理", "系统管理员", "刘通摄" (a photo credit), "视频截图", "发布于 2019-...", "著名评论家".
+_NOT_NAME_STARTS = ("转载", "版权", "本文", "本站", "原文", "网络", "系统", "管理", "著名")
 # A document's kind heading its text ("通知", "公告", "倡议书", "新闻稿") names no one either.
 _DOCUMENT_KINDS = tuple(
     "通知 公告 通告 声明 倡议 倡议书 新闻稿 启事 公示 通报 决定 意见 办法 批复 报告 纪要 简报 须知 方案 规定 "
     "细则 章程 条例 告知书 公开信".split()
 )
-_NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员", *_DOCUMENT_KINDS)
+# A person's title is no name: "特约撰稿：暨南大学教授、著名评论家罗立群" (the name comes after it).
+_TITLES = ("教授", "研究员", "评论家", "院士", "博士", "专家", "学者")
+_NOT_NAME_ENDS = ("摄", "截图", "供图", "配图", "于", "管理员", *_DOCUMENT_KINDS, *_TITLES)
 # 央视新闻, 新华社客户端, 第一财经, 中国经济在线: the words an outlet's name ends with, never a
 # person's; and an institution's (北京大学, 社科院, 协和医院) after a writer's name: "（王五 北京大学）".
 _PLACE_END = re.compile(
