@@ -142,6 +142,14 @@ def test_a_lead_the_page_labels_in_a_box_of_its_own_under_the_headline_is_the_st
     assert extract_article(aside).body.splitlines() == STORY  # not under the headline: another story's
 
 
+def test_a_summary_box_showing_the_pages_description_over_a_first_paragraph_it_is_all_of_leaves_the_body():
+    head = f"<meta name='description' content='{STORY[0]}'>"  # DedeCMS's intro box: the description
+    boxed = page(head=head, before=f"<div class='intro'>{STORY[0]}</div>")
+    assert extract_article(boxed).body.splitlines() == STORY
+    repeated = page(before=f"<p>{STORY[0]}</p>")  # no description says so: a paragraph repeated stays
+    assert extract_article(repeated).body.splitlines() == [STORY[0], *STORY]
+
+
 def test_a_sites_footer_is_never_the_body():
     footer = (
         "<p>某某日报网 京ICP备11000491号-1 经营许可证编号：京B-2-4-20030004 All Rights Reserved since 1999</p>"

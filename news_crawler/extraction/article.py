@@ -20,7 +20,14 @@ from news_crawler.extraction.chrome import labelled_lead, strip_chrome, with_lea
 from news_crawler.extraction.densest import densest_block
 from news_crawler.extraction.markup import shallow
 from news_crawler.extraction.media import find_description, find_images, find_tags, find_updated_at
-from news_crawler.extraction.metadata import find_author, find_contributors, find_editor, find_source, near_article
+from news_crawler.extraction.metadata import (
+    find_author,
+    find_contributors,
+    find_editor,
+    find_source,
+    meta_content,
+    near_article,
+)
 from news_crawler.extraction.pagination import page_of
 from news_crawler.extraction.posts import first_post, fragment
 from news_crawler.extraction.published import find_published_at, in_zone_of, not_ahead
@@ -280,7 +287,7 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
     text_, title_, body_ = (
         (with_simplified_labels(x) for x in (text, title, body)) if traditional else (text, title, body)
     )
-    clean_ = strip_chrome(body_, title_)
+    clean_ = strip_chrome(body_, title_, meta_content(root, ("description", "og:description")))
     clean = "\n".join(as_written(line, body_, body) for line in clean_.split("\n")) if traditional else clean_
 
     def written(found: str) -> str:

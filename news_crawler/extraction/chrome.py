@@ -183,11 +183,12 @@ def is_chrome(line: str, title: str = "") -> bool:
     )
 
 
-def strip_chrome(body: str, title: str = "") -> str:
+def strip_chrome(body: str, title: str = "", summary: str = "") -> str:
     """``body`` without chrome lines and trailing （责任编辑：...） notes, from after the headline
     when it stands in the first lines, cut where a comment box, related stories, page
     numbers, a disclaimer or the site's footer begin in its second half (of its lines, or of
-    its text)."""
+    its text). ``summary``: the page's description meta tag, which a CMS's summary box above
+    the story shows again."""
     lines = body.split("\n")
     if title:  # menu or breadcrumb lines above the headline are not the story's
         head = next((i for i, line in enumerate(lines[:HEADLINE_WITHIN]) if same_headline(line, title)), -1)
@@ -209,7 +210,7 @@ def strip_chrome(body: str, title: str = "") -> str:
             break
     lines = [_LEADING_CREDIT.sub("", line) for line in lines]
     kept, story = [], False
-    for line in _without_head_notes(lines, title):
+    for line in _without_head_notes(lines, title, summary):
         text = line.strip()
         # A date in 年月日 alone under the story's paragraphs is a notice's signature (落款);
         # above them it is a byline's.
@@ -239,12 +240,13 @@ def is_paragraph(line: str) -> bool:
     return end.start() >= 40 or bool(end.group("stop")) and _PAUSE.search(line, 0, end.start() - 1) is not None
 
 
-def _without_head_notes(lines: list[str], title: str) -> list[str]:
+def _without_head_notes(lines: list[str], title: str, summary: str = "") -> list[str]:
     """``lines`` without a subtitle (——…), a column's tag, a writer's credit, a paper's issue
-    line or an unlabelled summary box of the story's own words (its lead's first words, cut off)
-    standing above the story, under the headline and its byline; a labelled lead (导读, 摘要,
-    核心提示) stays. (Under the story, labelled pages count credits and issue lines as the
-    story's.)"""
+    line or an unlabelled summary box of the story's own words (its lead's first words, cut
+    off; or the page's ``summary`` whole, over a first paragraph it is all of) standing above
+    the story, under the headline and its byline; a labelled lead (导读, 摘要, 核心提示) stays.
+    (Under the story, labelled pages count credits and issue lines as the story's.)"""
+    stated = "".join(summary.split())
     start = 0  # lines before it are notes taken off (an index: a page of many costs one pass)
     while True:
         first = next(
@@ -253,7 +255,15 @@ def _without_head_notes(lines: list[str], title: str) -> list[str]:
         )
         line = lines[first].strip() if first < len(lines) else ""
         after = (lines[i] for i in range(first + 1, len(lines)))
-        if _SUBTITLE.match(line) or CREDIT_LINE.match(line) or _EDITION.match(line) or _summary_box(line, after):
+        following = next((lines[i] for i in range(first + 1, len(lines)) if lines[i].strip()), "")
+        described = bool(stated) and "".join(line.split()) == stated == "".join(following.split())
+        if (
+            _SUBTITLE.match(line)
+            or CREDIT_LINE.match(line)
+            or _EDITION.match(line)
+            or _summary_box(line, after)
+            or described
+        ):
             start = first + 1
         else:
             return lines[start:]
