@@ -58,6 +58,12 @@ def test_a_mobile_byline_with_a_reading_count_names_the_writer_above_a_story_ope
     article = extract_article(html)
     assert (article.author, article.published_at) == ("王小红", "2019-09-16T19:58:00+08:00")
     assert article.body.splitlines()[0] == "周琦"
+    marked = html.replace("<span>王小红</span> <span>2019-09-16 19:58</span> <span>阅读 3.2万</span>", "")
+    marked = marked.replace(
+        "<p class='meta'>", "<p class='meta'><span itemprop='author'>王小红</span> <span>9月16日</span>"
+    )
+    assert "itemprop='author'" in marked and "阅读" not in marked
+    assert extract_article(marked).author == "王小红"  # the byline stands between the headline and 周琦
 
 
 @pytest.mark.parametrize("when", ["昨天", "刚刚", "今天"])

@@ -152,7 +152,10 @@ def _located(text: str, snippet: str, last: bool = False) -> tuple[int, int]:
 def _head(text: str, title: str, lines: list[str]) -> tuple[int, int]:
     """Where the headline (else the body) starts in ``text``, and where the body's first
     line does (-1: not found)."""
-    first_at = _located(text, lines[0][:20])[0] if lines else -1
+    first_at = -1
+    if lines:
+        first_at = _story_start(text, lines[0])
+        first_at = first_at if first_at >= 0 else _located(text, lines[0][:20])[0]
     title_at = _headline_at(text, title, first_at if first_at >= 0 else len(text))
     return (title_at if title_at >= 0 else max(first_at, 0)), first_at
 
