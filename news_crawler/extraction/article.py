@@ -150,7 +150,7 @@ LATER_PAGE = 20  # characters: the least text of an article's later page (its la
 
 
 # The button of a story folded on a mobile page: the rest is in the page, hidden until tapped.
-_UNFOLD = ("展开全文", "展开阅读全文", "点击阅读全文", "查看全文")
+_UNFOLD = ("展开全文", "展开阅读全文")  # (点击展开全文 too; not 阅读全文, a list's link to a story)
 _HIDDEN = re.compile(r"(?:^|;)\s*+(?:display\s*+:\s*+none|visibility\s*+:\s*+hidden)", re.IGNORECASE)
 
 
