@@ -156,6 +156,21 @@ def test_a_summary_box_showing_the_pages_description_over_a_first_paragraph_it_i
     assert extract_article(repeated).body.splitlines() == [STORY[0], *STORY]
 
 
+def test_a_related_block_of_linked_headlines_and_their_summaries_ends_the_story():
+    item = (
+        "<p><a href='/19/0907/1.html'>女警一天打100电话被停机 电信:核实非诈骗后恢复</a></p>"
+        "<p>近日，四川江油一社区女民警在开展辖区“实有人口”核查工作时，平均日拨100余个电话。电信技术部门监测到"
+        "其操作频繁，以“涉嫌电信网络诈骗”为由，将其停机。目前，江油电信客服人员已核实情况，为民警恢复通话。</p>"
+    )
+    related = f"<div class='special_tag'><div>延伸 · 推荐</div>{item * 3}</div><p>责任编辑：史建磊_NBJ11331</p>"
+    story = [f"{line}（{n}）" for n, line in enumerate(STORY * 3)]  # the block in the body's second half
+    article = extract_article(page(after=related, story=story))
+    assert article.body.splitlines() == story
+    assert article.editor == "史建磊"  # under the related block, past where a byline stands
+    unlinked = related.replace("<a href='/19/0907/1.html'>", "").replace("</a>", "")
+    assert extract_article(page(after=unlinked, story=story)).body.splitlines()[-1].startswith("近日")  # goes on
+
+
 def test_a_sites_footer_is_never_the_body():
     footer = (
         "<p>某某日报网 京ICP备11000491号-1 经营许可证编号：京B-2-4-20030004 All Rights Reserved since 1999</p>"

@@ -183,12 +183,13 @@ def is_chrome(line: str, title: str = "") -> bool:
     )
 
 
-def strip_chrome(body: str, title: str = "", summary: str = "") -> str:
+def strip_chrome(body: str, title: str = "", summary: str = "", links: frozenset[str] = frozenset()) -> str:
     """``body`` without chrome lines and trailing （责任编辑：...） notes, from after the headline
     when it stands in the first lines, cut where a comment box, related stories, page
     numbers, a disclaimer or the site's footer begin in its second half (of its lines, or of
     its text). ``summary``: the page's description meta tag, which a CMS's summary box above
-    the story shows again."""
+    the story shows again; ``links``: the texts of the page's links, spaces removed (a related
+    block's headlines)."""
     lines = body.split("\n")
     if title:  # menu or breadcrumb lines above the headline are not the story's
         head = next((i for i, line in enumerate(lines[:HEADLINE_WITHIN]) if same_headline(line, title)), -1)
@@ -204,7 +205,7 @@ def strip_chrome(body: str, title: str = "", summary: str = "") -> str:
         if (
             _CLOSERS.match(line)
             or (len(line) <= FOOTER_MAX_CHARS and _FOOTER.search(line))
-            or ((_RELATED.match(line) or _RELATED_RUN.match(line)) and not _story_goes_on(lines[i + 1 :], title))
+            or ((_RELATED.match(line) or _RELATED_RUN.match(line)) and not _story_goes_on(lines[i + 1 :], title, links))
         ):
             lines = lines[:i]
             break
@@ -220,14 +221,18 @@ def strip_chrome(body: str, title: str = "", summary: str = "") -> str:
     return "\n".join(kept)
 
 
-def _story_goes_on(lines: list[str], title: str) -> bool:
+def _story_goes_on(lines: list[str], title: str, links: frozenset[str] = frozenset()) -> bool:
     """A paragraph of the story stands in ``lines`` (after a related block), before a
-    comment box or the like closes the page."""
+    comment box or the like closes the page. A paragraph right under a line that is one of
+    the page's ``links`` is a related headline's summary, not the story."""
+    under_link = False
     for line in (x.strip() for x in lines):
         if _CLOSERS.match(line):
             return False
-        if is_paragraph(line) and not is_chrome(line, title):
+        if is_paragraph(line) and not is_chrome(line, title) and not under_link:
             return True
+        if line:
+            under_link = "".join(line.split()) in links
     return False
 
 

@@ -166,16 +166,20 @@ def _byline(text: str, title: str, body: str) -> str:
     return text[head_start:first_at] if first_at > head_start else ""
 
 
-def _regions(text: str, title: str, body: str) -> list[str]:
+_UNDER_STORY = 300  # characters under the story's last line where a byline stands
+_EDITOR_UNDER = 600  # ... and an editor's line, which may follow a related block and share buttons
+
+
+def _regions(text: str, title: str, body: str, under: int = _UNDER_STORY) -> list[str]:
     """Where bylines stand: from the headline to the body's first lines, and around the
-    body's end."""
+    body's end (``under`` characters past it)."""
     lines = body.splitlines()
     head_start, first_at = _head(text, title, lines)
     last_at = _located(text, lines[-1][-20:])[0] if lines else -1
     head_end = max(first_at, head_start) + (len(lines[0]) if lines else 0) + 120
     regions = [text[head_start:head_end]]
     if last_at >= 0:
-        regions.append(text[max(last_at - 200, 0) : last_at + 300])
+        regions.append(text[max(last_at - 200, 0) : last_at + under])
     elif lines:
         regions.append("\n".join(lines[-3:]))
     return regions
@@ -387,7 +391,7 @@ _SOURCE_END = re.compile(
 
 def find_editor(text: str, title: str, body: str) -> str:
     """The editor (责任编辑/责编/编辑), from around the body's end, else from the byline."""
-    for region in reversed(_regions(text, title, body)):
+    for region in reversed(_regions(text, title, body, _EDITOR_UNDER)):
         for m in _EDITOR.finditer(region):
             if _into_the_next_line(region, m):
                 continue
