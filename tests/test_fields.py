@@ -156,7 +156,7 @@ def test_a_summary_box_showing_the_pages_description_over_a_first_paragraph_it_i
     assert extract_article(repeated).body.splitlines() == [STORY[0], *STORY]
 
 
-def test_a_related_block_of_linked_headlines_and_their_summaries_ends_the_story():
+def test_linked_headlines_end_the_story_after_a_related_header_and_are_no_part_of_it_above_it():
     item = (
         "<p><a href='/19/0907/1.html'>女警一天打100电话被停机 电信:核实非诈骗后恢复</a></p>"
         "<p>近日，四川江油一社区女民警在开展辖区“实有人口”核查工作时，平均日拨100余个电话。电信技术部门监测到"
@@ -167,6 +167,13 @@ def test_a_related_block_of_linked_headlines_and_their_summaries_ends_the_story(
     article = extract_article(page(after=related, story=story))
     assert article.body.splitlines() == story
     assert article.editor == "史建磊"  # under the related block, past where a byline stands
+    video = "<p><a href='/v/1.html'>直播2019年苹果发布会(英文原声+中文字幕)</a></p>"  # a link above the story
+    assert extract_article(page(before=video, story=story)).body.splitlines() == story
+    inside = [*story[:2], "直播2019年苹果发布会(英文原声+中文字幕)", *story[2:]]
+    linked_inside = (
+        page(story=inside).replace("<p>直播", "<p><a href='/v/1.html'>直播").replace("字幕)</p>", "字幕)</a></p>")
+    )
+    assert extract_article(linked_inside).body.splitlines() == inside  # inside the story it is the story's
     unlinked = related.replace("<a href='/19/0907/1.html'>", "").replace("</a>", "")
     assert extract_article(page(after=unlinked, story=story)).body.splitlines()[-1].startswith("近日")  # goes on
 

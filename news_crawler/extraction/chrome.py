@@ -211,7 +211,7 @@ def strip_chrome(body: str, title: str = "", summary: str = "", links: frozenset
             break
     lines = [_LEADING_CREDIT.sub("", line) for line in lines]
     kept, story = [], False
-    for line in _without_head_notes(lines, title, summary):
+    for line in _without_head_notes(lines, title, summary, links):
         text = line.strip()
         # A date in 年月日 alone under the story's paragraphs is a notice's signature (落款);
         # above them it is a byline's.
@@ -245,12 +245,15 @@ def is_paragraph(line: str) -> bool:
     return end.start() >= 40 or bool(end.group("stop")) and _PAUSE.search(line, 0, end.start() - 1) is not None
 
 
-def _without_head_notes(lines: list[str], title: str, summary: str = "") -> list[str]:
+def _without_head_notes(
+    lines: list[str], title: str, summary: str = "", links: frozenset[str] = frozenset()
+) -> list[str]:
     """``lines`` without a subtitle (——…), a column's tag, a writer's credit, a paper's issue
-    line or an unlabelled summary box of the story's own words (its lead's first words, cut
-    off; or the page's ``summary`` whole, over a first paragraph it is all of) standing above
-    the story, under the headline and its byline; a labelled lead (导读, 摘要, 核心提示) stays.
-    (Under the story, labelled pages count credits and issue lines as the story's.)"""
+    line, a line that is one of the page's ``links`` (a video's, another story's) or an
+    unlabelled summary box of the story's own words (its lead's first words, cut off; or the
+    page's ``summary`` whole, over a first paragraph it is all of) standing above the story,
+    under the headline and its byline; a labelled lead (导读, 摘要, 核心提示) stays. (Under the
+    story, labelled pages count credits and issue lines as the story's.)"""
     stated = "".join(summary.split())
     start = 0  # lines before it are notes taken off (an index: a page of many costs one pass)
     while True:
@@ -268,6 +271,7 @@ def _without_head_notes(lines: list[str], title: str, summary: str = "") -> list
             or _EDITION.match(line)
             or _summary_box(line, after)
             or described
+            or "".join(line.split()) in links
         ):
             start = first + 1
         else:
