@@ -188,30 +188,34 @@ def extract_body(html: str) -> str:
 
 
 def _densest_text(page: lxml.html.HtmlElement, body: str, later: bool = False) -> str:
-    """The text of the block with the most text of its own (``densest.py``), with ``body``
-    when one element holds both and little else (a short story whose paragraphs stand in two
-    blocks, the second folded behind 展开全文): 200 characters
-    of it, or, where readability found no sentence (nothing, or a sidebar's few words), a
-    short story's 50 in two sentences or more, or 100 with a sentence's end (a reprint cut
-    short; a footer or a menu has none).
-    On a ``later`` page of an article, whose last lines may be few, 20 with a sentence's end
-    where readability's ``body`` has none (a menu)."""
-    later = later and not _SENTENCE_END.search(body)
-    if _SENTENCE_END.search(body) and not later:
-        block = densest_block(page, SHORT_BODY)
-    else:
-        block = densest_block(page, LATER_PAGE if later else SHORT_STORY)
-    text = block_text(block) if block is not None else ""
+    """The text of the block with the most text of its own (``densest.py``), where it reads
+    as the story:
+
+    - where readability's ``body`` holds a sentence, 200 characters of it;
+    - where it holds none (nothing, or a sidebar's few words), a short story's 50 in two
+      sentences or more, or 100 with a sentence's end (a reprint cut short; a footer or a
+      menu has none);
+    - on a ``later`` page of an article, whose last lines may be few, 20 with a sentence's end
+      where ``body`` has none (a menu).
+
+    With ``body`` when one element holds both and little else (a short story whose paragraphs
+    stand in two blocks, the second folded behind 展开全文)."""
+    sentence = bool(_SENTENCE_END.search(body))
+    later = later and not sentence
+    block = densest_block(page, SHORT_BODY if sentence else LATER_PAGE if later else SHORT_STORY)
+    if block is None:
+        return ""
+    text = block_text(block)
     ends = len(_SENTENCE_END.findall(text))
+    if later and not ends:
+        return ""
     if (
-        later
-        and not ends
-        or not later
-        and not _SENTENCE_END.search(body)
-        and not (len(text) >= SHORT_BODY or ends >= 2 or (ends and len(text) >= 2 * SHORT_STORY))
+        not sentence
+        and not later
+        and not (len(text) >= SHORT_BODY or ends >= 2 or ends and len(text) >= 2 * SHORT_STORY)
     ):
         return ""
-    together = _holding_both(block, body) if block is not None and body.strip() and text not in body else None
+    together = _holding_both(block, body) if body.strip() and text not in body else None
     return block_text(together) if together is not None else text
 
 
