@@ -178,6 +178,30 @@ def test_linked_headlines_end_the_story_after_a_related_header_and_are_no_part_o
     assert extract_article(page(after=unlinked, story=story)).body.splitlines()[-1].startswith("近日")  # goes on
 
 
+def test_other_stories_headlines_under_the_story_each_with_a_linked_column_name_leave_the_body():
+    # guancha: no header; each line a headline (a link, or a span a script follows) and its column's name
+    rows = (
+        "<div><a href='/post/785'>【逸语道破】美企撤离中国？相反，他们对中国的迟疑正在消散</a>"
+        "<a href='/c/1'>大参考</a></div>"
+        "<div><span class='post-href'>【察话会回顾】来察话会聊聊巴西为什么不上进</span><a href='/c/2'>聊吧</a></div>"
+        "<div><a href='/post/786'>美国农民警告白宫：再打贸易战，都把我们打没了</a><a href='/c/3'>观学院</a></div>"
+    )
+    editor = "<p>责任编辑：刘响</p>"
+    article = extract_article(page(after=editor + rows))
+    assert article.body.splitlines() == STORY
+    assert article.editor == "刘响"
+    one = "<div><a href='/post/786'>美国农民警告白宫：再打贸易战，都把我们打没了</a><a href='/c/3'>观学院</a></div>"
+    assert (
+        extract_article(page(after=one)).body.splitlines()[-1] == "美国农民警告白宫：再打贸易战，都把我们打没了观学院"
+    )
+    # the story's own last lines, a link inside each, stay: each is a sentence
+    linked = [f"{line[:-1]}，详见<a href='/a/{n}'>此前报道</a>。" for n, line in enumerate(STORY[-2:])]
+    own = page(story=STORY[:-2]).replace(
+        "</div><div class='footer'>", "".join(f"<p>{x}</p>" for x in linked) + "</div><div class='footer'>"
+    )
+    assert len(extract_article(own).body.splitlines()) == len(STORY)
+
+
 def test_a_sites_footer_is_never_the_body():
     footer = (
         "<p>某某日报网 京ICP备11000491号-1 经营许可证编号：京B-2-4-20030004 All Rights Reserved since 1999</p>"
@@ -304,5 +328,5 @@ def test_extract_prints_what_the_crawler_would_write(tmp_path):
     assert (first["author"], first["contributors"], first["title"]) == ("孙丽", "何强", "工业数据出炉")
     assert first["body"].splitlines()[-3:] == STORY and len(first["simhash"]) == 16 and len(first["images"]) == 3
     assert set(first) >= {"url", "published_at", "editor", "source", "description", "tags", "updated_at"}
-    short = "article text too short (2 < ARTICLE_MIN_CHARS=50)"
-    assert second == {"file": str(tmp_path / "empty.html"), "invalid": short}
+    # its one line is its one link, a menu's: no text of an article
+    assert second == {"file": str(tmp_path / "empty.html"), "invalid": "no article text found on the page"}

@@ -291,7 +291,7 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
     text_, title_, body_ = (
         (with_simplified_labels(x) for x in (text, title, body)) if traditional else (text, title, body)
     )
-    links = frozenset(text for text in ("".join(a.text_content().split()) for a in root.iter("a")) if len(text) >= 6)
+    links = frozenset(text for text in ("".join(a.text_content().split()) for a in root.iter("a")) if len(text) >= 2)
     clean_ = strip_chrome(body_, title_, meta_content(root, ("description", "og:description")), links)
     clean = "\n".join(as_written(line, body_, body) for line in clean_.split("\n")) if traditional else clean_
 

@@ -218,7 +218,30 @@ def strip_chrome(body: str, title: str = "", summary: str = "", links: frozenset
         if text and (not is_chrome(text, title) or story and _SIGNED.match(text)):
             kept.append(_TRAILING_EDITOR.sub("", line))
             story = story or is_paragraph(text)
-    return "\n".join(kept)
+    return "\n".join(_without_linked_tail(kept, links))
+
+
+LINK_TAIL_MAX_CHARS = 10  # beside a linked headline: its column's name, its date, a count
+
+
+def _without_linked_tail(lines: list[str], links: frozenset[str]) -> list[str]:
+    """``lines`` without the run of two or more lines that ends them when each is another
+    story's listing: one of the page's ``links`` with at most a column's name or a date
+    after it, or a headline whose column's name after it is the link (an unlabelled block of
+    other stories under the story: 【深度】越南拒用中国5G…大参考)."""
+    end = len(lines)
+    while end > 0 and _listing(lines[end - 1], links):
+        end -= 1
+    return lines[:end] if len(lines) - end >= 2 else lines
+
+
+def _listing(line: str, links: frozenset[str]) -> bool:
+    text = "".join(line.split())
+    if not links or len(text) > CHROME_MAX_CHARS or is_paragraph(line.strip()):
+        return False
+    linked_headline = any(text[:k] in links for k in range(len(text), max(5, len(text) - LINK_TAIL_MAX_CHARS - 1), -1))
+    linked_column = any(text[-k:] in links for k in range(2, min(LINK_TAIL_MAX_CHARS, len(text) - 6) + 1))
+    return linked_headline or linked_column
 
 
 def _story_goes_on(lines: list[str], title: str, links: frozenset[str] = frozenset()) -> bool:
