@@ -47,7 +47,7 @@ import json
 from news_crawler import connection
 from news_crawler.config import build_settings
 from news_crawler.outcomes.store import OutcomeStore
-from news_crawler.crawl.runner import all_spider_names
+from news_crawler.cli.runner import all_spider_names
 s = build_settings()
 c = connection.from_settings(s)
 out = {}
@@ -63,7 +63,7 @@ LEASES = """
 import json
 from news_crawler import connection
 from news_crawler.config import build_settings
-from news_crawler.crawl.runner import all_spider_names
+from news_crawler.cli.runner import all_spider_names
 s = build_settings()
 c = connection.from_settings(s)
 leases = [m.decode().split("\\n", 1) for name in all_spider_names(s)
@@ -76,7 +76,7 @@ WATCHED = """
 import json
 from news_crawler import connection
 from news_crawler.config import build_settings
-from news_crawler.crawl.runner import all_spider_names
+from news_crawler.cli.runner import all_spider_names
 from news_crawler.frontier.revisits import RevisitSchedule
 s = build_settings()
 c = connection.from_settings(s)
@@ -170,9 +170,9 @@ def reference() -> dict[int, dict[str, str]]:
     """Outcome per article URL of day 1 and of day 2 when one process crawls the same mirror
     on the host (the demo's crawl, on a Redis of its own): what the cluster must match."""
     from news_crawler import connection
+    from news_crawler.cli.runner import all_spider_names
     from news_crawler.config import build_settings
     from news_crawler.connection.embedded import ensure_server, stop_server
-    from news_crawler.crawl.runner import all_spider_names
     from news_crawler.outcomes.store import OutcomeStore
     from news_mirror.demo import DEMO_SETTINGS, crawl_day
     from news_mirror.server import start

@@ -116,7 +116,7 @@ FEEDS: dict[str, dict[str, object]] = {}
 DELIVERIES_KEY = "%(spider)s:deliveries"
 # Sites with render = "browser" (sites file) are fetched through Playwright with this Chromium
 # ("": chromium, chromium-browser or google-chrome on PATH); at most BROWSER_PAGES pages open
-# at once, a fresh browser context every BROWSER_CONTEXT_PAGES pages (crawl/browser.py).
+# at once, a fresh browser context every BROWSER_CONTEXT_PAGES pages (middlewares/browser.py).
 BROWSER_PATH = ""
 BROWSER_PAGES = 3
 BROWSER_CONTEXT_PAGES = 100

@@ -18,7 +18,7 @@ class RedisUnavailable(UserError):
 def redis_problem(error: BaseException, url: str) -> RedisUnavailable:
     """The one line for a Redis ``error`` met at ``url`` (its password masked): what went
     wrong and what to do."""
-    from news_crawler.crawl.redact import redact
+    from news_crawler.printable import redact
 
     shown = redact(url) if url else "the embedded server"
     text = str(error).strip().rstrip(".") or type(error).__name__

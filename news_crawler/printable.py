@@ -53,3 +53,25 @@ def json_line(value: object, **kwargs: object) -> str:
 def log_safe(text: str) -> str:
     """A log message with every control character but newline and tab escaped."""
     return _UNSAFE_IN_LOG.sub(_escape, text)
+
+
+# A URL as a log line or an error shows it: its password masked, cut when very long (a hostile
+# page can link a URL of a megabyte).
+_PASSWORD_IN_URL = re.compile(r"(\b\w+://[^:/@\s'\"]*:)[^@/\s'\"]+@")
+URL_LOG_CHARS = 200
+LONG_URL = re.compile(r"\b[a-zA-Z][\w+.-]*:[^\s<>'\"]{" + str(URL_LOG_CHARS) + ",}")
+
+
+def short_url(url: str, limit: int = URL_LOG_CHARS) -> str:
+    """``url`` as a log line shows it: whole when short, else its start and its length."""
+    return url if len(url) <= limit else f"{url[:limit]}…({len(url)} chars)"
+
+
+def short_urls(text: str) -> str:
+    """``text`` with every URL in it longer than ``URL_LOG_CHARS`` cut (``short_url``)."""
+    return LONG_URL.sub(lambda m: short_url(m.group(0)), text) if len(text) > URL_LOG_CHARS else text
+
+
+def redact(text: str) -> str:
+    """``text`` with the password of every URL in it replaced by ``***``."""
+    return _PASSWORD_IN_URL.sub(r"\1***@", text)

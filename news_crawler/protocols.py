@@ -102,3 +102,12 @@ class Scheduling(Protocol):
     def release(self, requests: Sequence[Request] | None) -> int:
         """Give these requests (every one still held, for None) back to the queue now, unfetched."""
         ...
+
+
+@runtime_checkable
+class EndsLeases(Protocol):
+    """A spider middleware that ends each leased request's lease once its items have their
+    outcomes (``middlewares.tracker.OutcomeTracker``): with one in the crawl, the scheduler
+    leaves the leases to it."""
+
+    ends_leases: bool

@@ -10,7 +10,7 @@ BOT_NAME = "news_crawler"
 SPIDER_MODULES = ["news_crawler.spiders"]
 SPIDER_LOADER_CLASS = "news_crawler.spiders.sites.SiteSpiderLoader"  # every site of the sites files is a spider
 NEWSPIDER_MODULE = "news_crawler.spiders"
-COMMANDS_MODULE = "news_crawler.commands"  # scrapy crawl exits 1 when Redis stopped the spider
+COMMANDS_MODULE = "news_crawler.cli.commands"  # scrapy crawl exits 1 when Redis stopped the spider
 
 SCHEDULER_PERSIST = True  # scrapy-redis' default is False: a daily crawl must remember
 
@@ -31,11 +31,11 @@ EXTENSIONS = {
     "news_crawler.crawl.quickstop.QuickStop": 600,  # a stop within STOP_TIMEOUT seconds of SIGTERM
     "scrapy.extensions.feedexport.FeedExporter": None,  # FEEDS are written by ScrapyFeedsPipeline
 }
-SPIDER_MIDDLEWARES = {"news_crawler.outcomes.tracker.OutcomeTracker": 10}
+SPIDER_MIDDLEWARES = {"news_crawler.middlewares.tracker.OutcomeTracker": 10}
 DOWNLOADER_MIDDLEWARES = {
-    "news_crawler.crawl.safety.SafeRequests": 40,  # before Scrapy's offsite check (50)
+    "news_crawler.middlewares.safety.SafeRequests": 40,  # before Scrapy's offsite check (50)
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
-    "news_crawler.crawl.retry.BackoffRetryMiddleware": 550,
+    "news_crawler.middlewares.retry.BackoffRetryMiddleware": 550,
 }
 # Only http(s) is fetched: a page's file:, ftp:, s3: or data: link must never read a local file
 # or reach another service (START_URLS_ALLOW_FILE turns the file handler on for start pages).

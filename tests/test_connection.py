@@ -36,7 +36,7 @@ def test_one_client_and_one_outage_per_crawler_shared_by_its_components(make_cra
 
     from news_crawler.crawl.runtime import Runtime
     from news_crawler.frontier.scheduler import RedisScheduler
-    from news_crawler.outcomes.tracker import OutcomeTracker
+    from news_crawler.middlewares.tracker import OutcomeTracker
     from news_crawler.pipelines.dedup import NearDuplicatePipeline
 
     class Site(Spider):

@@ -220,9 +220,9 @@ def test_a_look_alike_host_is_off_the_site():
 def test_with_file_start_pages_on_the_downloader_still_refuses_every_other_file_request(tmp_path, redis_server):
     from scrapy import Request
 
-    from news_crawler.crawl.safety import SafeRequests
+    from news_crawler.crawl.meta import START_PAGE
+    from news_crawler.middlewares.safety import SafeRequests
     from news_crawler.outcomes.failures import RefusedScheme
-    from news_crawler.spiders.listing import START_PAGE
     from news_crawler.spiders.news import NewsSpider
     from tests.crawl_helpers import project_crawler
 

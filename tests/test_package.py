@@ -1,5 +1,6 @@
 """The product package holds the product and nothing else."""
 
+import re
 import subprocess
 import sys
 import zipfile
@@ -79,7 +80,45 @@ def imports_of_the_package() -> dict[str, set[str]]:
     return graph
 
 
-def test_no_module_imports_itself_through_others_and_only_the_cli_imports_the_cli():
+# The packages of news_crawler/ in layers, top to bottom; "" is the leaves, the modules at the
+# package's root. A package imports only the packages of the layers below its own, never one
+# beside it; ARCHITECTURE.md opens with the same list.
+LAYERS: list[set[str]] = [
+    {"cli"},
+    {"ops"},
+    {"spiders", "pipelines"},
+    {"middlewares"},
+    {"frontier"},
+    {"crawl"},
+    {"dedup", "outcomes"},
+    {"connection", "extraction"},
+    {""},
+]
+
+
+def package_of(module: str) -> str:
+    """``news_crawler.crawl.pool`` -> ``crawl``; a module at the root -> ``""``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir()) else ""
+
+
+def imports_against_the_layers(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of ``graph`` that does not run down the layers (or stay in its package),
+    and every package no layer holds, one line each."""
+    layer = {package: depth for depth, packages in enumerate(LAYERS) for package in packages}
+    wrong = sorted(f"{p or 'the root'} is in no layer" for p in {package_of(m) for m in graph} - set(layer))
+    for module, targets in sorted(graph.items()):
+        source = package_of(module)
+        for target in sorted(targets):
+            into = package_of(target)
+            if into == source == "" or into == source:
+                continue
+            if layer.get(into, -1) <= layer.get(source, len(LAYERS)):
+                wrong.append(f"{module} -> {target}: {source or 'the root'} may not import {into or 'the root'}")
+    return wrong
+
+
+def test_no_module_imports_itself_through_others():
     graph = imports_of_the_package()
     done: set[str] = set()
 
@@ -97,8 +136,33 @@ def test_no_module_imports_itself_through_others_and_only_the_cli_imports_the_cl
 
     for name in sorted(graph):
         assert circle_from(name, []) is None, " -> ".join(circle_from(name, []) or [])
-    into_cli = [(m, t) for m, ts in graph.items() for t in ts if t.startswith("news_crawler.cli") and ".cli" not in m]
-    assert not into_cli
+
+
+def test_every_package_imports_only_the_layers_below_it():
+    assert imports_against_the_layers(imports_of_the_package()) == []
+
+
+def test_the_layer_check_finds_an_import_up_beside_or_out_of_the_layers():
+    graph = imports_of_the_package()
+    for module, target in (
+        ("news_crawler.crawl.counts", "news_crawler.spiders.news"),  # up
+        ("news_crawler.pipelines.feed", "news_crawler.spiders.news"),  # beside
+        ("news_crawler.fields", "news_crawler.crawl.counts"),  # a leaf importing a package
+    ):
+        planted = {m: set(ts) for m, ts in graph.items()}
+        planted[module].add(target)
+        assert imports_against_the_layers(planted) == [
+            f"{module} -> {target}: " + (f"{package_of(module) or 'the root'} may not import {package_of(target)}")
+        ]
+    assert imports_against_the_layers(graph | {"news_crawler.newpackage.x": set()}) == ["newpackage is in no layer"]
+
+
+def test_architecture_opens_with_the_layers():
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    section = text.split("## The layers", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line[:1].isdigit()]
+    shown = [set(re.findall(r"`(\w+)/`", row.split(":", 1)[0])) or {""} for row in rows]
+    assert shown == LAYERS
 
 
 def test_news_dedup_and_the_settings_it_reads_start_without_scrapy():

@@ -2,7 +2,8 @@
 
 import logging
 
-from news_crawler.crawl.redact import RedactFilter, redact
+from news_crawler.crawl.redact import RedactFilter
+from news_crawler.printable import redact
 
 
 def test_passwords_in_urls_are_masked_and_nothing_else_changes():

@@ -5,7 +5,7 @@ import asyncio
 from scrapy import Request, Spider
 from scrapy.http import Response
 
-from news_crawler.crawl.retry import BackoffRetryMiddleware
+from news_crawler.middlewares.retry import BackoffRetryMiddleware
 from tests.crawl_helpers import project_crawler
 
 

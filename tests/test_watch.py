@@ -247,8 +247,8 @@ class ListSpider:
 def test_a_revisit_reads_a_lists_next_page_only_when_every_article_on_it_was_new(revisit, seen, follows):
     from scrapy.http import HtmlResponse, Request
 
+    from news_crawler.crawl.meta import REVISIT_OF
     from news_crawler.spiders.list_page import ListPage
-    from news_crawler.spiders.listing import REVISIT_OF
 
     url = "https://www.a.cn/list.html"
     meta = {REVISIT_OF: url} if revisit else {}

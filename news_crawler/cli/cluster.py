@@ -24,7 +24,7 @@ def seconds_until(hhmm: str, now: datetime | None = None) -> float:
 
 def cmd_seed(args: argparse.Namespace) -> int:
     from news_crawler import connection
-    from news_crawler.crawl.runner import unknown_spiders
+    from news_crawler.cli.runner import unknown_spiders
     from news_crawler.spiders.seeds import seed
     from news_crawler.spiders.sites import load_sites, sites_files
 

@@ -20,8 +20,8 @@ def run_and_report(
     spider_args: dict[str, str] | None = None,
     stop_at: float | None = None,
 ) -> int:
+    from news_crawler.cli.runner import all_spider_names, merge_sites, run_spiders
     from news_crawler.config import build_settings, setting_path
-    from news_crawler.crawl.runner import all_spider_names, merge_sites, run_spiders
 
     names = names or all_spider_names(build_settings(overrides))
     if summary_path:  # before the crawl: a summary that cannot be written must not waste one

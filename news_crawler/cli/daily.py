@@ -49,7 +49,7 @@ def take_lock(path: Path, now: datetime) -> tuple[IO[str] | None, str]:
 
 
 def cmd_daily(args: argparse.Namespace) -> int:
-    from news_crawler.crawl.runner import all_spider_names, merge_sites, run_spiders
+    from news_crawler.cli.runner import all_spider_names, merge_sites, run_spiders
 
     overrides = options.overrides(args)
     settings = options.settings(args)

@@ -28,7 +28,7 @@ def day(text: str) -> date:
 
 def cmd_outcomes(args: argparse.Namespace) -> int:
     from news_crawler import connection
-    from news_crawler.crawl.runner import all_spider_names, unknown_spiders
+    from news_crawler.cli.runner import all_spider_names, unknown_spiders
     from news_crawler.outcomes.store import latest_outcomes
 
     settings = options.settings(args)

@@ -47,7 +47,7 @@ def changes(settings: Any, sites: list[str], after: datetime | None) -> list[dic
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
-    from news_crawler.crawl.runner import all_spider_names, unknown_spiders
+    from news_crawler.cli.runner import all_spider_names, unknown_spiders
 
     settings = options.settings(args)
     names = all_spider_names(settings)
@@ -87,8 +87,8 @@ def versions(feed_dir: Path, url: str) -> list[dict[str, Any]]:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
+    from news_crawler.cli.runner import all_spider_names
     from news_crawler.config import setting_path
-    from news_crawler.crawl.runner import all_spider_names
 
     settings = options.settings(args)
     feed_dir = setting_path(settings, "FEED_DIR")

@@ -20,7 +20,7 @@ KEEP_DAYS = 90  # dated reports older than this are deleted when a new one is wr
 def write_report(settings: Any, days: int = 30, out: str | None = None) -> list[Path]:
     """Render the report from Redis and write it; returns the files written."""
     from news_crawler import connection
-    from news_crawler.crawl.runner import all_spider_names
+    from news_crawler.cli.runner import all_spider_names
     from news_crawler.dedup.from_settings import store_from_settings
     from news_crawler.ops.report import gather, render
 

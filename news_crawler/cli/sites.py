@@ -204,10 +204,10 @@ class Fetcher:
 
 class BrowserFetcher(Fetcher):
     """A browser site's pages as a crawl reads them: rendered by the machine's Chromium with
-    the crawl's rules (``crawl/browser.py``); its feeds and sitemaps fetched plainly."""
+    the crawl's rules (``middlewares/browser.py``); its feeds and sitemaps fetched plainly."""
 
     def __init__(self, spider: Any, settings: Any) -> None:
-        from news_crawler.crawl.browser import launch_options
+        from news_crawler.middlewares.browser import launch_options
 
         super().__init__(spider, settings)
         self.spider = spider
@@ -227,7 +227,7 @@ class BrowserFetcher(Fetcher):
         self.playwright.stop()
 
     def _route(self, route: Any) -> None:
-        from news_crawler.crawl.browser import refused
+        from news_crawler.middlewares.browser import refused
 
         if refused(route.request.url, route.request.resource_type, self.spider.on_site):
             route.abort()
@@ -237,7 +237,7 @@ class BrowserFetcher(Fetcher):
     def get(self, url: str) -> tuple[bytes, str, str] | None:
         from scrapy import Request
 
-        from news_crawler.crawl.browser import rendered
+        from news_crawler.middlewares.browser import rendered
 
         if not rendered(Request(url)):
             return super().get(url)

@@ -113,7 +113,7 @@ def duration(seconds: float | None) -> str:
 def build_report(settings: Any) -> dict[str, Any]:
     from news_crawler import connection
     from news_crawler.cli.daily import last_run
-    from news_crawler.crawl.runner import all_spider_names
+    from news_crawler.cli.runner import all_spider_names
     from news_crawler.dedup.from_settings import store_from_settings
 
     client = connection.from_settings(settings)

@@ -1,2 +1,2 @@
-"""A crawl process's plumbing: the shared runtime, the worker pool, download safety and
-retries, stopping, logging, the summary."""
+"""What every part of a crawl process shares: its runtime (Redis client, outage, worker pool),
+the page work the pool does, counts, request meta, log lines, the quick stop and the summary."""

@@ -12,31 +12,12 @@ later record that carries a URL with a password.
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 from scrapy import signals
 from scrapy.crawler import Crawler
 
-from news_crawler.printable import log_safe
-
-_PASSWORD_IN_URL = re.compile(r"(\b\w+://[^:/@\s'\"]*:)[^@/\s'\"]+@")
-URL_LOG_CHARS = 200
-_LONG_URL = re.compile(r"\b[a-zA-Z][\w+.-]*:[^\s<>'\"]{" + str(URL_LOG_CHARS) + ",}")
-
-
-def short_url(url: str, limit: int = URL_LOG_CHARS) -> str:
-    """``url`` as a log line shows it: whole when short, else its start and its length."""
-    return url if len(url) <= limit else f"{url[:limit]}…({len(url)} chars)"
-
-
-def _short_urls(text: str) -> str:
-    return _LONG_URL.sub(lambda m: short_url(m.group(0)), text) if len(text) > URL_LOG_CHARS else text
-
-
-def redact(text: str) -> str:
-    """``text`` with the password of every URL in it replaced by ``***``."""
-    return _PASSWORD_IN_URL.sub(r"\1***@", text)
+from news_crawler.printable import LONG_URL, URL_LOG_CHARS, log_safe, redact, short_urls
 
 
 class RedactFilter(logging.Filter):
@@ -52,8 +33,8 @@ class RedactFilter(logging.Filter):
         except (TypeError, ValueError):  # a broken record: logging reports it itself
             return True
         shown = log_safe(message)  # nothing in a log line drives the terminal that shows it
-        if len(shown) > URL_LOG_CHARS and _LONG_URL.search(shown):
-            shown = _short_urls(shown)
+        if len(shown) > URL_LOG_CHARS and LONG_URL.search(shown):
+            shown = short_urls(shown)
         if shown != message:
             record.msg, record.args = shown, None  # args may be a Request: its repr holds the URL
         return True

@@ -146,7 +146,7 @@ def check_values(settings: Any) -> None:
             except ValueError as e:
                 raise UserError(f"setting RECHECK_AFTER={value!r}: {e}") from None
         if name == "REDIS_URL" and typed and not str(typed).startswith(("redis://", "rediss://", "unix://")):
-            from news_crawler.crawl.redact import redact  # imports Scrapy: only when needed
+            from news_crawler.printable import redact
 
             raise UserError(
                 f"setting REDIS_URL={redact(str(typed))!r}: must be empty (the embedded server) or a "

@@ -1,2 +1,2 @@
-"""What became of each URL: the store in Redis, the tracker that records it, the
-pipelines' drops."""
+"""The records of what became of each URL, kept in Redis: outcomes, failures, drops, changes
+found by rechecks, discovery latency."""

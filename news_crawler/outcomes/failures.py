@@ -13,17 +13,17 @@ GONE_STATUSES = (404, 410)
 
 
 class RefusedScheme(IgnoreRequest):
-    """A request for a URL that is not http(s) (``crawl/safety.py`` refuses it): outcome ``invalid``."""
+    """A request for a URL that is not http(s) (``middlewares/safety.py`` refuses it): outcome ``invalid``."""
 
 
 class RedirectedOutside(IgnoreRequest):
-    """A redirect that leaves the site (``crawl/safety.py`` refuses it): the URL's outcome is ``invalid``."""
+    """A redirect that leaves the site (``middlewares/safety.py`` refuses it): the URL's outcome is ``invalid``."""
 
     reason = "redirected outside the site"
 
 
 class NotAPage(IgnoreRequest):
-    """A browser site's URL that answered with a download (``crawl/browser.py`` refuses it):
+    """A browser site's URL that answered with a download (``middlewares/browser.py`` refuses it):
     outcome ``invalid``."""
 
     reason = "a download, not a page"

@@ -18,12 +18,11 @@ from twisted.python.failure import Failure
 from w3lib.url import safe_url_string
 
 from news_crawler.crawl.counts import Counts
-from news_crawler.crawl.redact import short_url
+from news_crawler.crawl.meta import LIST_DEPTH, REVISIT_OF
 from news_crawler.extraction.pagination import page_of
+from news_crawler.printable import short_url
 from news_crawler.spiders.listing import (
-    LIST_DEPTH,
     NEXT_LINK_TEXT,
-    REVISIT_OF,
     is_next_list_page,
     web_url,
     without_tracking,

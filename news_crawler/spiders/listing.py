@@ -17,19 +17,9 @@ from collections.abc import Iterator
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
-from scrapy.http import HtmlResponse, Request, Response, TextResponse
+from scrapy.http import HtmlResponse, Response, TextResponse
 
 from news_crawler.extraction.decode import is_binary
-
-START_PAGE, LIST_DEPTH = "start_page", "list_depth"  # request meta of list pages
-RECHECK = "recheck"  # request meta: a kept article fetched again, its recheck state as claimed (JSON)
-REVISIT_OF = "revisit_of"  # request meta: the watched start page whose revisit led to this list page
-
-
-def is_list_page(request: Request) -> bool:
-    """A start page, or a list page followed from one: fetched again on every run."""
-    return bool(request.meta.get(START_PAGE)) or LIST_DEPTH in request.meta
-
 
 PROLOG_BYTES = 65536  # where the root element must start: past a long DOCTYPE subset, not the whole page
 FEED_ROOTS = {"rss", "feed", "urlset", "sitemapindex", "rdf:rdf", "rdf"}

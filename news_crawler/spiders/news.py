@@ -31,8 +31,8 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from news_crawler.config import as_list
-from news_crawler.crawl import browser
 from news_crawler.crawl.counts import Counts
+from news_crawler.crawl.meta import LIST_DEPTH, REVISIT_OF, START_PAGE
 from news_crawler.crawl.page_work import article_page, finished
 from news_crawler.crawl.pool import PageTimeout, WorkerPool
 from news_crawler.crawl.runtime import Runtime
@@ -40,13 +40,11 @@ from news_crawler.extraction import extract_article
 from news_crawler.extraction.page import invalid, page_fields
 from news_crawler.fields import well_formed
 from news_crawler.items import ArticleItem
+from news_crawler.middlewares import browser
 from news_crawler.protocols import Scheduling
 from news_crawler.signals import fetch_failed
 from news_crawler.spiders.list_page import ListPage
 from news_crawler.spiders.listing import (
-    LIST_DEPTH,
-    REVISIT_OF,
-    START_PAGE,
     as_html,
     feed_links,
     html_links,
@@ -123,7 +121,7 @@ class NewsSpider(scrapy.Spider):
     article_max_pages: int
     tracking: re.Pattern[str] | None
     strip_params: str | None = None  # the site's own URL_TRACKING_PARAMS (sites file), else the setting
-    render = "http"  # "browser" (sites file): pages read through Chromium (crawl/browser.py)
+    render = "http"  # "browser" (sites file): pages read through Chromium (middlewares/browser.py)
     max_list_bytes: int = 0  # DOWNLOAD_MAXSIZE: a list page's unpacked bytes, at most
     links_max: int
     list_pages_left: int  # list pages this run may still follow

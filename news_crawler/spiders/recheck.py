@@ -24,6 +24,7 @@ from twisted.python.failure import Failure
 
 from news_crawler.connection.outage import REDIS_ERRORS
 from news_crawler.crawl.counts import Counts
+from news_crawler.crawl.meta import RECHECK
 from news_crawler.crawl.page_work import article_page
 from news_crawler.crawl.pool import PageTimeout
 from news_crawler.crawl.quickstop import released
@@ -31,7 +32,6 @@ from news_crawler.crawl.runtime import Runtime
 from news_crawler.frontier.revisits.rechecks import ArticleState, RecheckSchedule, Verdict, judge
 from news_crawler.outcomes.changes import ChangeLog
 from news_crawler.outcomes.failures import GONE_STATUSES, RedirectedOutside
-from news_crawler.spiders.listing import RECHECK
 
 logger = logging.getLogger(__name__)
 PAGE_TEXT = 300_000  # characters of a page searched for a removal notice

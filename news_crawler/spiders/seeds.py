@@ -20,8 +20,8 @@ from scrapy.exceptions import DontCloseSpider
 
 from news_crawler import connection
 from news_crawler.connection.outage import REDIS_ERRORS
+from news_crawler.crawl.meta import START_PAGE
 from news_crawler.crawl.runtime import Runtime
-from news_crawler.spiders.listing import START_PAGE
 
 SEEDS_PER_IDLE = 1  # one list page at a time, so idle workers share the seeds
 

@@ -70,7 +70,7 @@ class Site:
     settings: dict[str, Any] = field(default_factory=dict)  # the politeness keys, as Scrapy settings
     replaces_portal: bool = False  # named like a built-in portal on purpose
     strip_params: str | None = None  # this site's URL_TRACKING_PARAMS ("" keeps its links as written)
-    render: str = "http"  # "browser": its pages read through Chromium (crawl/browser.py)
+    render: str = "http"  # "browser": its pages read through Chromium (middlewares/browser.py)
 
 
 def sites_files(value: str | list[str] | None) -> list[str]:

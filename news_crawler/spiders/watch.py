@@ -28,9 +28,9 @@ from scrapy.utils.reactor import CallLaterOnce
 
 from news_crawler.connection.outage import REDIS_ERRORS
 from news_crawler.crawl.counts import Counts
+from news_crawler.crawl.meta import REVISIT_OF, START_PAGE
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.frontier.revisits import Claimed, RevisitSchedule
-from news_crawler.spiders.listing import REVISIT_OF, START_PAGE
 
 logger = logging.getLogger(__name__)
 REVISIT = "revisit"  # request meta: a start page visited by the watcher

@@ -1,4 +1,4 @@
-"""Where a lease ends in a project that does not enable ``news_crawler.outcomes.tracker.OutcomeTracker``
+"""Where a lease ends in a project that does not enable ``news_crawler.middlewares.tracker.OutcomeTracker``
 (a scrapy-redis project that switched only ``SCHEDULER`` and ``DUPEFILTER_CLASS``).
 
 With the tracker, a lease ends once the callback's items are settled. Without it, the
@@ -16,7 +16,7 @@ from typing import Any
 from scrapy import Request, signals
 from scrapy.crawler import Crawler
 
-from news_crawler.outcomes.tracker import OutcomeTracker
+from news_crawler.protocols import EndsLeases
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ def tracker_enabled(crawler: Crawler) -> bool:
         return False
     if engine is None:  # built before the crawl started: no middlewares yet
         return False
-    return any(isinstance(m, OutcomeTracker) for m in engine.scraper.spidermw.middlewares)
+    return any(isinstance(m, EndsLeases) for m in engine.scraper.spidermw.middlewares)
 
 
 def end_leases_on_response(crawler: Crawler, ack: Callable[[Request], None]) -> None:
@@ -46,6 +46,6 @@ def end_leases_on_response(crawler: Crawler, ack: Callable[[Request], None]) -> 
     crawler.signals.connect(on_response, signal=signals.response_received, weak=False)
     crawler.signals.connect(on_dropped, signal=signals.request_dropped, weak=False)
     logger.info(
-        "leases end when a response reaches the spider: add news_crawler.outcomes.tracker.OutcomeTracker to "
+        "leases end when a response reaches the spider: add news_crawler.middlewares.tracker.OutcomeTracker to "
         "SPIDER_MIDDLEWARES to end them only once its items are settled (a crash then loses nothing)"
     )

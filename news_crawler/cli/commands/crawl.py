@@ -63,7 +63,7 @@ def _check(loader: Any, name: str, spargs: dict[str, Any], settings: Any, given:
     """The spider, its arguments and Redis checked before anything starts, so that a mistake
     is one line (``UserError``), not a traceback."""
     from news_crawler import connection
-    from news_crawler.crawl.runner import unknown_spiders
+    from news_crawler.cli.runner import unknown_spiders
     from news_crawler.dedup.from_settings import check_index
     from news_crawler.ops.preflight import check_settings
     from news_crawler.pipelines.postgres import check_database

@@ -21,10 +21,10 @@ from scrapy.crawler import Crawler
 from scrapy.utils.httpobj import urlparse_cached
 
 from news_crawler.crawl.counts import Counts
-from news_crawler.crawl.redact import short_url
+from news_crawler.crawl.meta import START_PAGE
 from news_crawler.outcomes.failures import RedirectedOutside, RefusedScheme
+from news_crawler.printable import short_url
 from news_crawler.protocols import SiteSpider
-from news_crawler.spiders.listing import START_PAGE
 
 WEB_SCHEMES = ("http", "https")
 

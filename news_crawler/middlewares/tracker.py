@@ -21,17 +21,17 @@ from scrapy.http import Response
 
 from news_crawler.connection.outage import Outage
 from news_crawler.crawl.counts import Counts
+from news_crawler.crawl.meta import RECHECK, is_list_page
 from news_crawler.crawl.quickstop import released
-from news_crawler.crawl.redact import short_url
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.frontier.revisits.rechecks import RecheckSchedule
 from news_crawler.outcomes.drops import ArticleDrop
 from news_crawler.outcomes.failures import classify_failure
 from news_crawler.outcomes.latency import LatencyLog
 from news_crawler.outcomes.store import OutcomeStore
+from news_crawler.printable import short_url
 from news_crawler.protocols import Scheduling
 from news_crawler.signals import fetch_failed
-from news_crawler.spiders.listing import RECHECK, is_list_page
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +46,8 @@ def spider_name(crawler: Crawler) -> str:
 
 
 class OutcomeTracker:
+    ends_leases = True  # protocols.EndsLeases: the scheduler leaves leases to the tracker
+
     def __init__(
         self,
         crawler: Crawler,

@@ -45,11 +45,11 @@ from scrapy.crawler import Crawler
 from scrapy.http import Response
 
 from news_crawler.crawl.counts import Counts
-from news_crawler.crawl.redact import short_url
 from news_crawler.errors import UserError
 from news_crawler.outcomes.failures import NotAPage, RedirectedOutside
+from news_crawler.printable import short_url
 
-HANDLER = "news_crawler.crawl.browser.BrowserHandler"
+HANDLER = "news_crawler.middlewares.browser.BrowserHandler"
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 PLAIN_SUFFIXES = (".xml", ".rss", ".atom", ".gz", ".txt", ".json")
 NOT_FOR_TEXT = {"image", "media", "font", "stylesheet"}
