@@ -5,7 +5,6 @@ come within seconds of SIGTERM. Each page also carries a real story, kept."""
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -18,6 +17,7 @@ import pytest
 
 from tests.crawl_helpers import ROOT, wait_for
 from tests.hostile_web import HostileWeb, Page, article, flood_page, list_page
+from tests.stuck_spider import STUCK_PATH
 from tests.test_hostile_web import feed_items, outcomes, run_crawl, stat
 
 ALLOW = r"/news/\d+\.html"
@@ -52,10 +52,9 @@ def hostile(tmp_path_factory, redis_server, texts):
         + b"</div>" * 200_000,
     }
     urls = {n: web.add(f"/news/{n}.html", body) for n, body in stall.items()}
-    # 40 MB of real paragraphs: seconds of honest work, past the 2 s EXTRACT_TIMEOUT below.
-    heavy = "".join(f"<div><p>{html.escape(line)}</p></div>" for a in texts for line in a["body"].splitlines())
-    heavy_page = f"<html><body>{heavy * (40_000_000 // len(heavy.encode()))}</body></html>".encode()
-    urls[46] = web.add("/news/46.html", heavy_page)
+    # A page slow by construction: the stuck spider's work on it waits for an event that never
+    # comes, so EXTRACT_TIMEOUT ends it (the pages above take well under a second each).
+    urls[46] = web.add(STUCK_PATH, article(t[9]["title"], t[9]["body"]))
     urls[47] = web.add("/news/47.html", b"%PDF-1.4 ...", "application/x-pwn\x1b[2J\x1b[3J\x1b[H\x1bc\x07\x08\x9b31m")
     title48 = t[6]["title"] + "\x1b]0;owned\x07\x1b[2J"
     author = json.dumps({"@type": "NewsArticle", "headline": title48, "author": {"name": "王\ud800芳"}})
@@ -74,7 +73,7 @@ def hostile(tmp_path_factory, redis_server, texts):
         return list_page(links)
 
     start = web.add("/list.html", listing)
-    run = {"EXTRACT_TIMEOUT": 2, "DOWNLOAD_MAXSIZE": 64 * 2**20, "DOWNLOAD_WARNSIZE": 0}
+    run = {"EXTRACT_TIMEOUT": 10, "SPIDER_MODULES": "tests.stuck_spider"}
     code, log = run_crawl(tmp, redis_server.url, "pages", [start], **run)
     client = redis_server.client()
     seen_after_one = client.scard("news:dupefilter")

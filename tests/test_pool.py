@@ -2,6 +2,7 @@
 
 import asyncio
 import os
+import threading
 import time
 
 import pytest
@@ -26,8 +27,14 @@ def test_a_call_past_the_limit_raises_and_the_next_one_runs_on_a_fresh_worker(pr
     pool = WorkerPool(CONFIG, processes, crawler, timeout=1.0)
     assert "正文内容" in extract(pool)["body"]
     before = pool.get().pids()
-    with pytest.raises(PageTimeout, match="took longer than 1 s"):
-        asyncio.run(pool.run(time.sleep, 600))  # a page that would hold its worker for ten minutes
+    # A page that would hold its worker for ten minutes: a process is killed; a thread cannot
+    # be, so it waits on an event that this test sets once done (no thread left behind).
+    stuck = threading.Event()
+    try:
+        with pytest.raises(PageTimeout, match="took longer than 1 s"):
+            asyncio.run(pool.run(time.sleep, 600) if processes else pool.run(stuck.wait, 600))
+    finally:
+        stuck.set()
     assert crawler.stats.get_value("pool/restarted") == 1
     assert "正文内容" in extract(pool)["body"]  # not queued behind the stuck call
     if processes:

@@ -146,11 +146,14 @@ def test_watch_finds_new_articles_backs_off_answers_304s_and_stops_on_sigterm(
 
 def test_two_watchers_share_the_schedule_and_watch_for_exits_0(tmp_path, redis_server, redis_client, web):
     url = redis_server.url
-    procs = [watch(tmp_path, web, url, name, "--for", "6") for name in ("a", "b")]
+    procs = [watch(tmp_path, web, url, name) for name in ("a", "b")]
     try:
         wait_for(lambda: len(fetched(web, "busy")) >= 2, 60, "the busy page visited twice")
         web.publish("busy", 2)
         wait_for(lambda: in_feed(tmp_path, web.url(web.base, "busy", 2), "a", "b"), 60, "the new article")
+        wait_for(lambda: len(feed(tmp_path, "a", "b")) >= 7, 60, "every article")
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
         for name, proc in zip("ab", procs):
             assert proc.wait(120) == 0, (tmp_path / f"{name}.log").read_text()[-3000:]
     finally:
@@ -163,6 +166,13 @@ def test_two_watchers_share_the_schedule_and_watch_for_exits_0(tmp_path, redis_s
     for site in ("busy", "never", "plain"):  # never two fetches of a page at once, nor within REVISIT_MIN
         times = [f.at for f in fetched(web, site)]
         assert all(b - a >= 0.5 for a, b in zip(times, times[1:])), (site, times)
+    # --for: a watcher that ends by itself, whatever it did in the time, exits 0 as a stopped one
+    timed = watch(tmp_path, web, url, "c", "--for", "2")
+    try:
+        assert timed.wait(120) == 0, (tmp_path / "c.log").read_text()[-3000:]
+    finally:
+        timed.kill()
+    assert "Spider closed (shutdown)" in (tmp_path / "c.log").read_text()
 
 
 def test_a_watcher_killed_with_sigkill_loses_nothing(tmp_path, redis_server, redis_client, web):

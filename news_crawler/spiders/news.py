@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlparse
@@ -112,6 +112,9 @@ class NewsSpider(scrapy.Spider):
     # means the start pages' domains. Links, and where redirects land, must be on them.
     allowed_domains: list[str] = []
     custom_settings: dict[str, Any] = {}
+    # What the worker pool does with an article page (``crawl/page_work.py``); a module-level
+    # function, since it reaches the worker process by name.
+    page_work: Callable[..., dict[str, Any]] = staticmethod(article_page)
     # Set by from_crawler, from settings.
     workers: WorkerPool
     fingerprinted: bool
@@ -359,7 +362,7 @@ class NewsSpider(scrapy.Spider):
                 )
             else:  # the reactor thread only moves bytes
                 fields = await self.workers.with_fingerprinter(
-                    article_page, response.body, content_type, response.url, article, last, self.fingerprinted
+                    self.page_work, response.body, content_type, response.url, article, last, self.fingerprinted
                 )
         except PageTimeout as e:  # the pages before make the item; a first page holds no article
             slow = {**invalid(f"extraction took too long ({e}: EXTRACT_TIMEOUT)", "too_slow"), "url": response.url}
