@@ -7,7 +7,7 @@ import logging
 import time
 from typing import Any, cast
 
-from scrapy.crawler import CrawlerProcess
+from scrapy.crawler import Crawler, CrawlerProcess
 
 from news_crawler import connection
 from news_crawler.config import build_settings
@@ -50,9 +50,7 @@ def run_spiders(
         crawlers.append(crawler)
         process.crawl(crawler, **(spider_args or {}))
     if stop_at is not None:
-        from twisted.internet import reactor
-
-        cast(Any, reactor).callLater(max(0.0, stop_at - time.monotonic()), process.stop)
+        stop_on_time(crawlers, stop_at)
     process.start()
     out = {}
     watching = settings.getbool("WATCH")
@@ -72,6 +70,28 @@ def run_spiders(
             ),
         }
     return out
+
+
+def stop_on_time(crawlers: list[Crawler], stop_at: float) -> None:
+    """From ``stop_at`` (a ``time.monotonic()`` time), stop each crawler as SIGTERM would, as
+    soon as its engine runs. Scrapy's stop does nothing to an engine that is still starting,
+    which then runs on for good (a busy machine's start-up can outlast a short ``--for``)."""
+    from scrapy.utils.defer import deferred_from_coro
+    from twisted.internet import reactor, task
+
+    stopped: set[int] = set()
+
+    def stop_the_running() -> None:
+        for crawler in crawlers:
+            if id(crawler) not in stopped and crawler.engine is not None and crawler.engine.running:
+                stopped.add(id(crawler))
+                deferred_from_coro(crawler.stop_async())
+        if len(stopped) == len(crawlers):
+            ticks.stop()
+
+    # The reactor stops once every crawl has ended, whether or not this loop is done.
+    ticks = task.LoopingCall(stop_the_running)
+    cast(Any, reactor).callLater(max(0.0, stop_at - time.monotonic()), ticks.start, 0.1)
 
 
 def merge_sites(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
