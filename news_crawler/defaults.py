@@ -92,6 +92,8 @@ URL_TRACKING_PARAMS = (
 )
 # An article split over pages (下一页, _2.shtml, ?page=2): pages joined into its item, at most.
 ARTICLE_MAX_PAGES = 20
+# An article's images, at most (the first ones of its story, each with its caption).
+IMAGES_MAX = 30
 ITEMS_REDIS_KEY = ""
 # The items list keeps the newest this many (the oldest are trimmed and counted in
 # items/redis_trimmed; every kept item is in the feed files too); 0: unbounded.
@@ -112,6 +114,9 @@ DATABASE_TIMEOUT = 10.0
 # Scrapy's feeds (any storage Scrapy supports), beside the feed files of FEED_DIR: as in Scrapy,
 # {"s3://bucket/%(name)s/%(time)s.jsonl": {"format": "jsonlines"}}; from the environment, JSON.
 FEEDS: dict[str, dict[str, object]] = {}
+# A CSV cell from a page that a spreadsheet would run as a formula (=, +, -, @, tab, CR first)
+# gets a leading ' (OWASP: CSV injection); False writes cells as they are.
+FEED_CSV_ESCAPE_FORMULAS = True
 # Which sinks took an article that a later sink failed (pipelines/delivery.py).
 DELIVERIES_KEY = "%(spider)s:deliveries"
 # Sites with render = "browser" (sites file) are fetched through Playwright with this Chromium

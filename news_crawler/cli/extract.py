@@ -25,13 +25,15 @@ from news_crawler.printable import json_line, printable
 FIELDS = tuple(f for f in FEED_FIELDS if f not in ("site", "crawled_at", "version"))  # a crawl's, not a page's
 
 
-def fields_of(body: bytes, content_type: str, url: str, fingerprinter: Any, min_chars: int) -> dict[str, Any]:
+def fields_of(
+    body: bytes, content_type: str, url: str, fingerprinter: Any, min_chars: int, images_max: int
+) -> dict[str, Any]:
     """What the crawler would write of a page: its fields and fingerprint, or why it is invalid."""
     from news_crawler.dedup.fingerprint import UnusableText, to_hex
     from news_crawler.extraction.page import page_fields
     from news_crawler.pipelines.validate import unusable
 
-    found = page_fields(body, content_type, url)
+    found = page_fields(body, content_type, url, images_max=images_max)
     if found.get("invalid_reason"):
         return {"invalid": found["invalid_reason"]}
     problem = unusable(found.get("body") or "", min_chars)
@@ -51,6 +53,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     settings = options.settings(args)
     fingerprinter = fingerprinter_from_settings(settings)
     min_chars = settings.getint("ARTICLE_MIN_CHARS")
+    images_max = settings.getint("IMAGES_MAX")
     articles = 0
     for target in args.pages:
         if "://" in target:
@@ -62,7 +65,9 @@ def cmd_extract(args: argparse.Namespace) -> int:
                 continue
             body, final, content_type = page
             record: dict[str, Any] = {"url": final}
-            record.update(fields_of(body, args.content_type or content_type, final, fingerprinter, min_chars))
+            record.update(
+                fields_of(body, args.content_type or content_type, final, fingerprinter, min_chars, images_max)
+            )
         else:
             path = Path(target)
             try:
@@ -70,7 +75,9 @@ def cmd_extract(args: argparse.Namespace) -> int:
             except OSError as e:
                 raise UserError(f"cannot read {target}: {e.strerror or e}") from None
             record = {"file": str(path)}
-            record.update(fields_of(body, args.content_type or "text/html", args.url or "", fingerprinter, min_chars))
+            record.update(
+                fields_of(body, args.content_type or "text/html", args.url or "", fingerprinter, min_chars, images_max)
+            )
         articles += "invalid" not in record
         print(json_line(record), flush=True)
     return 0 if articles else 1

@@ -9,6 +9,7 @@ from typing import Any
 
 from news_crawler.crawl.pool import fingerprint_with
 from news_crawler.dedup.fingerprint import Fingerprinter
+from news_crawler.defaults import IMAGES_MAX
 from news_crawler.extraction.page import page_fields
 from news_crawler.extraction.pagination import joined_pages
 
@@ -21,12 +22,12 @@ def article_page(
     before: dict[str, Any] | None,
     last: bool,
     fingerprinted: bool,
+    images_max: int = IMAGES_MAX,
 ) -> dict[str, Any]:
     """The fields of the article a page ends or continues (``before``: its pages so far),
-    as ``finished`` makes them, from the page's bytes."""
-    return finished(
-        fingerprinter, page_fields(body, content_type, url, None, before is not None), url, before, last, fingerprinted
-    )
+    as ``finished`` makes them, from the page's bytes (at most ``images_max`` images)."""
+    fields = page_fields(body, content_type, url, None, before is not None, images_max)
+    return finished(fingerprinter, fields, url, before, last, fingerprinted, images_max)
 
 
 def finished(
@@ -36,6 +37,7 @@ def finished(
     before: dict[str, Any] | None,
     last: bool,
     fingerprinted: bool,
+    images_max: int = IMAGES_MAX,
 ) -> dict[str, Any]:
     """A page's ``fields`` joined with its article's pages ``before`` it (the body, and the
     images not already there), at the first page's ``url``; with ``fingerprinted``, and when
@@ -44,7 +46,8 @@ def finished(
     has none. A page that holds no article (``invalid_reason``) gets none."""
     following = fields.get("next_page")
     if before is not None:
-        images = before.get("images", []) + [i for i in fields.get("images", []) if i not in before.get("images", [])]
+        had = {i["url"] for i in before.get("images", [])}
+        images = (before.get("images", []) + [i for i in fields.get("images", []) if i["url"] not in had])[:images_max]
         body = joined_pages(before["body"], fields.get("body", ""))
         fields = {**before, "body": body, "images": images, "next_page": following}
     else:

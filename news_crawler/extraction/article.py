@@ -15,6 +15,7 @@ import lxml.html
 from lxml.etree import ParserError
 from readability import Document
 
+from news_crawler.defaults import IMAGES_MAX
 from news_crawler.extraction import readability_speed  # noqa: F401,I001 - readability made faster, the same output
 from news_crawler.extraction.chrome import labelled_lead, strip_chrome, with_lead_above
 from news_crawler.extraction.densest import densest_block
@@ -256,12 +257,29 @@ def _holding_both(block: lxml.html.HtmlElement, body: str) -> lxml.html.HtmlElem
 _XML_DECLARATION = re.compile(r"^\ufeff?\s*+<\?xml[^<>]*?\?>")
 
 
-def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
+_IMG = re.compile(r"<img\b[^>]*+>", re.I)
+IMAGES_READ = 1000  # <img> tags of a page parsed, at most: an image holds no text, and a page may hold 100,000
+
+
+def _surplus_images_out(html: str) -> str:
+    """``html`` without its ``<img>`` tags past the first ``IMAGES_READ`` (every parse and
+    walk of the page then costs what an ordinary page's does)."""
+    kept = 0
+
+    def one(match: re.Match[str]) -> str:
+        nonlocal kept
+        kept += 1
+        return match.group(0) if kept <= IMAGES_READ else ""
+
+    return _IMG.sub(one, html)
+
+
+def extract_article(html: str, url: str = "", paged: bool = False, images_max: int = IMAGES_MAX) -> Article:
     """Title, author, published_at (ISO 8601) and plain-text body of an article page (HTML,
     or XHTML with its ``<?xml ...?>`` prolog). Fields that cannot be found are empty
     strings; nothing raises on odd HTML. ``paged``: the article goes on to a next page (its
     text here may be short, as on a later page, ``url`` numbered 2, 3...)."""
-    html = shallow(_XML_DECLARATION.sub("", html or "", count=1))
+    html = shallow(_surplus_images_out(_XML_DECLARATION.sub("", html or "", count=1)))
     if not html.strip():
         return Article()
     linked = linked_data(html)  # before _parse drops the scripts
@@ -308,7 +326,7 @@ def extract_article(html: str, url: str = "", paged: bool = False) -> Article:
         editor=written(find_editor(text_, title_, clean_)),
         source=written(source_),
         contributors=written(find_contributors(text_, title_, clean_)),
-        images=find_images(root, clean, url, title),
+        images=find_images(root, clean, url, title, images_max),
         description=find_description(
             root, linked.description, written(labelled_lead(clean_)), f"{title}\n{clean}", title
         ),

@@ -76,12 +76,18 @@ NOT_TEXT_SHARE = 0.03
 _READABLE_CONTROLS = frozenset("\t\n\r\f\v")
 
 
+# What every page is mostly made of, all readable (assigned, not private, no control): ASCII
+# letters and signs, the readable controls, CJK ideographs and punctuation, full-width forms.
+# Only what is left is looked at one character at a time.
+_COMMON = re.compile("[\t\n\r\f\v\x20-\x7e\u3000-\u303f\u4e00-\u9fff\uff01-\uff5e]+")
+
+
 def unreadable_share(text: str) -> float:
     """The share of ``text``'s characters that no reader can read (see ``NOT_TEXT_SHARE``)."""
     if not text:
         return 0.0
     bad = 0
-    for ch in text:
+    for ch in _COMMON.sub("", text):
         code = ord(ch)
         if code < 0x20:
             bad += ch not in _READABLE_CONTROLS

@@ -12,10 +12,12 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
+from itertools import islice
 from urllib.parse import urljoin
 
 from lxml.html import HtmlElement
 
+from news_crawler.defaults import IMAGES_MAX
 from news_crawler.extraction.chrome import same_headline
 from news_crawler.extraction.dates import DATETIME, iso_from_match, parse_datetime
 from news_crawler.extraction.metadata import meta_content
@@ -27,9 +29,10 @@ _TAGS_LABEL = re.compile(r"(?:标签|关键词|关键字|Tags?)\s*+[:：]\s*+([^
 _TAG_SPLIT = re.compile(r"[,，、;；|｜/\s]+")
 _UPDATED_LABEL = re.compile(r"(?:更新时间|修改时间|更新日期|最后更新|最后修改|(?:更新|修改|修订|编辑)于)\s*+[:：]?\s*+")
 _SPACES = re.compile(r"\s+")
-DESCRIPTION_MAX = 500
+DESCRIPTION_MAX = 500  # characters
 SHARED_WITHIN = 200  # characters of a summary looked for in its article
-TAGS_MAX = 20
+TAGS_MAX = 20  # tags, each of 2 to 30 characters
+TAGS_READ = 4000  # characters of each keywords tag or label line read (a page may give megabytes)
 
 # What an image that is no part of the story says about itself in its URL, class, id or alt.
 _NOT_CONTENT = re.compile(
@@ -60,7 +63,8 @@ def find_description(
     metas = [meta_content(root, (name,)) for name in _DESCRIPTION_META]
     headline = ""
     for text in (*metas, linked_description, lead):
-        text = _SPACES.sub(" ", html.unescape(text)).strip()  # "&nbsp;" a CMS escaped twice
+        # a page may state a description of megabytes: what is kept of it, and room for its entities
+        text = _SPACES.sub(" ", html.unescape(text[: DESCRIPTION_MAX * 8])).strip()  # "&nbsp;" a CMS escaped twice
         if not text or article and not _shares_words(text, article):
             continue
         if not same_headline(text, title):
@@ -87,18 +91,19 @@ def find_tags(
     JSON-LD's), then a 标签：/关键词： line near the article. Keywords none of which the
     ``article`` (its headline and body) holds are the site's, the same on every page
     ("河南日报,河南新闻,河南时政"), and none of the article's: then there are none."""
-    found: list[str] = []
+    found: dict[str, None] = {}  # in order, each once
     sources = [el.get("content") or "" for el in root.iter("meta") if _meta_key(el) in _KEYWORDS_META]
     sources += linked_keywords or []
     sources += [m.group(1) for m in _TAGS_LABEL.finditer(byline_and_trailer)]
     for source in sources:
-        for tag in _TAG_SPLIT.split(source):
+        for tag in _TAG_SPLIT.split(source[:TAGS_READ]):
             tag = tag.strip(" .。:：#")
-            if 1 < len(tag) <= 30 and tag not in found and not _MARKUP.search(tag):
-                found.append(tag)
-    if article and not any(tag.lower() in article.lower() for tag in found):
+            if 1 < len(tag) <= 30 and not _MARKUP.search(tag):
+                found.setdefault(tag)
+    lowered = article.lower()
+    if article and not any(tag.lower() in lowered for tag in found):
         return []
-    return found[:TAGS_MAX]
+    return list(found)[:TAGS_MAX]
 
 
 _MARKUP = re.compile(r"[<>=]")  # a keywords tag broken by its page's markup: "<meta", "name="
@@ -127,8 +132,10 @@ def _marked_modified(root: HtmlElement) -> str:
     return ""
 
 
-def find_images(root: HtmlElement, body: str, url: str = "", title: str = "") -> list[dict[str, str]]:
-    """The article's own images in order, absolute URLs, each with its caption where the
+def find_images(
+    root: HtmlElement, body: str, url: str = "", title: str = "", limit: int = IMAGES_MAX
+) -> list[dict[str, str]]:
+    """The article's first ``limit`` images in order, absolute URLs, each with its caption where the
     page gives one (a figcaption, a caption element or line under it, its alt text): the
     images inside the element that holds the body's first and last lines, without logos,
     icons, avatars, ads, QR codes and tracking pixels. A caption that is the headline (an
@@ -142,6 +149,8 @@ def find_images(root: HtmlElement, body: str, url: str = "", title: str = "") ->
     # "…|游民星空": the site's name beside the headline in <title>, an alt text some sites give every image
     site_names = {part.strip() for part in _TITLE_PARTS.split(root.findtext(".//title") or "")} - {"", title}
     for img in container.iter("img"):
+        if len(images) >= limit:
+            break
         src = next((img.get(a) for a in _LAZY if (img.get(a) or "").strip()), "")
         src = urljoin(base, src.strip()) if base else src.strip()
         if not src.startswith(("http://", "https://")) or src in seen or _not_content(img, src):
@@ -199,7 +208,7 @@ def _after(img: HtmlElement) -> Iterator[HtmlElement]:
     holder = img
     for _ in range(3):  # up from the <img> to the block that holds it (a <p>, a <div>, a <center>)
         parent = holder.getparent()
-        if parent is None or len(parent.xpath(".//img")) > 1 or _text(parent) != _text(holder):
+        if parent is None or len(list(islice(parent.iter("img"), 2))) > 1 or _text(parent) != _text(holder):
             break  # the parent holds more than the image: the story's text, another image
         holder = parent
     nxt = holder.getnext()

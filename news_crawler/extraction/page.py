@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from news_crawler.defaults import IMAGES_MAX
 from news_crawler.extraction.article import Article, extract_article
 from news_crawler.extraction.decode import decode_html, is_binary, is_text
 from news_crawler.extraction.pagination import next_page
@@ -37,12 +38,18 @@ def not_a_page(content_type: str) -> dict[str, str] | None:
 
 
 def page_fields(
-    body: bytes, content_type: str, url: str, extract: Callable[[str], Article] | None = None, later: bool = False
+    body: bytes,
+    content_type: str,
+    url: str,
+    extract: Callable[[str], Article] | None = None,
+    later: bool = False,
+    images_max: int = IMAGES_MAX,
 ) -> dict[str, Any]:
     """``title``, ``author``, ``published_at``, ``body`` and ``encoding`` of a fetched page
     (or ``invalid_reason``), and ``next_page``: the URL of the article's next page, or None;
     ``extract`` replaces the generic extraction of the decoded HTML; ``later``: the page is
-    a later page of an article (its text may be short), whatever its URL says."""
+    a later page of an article (its text may be short), whatever its URL says; at most
+    ``images_max`` images."""
     fields = not_a_page(content_type)
     if fields is not None:
         return fields
@@ -52,7 +59,9 @@ def page_fields(
     if not is_text(html):
         return invalid(f"not text (undecodable as {encoding})", "not_text")
     following = next_page(html, url, body, encoding)
-    article = extract(html) if extract is not None else extract_article(html, url, paged=later or following is not None)
+    article = (
+        extract(html) if extract is not None else extract_article(html, url, later or following is not None, images_max)
+    )
     return {
         "title": article.title,
         "author": article.author,

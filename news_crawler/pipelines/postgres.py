@@ -12,6 +12,10 @@ one transaction a batch, through a psycopg pool of ``DATABASE_POOL`` connections
 article's pipeline step ends when its batch is committed, so an article is kept only once
 its row is in the database. A batch that fails (the database stopped, a timeout of
 ``DATABASE_TIMEOUT`` seconds) fails its articles: outcome ``error``, written by the next run.
+A batch whose data the database refuses (a value it cannot store) is written again one row
+at a time: the row it refuses is one article with outcome ``error`` and the reason, its
+batch-mates are kept. Text reaches here without what PostgreSQL refuses
+(``fields.well_formed``: U+0000 removed where the item is made).
 """
 
 from __future__ import annotations
@@ -132,6 +136,12 @@ class PostgresPipeline:
         try:
             await asyncio.to_thread(self._write_rows, [r for r, _ in batch])
         except Exception as e:  # noqa: BLE001 - whatever it is, these articles are not kept and come again
+            if len(batch) > 1 and refused_rows(e):
+                # The database refused what a row holds, not the connection: one row at a time,
+                # so that the row it refuses is the only article not kept.
+                for one in batch:
+                    await self._write([one])
+                return
             self.counts.add("postgres", "failed", n=len(batch))
             why = printable(f"{type(e).__name__}: {e}".splitlines()[0], 200)
             for r, done in batch:
@@ -152,6 +162,14 @@ class PostgresPipeline:
 
     def close_spider(self) -> None:
         self.pool.close()
+
+
+def refused_rows(error: BaseException) -> bool:
+    """The database refused the rows' data (a value it cannot store, a constraint), as
+    opposed to being unreachable, stopped or too slow: another row may well go in."""
+    import psycopg
+
+    return isinstance(error, psycopg.DatabaseError) and not isinstance(error, psycopg.OperationalError)
 
 
 def row(item: Any) -> dict[str, Any]:

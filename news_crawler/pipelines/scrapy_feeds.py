@@ -11,6 +11,11 @@ the extension off; a project using the pipeline without them must do the same
 written twice. The exporter is built here, not from Scrapy's ``from_crawler``, so that it
 never listens to the item signal.
 
+CSV feeds are written by ``CsvExporter``: a list or an object (``images``, ``tags``) is one JSON
+cell, and a cell a spreadsheet would run as a formula (its first character ``=``, ``+``, ``-``,
+``@``, a tab or a carriage return: OWASP's CSV injection) gets a leading ``'``, unless
+``FEED_CSV_ESCAPE_FORMULAS`` is off. Text a page gave cannot become a live formula.
+
 As in Scrapy, a feed's storage is written when the crawl closes (or each
 ``FEED_EXPORT_BATCH_ITEM_COUNT`` items): an upload that fails then is logged by Scrapy and
 counted in ``feedexport/failed_count/<storage>``, and the articles stay in the feed files.
@@ -18,11 +23,14 @@ counted in ``feedexport/failed_count/<storage>``, and the articles stay in the f
 
 from __future__ import annotations
 
-from typing import Any, cast
+import json
+from collections.abc import Mapping
+from typing import IO, Any, cast
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
+from scrapy.exporters import CsvItemExporter
 from scrapy.extensions.feedexport import FeedExporter
 
 from news_crawler.errors import UserError
@@ -61,17 +69,45 @@ class ScrapyFeedsPipeline:
         return item
 
 
+FORMULA_FIRST = ("=", "+", "-", "@", "\t", "\r")
+
+
+class CsvExporter(CsvItemExporter):
+    """Scrapy's CSV exporter with lists and objects as JSON cells and, with
+    ``escape_formulas``, a cell that starts as a formula would prefixed with ``'``."""
+
+    def __init__(self, file: IO[bytes], *, escape_formulas: bool = True, **kwargs: Any) -> None:
+        super().__init__(file, **kwargs)  # type: ignore[arg-type]
+        self.escape_formulas = escape_formulas
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, file: IO[bytes], *args: Any, **kwargs: Any) -> CsvExporter:
+        kwargs.setdefault("escape_formulas", crawler.settings.getbool("FEED_CSV_ESCAPE_FORMULAS"))
+        return cls(file, *args, **kwargs)
+
+    def serialize_field(self, field: Mapping[str, Any] | Any, name: str, value: Any) -> Any:
+        if "serializer" not in field and isinstance(value, (list, tuple, dict)):
+            value = json.dumps(value, ensure_ascii=False)
+        value = super().serialize_field(field, name, value)
+        if self.escape_formulas and isinstance(value, str) and value.startswith(FORMULA_FIRST):
+            value = "'" + value
+        return value
+
+
 def feed_exporter(crawler: Crawler) -> FeedExporter:
     """Scrapy's exporter of the crawler's FEEDS; ``UserError`` (one line) for a feed Scrapy
     cannot write (a storage whose library is missing, an unknown format)."""
     try:
-        return FeedExporter(crawler)
+        exporter = FeedExporter(crawler)
     except NotConfigured:
         feeds = ", ".join(map(str, crawler.settings.getdict("FEEDS")))
         raise UserError(
             f"FEEDS: Scrapy cannot write {printable(feeds, 200)} (Scrapy's log line says why): install the "
             "storage's library (botocore for s3://, google-cloud-storage for gs://) or fix the feed's format"
         ) from None
+    if exporter.exporters.get("csv") is CsvItemExporter:  # Scrapy's own: ours, unless a project chose another
+        exporter.exporters["csv"] = CsvExporter
+    return exporter
 
 
 def check_feeds(settings: Any) -> None:

@@ -122,6 +122,7 @@ class NewsSpider(scrapy.Spider):
     list_stop_at_seen: bool
     list_follow_next: bool
     article_max_pages: int
+    images_max: int
     tracking: re.Pattern[str] | None
     strip_params: str | None = None  # the site's own URL_TRACKING_PARAMS (sites file), else the setting
     render = "http"  # "browser" (sites file): pages read through Chromium (middlewares/browser.py)
@@ -186,6 +187,7 @@ class NewsSpider(scrapy.Spider):
         spider.list_stop_at_seen = settings.getbool("LIST_STOP_AT_SEEN")
         spider.list_follow_next = settings.getbool("LIST_FOLLOW_NEXT")
         spider.article_max_pages = settings.getint("ARTICLE_MAX_PAGES")
+        spider.images_max = settings.getint("IMAGES_MAX")
         own = spider.strip_params
         spider.tracking = tracking_pattern(own if own is not None else settings.get("URL_TRACKING_PARAMS"))
         spider.max_list_bytes = settings.getint("DOWNLOAD_MAXSIZE")
@@ -358,11 +360,18 @@ class NewsSpider(scrapy.Spider):
                     article is not None,
                 )
                 fields = await self.workers.with_fingerprinter(
-                    finished, own, response.url, article, last, self.fingerprinted
+                    finished, own, response.url, article, last, self.fingerprinted, self.images_max
                 )
             else:  # the reactor thread only moves bytes
                 fields = await self.workers.with_fingerprinter(
-                    self.page_work, response.body, content_type, response.url, article, last, self.fingerprinted
+                    self.page_work,
+                    response.body,
+                    content_type,
+                    response.url,
+                    article,
+                    last,
+                    self.fingerprinted,
+                    self.images_max,
                 )
         except PageTimeout as e:  # the pages before make the item; a first page holds no article
             slow = {**invalid(f"extraction took too long ({e}: EXTRACT_TIMEOUT)", "too_slow"), "url": response.url}

@@ -90,7 +90,14 @@ class Rechecks:
         content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1")
         try:
             fields = await self.spider.workers.with_fingerprinter(
-                article_page, response.body, content_type, url, None, True, self.spider.fingerprinted
+                article_page,
+                response.body,
+                content_type,
+                url,
+                None,
+                True,
+                self.spider.fingerprinted,
+                self.spider.images_max,
             )
         except PageTimeout as e:
             self._failed(url, read, state, f"extraction took too long ({e})", site)
