@@ -125,6 +125,9 @@ DELIVERIES_KEY = "%(spider)s:deliveries"
 BROWSER_PATH = ""
 BROWSER_PAGES = 3
 BROWSER_CONTEXT_PAGES = 100
+# A browser page's renderer may hold this many MiB (resident, and the script heap's bound):
+# past it the renderer is ended and the page is invalid; the next page gets a new one.
+BROWSER_MEMORY_MAX = 384
 SUMMARY_FILE = ""
 FEED_DIR = "output"  # under DATA_DIR unless absolute
 

@@ -1,6 +1,11 @@
 """A news site that needs a browser: its list pages build their links with script, and each
-article page inserts its title, byline and paragraphs from a JSON blob. Fetched plainly, the
-list has no links and the articles no text.
+article page inserts its title, byline and paragraphs by script. Fetched plainly, the list has
+no links and the articles no text. How an article fills its story depends on ``fill``:
+``mixed`` (the default) rotates between a JSON blob in the page read at once, the same blob
+read 300 ms after the load event, ``/api/<n>.json`` fetched after load (as pages that fetch
+their story do), and the blob's paragraphs added one every 100 ms from 600 ms after load;
+``slow`` fills every story two seconds after load, with no request to wait for (only a
+site's ``wait_for`` selector tells when it is in).
 
 ``/list/<n>.html`` lists ``per_list`` articles and, by script too, a link to the next list
 page; ``/a/<n>.html`` is article ``n`` (real articles of the sina2018 corpus). Each page also
@@ -8,12 +13,18 @@ asks for what a browser site must never load: an image, a script and a frame on 
 host, and a ``file:`` URL. With ``hostile``, the first list page also links
 ``/a/away.html`` (a redirect to the same server under another host name, ``localhost``),
 ``/a/leave.html`` (a script that sends the browser to that host), ``/a/file.html`` (a
-download), ``/a/stall.html`` (an answer that never ends) and ``/a/spin.html`` (a script that
-never returns). Every request is logged in ``requests`` as its host and path.
+download), ``/a/stall.html`` (an answer that never ends), ``/a/spin.html`` (a script that
+never returns), ``/a/hog.html`` (a script that takes memory until it is stopped),
+``/a/huge.html`` (a gzip bomb: 12 MB of HTML in a few kB) and ``/a/built.html`` (a script that
+writes 12 million characters into its page); and every article page opens windows in a loop
+(``window.open``, and a link with a target it clicks) and asks ``alert``, ``confirm`` and
+``prompt`` before it fills its story. Every request is logged in ``requests`` as its host and
+path.
 """
 
 from __future__ import annotations
 
+import gzip
 import html
 import json
 import threading
@@ -30,7 +41,23 @@ HOSTILE = (
 )
 
 
-HOSTILE_PAGES = ("away", "leave", "file", "stall", "spin")
+HOSTILE_PAGES = ("away", "leave", "file", "stall", "spin", "hog", "huge", "built")
+# Before an article fills its story: windows opened in a loop, and every kind of dialog.
+WINDOWS_AND_DIALOGS = """
+for (var w = 0; w < 20; w++) { window.open("/popup/" + w + ".html"); }
+var t = document.createElement("a"); t.href = "/popup/target.html"; t.target = "_blank";
+document.body.appendChild(t); t.click();
+alert("提示"); confirm("确定吗？"); prompt("请输入");
+"""
+_HOG = """<html><body><p>加载中</p><script>
+var hoard = [];  // memory outside the script heap: only the renderer's resident bound stops it
+function grow() { var b = new Uint8Array(64 << 20); b.fill(1); hoard.push(b); setTimeout(grow, 10); }
+grow();
+</script></body></html>"""
+_BUILT = """<html><body><p>加载中</p><script>
+var hidden = document.createElement("div"); hidden.style.display = "none";
+hidden.appendChild(document.createTextNode("x".repeat(12000000))); document.body.appendChild(hidden);
+</script></body></html>"""
 
 
 def _blob(data: Any) -> str:
@@ -39,10 +66,13 @@ def _blob(data: Any) -> str:
 
 
 class ScriptedSite:
-    def __init__(self, articles: list[dict[str, str]], per_list: int = 50, hostile: bool = False) -> None:
+    def __init__(
+        self, articles: list[dict[str, str]], per_list: int = 50, hostile: bool = False, fill: str = "mixed"
+    ) -> None:
         self.articles = articles
         self.per_list = per_list
         self.hostile = hostile
+        self.fill = fill
         self.requests: list[tuple[str, str]] = []  # (Host header, path)
 
     def published(self, n: int) -> str:
@@ -76,21 +106,40 @@ if (data.next) {{
 }}
 </script></body></html>"""
 
-    def article_page(self, n: int) -> str | None:
-        if not 0 <= n < len(self.articles):
-            return None
+    def story(self, n: int) -> dict[str, Any]:
         a = self.articles[n]
-        data = {
+        return {
             "title": a["title"],
             "time": self.published(n),
             "author": self.author(n),
             "paragraphs": [p for p in a["body"].split("\n") if p.strip()],
         }
+
+    def article_page(self, n: int) -> str | None:
+        if not 0 <= n < len(self.articles):
+            return None
+        a = self.articles[n]
+        if self.fill == "slow":
+            when = "window.addEventListener('load', function () { setTimeout(function () { fill(blob()); }, 2000); });"
+        else:
+            when = (
+                "fill(blob());",
+                "window.addEventListener('load', function () { setTimeout(function () { fill(blob()); }, 300); });",
+                f"window.addEventListener('load', function () {{ fetch('/api/{n}.json').then(function (r) {{"
+                " return r.json(); }).then(fill); });",
+                # paragraph by paragraph, from 600 ms after load: the network is idle long before the end
+                "window.addEventListener('load', function () { setTimeout(function () { var d = blob(), all ="
+                " d.paragraphs; d.paragraphs = []; fill(d); var body = document.querySelector('.article-content');"
+                " var i = 0, next = setInterval(function () { if (i >= all.length) { clearInterval(next); return; }"
+                " var p = document.createElement('p'); p.textContent = all[i++]; body.appendChild(p); }, 100);"
+                " }, 600); });",
+            )[n % 4]
         return f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(a["title"])}_新闻</title></head>
 <body><div class="nav"><a href="/list/0.html">首页</a></div><div id="app">正在加载……</div>{HOSTILE}
-<script type="application/json" id="article">{_blob(data)}</script>
+<script type="application/json" id="article">{_blob(self.story(n))}</script>
 <script>
-var d = JSON.parse(document.getElementById("article").textContent);
+function blob() {{ return JSON.parse(document.getElementById("article").textContent); }}
+function fill(d) {{
 var app = document.getElementById("app");
 app.textContent = "";
 var h = document.createElement("h1"); h.textContent = d.title; app.appendChild(h);
@@ -99,6 +148,9 @@ info.textContent = d.time + " 作者：" + d.author; app.appendChild(info);
 var body = document.createElement("div"); body.className = "article-content";
 d.paragraphs.forEach(function (t) {{ var p = document.createElement("p"); p.textContent = t; body.appendChild(p); }});
 app.appendChild(body);
+}}
+{WINDOWS_AND_DIALOGS if self.hostile else ""}
+{when}
 </script></body></html>"""
 
     def static_article_page(self, n: int) -> str:
@@ -152,7 +204,30 @@ def serve(site: ScriptedSite, host: str = "127.0.0.1", port: int = 0) -> tuple[T
                 self.wfile.flush()
                 time.sleep(60)  # never finished within any crawl's DOWNLOAD_TIMEOUT
                 return
+            if path == "/a/huge.html":  # 12 MB of HTML unpacked, a few kB on the wire
+                data = gzip.compress(b"<html><body><div style='display:none'>" + b"x" * 12_000_000 + b"</div>", 9)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Encoding", "gzip")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            if path.startswith("/api/") and path.endswith(".json") and path[5:-5].isdigit():
+                n = int(path[5:-5])
+                if 0 <= n < len(site.articles):
+                    data = json.dumps(site.story(n), ensure_ascii=False).encode("utf-8")
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json; charset=utf-8")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
             body = site.page(path)
+            if path == "/a/hog.html":
+                body = _HOG
+            if path == "/a/built.html":
+                body = _BUILT
             if path == "/a/spin.html":
                 body = "<html><body><p>正在加载</p><script>while (true) {}</script></body></html>"
             if path == "/a/leave.html":

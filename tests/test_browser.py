@@ -23,11 +23,11 @@ pytestmark = [
 ]
 
 
-def sites_file(tmp, url: str) -> str:
+def sites_file(tmp, url: str, more: str = "") -> str:
     path = tmp / "sites.toml"
     path.write_text(
         f'[sites.scripted]\nstart_urls = ["{url}/list/0.html"]\n'
-        "allow = '/a/[a-z0-9]+\\.html$'\nfollow = '/list/\\d+\\.html$'\nrender = \"browser\"\n",
+        "allow = '/a/[a-z0-9]+\\.html$'\nfollow = '/list/\\d+\\.html$'\nrender = \"browser\"\n" + more,
         encoding="utf-8",
     )
     return str(path)
@@ -51,6 +51,8 @@ def rendered(tmp_path_factory, redis_server):
             "BROWSER_PAGES": "3",
             "BROWSER_CONTEXT_PAGES": "4",
             "DOWNLOAD_TIMEOUT": "3",  # the stalling and spinning pages' limit
+            "DOWNLOAD_MAXSIZE": str(8 * 1024 * 1024),  # the gzip bomb's 40 MB and the built page's 12 M characters
+            "BROWSER_MEMORY_MAX": "256",  # the hog's renderer is ended at 256 MiB
             "RETRY_TIMES": "0",
         }
         summary, items = crawl(tmp, redis_server.url, url, spiders=["scripted"], settings=settings)
@@ -82,6 +84,16 @@ def test_a_browser_site_stays_bounded_and_closes_every_page(rendered):
     assert stat(log, "browser/contexts_closed") >= 2  # a fresh context every 4 pages, the old one closed
     assert stat(log, "playwright/browser_count") == 1
     assert "Traceback" not in log
+    assert stat(log, "browser/renderers_ended") >= 1 and stat(log, "browser/renderers_crashed") >= 1  # the hog
+    assert stat(log, "browser/too_big") == 2  # the bomb, as it arrived; the built page, as its script made it
+
+
+def test_a_browser_page_opens_no_window_and_its_dialogs_do_not_stop_it(rendered):
+    site, log = rendered["site"], rendered["log"]
+    opened = [path for _, path in site.requests if path.startswith("/popup/")]
+    assert not [p for p in opened if p != "/popup/target.html"]  # window.open opened nothing
+    assert stat(log, "browser/popups_closed") >= 8  # each article's link with a target: closed as it opened
+    # alert, confirm and prompt came before each story: every story was still read (the test above)
 
 
 def test_a_browser_site_loads_nothing_off_the_site_and_no_download(rendered):
@@ -92,8 +104,27 @@ def test_a_browser_site_loads_nothing_off_the_site_and_no_download(rendered):
     kept = {i["url"].rsplit("/", 1)[1] for i in rendered["items"]}
     assert not kept & {f"{name}.html" for name in HOSTILE_PAGES}
     assert summary["sites"]["scripted"]["kept"] == 8
-    # a redirect and a script off the site, a download: invalid; a stall and a spin: failed in time
-    assert summary["sites"]["scripted"]["invalid"] == 3 and summary["sites"]["scripted"]["failed"] == 2
+    # a redirect and a script off the site, a download, the hog, the bomb, the built page: invalid;
+    # a stall and a spin: failed in time
+    assert summary["sites"]["scripted"]["invalid"] == 6 and summary["sites"]["scripted"]["failed"] == 2
+
+
+def test_a_site_s_wait_for_selector_reads_a_story_that_comes_long_after_the_page_settled(tmp_path, redis_server):
+    """Stories filled two seconds after load, with no request to wait for: the page has long
+    looked settled; the sites file's wait_for says when the story is in."""
+    redis_server.client().flushall()
+    texts = [a for a in articles(10) if "\ufffd" not in a["body"]][:3]
+    site = ScriptedSite(texts, per_list=3, fill="slow")
+    server, url = serve(site)
+    try:
+        settings = {"SITES_FILE": sites_file(tmp_path, url, "wait_for = '.article-content p'\n")}
+        summary, items = crawl(tmp_path, redis_server.url, url, spiders=["scripted"], settings=settings)
+    finally:
+        server.shutdown()
+    assert sorted(i["url"] for i in items) == sorted(f"{url}/a/{n}.html" for n in range(3))
+    for item in items:
+        n = int(item["url"].rsplit("/", 1)[1][:-5])
+        assert item["body"] == extract_article(site.static_article_page(n), url=item["url"]).body
 
 
 def test_a_browser_site_without_a_browser_is_one_line_and_exit_2(tmp_path, redis_server):

@@ -145,6 +145,11 @@ def test_a_portals_name_needs_replaces_portal_and_a_name_is_one_site(tmp_path):
         ("[sites.'a/b']\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites.a/b]: a site's name"),
         ('[sites."a\\u001b[2Jb\\nc"]\nstart_urls = ["https://a.cn/"]\nallow = "x"\n', "[sites.a\\x1b[2Jb\\nc]: a site"),
         ("include_portals = 'yes'\n", "include_portals must be true or false"),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nwait_for = '#story'\n", "wait_for is for a site"),
+        (
+            "[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nrender = 'browser'\nwait_for = 3\n",
+            "wait_for must be a CSS selector",
+        ),
     ],
 )
 def test_a_bad_sites_file_is_one_line_naming_file_site_and_problem(tmp_path, text, problem):

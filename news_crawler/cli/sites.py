@@ -14,6 +14,7 @@ articles. It exits 1 when no article link matched or no article could be extract
 from __future__ import annotations
 
 import argparse
+import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -234,16 +235,40 @@ class BrowserFetcher(Fetcher):
         else:
             route.continue_()
 
+    def _settled(self, page: Any) -> bool:
+        """Wait for the page's story as a crawl does (``BrowserHandler._settle``); False for a
+        document past DOWNLOAD_MAXSIZE."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        from news_crawler.middlewares.browser import DOCUMENT_SIZE, POLL_MS, TEXT_SETTLED
+
+        deadline = time.monotonic() + self.timeout
+
+        def left() -> float:
+            return max(1.0, (deadline - time.monotonic()) * 1000)
+
+        try:
+            if self.spider.wait_for:
+                page.wait_for_selector(self.spider.wait_for, state="attached", timeout=left())
+            else:
+                page.wait_for_load_state("networkidle", timeout=left())
+                page.wait_for_function(TEXT_SETTLED, polling=POLL_MS, timeout=left())
+        except PlaywrightTimeout:
+            print("  the page had not settled when its time was up: read as it was")
+        return bool(page.evaluate(DOCUMENT_SIZE) <= self.max_size)
+
     def get(self, url: str) -> tuple[bytes, str, str] | None:
         from scrapy import Request
 
-        from news_crawler.middlewares.browser import rendered
+        from news_crawler.middlewares.browser import NO_WINDOWS, rendered
 
         if not rendered(Request(url)):
             return super().get(url)
         context = self.browser.new_context(accept_downloads=False, user_agent=self.headers["User-Agent"])
         try:
             page = context.new_page()
+            page.add_init_script(NO_WINDOWS)
+            page.on("popup", lambda popup: popup.close())
             page.route("**", self._route)
             try:
                 response = page.goto(url, timeout=self.timeout * 1000)
@@ -255,6 +280,9 @@ class BrowserFetcher(Fetcher):
                 return None
             if not self.spider.on_site(page.url):
                 print(f"  not fetched: redirected outside the site, to {printable(page.url, 200)}")
+                return None
+            if not self._settled(page):
+                print(f"  not read: larger than DOWNLOAD_MAXSIZE ({self.max_size} bytes)")
                 return None
             return page.content().encode("utf-8"), page.url, "text/html; charset=utf-8"
         finally:

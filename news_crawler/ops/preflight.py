@@ -31,6 +31,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "DEDUP_BATCH_SIZE": (1, 10_000),
     "ARTICLE_MAX_PAGES": (1, 1_000),
     "IMAGES_MAX": (0, 1_000),  # extraction reads the first 1,000 <img> of a page (IMAGES_READ)
+    "BROWSER_MEMORY_MAX": (64, 65_536),  # MiB: below it no news page renders
     "OUTCOME_RETRY_RUNS": (1, 1_000),
     "SCHEDULER_LEASE_SECONDS": (1, 86_400 * 7),
     "DUPEFILTER_BLOOM_CAPACITY": (1, 10**12),

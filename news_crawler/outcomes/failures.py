@@ -1,6 +1,7 @@
 """What a failed fetch means for its URL: gone (404, 410: not retried), robots (refused by
 robots.txt), invalid (refused before it was fetched: not http(s), or a redirect off the
-site; or a download where a page was expected), else failed (tried again on the next run)."""
+site; or a download where a page was expected; a browser's page past its bounds), else
+failed (tried again on the next run)."""
 
 from __future__ import annotations
 
@@ -29,13 +30,29 @@ class NotAPage(IgnoreRequest):
     reason = "a download, not a page"
 
 
+class PageTooBig(IgnoreRequest):
+    """A browser site's page whose document is larger than ``DOWNLOAD_MAXSIZE``, unpacked or as
+    its script built it (``middlewares/browser.py``): outcome ``invalid``."""
+
+    reason = "larger than DOWNLOAD_MAXSIZE"
+
+
+class RendererCrashed(IgnoreRequest):
+    """A browser site's page whose renderer crashed, or was ended past ``BROWSER_MEMORY_MAX``
+    (``middlewares/browser.py``): outcome ``invalid``."""
+
+    reason = "the browser's renderer crashed or went past BROWSER_MEMORY_MAX"
+
+
+INVALID = (RedirectedOutside, NotAPage, PageTooBig, RendererCrashed)
+
+
 def classify_failure(failure: Any) -> tuple[str, str]:
     """``(outcome, reason)`` of a request that could not be fetched."""
     error = failure.value
-    if failure.check(RedirectedOutside):
-        return "invalid", RedirectedOutside.reason
-    if failure.check(NotAPage):
-        return "invalid", NotAPage.reason
+    for kind in INVALID:
+        if failure.check(kind):
+            return "invalid", kind.reason
     if failure.check(RefusedScheme):  # never fetched, and never will be
         return "invalid", "not an http(s) URL"
     if failure.check(HttpError):

@@ -126,6 +126,7 @@ class NewsSpider(scrapy.Spider):
     tracking: re.Pattern[str] | None
     strip_params: str | None = None  # the site's own URL_TRACKING_PARAMS (sites file), else the setting
     render = "http"  # "browser" (sites file): pages read through Chromium (middlewares/browser.py)
+    wait_for = ""  # a browser site's CSS selector: its pages are read once it matches (sites file)
     max_list_bytes: int = 0  # DOWNLOAD_MAXSIZE: a list page's unpacked bytes, at most
     links_max: int
     list_pages_left: int  # list pages this run may still follow

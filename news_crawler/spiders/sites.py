@@ -12,6 +12,7 @@
     revisit_max = 3600
     recheck_after = "1h,1d"                # optional: when kept articles are fetched again
     render = "browser"                     # optional: pages built by script, read through Chromium
+    wait_for = "#story p"                  # optional, with render: read a page once this CSS selector matches
 
 The built-in portals are ``sites.toml`` beside this module, read the same way: examples,
 active only while no ``SITES_FILE`` is set (a setting and an environment variable; several
@@ -49,7 +50,7 @@ _POLITENESS = {
     "revisit_min": ("REVISIT_MIN", float, 0.1),  # news-crawler watch: this site's revisits, in seconds
     "revisit_max": ("REVISIT_MAX", float, 0.1),
 }
-KEYS = (*_LISTS, *_POLITENESS, "recheck_after", "replaces_portal", "strip_params", "render")
+KEYS = (*_LISTS, *_POLITENESS, "recheck_after", "replaces_portal", "strip_params", "render", "wait_for")
 RENDERS = ("http", "browser")  # how a site's pages are fetched: plain HTTP, or a browser
 INCLUDE_PORTALS = "include_portals"  # a file's top-level key: the built-in portals are active too
 
@@ -71,6 +72,7 @@ class Site:
     replaces_portal: bool = False  # named like a built-in portal on purpose
     strip_params: str | None = None  # this site's URL_TRACKING_PARAMS ("" keeps its links as written)
     render: str = "http"  # "browser": its pages read through Chromium (middlewares/browser.py)
+    wait_for: str = ""  # a browser site's page is read once this CSS selector matches ("": once it settled)
 
 
 def sites_files(value: str | list[str] | None) -> list[str]:
@@ -218,6 +220,11 @@ def _site(source: str, name: str, table: Any) -> Site:
     render = table.get("render", "http")
     if render not in RENDERS:
         raise SitesFileError(f'{where}: render must be "http" or "browser"')
+    wait_for = table.get("wait_for", "")
+    if not isinstance(wait_for, str) or len(wait_for) > 500:
+        raise SitesFileError(f'{where}: wait_for must be a CSS selector such as "#story p"')
+    if wait_for and render != "browser":
+        raise SitesFileError(f'{where}: wait_for is for a site with render = "browser"; add it or drop wait_for')
     return Site(
         name=name,
         source=source,
@@ -225,6 +232,7 @@ def _site(source: str, name: str, table: Any) -> Site:
         replaces_portal=replaces,
         strip_params=strip,
         render=render,
+        wait_for=wait_for.strip(),
         **lists,
     )
 
@@ -283,6 +291,7 @@ def site_spider(site: Site, base: type) -> type:
             "allowed_domains": list(site.allowed_domains),
             "strip_params": site.strip_params,
             "render": site.render,
+            "wait_for": site.wait_for,
             "custom_settings": dict(site.settings),
             "__module__": __name__,
         },
