@@ -34,6 +34,7 @@ class LiveSite:
     times: list[float]  # each article's publication, seconds after the web's start (inf: not yet)
     feed: bool = False  # an RSS feed instead of an HTML list page
     validators: bool = True  # ETag and Last-Modified on the list page, and 304s
+    etag: bool = True  # with validators: False gives Last-Modified alone (a 304 only for If-Modified-Since)
     list_size: int = 30
     sitemap: bool = False  # the start page is a sitemap index of one sitemap (sitemap.xml), which lists the articles
 
@@ -161,7 +162,7 @@ class LiveWeb:
         modified = formatdate(int(newest), usegmt=True)
         status = 200
         if site.validators:
-            if headers.get("If-None-Match"):  # RFC 9110: If-None-Match wins over If-Modified-Since
+            if headers.get("If-None-Match") and site.etag:  # RFC 9110: If-None-Match wins over If-Modified-Since
                 status = 304 if headers.get("If-None-Match") == etag else 200
             elif headers.get("If-Modified-Since"):
                 try:
@@ -174,6 +175,8 @@ class LiveWeb:
             self._last_shown[site.name] = etag
             self.fetches.append(ListFetch(site.name, now - self.start, status, changed, shown if status == 200 else []))
         out = {"ETag": etag, "Last-Modified": modified} if site.validators else {}
+        if not site.etag:
+            out.pop("ETag", None)
         if status == 304:
             return 304, b"", out
         if child:

@@ -202,3 +202,23 @@ def test_a_recheck_claimed_by_a_worker_that_died_is_due_again_when_its_claim_run
     taken: list[str] = []
     wait_for(lambda: taken.extend(url for url, _, _ in alive.claim()) or taken, 10, "the claim to run out")
     assert taken == ["http://a.cn/1.html"]
+
+
+def test_the_change_log_counts_an_event_on_its_day_of_timezone_not_of_utc(redis_client):
+    """01:30 in Shanghai is still yesterday in UTC: the event counts on the Shanghai day, whose
+    count key lives until that day's midnight there plus OUTCOMES_KEEP_DAYS."""
+    from datetime import UTC, date, datetime
+    from zoneinfo import ZoneInfo
+
+    from news_crawler.outcomes.changes import ChangeLog
+
+    shanghai = ZoneInfo("Asia/Shanghai")
+    now = datetime(2026, 12, 1, 17, 30, tzinfo=UTC)  # 2026-12-02 01:30 in Shanghai
+    log = ChangeLog(redis_client, "t:changes", shanghai, keep_days=2, clock=lambda: now)
+    entry = log.record("http://a.test/1", "a", "edited", 2, ["body"])
+    assert entry["at"] == "2026-12-01T17:30:00+00:00" and log.today() == date(2026, 12, 2)
+    assert log.counts(date(2026, 12, 2)) == {"edited": 1} and log.counts(date(2026, 12, 1)) == {}
+    midnight = datetime(2026, 12, 2, tzinfo=shanghai).timestamp()
+    assert redis_client.expiretime("t:changes:counts:2026-12-02") == int(midnight) + 2 * 86400
+    assert [e["url"] for e in log.on(date(2026, 12, 2), shanghai)] == ["http://a.test/1"]
+    assert log.on(date(2026, 12, 1), shanghai) == []

@@ -177,3 +177,47 @@ def test_a_failed_start_page_is_fetched_and_counted_once_a_run_as_the_report_cou
     assert [r["failed"] for r in rows] == [1, 1] and rows[0]["kept"] > 0 and rows[1]["kept"] == 0
     store = OutcomeStore(redis_client, "sina:outcomes", "sina:attempts")
     assert store.get(f"https://{start}")["outcome"] == "failed" and store.counts()["failed"] == 1
+
+
+def sink_runs(tmp_path, redis_server, url, victim, sinks, failing_by_run):
+    """One crawl a run, ``failing_by_run[n]`` the sinks that fail ``victim`` in run n; returns how
+    many times the feed and each sink wrote ``victim``."""
+    from news_crawler.settings import ITEM_PIPELINES
+
+    pipelines = {**ITEM_PIPELINES, **{f"tests.failing_pipeline.Sink{s.upper()}": 300 + n for n, s in enumerate(sinks)}}
+    for run, failing in enumerate(failing_by_run, 1):
+        settings = {
+            **FAST,
+            "OUTCOME_RETRY_RUNS": "5",
+            "ITEM_PIPELINES": json.dumps(pipelines),
+            "SINK_DIR": str(tmp_path),
+            "SINK_FAILS": ",".join(failing),
+            "FAIL_URL": victim,
+        }
+        proc = crawl(tmp_path, redis_server.url, url, ["sina"], name=f"run{run}", settings=settings, wait=False)
+        assert proc.wait(300) == (1 if failing else 0), (tmp_path / f"run{run}.log").read_text()[-3000:]
+    feed = [json.loads(line)["url"] for f in tmp_path.glob("run*/sina/*.jsonl") for line in f.read_text().splitlines()]
+    written = {"feed": feed.count(victim)}
+    for s in sinks:
+        written[s] = (tmp_path / f"{s}.txt").read_text().split().count(victim)
+    return written
+
+
+def test_with_two_sinks_the_one_that_took_an_article_does_not_take_it_again(
+    tmp_path, redis_server, redis_client, catalog, site
+):
+    mirror, url = site
+    victim = sina_articles(catalog)[2]
+    written = sink_runs(tmp_path, redis_server, url, victim, ["a"], [["a"], []])
+    assert written == {"feed": 1, "a": 1}
+    assert redis_client.hlen("sina:deliveries") == 0
+
+
+def test_a_sink_that_took_an_article_in_run_1_is_not_written_again_after_another_failed_in_run_2(
+    tmp_path, redis_server, redis_client, catalog, site
+):
+    mirror, url = site
+    victim = sina_articles(catalog)[3]
+    written = sink_runs(tmp_path, redis_server, url, victim, ["a", "b"], [["a"], ["b"], []])
+    assert written == {"feed": 1, "a": 1, "b": 1}
+    assert redis_client.hlen("sina:deliveries") == 0

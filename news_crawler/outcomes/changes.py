@@ -11,6 +11,7 @@ read them.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time, tzinfo
 from typing import Any
 
@@ -20,11 +21,19 @@ CHANGES_MAX = 100_000
 
 
 class ChangeLog:
-    def __init__(self, client: Any, key: str, zone: tzinfo = UTC, keep_days: int = 30) -> None:
+    def __init__(
+        self,
+        client: Any,
+        key: str,
+        zone: tzinfo = UTC,
+        keep_days: int = 30,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
         self.client = client
         self.key = key
         self.zone = zone  # what a day is
         self.keep_days = keep_days
+        self.clock = clock  # now, aware
 
     @classmethod
     def for_spider(cls, client: Any, settings: Any, spider: str) -> ChangeLog:
@@ -40,7 +49,7 @@ class ChangeLog:
 
     def record(self, url: str, site: str, event: str, version: int, changed: list[str], reason: str = "") -> dict:
         """Add one event, timed now (UTC); returns it."""
-        now = datetime.now(UTC)
+        now = self.clock().astimezone(UTC)
         entry = {
             "url": url,
             "site": site,
@@ -74,7 +83,7 @@ class ChangeLog:
         return {k.decode() if isinstance(k, bytes) else k: int(v) for k, v in raw.items()}
 
     def today(self) -> date:
-        return datetime.now(UTC).astimezone(self.zone).date()
+        return self.clock().astimezone(self.zone).date()
 
     def on(self, day: Any, zone: Any) -> list[dict[str, Any]]:
         """The events of ``day`` (a day of ``zone``), newest first (read from the newest until
