@@ -169,7 +169,16 @@ def test_the_recheck_schedule_tracks_once_steps_through_its_entries_and_ends(red
 
     s = RecheckSchedule(redis_client, "s:rechecks", [0.0, 0.0, 3600.0], claim_seconds=30.0)
     assert s.track("http://a.cn/1.html", "标题", "正文的第一句话写在这里。") is True
+    first = (
+        redis_client.hget("s:rechecks", "http://a.cn/1.html"),
+        redis_client.zscore("s:rechecks:due", "http://a.cn/1.html"),
+    )
     assert s.track("http://a.cn/1.html", "标题二", "一个新版本不重新开始它的复查。") is False
+    # tracked before: its state and its due time are as the first track left them
+    assert (
+        redis_client.hget("s:rechecks", "http://a.cn/1.html"),
+        redis_client.zscore("s:rechecks:due", "http://a.cn/1.html"),
+    ) == first
     assert s.due() == 1
     ((url, state, read),) = s.claim()
     assert url == "http://a.cn/1.html" and state.step == 0 and state.version == 1

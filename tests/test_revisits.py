@@ -222,4 +222,10 @@ def test_more_links_bring_the_next_visit_sooner_and_never_extend_it(redis_client
     assert state is not None and state.interval < 16
     (after,) = s.pages()
     assert after.due == pytest.approx(state.last + state.interval, abs=0.01) and after.due < before.due
+    # a visit due sooner than the links would set it (a claim in progress, or already due) stays so
+    soon = s.now() + 1
+    redis_client.zadd(s.due_key, {url: soon})
+    assert s.more_links(url, 1) is not None
+    (kept,) = s.pages()
+    assert kept.due == pytest.approx(soon, abs=0.001)
     assert s.more_links("http://b.cn/", 3) is None  # no such page

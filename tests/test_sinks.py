@@ -338,3 +338,30 @@ def test_the_csv_escape_can_be_turned_off_and_applies_to_every_first_character()
     for first in ("=", "+", "-", "@", "\t", "\r"):
         assert written(True, first + "1") == "'" + first + "1" and written(False, first + "1") == first + "1"
     assert written(True, "a=1") == "a=1" and written(True, ["x", 1]) == '["x", 1]'
+
+
+def test_a_row_written_again_at_its_version_moves_last_crawled_at_and_an_older_version_changes_nothing(
+    redis_server, database
+):
+    import asyncio
+
+    from news_crawler.pipelines.postgres import PostgresPipeline, open_pool
+    from tests.crawl_helpers import project_crawler
+
+    crawler = project_crawler(settings_dict={"REDIS_URL": redis_server.url})
+    pipeline = PostgresPipeline(crawler, open_pool(database.url, 1, 5), batch=1, timeout=5)
+    item = {"url": "http://a.test/1", "site": "a", "title": "v2", "version": 2}
+
+    async def write(**fields):
+        await pipeline.process_item({**item, **fields})
+
+    try:
+        asyncio.run(write(crawled_at="2026-12-01T10:00:00+00:00"))
+        asyncio.run(write(crawled_at="2026-12-02T10:00:00+00:00"))  # the same version, fetched again
+        asyncio.run(write(crawled_at="2026-12-03T10:00:00+00:00", version=1, title="v1"))  # an older one, late
+    finally:
+        pipeline.close_spider()
+    row = rows(database.url)["http://a.test/1"]
+    assert (row["title"], row["version"]) == ("v2", 2)
+    assert row["first_crawled_at"] == datetime.fromisoformat("2026-12-01T10:00:00+00:00")
+    assert row["last_crawled_at"] == datetime.fromisoformat("2026-12-02T10:00:00+00:00")
