@@ -18,6 +18,8 @@ from news_crawler import defaults
 
 # A setting that only this project defines: present means the defaults are in.
 MARKER = "DEDUP_NAMESPACE"
+SCRAPY_DOWNLOADER = "scrapy.core.downloader.Downloader"
+DOWNLOADER = "news_crawler.crawl.downloader.Downloader"  # Scrapy's, holding each site's concurrency
 
 
 def project_defaults() -> dict[str, object]:
@@ -31,6 +33,8 @@ class NewsCrawler:
     def update_settings(self, settings: BaseSettings) -> None:
         missing = {k: v for k, v in project_defaults().items() if settings.get(k) is None}
         settings.setdict(missing, priority="addon")
+        if settings.get("DOWNLOADER") == SCRAPY_DOWNLOADER:  # Scrapy's, unless the project chose another
+            settings.set("DOWNLOADER", DOWNLOADER, priority="addon")
 
 
 def check_defaults(settings: BaseSettings) -> None:

@@ -50,6 +50,7 @@ ROBOTSTXT_OBEY = True
 USER_AGENT = "Mozilla/5.0 (compatible; news-crawler/0.1; +https://github.com/news-crawler/news-crawler)"
 CONCURRENT_REQUESTS = 32
 CONCURRENT_REQUESTS_PER_DOMAIN = 4
+DOWNLOADER = "news_crawler.crawl.downloader.Downloader"  # Scrapy's, holding that per-site limit
 AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 0.5
 AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0

@@ -185,6 +185,49 @@ def test_a_sigterm_gives_back_what_is_not_fetched_at_once_and_the_next_run_fetch
         web.stop()
 
 
+def test_at_sigterm_every_request_the_downloader_holds_unstarted_goes_back_not_one_a_slot(
+    tmp_path, redis_server, redis_client, texts
+):
+    """Articles that answer only when the test says: at the signal the site's four fetches are
+    under way and the rest of what the downloader took waits in its slot; all of those go
+    back at once (the leases fall to the four), long before STOP_TIMEOUT, and none is fetched."""
+    import threading
+
+    gate = threading.Event()
+    web = HostileWeb()
+
+    def answer(path: str) -> Page:
+        n = int(path[7:-5])
+        return Page(lambda: gate.wait(300) and article(f"第{n}条", texts[n % 14]["body"]))
+
+    try:
+        web.prefixes["/news/f"] = answer
+        start = web.add("/flood.html", flood_page(100))
+        proc = run_crawl(
+            tmp_path, redis_server.url, "gate", [start], allow=r"/news/f\d+\.html", wait=False, STOP_TIMEOUT=600
+        )
+        try:
+            articles_asked = lambda: sum(p.startswith("/news/f") for _, p in list(web.requests))  # noqa: E731
+            # the site's four at once (CONCURRENT_REQUESTS_PER_DOMAIN), the rest of what the
+            # downloader took waiting in the site's slot
+            wait_for(
+                lambda: redis_client.zcard("news:requests:inflight") > 8 and articles_asked() >= 4, 120, "a full slot"
+            )
+            proc.send_signal(signal.SIGTERM)
+            wait_for(lambda: redis_client.zcard("news:requests:inflight") == 4, 60, "the unstarted given back")
+            gate.set()  # the four under way may finish now
+            assert proc.wait(120) == 1  # stopped, not finished: it says so
+        finally:
+            gate.set()
+            proc.kill()
+        assert articles_asked() == 4  # never more than the site's four, and nothing started after the signal
+        assert redis_client.zcard("news:requests:inflight") == 0
+        queued = {json.loads(r)["url"] for r in redis_client.zrange("news:requests", 0, -1)}
+        assert len(set(outcomes(redis_client))) + len(queued) == 100
+    finally:
+        web.stop()
+
+
 def test_a_fetch_that_outlives_stop_timeout_goes_back_to_the_queue(tmp_path, redis_server, redis_client, texts):
     web = HostileWeb()
     try:

@@ -48,3 +48,13 @@ def test_a_sites_revisit_bounds_are_its_spiders_settings(tmp_path):
     path.write_text("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nrevisit_min = 60\nrevisit_max = 3600.5\n")
     sites, _ = read_sites_file(str(path))
     assert site_spider(sites["a"], NewsSpider).custom_settings == {"REVISIT_MIN": 60.0, "REVISIT_MAX": 3600.5}
+
+
+def test_a_latency_exactly_at_a_bound_is_in_that_bucket_as_prometheus_le_says():
+    from news_crawler.outcomes.latency import bucket_of
+
+    for n, bound in enumerate(BOUNDS):
+        assert bucket_of(bound) == n and bucket_of(bound + 0.001) == n + 1, bound
+    assert bucket_of(0) == 0 and bucket_of(BOUNDS[-1] * 10) == len(BOUNDS)
+    counted = Histogram([1] + [0] * len(BOUNDS), 1.0, 1)  # one article at exactly 1 s
+    assert counted.cumulative()[0] == (1.0, 1)  # le="1" holds it

@@ -231,3 +231,19 @@ def test_the_change_log_counts_an_event_on_its_day_of_timezone_not_of_utc(redis_
     assert redis_client.expiretime("t:changes:counts:2026-12-02") == int(midnight) + 2 * 86400
     assert [e["url"] for e in log.on(date(2026, 12, 2), shanghai)] == ["http://a.test/1"]
     assert log.on(date(2026, 12, 1), shanghai) == []
+
+
+def test_a_line_counts_from_exactly_min_line_characters_and_one_kept_line_is_no_article():
+    from news_crawler.frontier.revisits.rechecks import MIN_LINE, long_lines
+
+    assert long_lines("甲" * MIN_LINE + "\n" + "乙 " * (MIN_LINE - 1)) == ["甲" * MIN_LINE]  # spacing is no character
+    body = "第一段说的是一件事情的经过。\n第二段讲了它的来龙去脉和影响。\n第三段是记者的采访和评论。"
+    title, digest, sample = digests("标题", body)
+    state = ArticleState(kept_at=0, title=title, body=digest, sample=sample)
+    # the removal page keeps the article's first line as its summary: still deleted
+    notice = "抱歉，该内容已被删除。"
+    summary_kept = judge(state, "标题", "第一段说的是一件事情的经过。\n" + notice, notice)
+    assert summary_kept.event == "deleted"
+    # two of its lines still there: the article is, edited (the notice is part of it)
+    two_kept = judge(state, "标题", "第一段说的是一件事情的经过。\n第三段是记者的采访和评论。\n" + notice, notice)
+    assert two_kept.event == "edited"

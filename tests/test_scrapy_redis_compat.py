@@ -173,3 +173,7 @@ def test_a_project_that_names_no_add_on_is_told_in_one_line_to_name_it(redis_ser
     # named, the project's own values win over the defaults
     named = get_crawler(Shop, {**SCHEDULER, "ADDONS": {"news_crawler.addon.NewsCrawler": 0}, "DEDUP_BATCH_SIZE": 7})
     assert named.settings.getint("DEDUP_BATCH_SIZE") == 7 and named.settings.get("DEDUP_NAMESPACE")
+    # the downloader that holds each site's concurrency, unless the project chose its own
+    assert named.settings.get("DOWNLOADER") == "news_crawler.crawl.downloader.Downloader"
+    own = get_crawler(Shop, {"ADDONS": {"news_crawler.addon.NewsCrawler": 0}, "DOWNLOADER": "my.Downloader"})
+    assert own.settings.get("DOWNLOADER") == "my.Downloader"
