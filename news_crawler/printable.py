@@ -75,3 +75,17 @@ def short_urls(text: str) -> str:
 def redact(text: str) -> str:
     """``text`` with the password of every URL in it replaced by ``***``."""
     return _PASSWORD_IN_URL.sub(r"\1***@", text)
+
+
+# A password however a connection string gives it: "user:secret@" (with a scheme or without,
+# a URL well formed or not) or libpq's "password=secret".
+_SECRETS = (re.compile(r"(?:^|[/\s])[^\s:/@]*:([^@\s/:]+)@"), re.compile(r"\bpassword\s*=\s*'?([^\s']+)"))
+
+
+def masked(text: str, url: str) -> str:
+    """``text`` (an error about connecting to ``url``) with ``url``'s password, wherever it
+    appears, replaced by ``***``, and every URL's password in it too (``redact``)."""
+    for pattern in _SECRETS:
+        for secret in pattern.findall(url):
+            text = text.replace(secret, "***")
+    return redact(text)

@@ -252,3 +252,25 @@ def test_a_report_of_one_day_and_a_days_value_out_of_range(tmp_path, redis_serve
     bad = run([*CRAWLER, "report", "--days", "500"], REDIS_URL=redis_server.url)
     assert bad.returncode == 2 and "expected a whole number of days from 1 to 90, got '500'" in bad.stderr
     assert len(bad.stderr) < 400  # the range, not a list of every allowed value
+
+
+@pytest.mark.parametrize(
+    ("setting", "url"),
+    [
+        ("DATABASE_URL", "mysql://news:s3cr3tpw@127.0.0.1/news"),  # another database's URL
+        ("DATABASE_URL", "news:s3cr3tpw@127.0.0.1/news"),  # no scheme
+        ("DATABASE_URL", "postgresql://news:s3cr3tpw@[::1/news"),  # a broken IPv6 host
+        ("DATABASE_URL", "host=127.0.0.1 port=1 password=s3cr3tpw"),  # libpq's key=value form
+        ("DATABASE_URL", "postgresql://news:s3cr3tpw@127.0.0.1:1/news"),  # well formed, nothing there
+        ("REDIS_URL", "redis://news:s3cr3tpw@[::1/0"),
+        ("REDIS_URL", "redis://news:s3cr3tpw@127.0.0.1:port/0"),
+        ("REDIS_URL", "mysql://news:s3cr3tpw@127.0.0.1/0"),
+        ("REDIS_URL", "redis://news:s3cr3tpw@127.0.0.1:1/0"),
+    ],
+)
+def test_a_connection_url_that_cannot_be_used_is_one_line_without_its_password(setting, url):
+    result = run([sys.executable, "-m", "news_crawler.cli.crawler", "crawl", "sina", "-s", f"{setting}={url}"])
+    assert result.returncode in (2, 3) and "s3cr3tpw" not in result.stdout + result.stderr, result.stderr[
+        -2000:
+    ]  # 3: unreachable
+    assert setting in one_line(result) or "Redis" in one_line(result)

@@ -147,13 +147,25 @@ def check_values(settings: Any) -> None:
                 parse_durations(typed)
             except ValueError as e:
                 raise UserError(f"setting RECHECK_AFTER={value!r}: {e}") from None
-        if name == "REDIS_URL" and typed and not str(typed).startswith(("redis://", "rediss://", "unix://")):
-            from news_crawler.printable import redact
+        if name == "REDIS_URL" and typed:
+            check_redis_url(str(typed))
 
-            raise UserError(
-                f"setting REDIS_URL={redact(str(typed))!r}: must be empty (the embedded server) or a "
-                "redis://, rediss:// or unix:// URL"
-            )
+
+def check_redis_url(url: str) -> None:
+    """``UserError`` (one line, never the password) for a REDIS_URL redis-py cannot read."""
+    from news_crawler.printable import masked
+
+    shown = masked(url, url)
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise UserError(
+            f"setting REDIS_URL={shown!r}: must be empty (the embedded server) or a redis://, rediss:// or unix:// URL"
+        )
+    from redis.connection import parse_url
+
+    try:
+        parse_url(url)
+    except ValueError as e:
+        raise UserError(f"setting REDIS_URL={shown!r}: not a URL ({masked(str(e), url)}): fix it") from None
 
 
 def known_names() -> set[str]:

@@ -30,7 +30,7 @@ from scrapy.exceptions import NotConfigured
 from news_crawler.crawl.counts import Counts
 from news_crawler.errors import UserError
 from news_crawler.pipelines.delivery import Deliveries, SinkError
-from news_crawler.printable import printable
+from news_crawler.printable import masked, printable
 
 logger = logging.getLogger(__name__)
 
@@ -191,13 +191,14 @@ def open_pool(url: str, size: int, timeout: float) -> Any:
         from psycopg_pool import ConnectionPool
     except ImportError:
         raise UserError("DATABASE_URL needs psycopg: pip install 'news-crawler[postgres]'") from None
-    where = printable(url.split("@")[-1], 120)  # never the password
+    where = printable(masked(url.split("@")[-1], url), 120)  # never the password
     try:
         # one connection first: its error says why (refused, a login, no such database)
         with psycopg.connect(url, connect_timeout=max(1, round(timeout))) as conn:
             found = ensure_schema(conn)
     except psycopg.Error as e:
-        first = printable(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, 200)
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        first = printable(masked(first, url), 200)  # psycopg may quote the URL whole
         said = f"DATABASE_URL: PostgreSQL at {where} could not be used ({first}): start it or fix the URL"
         raise UserError(said) from None
     if found != [SCHEMA_VERSION]:
