@@ -39,6 +39,8 @@ def page(byline: str = "", before: str = "", after: str = "", head: str = "", st
         ("来源：新闻网", "<p>（责任编辑：王五）</p>"),
         ("编辑：王五", ""),
         ("", "<p>责编：王五</p>"),
+        ("", "<p>编辑：刘洋\u3000责任编辑：王五\u3000审核：赵刚</p>"),  # the desk's credits: the one in charge
+        ("编辑 刘洋 责编 王五", ""),
     ],
 )
 def test_the_editor_is_never_the_author(byline, after):

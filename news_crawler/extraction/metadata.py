@@ -377,6 +377,7 @@ def find_contributors(text: str, title: str, body: str) -> str:
 _EDITOR = re.compile(
     rf"(?:(?:责任编辑|责编)(?:{_COLON}|[ \t\u3000]++)|编辑{_COLON}|(?<=[（(])编辑[ \t\u3000]++)({_NAMES})"
 )
+_CHIEF_EDITOR = re.compile(rf"(?:责任编辑|责编)(?:{_COLON}|[ \t\u3000]++)({_NAMES})")
 _SOURCE = re.compile(
     r"(?:"
     + any_of(SOURCE)
@@ -390,14 +391,16 @@ _SOURCE_END = re.compile(
 
 
 def find_editor(text: str, title: str, body: str) -> str:
-    """The editor (责任编辑/责编/编辑), from around the body's end, else from the byline."""
+    """The editor (责任编辑/责编/编辑), from around the body's end, else from the byline; of a
+    line of desk credits (编辑：刘洋　责任编辑：陈静　审核：赵刚) the 责任编辑, the one in charge."""
     for region in reversed(_regions(text, title, body, _EDITOR_UNDER)):
-        for m in _EDITOR.finditer(region):
-            if _into_the_next_line(region, m):
-                continue
-            name = clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8]))
-            if name:
-                return name
+        for pattern in (_CHIEF_EDITOR, _EDITOR):
+            for m in pattern.finditer(region):
+                if _into_the_next_line(region, m):
+                    continue
+                name = clean_author(_glued_or_whole(m.group(1), region[m.end(1) : m.end(1) + 8]))
+                if name:
+                    return name
     return ""
 
 
