@@ -365,3 +365,21 @@ def test_a_row_written_again_at_its_version_moves_last_crawled_at_and_an_older_v
     assert (row["title"], row["version"]) == ("v2", 2)
     assert row["first_crawled_at"] == datetime.fromisoformat("2026-12-01T10:00:00+00:00")
     assert row["last_crawled_at"] == datetime.fromisoformat("2026-12-02T10:00:00+00:00")
+
+
+def test_a_date_without_a_time_of_day_is_midnight_in_timezone_not_in_the_servers_zone(redis_server, database):
+    import asyncio
+
+    from news_crawler.pipelines.postgres import PostgresPipeline, open_pool
+    from tests.crawl_helpers import project_crawler
+
+    crawler = project_crawler(settings_dict={"REDIS_URL": redis_server.url, "TIMEZONE": "Asia/Shanghai"})
+    pipeline = PostgresPipeline(crawler, open_pool(database.url, 1, 5), batch=1, timeout=5)
+    item = {"url": "http://a.test/d", "site": "a", "published_at": "2026-11-28", "crawled_at": "2026-11-28T12:00:00"}
+    try:
+        asyncio.run(pipeline.process_item(item))
+    finally:
+        pipeline.close_spider()
+    row = rows(database.url)["http://a.test/d"]
+    assert row["published_at"] == datetime.fromisoformat("2026-11-28T00:00:00+08:00")
+    assert row["crawled_at"] == datetime.fromisoformat("2026-11-28T12:00:00+08:00")  # no offset: TIMEZONE's too

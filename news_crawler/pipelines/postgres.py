@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
+from news_crawler import config
 from news_crawler.crawl.counts import Counts
 from news_crawler.errors import UserError
 from news_crawler.pipelines.delivery import Deliveries, SinkError
@@ -97,6 +99,7 @@ class PostgresPipeline:
         self.pool = pool
         self.batch = max(1, batch)
         self.timeout = timeout
+        self.zone = config.zone(crawler.settings)  # what a date without a time of day is midnight in
         self.waiting: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
         self.flush_soon: asyncio.Handle | None = None
 
@@ -114,7 +117,7 @@ class PostgresPipeline:
         if await self.deliveries.has(item, self.name):
             return item
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.waiting.append((row(item), done))
+        self.waiting.append((row(item, self.zone), done))
         if len(self.waiting) >= self.batch:
             self._flush()
         elif self.flush_soon is None:
@@ -172,15 +175,28 @@ def refused_rows(error: BaseException) -> bool:
     return isinstance(error, psycopg.DatabaseError) and not isinstance(error, psycopg.OperationalError)
 
 
-def row(item: Any) -> dict[str, Any]:
-    """An item as the tables' columns: times as given ("" is NULL), lists as JSON."""
+def row(item: Any, zone: tzinfo = UTC) -> dict[str, Any]:
+    """An item as the tables' columns: times as given ("" is NULL; a date alone, or a time
+    without an offset, in ``zone``: never in the database server's), lists as JSON."""
     from psycopg.types.json import Jsonb
 
     out: dict[str, Any] = {f: str(item.get(f) or "") for f in TEXT}
-    out.update({f: item.get(f) or None for f in TIMES})
+    out.update({f: instant(item.get(f) or "", zone) for f in TIMES})
     out.update({f: Jsonb(item.get(f) or []) for f in JSON})
     out["version"] = int(item.get("version") or 1)
     return out
+
+
+def instant(value: str, zone: tzinfo) -> datetime | str | None:
+    """An ISO 8601 time of the feed as the instant it names, ``zone`` where it names none;
+    None for ""; text that is no ISO time as it is (the database says what it makes of it)."""
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    return when if when.tzinfo else when.replace(tzinfo=zone)
 
 
 def open_pool(url: str, size: int, timeout: float) -> Any:
