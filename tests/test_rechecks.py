@@ -247,3 +247,49 @@ def test_a_line_counts_from_exactly_min_line_characters_and_one_kept_line_is_no_
     # two of its lines still there: the article is, edited (the notice is part of it)
     two_kept = judge(state, "标题", "第一段说的是一件事情的经过。\n第三段是记者的采访和评论。\n" + notice, notice)
     assert two_kept.event == "edited"
+
+
+def test_a_recheck_reads_every_page_of_an_article_and_a_later_page_that_fails_is_no_edit(
+    tmp_path, redis_server, redis_client, sina_articles
+):
+    """Two articles over two pages each: one's second page edited, the other's second page
+    failing at the recheck. The edit is found with the whole article in its new version; the
+    failure is a failed recheck, no edit, no version."""
+    from tests.hostile_web import HostileWeb, Page, article, list_page
+    from tests.test_hostile_web import feed_items, run_crawl
+
+    texts = [a for a in sina_articles if len(a["body"]) > 800][5:9]
+    web = HostileWeb()
+
+    def two_pages(n: int, first: dict, second: dict) -> None:
+        more = f"<p><a href='/news/{n}_2.html'>下一页</a></p>"
+        web.add(f"/news/{n}.html", article(first["title"], first["body"], after=more))
+        web.add(f"/news/{n}_2.html", article(first["title"], second["body"]))
+
+    try:
+        two_pages(1, texts[0], texts[1])
+        two_pages(2, texts[2], texts[3])
+        start = web.add("/list.html", list_page(["/news/1.html", "/news/2.html"]))
+        run = {"RECHECK_AFTER": "0s,1d", "DEDUP_NAMESPACE": "pages"}
+        code, log = run_crawl(tmp_path, redis_server.url, "day1", [start], allow=r"/news/\d+\.html$", **run)
+        assert code == 0, log[-3000:]
+        kept = {i["url"]: i for i in feed_items(tmp_path / "day1")}
+        assert len(kept) == 2 and all(
+            texts[1]["body"].splitlines()[-1] in kept[u]["body"] for u in [f"{web.url}/news/1.html"]
+        )
+        edited_second = texts[1]["body"] + "\n（更正：本文第二页的数字有误，已改正。）"
+        web.add("/news/1_2.html", article(texts[0]["title"], edited_second))
+        web.pages["/news/2_2.html"] = Page(b"busy", status=503)
+        code, log = run_crawl(
+            tmp_path, redis_server.url, "recheck", [start], allow=r"/news/\d+\.html$", RECHECK=True, **run
+        )
+    finally:
+        web.stop()
+    assert "'rechecks/edited" in log and "'rechecks/failed" in log, log[-3000:]
+    (version2,) = feed_items(tmp_path / "recheck")
+    assert version2["url"] == f"{web.url}/news/1.html" and version2["version"] == 2
+    first_page_line = texts[0]["body"].splitlines()[0].strip()
+    assert first_page_line[:20] in version2["body"] and "已改正" in version2["body"]  # both pages, joined
+    assert len(version2["body"]) > len(kept[f"{web.url}/news/1.html"]["body"])
+    changes = [json.loads(c) for c in redis_client.lrange("news:changes", 0, -1)]
+    assert [(c["url"], c["event"]) for c in changes] == [(f"{web.url}/news/1.html", "edited")]

@@ -2,7 +2,9 @@
 
 Every crawl fetches the rechecks that are due after its start pages (``news-crawler recheck``
 fetches only them, ``RECHECK``; ``watch`` claims them as it goes). A recheck extracts the page
-again and compares the fields, never the bytes (``frontier/revisits/rechecks.py``): an edit
+again, and every later page of an article split over pages, joined as the crawl joins them
+(a later page that fails makes the recheck a failure, never an edit), and compares the
+fields, never the bytes (``frontier/revisits/rechecks.py``): an edit
 writes the article again as a new version (``"version": n``) and records an ``edited``
 event; a 404 or 410, a redirect to a page that is not an article, or a page that says its
 content was removed records ``deleted`` and ends the article's rechecks; a failure (a
@@ -35,6 +37,9 @@ from news_crawler.outcomes.failures import GONE_STATUSES, RedirectedOutside
 
 logger = logging.getLogger(__name__)
 PAGE_TEXT = 300_000  # characters of a page searched for a removal notice
+# A multi-page article's recheck, on its later pages: the pages before joined, how many, and
+# the first page's text (where a removal notice is).
+RECHECK_ARTICLE, RECHECK_PAGES, RECHECK_TEXT = "recheck_article", "recheck_pages", "recheck_text"
 
 
 class Rechecks:
@@ -79,31 +84,53 @@ class Rechecks:
                 return
 
     async def parse(self, response: Response) -> AsyncIterator[Any]:
-        """Compare the page with the article as kept; yield its new version if edited."""
+        """Compare the article, every page of it read again and joined as the crawl joins
+        them, with the article as kept; yield its new version if edited."""
         read = response.meta[RECHECK]
         state = ArticleState.from_json(read)
-        url = (response.meta.get("redirect_urls") or [response.url])[0]
+        before = response.meta.get(RECHECK_ARTICLE)  # the pages before, on a later page
+        pages = response.meta.get(RECHECK_PAGES, 1)
         site = self.spider.site
-        if response.url != url and not self.spider.is_article(response.url):
-            self._record(url, read, Verdict("deleted", [], f"redirected to {response.url}", state), site)
-            return
+        if before is None:
+            url = (response.meta.get("redirect_urls") or [response.url])[0]
+            if response.url != url and not self.spider.is_article(response.url):
+                self._record(url, read, Verdict("deleted", [], f"redirected to {response.url}", state), site)
+                return
+            text = response.text[:PAGE_TEXT] if hasattr(response, "text") else ""
+        else:
+            url, text = before["url"], response.meta[RECHECK_TEXT]
         content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1")
+        last = pages >= self.spider.article_max_pages
         try:
             fields = await self.spider.workers.with_fingerprinter(
                 article_page,
                 response.body,
                 content_type,
-                url,
-                None,
-                True,
+                url if before is None else response.url,
+                before,
+                last,
                 self.spider.fingerprinted,
                 self.spider.images_max,
             )
         except PageTimeout as e:
             self._failed(url, read, state, f"extraction took too long ({e})", site)
             return
-        fields.pop("next_page", None)
-        text = response.text[:PAGE_TEXT] if hasattr(response, "text") else ""
+        following = fields.pop("next_page", None)
+        if following and not last and self.spider.on_site(following) and not fields.get("invalid_reason"):
+            yield scrapy.Request(
+                following,
+                callback=self.spider.parse_recheck,
+                errback=self.spider.recheck_failed,
+                dont_filter=True,
+                meta={
+                    RECHECK: read,
+                    RECHECK_ARTICLE: {**fields, "url": url},
+                    RECHECK_PAGES: pages + 1,
+                    RECHECK_TEXT: text,  # a removal notice is on the article's first page
+                    "dont_retry": True,
+                },
+            )
+            return
         verdict = judge(state, str(fields.get("title") or ""), str(fields.get("body") or ""), text)
         if verdict.event == "edited" and not fields.get("invalid_reason"):
             yield self.spider.item({**fields, "url": url, "version": verdict.state.version})
@@ -121,7 +148,12 @@ class Rechecks:
         read = request.meta[RECHECK]
         state = ArticleState.from_json(read)
         site = self.spider.site
-        if failure.check(HttpError) and failure.value.response.status in GONE_STATUSES:
+        before = request.meta.get(RECHECK_ARTICLE)
+        if before is not None:  # a later page: the article cannot be read whole, so nothing is known of it
+            error = f"{type(failure.value).__name__}: {failure.value}"
+            why = f"page {request.meta.get(RECHECK_PAGES)} ({request.url}): {error}"
+            self._failed(before["url"], read, state, why[:300], site)
+        elif failure.check(HttpError) and failure.value.response.status in GONE_STATUSES:
             self._record(url, read, Verdict("deleted", [], f"HTTP {failure.value.response.status}", state), site)
         elif failure.check(RedirectedOutside):
             self._record(url, read, Verdict("deleted", [], f"{failure.value}", state), site)
