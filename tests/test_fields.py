@@ -332,3 +332,21 @@ def test_extract_prints_what_the_crawler_would_write(tmp_path):
     assert set(first) >= {"url", "published_at", "editor", "source", "description", "tags", "updated_at"}
     # its one line is its one link, a menu's: no text of an article
     assert second == {"file": str(tmp_path / "empty.html"), "invalid": "no article text found on the page"}
+
+
+def test_extract_without_url_resolves_against_the_address_the_page_names_else_says_so(tmp_path):
+    canonical = "<link rel='canonical' href='https://news.example.cn/2024/05/06/1.html'>"
+    named = tmp_path / "named.html"
+    named.write_text(page("记者 孙丽", before=IMAGES, head=canonical), encoding="utf-8")
+    bare = tmp_path / "bare.html"
+    bare.write_text(page("记者 孙丽", before=IMAGES), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "news_crawler.cli.crawler", "extract", str(named), str(bare)],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    first, second = (json.loads(line) for line in result.stdout.splitlines())
+    assert first["url"] == "https://news.example.cn/2024/05/06/1.html" and len(first["images"]) == 3
+    assert all(i["url"].startswith("https://img.example.cn/2024/") for i in first["images"])  # //img... too
+    assert len(second["images"]) < 3 and second["url"] == ""
+    assert f"{bare}: no --url and the page names no address of its own" in result.stderr

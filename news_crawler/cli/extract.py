@@ -1,6 +1,6 @@
 """``news-crawler extract``: the fields the crawler would write for a page, without crawling.
 
-    news-crawler extract FILE... [--url URL] [--content-type CT]
+    news-crawler extract FILE... [--url URL] [--content-type CT]   (no --url: the address the page names)
     news-crawler extract URL
 
 One JSON line a page, in the order given: the feed's fields (``simhash`` included), or
@@ -12,6 +12,8 @@ another http(s) URL). Exits 1 when no page gave an article.
 from __future__ import annotations
 
 import argparse
+import html
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -75,12 +77,34 @@ def cmd_extract(args: argparse.Namespace) -> int:
             except OSError as e:
                 raise UserError(f"cannot read {target}: {e.strerror or e}") from None
             record = {"file": str(path)}
-            record.update(
-                fields_of(body, args.content_type or "text/html", args.url or "", fingerprinter, min_chars, images_max)
-            )
+            url = args.url or saved_from(body)
+            if not url:
+                print(f"{printable(target, 200)}: no --url and the page names no address of its own: "
+                      "relative links and images are left out (give --url)", file=sys.stderr)  # fmt: skip
+            record.update(fields_of(body, args.content_type or "text/html", url, fingerprinter, min_chars, images_max))
         articles += "invalid" not in record
         print(json_line(record), flush=True)
     return 0 if articles else 1
+
+
+# Where a saved page says it came from: a browser's "saved from" comment, its canonical link,
+# og:url, or its <base href>; attributes in either order are not worth a parser here.
+_SAVED_FROM = (
+    re.compile(rb"<!--\s*saved from url=\(\d+\)(https?://[^\s>]+?)\s*-->", re.I),
+    re.compile(rb"<link[^>]+rel=[\"']?canonical[\"']?[^>]+href=[\"']?(https?://[^\"'\s>]+)", re.I),
+    re.compile(rb"<meta[^>]+property=[\"']?og:url[\"']?[^>]+content=[\"']?(https?://[^\"'\s>]+)", re.I),
+    re.compile(rb"<base[^>]+href=[\"']?(https?://[^\"'\s>]+)", re.I),
+)
+
+
+def saved_from(body: bytes) -> str:
+    """The http(s) address a saved page names as its own, or ""."""
+    head = body[:200_000]
+    for pattern in _SAVED_FROM:
+        found = pattern.search(head)
+        if found:
+            return html.unescape(found.group(1).decode("ascii", "replace"))
+    return ""
 
 
 def fetch(url: str, settings: Any) -> tuple[bytes, str, str] | None:
