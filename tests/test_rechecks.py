@@ -293,3 +293,19 @@ def test_a_recheck_reads_every_page_of_an_article_and_a_later_page_that_fails_is
     assert len(version2["body"]) > len(kept[f"{web.url}/news/1.html"]["body"])
     changes = [json.loads(c) for c in redis_client.lrange("news:changes", 0, -1)]
     assert [(c["url"], c["event"]) for c in changes] == [(f"{web.url}/news/1.html", "edited")]
+
+
+def test_a_changed_recheck_after_replans_the_tracked_articles_once(redis_client):
+    from news_crawler.frontier.revisits.rechecks import RecheckSchedule
+
+    hourly = RecheckSchedule(redis_client, "p:rechecks", [3600.0, 7200.0], claim_seconds=30.0)
+    assert hourly.follow_plan() is None  # the first plan: nothing to move
+    hourly.track("http://a.cn/1.html", "标题", "正文的第一句话写在这里。")
+    hourly.track("http://a.cn/2.html", "标题", "正文的第二篇文章写在这里。")
+    assert hourly.claim() == [] and hourly.follow_plan() is None  # unchanged: nothing moves
+    now = RecheckSchedule(redis_client, "p:rechecks", [0.0, 7200.0], claim_seconds=30.0)
+    assert now.follow_plan() == 2  # RECHECK_AFTER=0s,2h now: both due at once
+    assert sorted(url for url, _, _ in now.claim()) == ["http://a.cn/1.html", "http://a.cn/2.html"]
+    assert RecheckSchedule(redis_client, "p:rechecks", [0.0, 7200.0], 30.0).follow_plan() is None  # once
+    none_left = RecheckSchedule(redis_client, "p:rechecks", [], 30.0)  # step 0 is past a plan of no entry
+    assert none_left.follow_plan() == 2 and redis_client.hlen("p:rechecks") == redis_client.zcard("p:rechecks:due") == 0

@@ -58,6 +58,18 @@ class Rechecks:
         if not schedule.after:
             return None
         log = ChangeLog.for_spider(client, crawler.settings, spider.name)
+        try:
+            moved = schedule.follow_plan()
+        except REDIS_ERRORS as e:  # the next run re-plans
+            logger.warning("could not read the recheck plan: %s", e)
+            moved = None
+        if moved is not None:
+            logger.info(
+                "%s: RECHECK_AFTER is now %s: %d tracked articles re-planned to it",
+                spider.name,
+                crawler.settings.get("RECHECK_AFTER"),
+                moved,
+            )
         return cls(crawler, spider, schedule, log, crawler.settings.getbool("RECHECK"))
 
     @property

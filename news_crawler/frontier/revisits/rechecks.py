@@ -127,6 +127,34 @@ class RecheckSchedule:
         due = state.kept_at + self.after[0]
         return bool(self._track(keys=[self.due_key, self.key], args=[url, state.to_json(), due]))
 
+    @property
+    def plan_key(self) -> str:
+        return f"{self.key}:plan"
+
+    def follow_plan(self) -> int | None:
+        """Make the tracked articles' next rechecks those of this ``RECHECK_AFTER`` if the
+        schedule was planned with another: each due ``after[step]`` after it was kept, off the
+        schedule past the last entry. The plan is swapped in one step (``SET ... GET``), so of
+        several workers starting at once one re-plans. How many were re-planned; None when
+        the plan is unchanged."""
+        plan = ",".join(f"{a:g}" for a in self.after)
+        before = self.client.set(self.plan_key, plan, get=True)
+        before = before.decode() if isinstance(before, bytes) else before
+        if before is None or before == plan:
+            return None  # as planned, or the first plan
+        moved = 0
+        for url, raw in self.client.hscan_iter(self.key, count=500):
+            state = ArticleState.from_json(raw)
+            pipe = self.client.pipeline(transaction=False)
+            if state.step >= len(self.after):
+                pipe.zrem(self.due_key, url)
+                pipe.hdel(self.key, url)
+            else:
+                pipe.zadd(self.due_key, {url: state.kept_at + self.after[state.step]}, xx=True)
+            pipe.execute()
+            moved += 1
+        return moved
+
     def claim(self, limit: int = 100) -> list[tuple[str, ArticleState, str]]:
         """The due rechecks, at most ``limit``: ``(url, state, the state as read)``."""
         raw = self._claim(keys=[self.due_key, self.key], args=[self.claim_seconds, limit])
