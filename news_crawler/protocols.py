@@ -52,6 +52,10 @@ class LeasedQueue(Protocol):
         """Put these leases (every lease this worker holds, for None) back in the queue now; how many."""
         ...
 
+    def held_elsewhere(self) -> int:
+        """Leases other workers hold now."""
+        ...
+
 
 @runtime_checkable
 class SeenSet(Protocol):

@@ -228,6 +228,28 @@ def test_at_sigterm_every_request_the_downloader_holds_unstarted_goes_back_not_o
         web.stop()
 
 
+def test_a_crawl_that_finds_its_work_held_by_a_running_crawl_says_so(tmp_path, redis_server, redis_client, texts):
+    import threading
+
+    gate = threading.Event()
+    web = HostileWeb()
+    try:
+        web.prefixes["/news/f"] = lambda path: Page(lambda: gate.wait(300) and article(path, texts[0]["body"]))
+        start = web.add("/flood.html", flood_page(12))  # fewer than CONCURRENT_REQUESTS: all leased at once
+        allow = r"/news/f\d+\.html"
+        first = run_crawl(tmp_path, redis_server.url, "first", [start], allow=allow, wait=False)
+        try:
+            wait_for(lambda: redis_client.zcard("news:requests:inflight") == 12, 120, "every article leased")
+            code, second = run_crawl(tmp_path, redis_server.url, "second", [start], allow=allow)
+        finally:
+            gate.set()
+            first.kill()
+    finally:
+        web.stop()
+    assert code == 0, second[-3000:]
+    assert "news: finished here, the queue empty, while 12 of its requests are held by another worker" in second
+
+
 def test_a_fetch_that_outlives_stop_timeout_goes_back_to_the_queue(tmp_path, redis_server, redis_client, texts):
     web = HostileWeb()
     try:

@@ -174,8 +174,26 @@ class RedisScheduler(Scheduler):
             if loop.running:
                 loop.stop()
         self.outage.probe(self.probe.ping)  # a last chance to write what waited
+        if reason == "finished" and self.leased is not None and not self.outage.down:
+            self._say_who_has_the_work()
         if not self.persist and not self.outage.down:
             self.flush()
+
+    def _say_who_has_the_work(self) -> None:
+        """A run that finds the queue empty while another worker holds requests of its spider
+        (a crawl of the same spider still running) says so, instead of ending in silence."""
+        assert self.leased is not None
+        try:
+            others = self.leased.held_elsewhere()
+        except REDIS_ERRORS:
+            return
+        if others > 0:
+            logger.warning(
+                "%s: finished here, the queue empty, while %d of its requests are held by another worker "
+                "(a crawl of this spider still running?), which fetches them; if it dies, they come back to the queue",
+                self.spider.name,
+                others,
+            )
 
     def __len__(self) -> int:
         if self.outage.down:

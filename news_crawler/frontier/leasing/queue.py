@@ -132,6 +132,10 @@ class LeasedPriorityQueue(Base):
     def in_flight(self) -> int:
         return int(self.server.zcard(self.inflight_key))
 
+    def held_elsewhere(self) -> int:
+        """Leases other workers hold now."""
+        return self.in_flight() - len(self.held)
+
     def reclaim(self) -> int:
         """Requeue the requests of dead workers; returns how many were put back."""
         dead_here: list[bytes] = []
