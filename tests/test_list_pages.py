@@ -167,15 +167,12 @@ def test_a_sitemap_index_of_plain_and_gzipped_sitemaps(tmp_path, redis_server, s
     mirror.add(f"{SITE}/sitemap-2.xml.gz", gzip.compress(urlset(urls[2:4])), "application/x-gzip")  # a file
     mirror.add(f"{SITE}/archive/old.xml", urlset(urls[4:]), "application/xml")  # not matching follow
     children = [f"{SITE}/sitemap-1.xml", f"{SITE}/sitemap-2.xml.gz", f"{SITE}/archive/old.xml"]
-    mirror.add(
-        f"{SITE}/sitemap.xml",
-        (
-            "<?xml version='1.0' encoding='UTF-8'?><sitemapindex>"
-            + "".join(f"<sitemap><loc>{u}</loc></sitemap>" for u in children)
-            + "</sitemapindex>"
-        ).encode(),
-        "application/xml",
-    )
+    index = (
+        "<?xml version='1.0' encoding='UTF-8'?><sitemapindex>"
+        + "".join(f"<sitemap><loc>{u}</loc></sitemap>" for u in children)
+        + "</sitemapindex>"
+    ).encode()
+    mirror.add(f"{SITE}/sitemap.xml.gz", gzip.compress(index), "application/x-gzip")  # the index gzipped too
     mirror.add(f"{SITE}/broken.xml.gz", b"\x1f\x8b\x08\x00" + b"not gzip at all", "application/x-gzip")
     server = serve(mirror)
     try:
@@ -185,7 +182,7 @@ def test_a_sitemap_index_of_plain_and_gzipped_sitemaps(tmp_path, redis_server, s
             redis_server.url,
             url,
             "sitemaps",
-            start_urls=f"{SITE}/sitemap.xml,{SITE}/broken.xml.gz",
+            start_urls=f"{SITE}/sitemap.xml.gz,{SITE}/broken.xml.gz",
             follow=r"/sitemap-\d+\.xml",
         )
     finally:

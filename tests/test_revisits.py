@@ -229,3 +229,11 @@ def test_more_links_bring_the_next_visit_sooner_and_never_extend_it(redis_client
     (kept,) = s.pages()
     assert kept.due == pytest.approx(soon, abs=0.001)
     assert s.more_links("http://b.cn/", 3) is None  # no such page
+
+
+def test_new_links_a_day_count_a_first_visit_under_a_second_ago_as_one_second():
+    from news_crawler.frontier.revisits.estimate import PageState
+
+    state = PageState(interval=60, last=1000.0, since=1000.0, new_total=3)
+    assert state.per_day(1000.0) == state.per_day(1000.5) == 3 * 86400  # never a division by nothing
+    assert state.per_day(1000.0 + 86400) == 3 and state.per_day(1002.0) == 3 * 43200
