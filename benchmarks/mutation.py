@@ -682,6 +682,10 @@ def lua_mutants(packages: list[str]) -> list[Mutant]:
 # Mutants no behaviour can tell from the code, by identity (file | operator | line text),
 # each with its reason. A key whose line is gone no longer matters.
 EQUIVALENT: dict[str, str] = {
+    "news_crawler/dedup/index/generations.py | DropKeywordArgument | "
+    'self.client.set(prefix + "sealed", int(now), nx=True)': (
+        "only the sealed key's existence is read (decide.lua's EXISTS): a second SET rewrites a time nobody reads"
+    ),
     "news_crawler/spiders/sites.py | ReplaceTrueWithFalse | @dataclass(frozen=True)": (
         "frozen only refuses assignment to a Site's fields, and no code assigns to one"
     ),

@@ -44,6 +44,8 @@ def test_a_seen_request_is_filtered_across_runs_unless_dont_filter(make_crawler)
     assert not second.enqueue_request(Request("https://example.com/a"))
     assert second.enqueue_request(Request("https://example.com/a", dont_filter=True))
     assert crawler.stats.get_value("dupefilter/filtered") == 1
+    assert second.enqueue_request(Request("https://example.com/b"))
+    assert crawler.stats.get_value("scheduler/enqueued/redis") == 2  # what was queued, not what was refused
 
 
 def test_unset_persist_means_scrapy_redis_default_and_forgets_at_close(make_crawler, redis_client):

@@ -32,6 +32,11 @@ def test_seed_pushes_start_urls_and_each_is_popped_once(redis_client):
     with pytest.raises(DontCloseSpider):
         second.spider_idle(spider())  # nothing left, but not idle long enough to close
     assert [r.url for r in scheduled] == ["https://a.example/"] and scheduled[0].dont_filter
+    # a seed is a start page as the spider's own are: a list page (one that fails is recorded,
+    # never postponed to be fetched twice), and never an article with an outcome of its own
+    from news_crawler.crawl.meta import is_list_page
+
+    assert is_list_page(scheduled[0]) and scheduled[0].errback is not None
 
 
 def test_seeds_are_not_pushed_again_while_the_last_ones_wait(redis_client):
