@@ -161,3 +161,15 @@ def test_sites_check_reads_a_browser_site_as_a_crawl_does(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     assert "5 match allow (articles)" in run.stdout  # links the list page's script built
     assert f"author       {site.author(0)}" in run.stdout and "ok: 5 article links, 2 of 2 extracted" in run.stdout
+
+
+def test_a_browser_that_crashes_as_it_starts_is_tried_again_then_one_line(tmp_path):
+    crashing = tmp_path / "chromium"
+    crashing.write_text(f"#!/bin/sh\necho started >> {tmp_path / 'starts'}\nkill -SEGV $$\n")
+    crashing.chmod(0o755)
+    cmd = [sys.executable, "-m", "news_crawler.cli.crawler", "sites", "check", "scripted"]
+    cmd += ["-s", f"SITES_FILE={sites_file(tmp_path, 'http://127.0.0.1:9')}", "-s", f"BROWSER_PATH={crashing}"]
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert "the browser did not start (" in run.stderr.strip().splitlines()[-1]
+    assert (tmp_path / "starts").read_text().count("started") == 2  # once more after the crash

@@ -219,8 +219,18 @@ class BrowserFetcher(Fetcher):
             from playwright.sync_api import sync_playwright
         except ImportError:
             raise UserError("render = \"browser\" needs Playwright: pip install 'news-crawler[browser]'") from None
+        from playwright.sync_api import Error as PlaywrightError
+
         self.playwright = sync_playwright().start()
-        self.browser = self.playwright.chromium.launch(**self.options)
+        for attempt in (1, 2):  # a browser that crashes as it starts (a loaded machine) is tried once more
+            try:
+                self.browser = self.playwright.chromium.launch(**self.options)
+                return self
+            except PlaywrightError as e:
+                if attempt == 2:
+                    self.playwright.stop()
+                    first = printable(str(e).strip().splitlines()[0], 200)
+                    raise UserError(f"the browser did not start ({first}): check BROWSER_PATH and try again") from None
         return self
 
     def __exit__(self, *exc: Any) -> None:
