@@ -25,8 +25,9 @@ Bounded as a plain fetch is:
   ``invalid``, the next page gets a new renderer;
 - a document larger than ``DOWNLOAD_MAXSIZE`` (as it arrived unpacked, or as its script built
   it) is ``invalid`` and never read out of the browser;
-- ``window.open`` opens nothing, any other new window (a link with a target, a form) is
-  closed as it opens (counted in ``browser/popups_closed``), and dialogs (``alert``,
+- ``window.open`` opens nothing, a click on a link or a submit of a form with a target is
+  cancelled, any other new window is closed as it opens (counted in
+  ``browser/popups_closed``), and dialogs (``alert``,
   ``confirm``, ``prompt``) are dismissed, as Playwright does with no one to answer them;
 - the browser resolves no host but the site's domains (``--host-resolver-rules``): a
   redirect, a script, a frame or a prefetch that reaches elsewhere fails inside the browser,
@@ -78,8 +79,17 @@ try:
 except ImportError:  # the browser extra is not installed: a browser site says so when it starts
     ScrapyPlaywrightDownloadHandler = object
 
-# Run before any script of a page: a page opens no window of its own.
-NO_WINDOWS = "window.open = function () { return null; };"
+# Run before any script of a page: a page opens no window of its own, neither by
+# window.open nor by a link or a form with a target (their clicks and submits are cancelled
+# before they open one; what still opens is closed at once).
+NO_WINDOWS = """window.open = function () { return null; };
+window.addEventListener("click", function (e) {
+  var a = e.target && e.target.closest ? e.target.closest("a[target], area[target]") : null;
+  if (a && a.target && a.target !== "_self") { e.preventDefault(); }
+}, true);
+window.addEventListener("submit", function (e) {
+  if (e.target && e.target.target && e.target.target !== "_self") { e.preventDefault(); }
+}, true);"""
 # Polled in the page: true once its text (scripts included) has had the same length three
 # polls running, that is for half a second.
 TEXT_SETTLED = """() => {
