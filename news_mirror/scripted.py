@@ -178,6 +178,16 @@ def serve(site: ScriptedSite, host: str = "127.0.0.1", port: int = 0) -> tuple[T
     """Serve ``site`` in a thread; returns the server and its base URL."""
 
     class Handler(BaseHTTPRequestHandler):
+        def answer(self, data: bytes, content_type: str, **headers: str) -> None:
+            """A 200 with ``data`` whole (its length said) and ``headers`` (``_`` for ``-``)."""
+            self.send_response(200)
+            self.send_header("Content-Type", content_type)
+            for name, value in headers.items():
+                self.send_header(name.replace("_", "-"), value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
         def do_GET(self) -> None:  # noqa: N802 - the http.server name
             path = self.path.split("?")[0]
             site.requests.append((self.headers.get("Host", ""), path))
@@ -189,12 +199,7 @@ def serve(site: ScriptedSite, host: str = "127.0.0.1", port: int = 0) -> tuple[T
                 return
             if path == "/a/file.html":
                 data = b"PK\x03\x04" + b"\x00" * 2000
-                self.send_response(200)
-                self.send_header("Content-Type", "application/zip")
-                self.send_header("Content-Disposition", 'attachment; filename="report.zip"')
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.answer(data, "application/zip", Content_Disposition='attachment; filename="report.zip"')
                 return
             if path == "/a/stall.html":
                 self.send_response(200)
@@ -206,22 +211,13 @@ def serve(site: ScriptedSite, host: str = "127.0.0.1", port: int = 0) -> tuple[T
                 return
             if path == "/a/huge.html":  # 12 MB of HTML unpacked, a few kB on the wire
                 data = gzip.compress(b"<html><body><div style='display:none'>" + b"x" * 12_000_000 + b"</div>", 9)
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Encoding", "gzip")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.answer(data, "text/html; charset=utf-8", Content_Encoding="gzip")
                 return
             if path.startswith("/api/") and path.endswith(".json") and path[5:-5].isdigit():
                 n = int(path[5:-5])
                 if 0 <= n < len(site.articles):
-                    data = json.dumps(site.story(n), ensure_ascii=False).encode("utf-8")
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json; charset=utf-8")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
+                    story = json.dumps(site.story(n), ensure_ascii=False).encode()
+                    self.answer(story, "application/json; charset=utf-8")
                     return
             body = site.page(path)
             if path == "/a/hog.html":
@@ -235,12 +231,7 @@ def serve(site: ScriptedSite, host: str = "127.0.0.1", port: int = 0) -> tuple[T
             if body is None:
                 self.send_error(404)
                 return
-            data = body.encode("utf-8")
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self.answer(body.encode("utf-8"), "text/html; charset=utf-8")
 
         def log_message(self, *args: Any) -> None:
             pass
