@@ -28,18 +28,19 @@ def test_latency_of_a_page_that_states_a_time_and_none_otherwise(published, craw
 
 
 def test_the_histogram_counts_every_article_and_its_quantiles_fall_in_the_right_bucket(redis_client):
-    log = LatencyLog(redis_client, "site:latency", keep_days=30, clock=lambda: datetime(2026, 11, 27, 12, tzinfo=UTC))
-    crawled = "2026-11-27T12:00:00+00:00"
+    noon = datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0)  # today: its key lives on
+    log = LatencyLog(redis_client, "site:latency", keep_days=30, clock=lambda: noon)
+    crawled = noon.isoformat()
     for seconds in [1.5] * 50 + [45.0] * 40 + [4000.0] * 10:
         published = datetime.fromtimestamp(datetime.fromisoformat(crawled).timestamp() - seconds, UTC).isoformat()
         assert log.record(published, crawled) == pytest.approx(seconds)
-    assert log.record("2026-11-27", crawled) is None
-    for histogram in (log.histogram(), log.histogram(datetime(2026, 11, 27).date())):
+    assert log.record(noon.date().isoformat(), crawled) is None
+    for histogram in (log.histogram(), log.histogram(noon.date())):
         assert histogram.count == 100 and histogram.total == pytest.approx(50 * 1.5 + 40 * 45 + 10 * 4000)
         assert 1 <= histogram.quantile(0.5) <= 2  # in the (1, 2] bucket
         assert 30 <= histogram.quantile(0.9) <= 60
         assert histogram.cumulative()[-1] == (float("inf"), 100)
-    assert redis_client.ttl("site:latency:2026-11-27") > 0 and redis_client.ttl("site:latency") == -1
+    assert redis_client.ttl(f"site:latency:{noon.date().isoformat()}") > 0 and redis_client.ttl("site:latency") == -1
     assert Histogram.of({}).quantile(0.5) is None and len(Histogram.of({}).buckets) == len(BOUNDS) + 1
 
 

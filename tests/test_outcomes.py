@@ -128,20 +128,23 @@ def test_a_day_is_a_day_of_the_zone_asked_for(redis_client):
 
     from news_crawler.dedup.index import RedisStore
 
-    late = datetime(2026, 11, 27, 17, 30, tzinfo=UTC)  # 01:30 on the 28th in Shanghai
+    # 17:30 UTC today, 01:30 tomorrow in Shanghai (a date of today's: the keys must not have
+    # expired already, as a fixed date's would a month later)
+    late = datetime.now(UTC).replace(hour=17, minute=30, second=0, microsecond=0)
+    day, utc_day = (late + timedelta(days=1)).date().isoformat(), late.date().isoformat()
     shanghai = OutcomeStore(
         redis_client, "sina:outcomes", "sina:attempts", clock=Clock(late), zone=ZoneInfo("Asia/Shanghai")
     )
     shanghai.record(URL, "kept")
-    assert redis_client.hget("sina:outcomes:2026-11-28", URL) and shanghai.counts() == {"kept": 1}
-    midnight = datetime(2026, 11, 28, tzinfo=ZoneInfo("Asia/Shanghai")).timestamp()
-    assert redis_client.expiretime("sina:outcomes:2026-11-28") == midnight + 30 * DAY
+    assert redis_client.hget(f"sina:outcomes:{day}", URL) and shanghai.counts() == {"kept": 1}
+    midnight = datetime.fromisoformat(day).replace(tzinfo=ZoneInfo("Asia/Shanghai")).timestamp()
+    assert redis_client.expiretime(f"sina:outcomes:{day}") == midnight + 30 * DAY
     in_utc = store(redis_client, Clock(late))
     in_utc.record(URL + "?2", "kept")
-    assert redis_client.hget("sina:outcomes:2026-11-27", URL + "?2")
+    assert redis_client.hget(f"sina:outcomes:{utc_day}", URL + "?2")
 
     index = RedisStore(redis_client, "tz", clock=late.timestamp, zone=ZoneInfo("Asia/Shanghai"))
     index.decide("a", 0x0F0F_0F0F_0F0F_0F0F)
     index.decide("b", 0x0F0F_0F0F_0F0F_0F0E)
-    assert index.counts()["drops:2026-11-28"] == 1
-    assert index.forget("b") == "dropped" and index.counts().get("drops:2026-11-28", 0) == 0
+    assert index.counts()[f"drops:{day}"] == 1
+    assert index.forget("b") == "dropped" and index.counts().get(f"drops:{day}", 0) == 0

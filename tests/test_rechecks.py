@@ -216,21 +216,25 @@ def test_a_recheck_claimed_by_a_worker_that_died_is_due_again_when_its_claim_run
 def test_the_change_log_counts_an_event_on_its_day_of_timezone_not_of_utc(redis_client):
     """01:30 in Shanghai is still yesterday in UTC: the event counts on the Shanghai day, whose
     count key lives until that day's midnight there plus OUTCOMES_KEEP_DAYS."""
-    from datetime import UTC, date, datetime
+    from datetime import UTC, datetime, timedelta
     from zoneinfo import ZoneInfo
 
     from news_crawler.outcomes.changes import ChangeLog
 
     shanghai = ZoneInfo("Asia/Shanghai")
-    now = datetime(2026, 12, 1, 17, 30, tzinfo=UTC)  # 2026-12-02 01:30 in Shanghai
+    # today 17:30 UTC, 01:30 tomorrow in Shanghai (today's date: the count key must not have
+    # expired already, as a fixed date's would some days later)
+    utc_day = datetime.now(UTC).date()
+    day = utc_day + timedelta(days=1)
+    now = datetime(utc_day.year, utc_day.month, utc_day.day, 17, 30, tzinfo=UTC)
     log = ChangeLog(redis_client, "t:changes", shanghai, keep_days=2, clock=lambda: now)
     entry = log.record("http://a.test/1", "a", "edited", 2, ["body"])
-    assert entry["at"] == "2026-12-01T17:30:00+00:00" and log.today() == date(2026, 12, 2)
-    assert log.counts(date(2026, 12, 2)) == {"edited": 1} and log.counts(date(2026, 12, 1)) == {}
-    midnight = datetime(2026, 12, 2, tzinfo=shanghai).timestamp()
-    assert redis_client.expiretime("t:changes:counts:2026-12-02") == int(midnight) + 2 * 86400
-    assert [e["url"] for e in log.on(date(2026, 12, 2), shanghai)] == ["http://a.test/1"]
-    assert log.on(date(2026, 12, 1), shanghai) == []
+    assert entry["at"] == now.isoformat() and log.today() == day
+    assert log.counts(day) == {"edited": 1} and log.counts(utc_day) == {}
+    midnight = datetime(day.year, day.month, day.day, tzinfo=shanghai).timestamp()
+    assert redis_client.expiretime(f"t:changes:counts:{day.isoformat()}") == int(midnight) + 2 * 86400
+    assert [e["url"] for e in log.on(day, shanghai)] == ["http://a.test/1"]
+    assert log.on(utc_day, shanghai) == []
 
 
 def test_a_line_counts_from_exactly_min_line_characters_and_one_kept_line_is_no_article():
