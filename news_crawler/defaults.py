@@ -219,3 +219,30 @@ RECHECK_AFTER = "1h,6h,1d,3d,7d"
 RECHECK = False
 RECHECK_KEY = "%(spider)s:rechecks"
 CHANGES_KEY = "%(spider)s:changes"
+
+# Site alerts (ops/alerting.py): after every finished crawl (in watch, every
+# ALERTS_WATCH_INTERVAL seconds) each site is judged against its own last ALERTS_HISTORY runs
+# (fewer than ALERTS_MIN_RUNS: not judged): no_articles (kept none where it usually keeps
+# some), extraction (the share of new articles with a body, an author or a time fell by
+# ALERTS_SHARE_DROP, or the median body below ALERTS_LENGTH_RATIO of its usual; runs of at
+# least ALERTS_MIN_ARTICLES new articles), failures (a start page failed, or more than
+# ALERTS_FAILED_SHARE of the fetches). Its history and alerts are under HEALTH_KEY.
+ALERTS_ENABLED = True
+ALERTS_HISTORY = 7
+ALERTS_MIN_RUNS = 3
+ALERTS_MIN_ARTICLES = 3
+ALERTS_SHARE_DROP = 0.4
+ALERTS_LENGTH_RATIO = 0.4
+ALERTS_FAILED_SHARE = 0.5
+ALERTS_WATCH_INTERVAL = 3600.0
+HEALTH_KEY = "%(spider)s:health"
+# Where alerts go, at most one a site and kind a day, and one "recovered" when it clears: an
+# HTTP POST of JSON to ALERTS_WEBHOOK_URL; mail through ALERTS_SMTP_URL
+# (smtp://[user:password@]host:port, STARTTLS when offered) to ALERTS_EMAIL_TO (addresses,
+# comma-separated) from ALERTS_EMAIL_FROM. A channel that does not answer within
+# ALERTS_TIMEOUT seconds failed: one log line, the crawl goes on.
+ALERTS_WEBHOOK_URL = ""
+ALERTS_SMTP_URL = ""
+ALERTS_EMAIL_TO = ""
+ALERTS_EMAIL_FROM = "news-crawler@localhost"
+ALERTS_TIMEOUT = 5.0

@@ -28,6 +28,7 @@ LOG_FORMATTER = "news_crawler.crawl.logformatter.ArticleLogFormatter"  # an arti
 EXTENSIONS = {
     "news_crawler.crawl.redact.RedactSecrets": 0,
     "news_crawler.crawl.summary.CrawlSummary": 500,
+    "news_crawler.ops.alerting.SiteAlerts": 510,  # each site judged against its own runs (docs/alerts.md)
     "news_crawler.crawl.quickstop.QuickStop": 600,  # a stop within STOP_TIMEOUT seconds of SIGTERM
     "scrapy.extensions.feedexport.FeedExporter": None,  # FEEDS are written by ScrapyFeedsPipeline
 }

@@ -5,6 +5,7 @@ news-crawler daily [-s NAME=VALUE ...]
 news-crawler watch [SITE ...] [--for SECONDS]
 news-crawler recheck [SITE ...]
 news-crawler changes [--site S] [--since ISO8601] [--json]
+news-crawler alerts [--site S] [--since ISO8601] [--json]
 news-crawler history URL
 news-crawler status [--json]
 news-crawler outcomes [--site S] [--outcome O] [--day D] [--limit N] [--json]
@@ -28,6 +29,7 @@ import redis
 from news_crawler import connection
 from news_crawler.cli import (
     adopt,
+    alerts,
     cluster,
     crawl,
     daily,
@@ -52,7 +54,21 @@ def build_parser() -> argparse.ArgumentParser:
         prog="news-crawler", description=__doc__.split("\n\n")[0].replace("``", ""), fromfile_prefix_chars="@"
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (crawl, daily, watch, recheck, status, outcomes, metrics, report, cluster, adopt, sites, extract):
+    for module in (
+        crawl,
+        daily,
+        watch,
+        recheck,
+        alerts,
+        status,
+        outcomes,
+        metrics,
+        report,
+        cluster,
+        adopt,
+        sites,
+        extract,
+    ):
         module.register(sub)
     return parser
 

@@ -64,6 +64,18 @@ class RedisCollector:
             for outcome, n in row["outcomes_today"].items():
                 outcomes.add_metric([site, outcome], n)
         yield outcomes
+        from news_crawler.ops.health import KINDS
+
+        health = GaugeMetricFamily(
+            f"{PREFIX}_site_health",
+            "1 while a site alert of this kind is open (docs/alerts.md), else 0; sites judged at least once",
+            labels=["site", "kind"],
+        )
+        for row in report["spiders"].values():
+            for site, h in row.get("health", {}).items():
+                for kind in KINDS:
+                    health.add_metric([site, kind], 1 if kind in h["alerts"] else 0)
+        yield health
         latency = HistogramMetricFamily(
             f"{PREFIX}_discovery_latency_seconds",
             "seconds from an article's published_at to its crawled_at, of every kept article whose page states a time",

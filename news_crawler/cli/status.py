@@ -19,6 +19,7 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
     from news_crawler.connection import spider_key
     from news_crawler.frontier.bloom import BloomDupeFilter
     from news_crawler.frontier.revisits.rechecks import RecheckSchedule
+    from news_crawler.ops.health import HealthLog
     from news_crawler.outcomes.changes import ChangeLog
     from news_crawler.outcomes.latency import LatencyLog
     from news_crawler.outcomes.store import OutcomeStore
@@ -44,7 +45,8 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
         log = ChangeLog.for_spider(client, settings, name)
         changes, changes_today = log.counts(), log.counts(log.today())
         rechecks_due = RecheckSchedule.for_spider(client, settings, name).due()
-        if queued or in_flight or seen or seeds or today or watched:
+        health = site_health(HealthLog.for_spider(client, settings, name))
+        if queued or in_flight or seen or seeds or today or watched or health:
             out[name] = {
                 "queued": queued,
                 "in_flight": in_flight,
@@ -57,9 +59,24 @@ def spider_status(client: Any, settings: Any, names: list[str]) -> dict[str, dic
                 "changes": changes,  # edits and deletions rechecks found, all told
                 "changes_today": changes_today,
                 "rechecks_due": rechecks_due,
+                "health": health,
             }
             if estimated:
                 out[name]["seen_urls_estimated"] = True
+    return out
+
+
+def site_health(log: Any) -> dict[str, dict[str, Any]]:
+    """Each site's health: its last run's time, the kinds judged then, and its open alerts
+    (``{kind: {"since", "detail"}}``); ``judged`` empty: too few runs to judge yet."""
+    open_alerts = log.open_alerts()
+    out = {}
+    for site, last in sorted(log.last_runs().items()):
+        out[site] = {
+            "at": last["at"],
+            "judged": last["judged"],
+            "alerts": {kind: a for (s, kind), a in sorted(open_alerts.items()) if s == site},
+        }
     return out
 
 
@@ -176,6 +193,17 @@ def print_report(report: dict[str, Any]) -> None:
                 f"{printable(name + ' ' + page['url'], 47):<48}{duration(page['interval']):>9}"
                 f"{duration(max(page['next_in'], 0)):>9}{per_day:>9}  {visits}"
             )
+    health = [(site, h) for row in report["spiders"].values() for site, h in row.get("health", {}).items()]
+    if health:
+        print("site health (news-crawler alerts lists what was sent):")
+        for site, h in health:
+            if h["alerts"]:
+                state = "; ".join(
+                    f"{kind} since {a['since']}: {printable(a['detail'], 200)}" for kind, a in h["alerts"].items()
+                )
+            else:
+                state = "ok" if h["judged"] else "not judged yet (fewer than ALERTS_MIN_RUNS runs)"
+            print(f"  {printable(site, 20):<20} {state}")
     d = report["dedup"]
     print(
         f"near-duplicate index '{d['namespace']}': {d['fingerprints']} fingerprints, {d['kept']} kept, "

@@ -40,6 +40,12 @@ RANGES: dict[str, tuple[float, float]] = {
     "DEDUP_GENERATION_DAYS": (0.001, 36_500),
     "REVISIT_MIN": (0.1, 86_400 * 365),
     "REVISIT_MAX": (0.1, 86_400 * 365),
+    "ALERTS_HISTORY": (1, 60),  # a site keeps its last 60 runs
+    "ALERTS_MIN_RUNS": (1, 60),
+    "ALERTS_SHARE_DROP": (0.01, 1),
+    "ALERTS_LENGTH_RATIO": (0, 1),
+    "ALERTS_FAILED_SHARE": (0, 1),
+    "ALERTS_TIMEOUT": (0.1, 300),
 }
 CHOICES: dict[str, tuple[str, ...]] = {
     "REDIS_CLUSTER": ("auto", "yes", "no"),
@@ -69,6 +75,8 @@ NON_NEGATIVE = (
     "DEDUP_DROPS_MAX",
     "DEDUP_SENTENCE_MIN_CHARS",
     "DEDUP_RETENTION_DAYS",
+    "ALERTS_MIN_ARTICLES",
+    "ALERTS_WATCH_INTERVAL",
 )
 
 
@@ -149,6 +157,9 @@ def check_values(settings: Any) -> None:
                 raise UserError(f"setting RECHECK_AFTER={value!r}: {e}") from None
         if name == "REDIS_URL" and typed:
             check_redis_url(str(typed))
+    from news_crawler.ops.alerting import check_alert_settings
+
+    check_alert_settings(settings)
 
 
 def check_redis_url(url: str) -> None:

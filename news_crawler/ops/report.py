@@ -51,6 +51,8 @@ class ReportData:
     failures: list[dict[str, str]]  # today's: site, url, outcome, reason, time
     latency: dict[str, Histogram] = field(default_factory=dict)  # today's discovery latency, by site
     changes: list[dict[str, Any]] = field(default_factory=list)  # today's edits and deletions
+    # each site judged: {"site", "judged": [kinds], "alerts": {kind: {"since", "detail"}}}
+    health: list[dict[str, Any]] = field(default_factory=list)
 
 
 def gather(
@@ -62,6 +64,7 @@ def gather(
     today: date | None = None,
 ) -> ReportData:
     """What the report shows, read from Redis."""
+    from news_crawler.ops.health import HealthLog
     from news_crawler.outcomes.changes import ChangeLog
     from news_crawler.outcomes.latency import LatencyLog
     from news_crawler.outcomes.store import OutcomeStore, latest_outcomes
@@ -69,8 +72,13 @@ def gather(
     tz = zone(settings)
     today = today or datetime.now(tz).date()
     span = [today - timedelta(days=n) for n in range(days - 1, -1, -1)]
-    sites, latency, changes = [], {}, []
+    sites, latency, changes, health = [], {}, [], []
     for name in spiders:
+        log = HealthLog.for_spider(client, settings, name)
+        open_alerts = log.open_alerts()
+        for site, last in sorted(log.last_runs().items()):
+            alerts = {kind: a for (s, kind), a in sorted(open_alerts.items()) if s == site}
+            health.append({"site": site, "judged": last["judged"], "alerts": alerts})
         changes += ChangeLog.for_spider(client, settings, name).on(today, tz)
         histogram = LatencyLog.for_spider(client, settings, name).histogram(today)
         if histogram.count:
@@ -93,7 +101,7 @@ def gather(
         if r["outcome"] in ("failed", "given_up", "error", "gone")
     ][:500]
     changes.sort(key=lambda e: e["at"], reverse=True)
-    return ReportData(zone_name(tz), today, span, sites, drops, failures, latency, changes)
+    return ReportData(zone_name(tz), today, span, sites, drops, failures, latency, changes, health)
 
 
 def _change(now: int, before: int | None) -> str:
@@ -153,6 +161,19 @@ def _latency_cell(histogram: Histogram | None) -> str:
     )
 
 
+def _health_row(h: dict[str, Any]) -> str:
+    """A site's open alerts, one row each; or one row saying it is healthy or not yet judged."""
+    site = html.escape(h["site"])
+    if not h["alerts"]:
+        state = "ok" if h["judged"] else "not judged yet (too few runs)"
+        return f'<tr data-site="{site}"><td>{site}</td><td>{state}</td><td></td><td></td></tr>'
+    return "".join(
+        f'<tr class="flagged" data-site="{site}"><td>{site}</td><td class="flag">{html.escape(kind)}</td>'
+        f"<td>{html.escape(a['since'])}</td><td>{html.escape(a['detail'])}</td></tr>"
+        for kind, a in h["alerts"].items()
+    )
+
+
 def render(data: ReportData) -> str:
     """The report as one HTML page."""
     yesterday = data.today - timedelta(days=1)
@@ -196,6 +217,7 @@ def render(data: ReportData) -> str:
         f"<td>{html.escape(f['outcome'])}</td><td>{html.escape(f['reason'])}</td></tr>"
         for f in data.failures
     )
+    health = "".join(_health_row(h) for h in data.health)
     header = "".join(f"<th>{c} (vs. the day before)</th>" for c in COLUMNS)
     by_event = Counter((e["site"], e["event"]) for e in data.changes)
     changed_sites = sorted({e["site"] for e in data.changes})
@@ -225,6 +247,9 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; ver
 <span style="color:#e8833a">dropped</span>, <span style="color:#aaa">gray: no data</span>.</p>
 <table id="sites"><tr><th>site</th>{header}<th>discovery latency today: median, 90%</th>
 <th>kept and dropped a day</th></tr>{"".join(rows)}</table>
+<h2>Site health (each site against its own recent runs)</h2>
+<table id="health"><tr><th>site</th><th>health</th><th>since</th>
+<th>what this run gave, against the usual</th></tr>{health}</table>
 <h2>Most reprinted stories today</h2>
 <table id="stories"><tr><th>story (the article kept first)</th><th>copies dropped today</th>
 <th>copied by</th></tr>{reprinted}</table>
