@@ -150,6 +150,10 @@ DAILY_SPIDERS: list[str] = []
 DEDUP_ENABLED = True
 DEDUP_NAMESPACE = "news"
 DEDUP_MAX_DISTANCE = 3
+# Which copy of a story is kept, its original: "earliest", the earliest published (a copy
+# published more than a minute before the kept one takes its place, which becomes a copy of
+# it); "first", the first decided. Copies without a published_at keep the first decided.
+DEDUP_ORIGINAL = "earliest"
 DEDUP_IDF_PATH = ""
 DEDUP_STOP_WORDS_PATH = ""
 DEDUP_TOPIC_WORDS: list[str] = []

@@ -47,4 +47,5 @@ FEED_FIELDS = (
     "tags",
     "updated_at",
     "version",
+    "supersedes",
 )

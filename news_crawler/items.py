@@ -20,6 +20,9 @@ class ArticleItem(scrapy.Item):
     tags = scrapy.Field()  # the page's own keywords and tags
     updated_at = scrapy.Field()  # ISO 8601, when the page states a modification, else ""
     version = scrapy.Field()  # 1 as first kept; n >= 2 for the edits a recheck found
+    # the URLs of the articles kept before that this one replaced as its story's original
+    # (published earlier: DEDUP_ORIGINAL); absent otherwise
+    supersedes = scrapy.Field()
     encoding = scrapy.Field()  # how the page was decoded
     invalid_reason = scrapy.Field()  # set by the spider when it knows the page is unusable
     invalid_kind = scrapy.Field()  # that reason's stat: articles/invalid_reason/<kind>

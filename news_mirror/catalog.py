@@ -7,11 +7,14 @@ import html
 import random
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 
 from news_crawler.extraction import extract_article
 from news_crawler.extraction.decode import decode_html
 from news_crawler.spiders.sites import Site, load_sites
 from news_mirror.data import SHIPPED_DATA, Data
+
+BEIJING = timezone(timedelta(hours=8))
 
 # Saved pages by portal: (data set, page id or manifest site).
 BUILTIN_SITES = load_sites()  # the portals the mirror serves, as the product declares them
@@ -103,7 +106,21 @@ def _strip_charset(raw: bytes) -> bytes:
     return re.sub(rb"<meta[^>]+charset[^>]*>", b"", raw, flags=re.I)
 
 
-def _reprint_html(title: str, body: str, site: str, source: str, rng: random.Random) -> str:
+def _reprint_time(published: str, url: str) -> str:
+    """When a reprint shows it was published: two to nine hours after its original (in +08:00,
+    as a page without a zone is read); "" when the original names no time of day."""
+    try:
+        when = datetime.fromisoformat(published) if published else None
+    except ValueError:
+        when = None
+    if when is None or len(published) == 10:
+        return ""
+    when = when if when.tzinfo else when.replace(tzinfo=BEIJING)
+    hours = random.Random(url).randint(2, 9)
+    return (when.astimezone(BEIJING) + timedelta(hours=hours)).strftime("%Y-%m-%d %H:%M")
+
+
+def _reprint_html(title: str, body: str, site: str, source: str, rng: random.Random, shown: str) -> str:
     lines = [line for line in body.splitlines() if line.strip()]
     for _ in range(3):  # a few characters edited
         i = rng.randrange(len(lines))
@@ -120,11 +137,12 @@ def _reprint_html(title: str, body: str, site: str, source: str, rng: random.Ran
         rng.choice(REPRINT_BOILERPLATE),
     ]
     headline = rng.choice(REPRINT_HEADLINES).format(title)
+    fallback = f"2020-11-2{rng.randrange(10)} 10:3{rng.randrange(10)}"  # drawn always: the sample stays the same
     ps = "\n".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
     return (
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(headline)}_{site}</title></head>'
         f'<body><div class="nav"><a href="/">首页</a> <a href="/news/">新闻</a></div>'
-        f'<h1>{html.escape(headline)}</h1><div class="info">2020-11-2{rng.randrange(10)} 10:3{rng.randrange(10)} '
+        f'<h1>{html.escape(headline)}</h1><div class="info">{shown or fallback} '
         f'来源：{source}</div><div class="article">{ps}</div>'
         f'<div class="footer">关于我们 | 联系我们 | 版权声明</div></body></html>'
     )
@@ -181,7 +199,8 @@ def build_catalog(data: Data = SHIPPED_DATA, reprints: int = 8, seed: int = 7) -
         site = bare[0] if bare else rng.choice([s for s in sites if s != original.site])
         article = articles[original.url]
         url = URL_MAKERS[site](f"reprint-{k}-{original.url}")
-        body = _reprint_html(article.title, article.body, site, original.site, rng).encode("utf-8")
+        shown = _reprint_time(article.published_at, url)
+        body = _reprint_html(article.title, article.body, site, original.site, rng, shown).encode("utf-8")
         catalog.add(
             Page(
                 url,

@@ -78,3 +78,15 @@ def project_crawler(spidercls=None, settings_dict=None):
     from scrapy.utils.test import get_crawler
 
     return get_crawler(spidercls, {"ADDONS": {"news_crawler.addon.NewsCrawler": 0}, **(settings_dict or {})})
+
+
+def superseded(items: list[dict]) -> set[str]:
+    """The URLs of kept articles an earlier copy of their story replaced as its original
+    (``DEDUP_ORIGINAL``): the feed holds them, the index holds them as copies."""
+    return {url for item in items for url in item.get("supersedes", ())}
+
+
+def originals(items: list[dict]) -> list[dict]:
+    """The kept articles that are their story's original now."""
+    replaced = superseded(items)
+    return [item for item in items if item["url"] not in replaced]

@@ -8,6 +8,7 @@ import pytest
 
 from news_crawler.connection.embedded import stop_server
 from news_crawler.dedup.fingerprint.text import normalize
+from news_crawler.dedup.index.generations import FORMAT
 
 
 def run(args, stdin="", env=None):
@@ -370,7 +371,7 @@ def test_an_index_of_another_format_gives_one_line_and_forget_all_clears_it(redi
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip().splitlines() == [
         "news-dedup: the index in namespace 'legacy' holds index keys with no format version; this version reads "
-        "format 5 only: use a new DEDUP_NAMESPACE, or remove the old index with "
+        f"format {FORMAT.decode()} only: use a new DEDUP_NAMESPACE, or remove the old index with "
         "`news-dedup forget --all --namespace legacy`"
     ]
     assert run(["forget", *common]).returncode == 2  # neither ids nor --all
@@ -379,7 +380,7 @@ def test_an_index_of_another_format_gives_one_line_and_forget_all_clears_it(redi
     assert redis_client.llen("legacy:requests") == 1
     again = run(["check", *common, "-"], line)
     assert again.returncode == 0 and json.loads(again.stdout)["duplicate_of"] is None
-    assert redis_client.get("legacy:format") == b"5" and redis_client.exists("legacy:g0:held")
+    assert redis_client.get("legacy:format") == FORMAT and redis_client.exists("legacy:g0:held")
 
 
 def test_settings_go_after_the_subcommand_as_for_scrapy_crawl(redis_server, redis_client, corpus):
@@ -397,7 +398,42 @@ def test_settings_go_after_the_subcommand_as_for_scrapy_crawl(redis_server, redi
         corpus,
     )
     assert out.returncode == 0, out.stderr
-    assert redis_client.get("after:format") == b"5"  # the namespace -s named
+    assert redis_client.get("after:format") == FORMAT  # the namespace -s named
     assert "DEDUP_MAX_DISTNCE is not a setting" in out.stderr and "did you mean DEDUP_MAX_DISTANCE?" in out.stderr
     bad = run(["stats", "-s", "NOEQUALS"])
     assert bad.returncode == 2 and bad.stderr.strip() == "news-dedup: -s takes NAME=VALUE, got 'NOEQUALS'"
+
+
+def test_check_keeps_the_earliest_published_copy_and_names_what_it_supersedes(
+    redis_server, redis_client, sina_articles
+):
+    a, b = sina_articles[2], sina_articles[3]
+    lines = [
+        {"id": "reprint", "body": "来源：人民网\n" + a["body"], "published_at": "2018-06-02T15:00:00+08:00"},
+        {"id": "copy", "body": a["body"] + "\n责任编辑：王五"},  # no time: dropped onto the kept one
+        {"id": "original", "body": a["body"], "published_at": "2018-06-02 10:00"},  # no offset: TIMEZONE's
+        {"id": "later", "body": a["body"], "published_at": "2018-06-03"},
+        {"id": "unique", "body": b["body"], "published_at": "2018-06-01T00:00:00Z"},
+        {"id": "bad", "body": b["body"], "published_at": "6月2日"},
+        {"id": "number", "body": b["body"], "published_at": 1528000000},
+    ]
+    stdin = "\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n"
+    out = run(
+        ["check", "--redis-url", redis_server.url, "--namespace", "orig", "-s", "TIMEZONE=Asia/Shanghai", "-"], stdin
+    )
+    assert out.returncode == 0, out.stderr
+    reprint, copy, original, later, unique, bad, number = [json.loads(x) for x in out.stdout.splitlines()]
+    assert reprint["duplicate_of"] is None and copy["duplicate_of"] == "reprint"
+    assert original["duplicate_of"] is None and original["supersedes"] == ["reprint"]
+    assert later["duplicate_of"] == "original" and "supersedes" not in later
+    assert unique["duplicate_of"] is None and "supersedes" not in unique  # a story of its own supersedes nothing
+    assert bad == {"id": "bad", "error": "line 6: published_at '6月2日' is not an ISO 8601 time"}
+    assert number == {"id": "number", "error": 'line 7: "published_at" must be a string (ISO 8601)'}
+    # every copy's story is the original's now
+    story = run(["story", "copy", "--redis-url", redis_server.url, "--namespace", "orig"])
+    rows = [json.loads(x) for x in story.stdout.splitlines()]
+    assert rows[0]["id"] == "original" and {r["id"] for r in rows[1:]} == {"reprint", "copy", "later"}
+    # --original first: the first decided stays the original
+    first = run(["check", "--redis-url", redis_server.url, "--namespace", "first", "--original", "first", "-"], stdin)
+    decided = [json.loads(x) for x in first.stdout.splitlines()]
+    assert decided[2]["duplicate_of"] == "reprint" and "supersedes" not in decided[2]

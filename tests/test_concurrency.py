@@ -8,6 +8,7 @@ import pytest
 
 from news_crawler.dedup.fingerprint import UnusableText, distance
 from news_crawler.dedup.index import Document, RedisStore, SentenceRule
+from news_crawler.dedup.index.generations import FORMAT
 
 WORKERS = 4
 
@@ -161,4 +162,4 @@ def test_processes_starting_one_fresh_index_never_see_a_format_error(redis_serve
     for p in procs:
         p.join(120)
     assert [p.exitcode for p in procs] == [0] * 6
-    assert all(redis_client.get(f"fresh-{n}:format") == b"5" for n in range(ROUNDS))
+    assert all(redis_client.get(f"fresh-{n}:format") == FORMAT for n in range(ROUNDS))

@@ -351,7 +351,17 @@ def test_the_report_escapes_every_link_and_text_a_page_controls():
         date(2026, 11, 27),
         [date(2026, 11, 27)],
         [],
-        [{"id": hostile, "duplicate_of": hostile + "&c", "distance": 1, "rule": "simhash<b>", "time": ""}],
+        [
+            {
+                "id": hostile,
+                "duplicate_of": hostile + "&c",
+                "distance": 1,
+                "rule": "simhash<b>",
+                "time": "",
+                "site": "<i>copier</i>",  # a site's name is the user's, yet shown escaped too
+                "original_site": "<i>original</i>",
+            }
+        ],
         [{"site": "<i>s</i>", "url": hostile, "outcome": "failed", "reason": 'HTTP 503 "<&>"', "time": ""}],
     )
     out = render(data)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from news_crawler.dedup.index.generations import FORMAT
 from tests.crawl_helpers import ROOT
 from tests.hostile_web import HostileWeb, article, list_page
 from tests.redis_server import TestServer, free_port
@@ -80,7 +81,7 @@ def test_an_index_of_another_format_stops_a_crawl_before_it_starts(redis_server,
         assert result.returncode == 2, cmd
         assert one_line(result).endswith(
             "the index in namespace 'oldfmt' holds index keys with no format version; "
-            "this version reads format 5 only: use a new DEDUP_NAMESPACE, or remove the "
+            f"this version reads format {FORMAT.decode()} only: use a new DEDUP_NAMESPACE, or remove the "
             "old index with `news-dedup forget --all --namespace oldfmt`"
         ), cmd
 

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from news_crawler.dedup.index import Document, RedisStore, SentenceRule
+from news_crawler.dedup.index.generations import FORMAT
 
 DAY = 86_400
 
@@ -218,5 +219,5 @@ def test_an_index_of_another_format_stops_with_one_line(redis_client):
         RedisStore(redis_client, "old").decide("a", 1)
     RedisStore(redis_client, "other").decide("a", 1)
     redis_client.set("other:format", "0")
-    with pytest.raises(IndexFormatError, match="holds format 0; this version reads format 5 only"):
+    with pytest.raises(IndexFormatError, match=f"holds format 0; this version reads format {FORMAT.decode()} only"):
         RedisStore(redis_client, "other").lookup("a")

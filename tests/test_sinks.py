@@ -9,6 +9,7 @@ from datetime import datetime
 
 import pytest
 
+from news_crawler.pipelines.postgres import SCHEMA_VERSION
 from news_mirror.server import start
 from tests.crawl_helpers import crawl, load, wait_for
 
@@ -81,7 +82,7 @@ def test_every_sink_holds_what_the_feed_holds_after_a_crawl_of_the_mirror(
     scrapy_feed = {line.split(",")[0] for f in tmp_path.glob("scrapy-*.csv") for line in f.read_text().splitlines()[1:]}
     assert scrapy_feed == {i["url"] for i in items}
     with psycopg.connect(database.url) as conn:
-        assert conn.execute("SELECT version FROM news_crawler_schema").fetchall() == [(1,)]
+        assert conn.execute("SELECT version FROM news_crawler_schema").fetchall() == [(SCHEMA_VERSION,)]
 
 
 def test_a_database_stopped_mid_crawl_loses_nothing_and_duplicates_nothing(
@@ -146,7 +147,7 @@ def test_a_database_that_cannot_be_used_is_one_line(database):
         conn.execute("CREATE TABLE news_crawler_schema (version integer NOT NULL)")
         conn.execute("INSERT INTO news_crawler_schema VALUES (7)")
     said = open_with(database.url)
-    assert "schema version 7, this crawler writes version 1" in said
+    assert f"schema version 7, this crawler writes version {SCHEMA_VERSION}" in said
 
 
 def test_a_new_version_replaces_the_row_and_the_one_before_moves_to_article_versions(database, redis_server):

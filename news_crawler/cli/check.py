@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from datetime import UTC, tzinfo
+from functools import partial
 from typing import IO, Any
 
 from news_crawler.cli.check_workers import chunks, parse_in_workers
 from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText, to_hex
 from news_crawler.dedup.index import Document, FingerprintStore
+from news_crawler.dedup.index.base import published_span
 
 CHECK_CHUNK = 256
 READ_BLOCK = 1 << 20
@@ -60,8 +63,11 @@ def _decode(line: bytes | str, lineno: int) -> tuple[Any, str]:
         return None, f"line {lineno}: not JSON ({e.msg})"
 
 
-def parse_line(line: bytes | str, lineno: int, fingerprinter: Fingerprinter) -> Document | dict[str, Any]:
-    """The ``Document`` of a usable line, else the error record to print for it."""
+def parse_line(
+    line: bytes | str, lineno: int, fingerprinter: Fingerprinter, zone: tzinfo = UTC
+) -> Document | dict[str, Any]:
+    """The ``Document`` of a usable line, else the error record to print for it. A
+    ``published_at`` without an offset (or a date alone) is in ``zone``."""
     doc, error = _decode(line, lineno)
     if error:
         return {"id": None, "error": error}
@@ -75,6 +81,13 @@ def parse_line(line: bytes | str, lineno: int, fingerprinter: Fingerprinter) -> 
             "id": raw_id if isinstance(raw_id, (str, int)) else None,
             "error": f'line {lineno}: "id" must be a non-empty string',
         }
+    published_at = doc.get("published_at")
+    if published_at is not None and not isinstance(published_at, str):
+        return {"id": raw_id, "error": f'line {lineno}: "published_at" must be a string (ISO 8601)'}
+    try:
+        published = published_span(published_at or "", zone)
+    except ValueError as e:
+        return {"id": raw_id, "error": f"line {lineno}: {e}"}
     body = doc.get("body")
     if body is None and isinstance(doc.get("html"), str):
         from news_crawler.extraction import extract_article
@@ -88,23 +101,27 @@ def parse_line(line: bytes | str, lineno: int, fingerprinter: Fingerprinter) -> 
         fp = fingerprinter.fingerprint(body, title)
     except UnusableText as e:
         return {"id": raw_id, "error": str(e)}
-    return Document(raw_id, fp.value, fp.sentences, fp.length)
+    return Document(raw_id, fp.value, fp.sentences, fp.length, published)
 
 
 def check(
-    lines: Iterable[bytes | str], fingerprinter: Fingerprinter, store: FingerprintStore, workers: int = 1
+    lines: Iterable[bytes | str],
+    fingerprinter: Fingerprinter,
+    store: FingerprintStore,
+    workers: int = 1,
+    zone: tzinfo = UTC,
 ) -> Iterator[dict]:
     """One decision (or error) per input line, in input order. Lines are parsed and
     fingerprinted ``CHECK_CHUNK`` at a time, in ``workers`` processes when more than one,
     and each chunk is decided in one batch. A replayed id (decided before) gets its earlier
-    decision and stored simhash back, marked ``"replay": true``."""
+    decision and stored simhash back, marked ``"replay": true``; a line kept as its story's
+    original in place of lines kept before names them in ``"supersedes"``."""
     source = chunks(lines, CHECK_CHUNK)
+    parse = partial(parse_line, zone=zone)
     if workers > 1:
-        parsed = parse_in_workers(source, fingerprinter, parse_line, workers)
+        parsed = parse_in_workers(source, fingerprinter, parse, workers)
     else:
-        parsed = (
-            [parse_line(line, first + i, fingerprinter) for i, line in enumerate(block)] for first, block in source
-        )
+        parsed = ([parse(line, first + i, fingerprinter) for i, line in enumerate(block)] for first, block in source)
     for batch in parsed:
         yield from _decide(batch, store)
 
@@ -116,9 +133,16 @@ def _decide(batch: list[dict | Document], store: FingerprintStore) -> Iterator[d
             yield p
             continue
         d = next(decisions)
-        out = {"id": d.id, "simhash": to_hex(d.simhash), "duplicate_of": d.duplicate_of, "distance": d.distance}
+        out: dict[str, Any] = {
+            "id": d.id,
+            "simhash": to_hex(d.simhash),
+            "duplicate_of": d.duplicate_of,
+            "distance": d.distance,
+        }
         if not d.kept:
             out["rule"] = d.rule
+        if d.supersedes:
+            out["supersedes"] = list(d.supersedes)
         if d.replayed:
             out["replay"] = True
         yield out

@@ -1,6 +1,7 @@
 """``news-dedup``: fingerprint and deduplicate a JSON Lines corpus, and look inside the index.
 
-news-dedup check [--redis-url URL] [--namespace NS] [--max-distance K] [--no-sentences] [--workers N] FILE|-
+news-dedup check [--redis-url URL] [--namespace NS] [--max-distance K] [--no-sentences] [--original earliest|first]
+                 [--workers N] FILE|-
 news-dedup stats [--json]
 news-dedup explain (--id ID | --text TEXT | --file FILE)
 news-dedup drops [--limit N]
@@ -23,7 +24,7 @@ from news_crawler import connection
 from news_crawler.cli.check import check, read_lines
 from news_crawler.cli.check_workers import default_workers
 from news_crawler.cli.progress import Progress
-from news_crawler.config import PlainSettings, parse_overrides, plain_settings
+from news_crawler.config import PlainSettings, parse_overrides, plain_settings, zone
 from news_crawler.connection.embedded import EmbeddedServerError
 from news_crawler.dedup.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
 from news_crawler.dedup.fingerprint.sentences import longest_sentences
@@ -46,6 +47,7 @@ def _settings(args: argparse.Namespace) -> PlainSettings:
         "DEDUP_NAMESPACE": args.namespace,
         "DEDUP_MAX_DISTANCE": vars(args).get("max_distance"),
         "DEDUP_SENTENCES": vars(args).get("sentences"),
+        "DEDUP_ORIGINAL": vars(args).get("original"),
     }
     return plain_settings({**overrides, **{k: v for k, v in given.items() if v is not None and v != ""}})
 
@@ -84,7 +86,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     try:
         with _open_binary(args.file) as f:
-            for out in check(remembered(read_lines(f)), fingerprinter, store, args.workers):
+            for out in check(remembered(read_lines(f)), fingerprinter, store, args.workers, zone(settings)):
                 kind = (
                     "unusable lines"
                     if "error" in out
@@ -251,10 +253,14 @@ def why_not(near: dict[str, Any], settings: PlainSettings, sentence_count: int) 
 def cmd_story(args: argparse.Namespace) -> int:
     """The story an article belongs to: the first kept article and every copy of it dropped
     since (the drop records that name it), oldest first; one JSON line each."""
-    store = _store(_settings(args))
+    from news_crawler.spiders.sites import SiteNames, load_sites, sites_files
+
+    settings = _settings(args)
+    store = _store(settings)
     decision = _recorded(store, args.id)
     if decision is None:
         return 1
+    site_of = SiteNames(load_sites(sites_files(settings.get("SITES_FILE"))))
     original = args.id if decision.kept else decision.duplicate_of
     copies = sorted((d for d in store.drops(args.scan) if d.duplicate_of == original), key=lambda d: (d.time, d.id))
     print(json_line({"id": original, "role": "original", "site": site_of(original or ""), "copies": len(copies)}))
@@ -272,13 +278,6 @@ def cmd_story(args: argparse.Namespace) -> int:
             )
         )
     return 0
-
-
-def site_of(doc_id: str) -> str:
-    """The host of a crawled article's URL (an id that is no URL: "")."""
-    from urllib.parse import urlsplit
-
-    return (urlsplit(doc_id).hostname or "") if "://" in doc_id else ""
 
 
 def evidence(store: RedisStore, decision: Any, settings: PlainSettings, given_text: bool) -> dict[str, Any]:
@@ -405,6 +404,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_workers,
         default=default_workers(),
         help="processes that parse and fingerprint (default: this machine's cores, %(default)s)",
+    )
+    p.add_argument(
+        "--original",
+        choices=("earliest", "first"),
+        default=None,
+        help="which copy of a story is kept: the earliest published (lines with published_at) "
+        "or the first decided (default: DEDUP_ORIGINAL, earliest)",
     )
     p.add_argument("file", help="JSON Lines with id and body (or html), '-' for stdin")
     p.set_defaults(func=cmd_check)

@@ -61,15 +61,18 @@ def cmd_changes(args: argparse.Namespace) -> int:
         else:
             what = (
                 event["reason"]
-                if event["event"] == "deleted"
+                if event["event"] != "edited"
                 else f"version {event['version']}: {', '.join(event['changed'])}"
             )
             print(
-                f"{event['at']}  {event['event']:<8} {event['site']:<12} "
+                f"{event['at']}  {event['event']:<10} {event['site']:<12} "
                 f"{printable(event['url'], 200)}  {printable(what, 200)}"
             )
     if not events and not args.json:
-        print("no edits or deletions recorded" + (f" since {args.since.isoformat()}" if args.since else ""))
+        print(
+            "no edits, deletions or superseded articles recorded"
+            + (f" since {args.since.isoformat()}" if args.since else "")
+        )
     return 0
 
 

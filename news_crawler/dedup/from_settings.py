@@ -56,6 +56,7 @@ def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:
         generation_days=settings.getfloat("DEDUP_GENERATION_DAYS"),
         drops_max=settings.getint("DEDUP_DROPS_MAX"),
         zone=zone(settings),
+        original=settings.get("DEDUP_ORIGINAL"),
     )
 
 

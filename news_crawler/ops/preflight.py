@@ -50,6 +50,7 @@ RANGES: dict[str, tuple[float, float]] = {
 CHOICES: dict[str, tuple[str, ...]] = {
     "REDIS_CLUSTER": ("auto", "yes", "no"),
     "DEDUP_SEGMENTER": ("auto", "jieba", "rjieba"),
+    "DEDUP_ORIGINAL": ("earliest", "first"),
     "DUPEFILTER_FINGERPRINT": ("scrapy", "scrapy-redis"),
     "LOG_LEVEL": ("critical", "error", "warning", "info", "debug"),  # Scrapy's, checked here too
 }

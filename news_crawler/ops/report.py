@@ -18,12 +18,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 from news_crawler.config import zone, zone_name
 from news_crawler.crawl.summary import row_from_outcomes
 from news_crawler.dedup.index.base import FingerprintStore
 from news_crawler.outcomes.latency import Histogram
+from news_crawler.spiders.sites import SiteNames, load_sites, sites_files
 
 # The summary's columns, from a day's outcome counts as the summary reads a run's (no list
 # pages: they are no outcome, so a day does not count them).
@@ -47,7 +47,7 @@ class ReportData:
     today: date
     days: list[date]  # oldest first, today last
     sites: list[SiteDays]
-    drops: list[dict[str, Any]]  # today's: id, duplicate_of, distance, rule, time
+    drops: list[dict[str, Any]]  # today's: id, duplicate_of, distance, rule, time, site, original_site
     failures: list[dict[str, str]]  # today's: site, url, outcome, reason, time
     latency: dict[str, Histogram] = field(default_factory=dict)  # today's discovery latency, by site
     changes: list[dict[str, Any]] = field(default_factory=list)  # today's edits and deletions
@@ -90,8 +90,17 @@ def gather(
         found = {day: {k.decode(): int(v) for k, v in raw.items()} for day, raw in zip(span, pipe.execute()) if raw}
         if found:
             sites.append(SiteDays(name, {day: row_from_outcomes(counts) for day, counts in found.items()}))
+    site_of = SiteNames(load_sites(sites_files(settings.get("SITES_FILE"))))
     drops = [
-        {"id": d.id, "duplicate_of": d.duplicate_of, "distance": d.distance, "rule": d.rule, "time": d.time}
+        {
+            "id": d.id,
+            "duplicate_of": d.duplicate_of,
+            "distance": d.distance,
+            "rule": d.rule,
+            "time": d.time,
+            "site": site_of(d.id),  # the copy's site
+            "original_site": site_of(d.duplicate_of),  # the site of the story's original
+        }
         for d in store.drops(DROPS_READ)
         if datetime.fromisoformat(str(d.time)).astimezone(tz).date() == today
     ]
@@ -202,15 +211,17 @@ def render(data: ReportData) -> str:
     stories = Counter(d["duplicate_of"] for d in data.drops if d["duplicate_of"])
     copiers: dict[str, set[str]] = {}
     for d in data.drops:
-        copiers.setdefault(d["duplicate_of"], set()).add(urlsplit(d["id"]).hostname or "")
+        copiers.setdefault(d["duplicate_of"], set()).add(d["site"])
     reprinted = "".join(
         f'<tr><td><a href="{html.escape(story)}">{html.escape(story)}</a></td><td>{n}</td>'
         f"<td>{html.escape(', '.join(sorted(h for h in copiers[story] if h)))}</td></tr>"
         for story, n in stories.most_common(TOP_STORIES)
     )
-    by_site = Counter(urlsplit(story).hostname or "" for story in stories.elements())
+    by_site = Counter(d["original_site"] for d in data.drops if d["duplicate_of"])
     per_site = "".join(
-        f"<tr><td>{html.escape(host)}</td><td>{n}</td></tr>" for host, n in by_site.most_common() if host
+        f'<tr data-site="{html.escape(site)}"><td>{html.escape(site)}</td><td>{n}</td></tr>'
+        for site, n in by_site.most_common()
+        if site
     )
     failures = "".join(
         f'<tr><td>{html.escape(f["site"])}</td><td><a href="{html.escape(f["url"])}">{html.escape(f["url"])}</a></td>'

@@ -1,7 +1,9 @@
-"""What rechecks found: each edit and deletion of a kept article, newest first.
+"""What became of kept articles since: each edit and deletion rechecks found, and each
+article superseded by an earlier copy of its story (``DEDUP_ORIGINAL``), newest first.
 
 One Redis list a spider (``CHANGES_KEY``), one JSON object an event: ``{"url", "site",
-"event": "edited"|"deleted", "at", "version", "changed": [fields], "reason"}``, the newest
+"event": "edited"|"deleted"|"superseded", "at", "version", "changed": [fields], "reason"}``
+(a superseded article's reason names the original that took its place), the newest
 ``CHANGES_MAX`` kept (the list is trimmed as it grows), and their counts by event for all time
 (``<key>:counts``) and a day of ``TIMEZONE`` (``<key>:counts:<day>``, deleted by the server
 ``OUTCOMES_KEEP_DAYS`` later). ``news-crawler changes``, ``status``, the metrics and the report

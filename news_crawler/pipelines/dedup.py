@@ -9,10 +9,16 @@ One namespace is shared by every spider, so a reprint on another portal is caugh
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, tzinfo
+from typing import Any
+from urllib.parse import urlsplit
+
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
+from news_crawler.config import zone
 from news_crawler.connection.outage import Outage, RedisUnavailable
 from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.pool import PageTimeout, WorkerPool, fingerprint_with
@@ -21,8 +27,10 @@ from news_crawler.dedup.fingerprint import to_hex
 from news_crawler.dedup.fingerprint.fingerprinter import Fingerprint
 from news_crawler.dedup.from_settings import store_from_settings
 from news_crawler.dedup.index import FingerprintStore
+from news_crawler.dedup.index.base import published_span
 from news_crawler.dedup.index.batching import DecisionBatcher
 from news_crawler.items import ArticleItem
+from news_crawler.outcomes.changes import ChangeLog
 from news_crawler.outcomes.drops import InvalidArticle, NearDuplicate, SeenBefore, Unsettled
 from news_crawler.outcomes.store import OutcomeStore
 
@@ -36,6 +44,8 @@ class NearDuplicatePipeline:
         batch_size: int,
         outcomes: OutcomeStore | None = None,
         outage: Outage | None = None,
+        zone: tzinfo = UTC,
+        superseded: Callable[[str, str, ArticleItem], None] | None = None,
     ) -> None:
         self.counts = Counts.of(stats)
         self.store = store
@@ -43,6 +53,8 @@ class NearDuplicatePipeline:
         self.outcomes = outcomes
         self.outage = outage or Outage(0)
         self.batcher = DecisionBatcher(store.decide_many, batch_size, self.outage.call)
+        self.zone = zone  # a published_at without an offset is in it
+        self.superseded = superseded  # records that (old URL) was superseded by (new URL, its item)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> NearDuplicatePipeline:
@@ -59,6 +71,8 @@ class NearDuplicatePipeline:
             settings.getint("DEDUP_BATCH_SIZE"),
             outcomes,
             runtime.outage,
+            zone(settings),
+            Superseded(runtime.client, settings, crawler.spider.name if crawler.spider else ""),
         )
 
     async def process_item(self, item: ArticleItem) -> ArticleItem:
@@ -74,8 +88,17 @@ class NearDuplicatePipeline:
             self.counts.add("dedup", "new_version", site)  # and the index keeps the story's first fingerprint
             return item
         try:
-            decision = await self.batcher.decide(url, fingerprint.value, fingerprint.sentences, fingerprint.length)
+            published = published_span(item.get("published_at") or "", self.zone)
+        except ValueError:
+            published = None  # a time the page gave that is no ISO 8601: decided as a copy without one
+        try:
+            decision = await self.batcher.decide(
+                url, fingerprint.value, fingerprint.sentences, fingerprint.length, published
+            )
             written_before = decision.replayed and decision.kept and await self._written_before(url)
+            if decision.supersedes and self.superseded is not None:
+                for old in decision.supersedes:
+                    await self.outage.call(self.superseded, old, url, item)
         except RedisUnavailable as e:
             raise Unsettled(f"not decided, the next run fetches it again ({e})", url, log_level="WARNING") from None
         self.counts.set("dedup", "round_trips", self.batcher.calls)
@@ -85,6 +108,9 @@ class NearDuplicatePipeline:
                 raise SeenBefore("already kept in an earlier run", url)
             # Kept by a crawl that died before the item reached its feed: keep it now.
             self.counts.add("dedup", "recovered", site)
+        elif decision.supersedes:
+            self.counts.add("dedup", "superseded", site)
+            item["supersedes"] = list(decision.supersedes)
         elif not decision.kept:
             self.counts.add("dedup", f"dropped_by/{decision.rule}")
             raise NearDuplicate(
@@ -105,3 +131,40 @@ class NearDuplicatePipeline:
             return True
         record = await self.outage.call(self.outcomes.get, url)
         return record is not None and record.get("outcome") == "kept"
+
+
+class Superseded:
+    """Records that an article kept before became a copy of an earlier one (``DEDUP_ORIGINAL``
+    ``"earliest"``): a ``superseded`` event in the change log of the spider that kept it (found
+    by its outcome record; this spider's when none holds it), under that spider's site (a
+    generic ``news`` spider's: the URL's host)."""
+
+    def __init__(self, client: Any, settings: Any, spider: str) -> None:
+        self.client = client
+        self.settings = settings
+        self.spider = spider
+        self._spiders: list[str] | None = None
+
+    def spiders(self) -> list[str]:
+        if self._spiders is None:
+            from scrapy.spiderloader import get_spider_loader
+
+            names = get_spider_loader(self.settings).list()
+            self._spiders = [self.spider, *(n for n in names if n != self.spider)]
+        return self._spiders
+
+    def keeper(self, url: str) -> str:
+        """The spider whose outcome records hold ``url`` kept (this one when none does)."""
+        for name in self.spiders():
+            record = OutcomeStore.for_spider(self.client, self.settings, name).get(url)
+            if record is not None and record.get("outcome") == "kept":
+                return name
+        return self.spider
+
+    def __call__(self, old: str, new: str, item: ArticleItem) -> None:
+        spider = self.keeper(old)
+        site = (urlsplit(old).hostname or spider) if spider == "news" else spider
+        published = item.get("published_at") or "?"
+        ChangeLog.for_spider(self.client, self.settings, spider).record(
+            old, site, "superseded", 1, [], f"an earlier copy is the story's original: {new} (published {published})"
+        )

@@ -36,10 +36,10 @@ from news_crawler.printable import masked, printable
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: supersedes
 TEXT = ("url", "site", "title", "author", "body", "simhash", "editor", "source", "contributors", "description")
 TIMES = ("published_at", "crawled_at", "updated_at")  # timestamptz; NULL where the feed has ""
-JSON = ("images", "tags")
+JSON = ("images", "tags", "supersedes")  # supersedes: the URLs this original replaced (DEDUP_ORIGINAL)
 FIELDS = (*TEXT, *TIMES, *JSON, "version")
 
 _COLUMNS = """
@@ -58,6 +58,7 @@ _COLUMNS = """
     updated_at timestamptz,
     images jsonb NOT NULL,
     tags jsonb NOT NULL,
+    supersedes jsonb NOT NULL,
     version integer NOT NULL"""
 
 SCHEMA = f"""

@@ -296,3 +296,40 @@ def site_spider(site: Site, base: type) -> type:
             "__module__": __name__,
         },
     )
+
+
+class SiteNames:
+    """Which site an article URL is of: the first site whose ``allow`` pattern matches it
+    and whose domains (``allowed_domains``, else its start pages' hosts) hold its host; else
+    the first whose domains do; else the URL's host. Reports name sites by it, not by host
+    (two sites may share one, a site may span several)."""
+
+    def __init__(self, sites: dict[str, Site]) -> None:
+        from news_crawler.spiders.news import site_domain
+
+        self._sites = []
+        for site in sites.values():
+            hosts = {h for h in (_host(u) for u in site.start_urls) if h}
+            domains = [d.lower().strip(".") for d in site.allowed_domains] or sorted({site_domain(h) for h in hosts})
+            self._sites.append((site.name, [re.compile(p) for p in site.allow], domains))
+
+    def __call__(self, url: str) -> str:
+        host = _host(url)
+        on = [(name, allow) for name, allow, domains in self._sites if any(_under(host, d) for d in domains)]
+        for name, allow in on:
+            if any(p.search(url) for p in allow):
+                return name
+        return on[0][0] if on else host
+
+
+def _host(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    try:
+        return (urlsplit(url).hostname or "").rstrip(".")
+    except ValueError:
+        return ""
+
+
+def _under(host: str, domain: str) -> bool:
+    return bool(host) and (host == domain or host.endswith("." + domain))

@@ -6,7 +6,7 @@ import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import NamedTuple
 
 from news_crawler import defaults
@@ -28,6 +28,20 @@ def check_max_distance(k: int) -> int:
 
 
 SIMHASH, SENTENCES = "simhash", "sentences"  # the rules a drop names
+ORIGINALS = ("earliest", "first")  # which copy of a story is kept: the earliest published, or the first decided
+SAME_TIME = 60  # seconds: copies published closer than this are as early as each other
+
+
+def check_original(original: str) -> str:
+    if original not in ORIGINALS:
+        raise ValueError(f"original must be one of {', '.join(ORIGINALS)}, got {original!r}")
+    return original
+
+
+def published_before(doc: Published | None, kept: int) -> bool:
+    """Whether a document published ``doc`` came out before one kept published at ``kept``
+    (seconds; 0: unknown): by more than ``SAME_TIME``, however late in its span."""
+    return doc is not None and kept > 0 and doc.latest + SAME_TIME < kept
 
 
 @dataclass(frozen=True)
@@ -58,14 +72,42 @@ class SentenceRule:
         return min(self.match, count - 1 if count > 2 else count)
 
 
+class Published(NamedTuple):
+    """When a document was published, as seconds since 1970: ``earliest`` to ``latest`` (the
+    same for a time to the second; a whole day for a date without a time of day)."""
+
+    earliest: int
+    latest: int
+
+
+def published_span(value: str, zone: tzinfo = UTC) -> Published | None:
+    """``published_at`` (ISO 8601; a time without an offset, or a date alone, is in ``zone``)
+    as the span it names; None for ``""``; ``ValueError`` for text that is no ISO 8601 time."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"published_at {value[:40]!r} is not an ISO 8601 time") from None
+    if not when.tzinfo:
+        when = when.replace(tzinfo=zone)
+    start = int(when.timestamp())
+    if len(value) == 10:  # a date alone: any time of that day
+        return Published(start, start + 86_399)
+    return Published(start, start)
+
+
 class Document(NamedTuple):
-    """What the index decides on: an id, its simhash, and for the second signal its
-    sentence keys and length code (``Fingerprint.sentences`` and ``.length``)."""
+    """What the index decides on: an id, its simhash, for the second signal its sentence
+    keys and length code (``Fingerprint.sentences`` and ``.length``), and when it was
+    published, if known (for ``original="earliest"``)."""
 
     id: str
     simhash: int
     sentences: tuple[int, ...] = ()
     length: int = 0
+    published: Published | None = None
 
 
 Item = Document | tuple[str, int]
@@ -83,6 +125,8 @@ def check_document(doc: Document) -> None:
         raise ValueError(f"{doc.id}: sentence keys must be 24-bit and the length code a byte")
     if len(doc.sentences) > 255:
         raise ValueError(f"{doc.id}: at most 255 sentence keys, got {len(doc.sentences)}")
+    if doc.published is not None and not 0 < doc.published.earliest <= doc.published.latest < 1 << 32:
+        raise ValueError(f"{doc.id}: a publication time is between 1970 and 2106, got {doc.published!r}")
 
 
 @dataclass(frozen=True)
@@ -97,6 +141,8 @@ class Decision:
     distance: int | None = None
     replayed: bool = False  # the id was decided before; this is that earlier decision
     rule: str | None = None
+    # kept as the story's original: the ids kept before that it replaces (published later)
+    supersedes: tuple[str, ...] = ()
 
     @property
     def kept(self) -> bool:
@@ -130,9 +176,10 @@ class DropRecord:
 
 
 def id_key(doc_id: str) -> bytes:
-    """The 8 bytes a document's id is filed under (BLAKE2b; ``lua/ids.lua``, ``lua/drops.lua``):
-    a URL costs its length once (with its simhash), not twice."""
-    return hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest()
+    """The 8 bytes a document's id is filed under (the first of its SHA-1, which a script
+    computes too: ``lua/ids.lua``, ``lua/drops.lua``): a URL costs its length once (with its
+    simhash), not twice."""
+    return hashlib.sha1(doc_id.encode("utf-8")).digest()[:8]
 
 
 def now_iso() -> str:
@@ -149,11 +196,23 @@ class FingerprintStore(ABC):
     sentence rule (when there is one) calls duplicates. The simhash rule is tried first;
     the sentence rule only when it finds nothing. A document whose id was decided before
     gets that earlier decision back, so re-running is harmless.
+
+    With ``original="earliest"``, a document published earlier (``published_before``) than the kept
+    document it matches is the story's original: it is kept, in the same atomic step, and the
+    one kept before becomes its copy (a drop record naming it; the copies that named the old
+    one name it too): its ``Decision.supersedes`` names the one it replaced. Copies without a
+    time, or as early as each other, keep the first decided (``"first"``: always).
     """
 
-    def __init__(self, max_distance: int = MAX_SUPPORTED_DISTANCE, sentences: SentenceRule | None = None) -> None:
+    def __init__(
+        self,
+        max_distance: int = MAX_SUPPORTED_DISTANCE,
+        sentences: SentenceRule | None = None,
+        original: str = defaults.DEDUP_ORIGINAL,
+    ) -> None:
         self.max_distance = check_max_distance(max_distance)
         self.sentence_rule = sentences
+        self.original = check_original(original)
 
     @abstractmethod
     def decide_many(self, items: Sequence[Item]) -> list[Decision]:

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from news_crawler.dedup.index.base import Decision, Document
+from news_crawler.dedup.index.base import Decision, Document, Published
 
 DecideMany = Callable[[Sequence[Document]], list[Decision]]
 Runner = Callable[..., Awaitable[Any]]  # runs a blocking call off the loop: asyncio.to_thread by default
@@ -28,9 +28,16 @@ class DecisionBatcher:
         self._running = False
         self.calls = 0  # round trips made, for stats and tests
 
-    async def decide(self, doc_id: str, simhash: int, sentences: tuple[int, ...] = (), length: int = 0) -> Decision:
+    async def decide(
+        self,
+        doc_id: str,
+        simhash: int,
+        sentences: tuple[int, ...] = (),
+        length: int = 0,
+        published: Published | None = None,
+    ) -> Decision:
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-        self._waiting.append((Document(doc_id, simhash, sentences, length), future))
+        self._waiting.append((Document(doc_id, simhash, sentences, length, published), future))
         if not self._running:
             self._running = True
             asyncio.get_running_loop().create_task(self._drain())

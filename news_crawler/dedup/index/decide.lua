@@ -33,38 +33,55 @@
 --          (0..64); ARGV[7] its largest difference of length codes
 -- ARGV[8]  drop records an era holds (lua/drops.lua); 0: no limit
 -- ARGV[9]  1: decide and write; 0: only read (an older generation)
--- ARGV[10..] per document: 8-byte simhash, doc id, its 8-byte id key (BLAKE2b, the caller
---          computes it), its sentence keys (3 bytes each), its length code, its prior:
---          '' or a flags byte (1: decide afresh, its drop record here is stale), then
---          optionally the best match older generations found: rule byte (1 simhash,
---          2 sentences), distance, shared sentences, the kept simhash (8 bytes), its id.
+-- ARGV[10] 1: the earliest published copy is the story's original (DEDUP_ORIGINAL
+--          "earliest"); 0: the first decided is ("first")
+-- ARGV[11..] per document: 8-byte simhash, doc id, its 8-byte id key (the first bytes of its
+--          SHA-1: lua/ids.lua key_of), its sentence keys (3 bytes each), its length code,
+--          when it was published ('' unknown, else 8 bytes: the earliest and the latest
+--          second it may have been, big-endian), its prior: '' or a flags byte (1: decide
+--          afresh, its drop record here is stale), then optionally the best match older
+--          generations found: rule byte (1 simhash, 2 sentences), distance, shared
+--          sentences, the kept simhash (8 bytes), its id.
 -- Returns per document seven values: its place in the call (from 0), status, the id it
--- duplicates or '', the distance or -1, a simhash (8 bytes) or record, the rule ('simhash',
--- 'sentences' or ''), shared sentences; a call that only reads leaves out status 0.
+-- duplicates (status 5: the id it superseded) or '', the distance or -1, a simhash (8 bytes)
+-- or record, the rule ('simhash', 'sentences' or ''), shared sentences; a call that only
+-- reads leaves out status 0.
 -- Status 0: kept (read: nothing found); 1: a duplicate, its drop recorded (read: the best
 -- match here, its simhash in the fourth value); 2: kept before, with that simhash; 3:
 -- dropped before, with the simhash it was dropped with; 4: dropped before, the kept document
 -- its record names is not kept in this generation: the fourth value is the raw record (the
--- caller looks in the others, and decides afresh when none holds it).
+-- caller looks in the others, and decides afresh when none holds it); 5: kept as the story's
+-- original in place of the matching document kept before, which was published more than
+-- SAME_TIME seconds after it (ARGV[10] 1): that one leaves the tables and ids, gets a drop
+-- record naming this one, and <prefix>moved links its simhash to this one's, so that the
+-- drop records naming it name this one (lua/ids.lua current_id). Only a match of this
+-- generation is superseded: a copy kept in a sealed one stays the original.
 
 -- (lua/common.lua, lua/ids.lua and lua/drops.lua are prepended.)
 
 local max_distance = tonumber(ARGV[1])
 local now, day, prefix = ARGV[2], ARGV[3], ARGV[4]
 local s_match, s_distance, s_slack = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local rotate, write = tonumber(ARGV[8]), ARGV[9] == '1'
+local rotate, write, earliest = tonumber(ARGV[8]), ARGV[9] == '1', ARGV[10] == '1'
+local SAME_TIME = 60  -- base.py: copies published closer than this are as early as each other
 local stats_key, recent_key, RECENT_DROPS = KEYS[1], prefix .. 'drops:recent', 10000
 ORIGINS = prefix .. 'origins'
 if write and redis.call('EXISTS', prefix .. 'sealed') == 1 then return { -1 } end
 
 -- The sentence rule: the kept id sharing the most keys (then the nearest, then the first
 -- found), its count, distance and simhash, or nil; and the buckets read, for the keep.
-local function sentence_match(fp, sig, len)
-  local keys, shared, order = {}, {}, {}
+local function sentence_buckets(sig)
+  local keys = {}
   for i = 1, #sig / 3 do keys[i] = format('%sS%02x%02x', prefix, byte(sig, 3 * i - 2, 3 * i - 1)) end
   local buckets = redis.call('MGET', unpack(keys))
+  for i = 1, #keys do buckets[i] = buckets[i] or '' end
+  return keys, buckets
+end
+
+local function sentence_match(fp, sig, len)
+  local shared, order = {}, {}
+  local keys, buckets = sentence_buckets(sig)
   for i = 1, #keys do
-    buckets[i] = buckets[i] or ''
     sentence_entries(buckets[i], sub(sig, 3 * i, 3 * i), len, s_slack, function(ref)
       if not shared[ref] then order[#order + 1] = ref end
       shared[ref] = (shared[ref] or 0) + 1
@@ -90,7 +107,7 @@ end
 -- simhash and id, or nil; and the four buckets read, with their names, for the keep.
 local function simhash_match(fp)
   local f, keys = { byte(fp, 1, 8) }, {}
-  for t = 0, 3 do keys[t + 1] = format('%s%d%02x%02x', prefix, t, f[2 * t + 1], f[2 * t + 2]) end
+  for t = 0, 3 do keys[t + 1] = table_key(prefix, t, fp) end
   -- One MGET and, to keep, one MSET: redis.call is the expensive part of this script.
   local buckets = redis.call('MGET', unpack(keys))
   local best, best_entry, best_table = max_distance + 1, nil, nil
@@ -127,12 +144,20 @@ end
 local out = {}
 local n_kept, n_dropped, n_by_sentences = 0, 0, 0
 local eras, n_records = drop_eras(prefix, rotate)
-for at = 10, #ARGV, 6 do
-  local place = (at - 10) / 6
-  local fp, id, id_key, sig, len, prior = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3],
-                                          tonumber(ARGV[at + 4]), ARGV[at + 5]
+-- The seconds of 4 bytes, big-endian.
+local function seconds(raw, at)
+  local a, b, c, d = byte(raw, at, at + 3)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+local n_superseded = 0
+for at = 11, #ARGV, 7 do
+  local place = (at - 11) / 7
+  local fp, id, id_key, sig, len, published, prior = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3],
+                                                     tonumber(ARGV[at + 4]), ARGV[at + 5], ARGV[at + 6]
   local afresh = byte(prior, 1) == 1
   local status, dup, dist, stored, rule, count = 0, '', -1, '', '', 0
+  local superseded_by  -- status 5: the rule that matched the document this one supersedes
   local known, refs = filed_simhash(prefix, id_key, id)
   local dropped, where
   if not known then dropped, where = find_drop(prefix, eras, id_key) end
@@ -144,7 +169,7 @@ for at = 10, #ARGV, 6 do
     status, stored = 2, known
   elseif dropped then
     local rec = unpack_drop(dropped)
-    local named = kept_id(prefix, rec.kept)
+    local named = current_id(prefix, rec.kept)
     if named then
       status, dup, dist, stored, rule = 3, named, rec.distance, rec.simhash, rec.rule
     else
@@ -159,18 +184,38 @@ for at = 10, #ARGV, 6 do
     end
     local d, kept_fp, kept, keys, buckets = simhash_match(fp)
     local s_keys, s_buckets
+    local here = true  -- the match is one of this generation's (not the prior's)
     if d then
       rule = 'simhash'
-      if p_rule == 1 and p_dist < d then d, kept_fp, kept = p_dist, p_fp, p_id end
+      if p_rule == 1 and p_dist < d then d, kept_fp, kept, here = p_dist, p_fp, p_id, false end
     elseif p_rule == 1 then
-      rule, d, kept_fp, kept = 'simhash', p_dist, p_fp, p_id
+      rule, d, kept_fp, kept, here = 'simhash', p_dist, p_fp, p_id, false
     elseif s_match > 0 and #sig > 0 then
       local n
       kept, n, d, kept_fp, s_keys, s_buckets = sentence_match(fp, sig, len)
       if p_rule == 2 and (not kept or p_count > n or (p_count == n and p_dist < d)) then
-        kept, n, d, kept_fp = p_id, p_count, p_dist, p_fp
+        kept, n, d, kept_fp, here = p_id, p_count, p_dist, p_fp, false
       end
       if kept then rule, count = 'sentences', n end
+    end
+    local supersede = write and earliest and rule ~= '' and here and #published == 8 and kept ~= ''
+      and seconds(published, 5) + SAME_TIME < kept_published(prefix, kept_fp)
+    if supersede then
+      -- This one is the story's original: the one kept before becomes its copy.
+      local old_key = key_of(kept)
+      unfile_tables(prefix, kept_fp, keys, buckets)
+      unfile_key(prefix, old_key, kept_fp)
+      unfile_id(prefix, kept_fp)
+      redis.call('HDEL', published_hash(prefix, kept_fp), sub(kept_fp, 3))
+      redis.call('HSET', prefix .. 'moved', kept_fp, fp)
+      n_records = file_drop(prefix, rotate, n_records, old_key, pack_drop(kept_fp, d, rule, now, fp))
+      eras = drop_eras_of(n_records, rotate)
+      redis.call('LPUSH', recent_key, kept)
+      n_dropped, n_kept, n_superseded = n_dropped + 1, n_kept - 1, n_superseded + 1
+      if rule == 'sentences' then n_by_sentences = n_by_sentences + 1 end
+      status, dup, dist, stored = 5, kept, d, fp
+      if not s_keys and s_match > 0 and #sig > 0 then s_keys, s_buckets = sentence_buckets(sig) end
+      superseded_by, rule = rule, ''  -- kept: the code below files it
     end
     if rule ~= '' then
       status, dup, dist, stored = 1, kept, d, kept_fp
@@ -192,17 +237,20 @@ for at = 10, #ARGV, 6 do
       redis.call('MSET', unpack(mset))
       file_id(prefix, fp, id)
       file_key(prefix, id_key, fp, refs)
+      if #published == 8 then redis.call('HSET', published_hash(prefix, fp), sub(fp, 3), sub(published, 1, 4)) end
       n_kept = n_kept + 1
     end
   end
+  if status == 5 then rule = superseded_by end
   if write or status ~= 0 then
     for _, v in ipairs({ place, status, dup, dist, stored, rule, count }) do out[#out + 1] = v end
   end
 end
-if n_kept > 0 then
+if n_kept ~= 0 then
   redis.call('HINCRBY', stats_key, 'kept', n_kept)
   redis.call('INCRBY', prefix .. 'held', n_kept)
 end
+if n_superseded > 0 then redis.call('HINCRBY', stats_key, 'superseded', n_superseded) end
 if n_dropped > 0 then
   redis.call('SET', prefix .. 'drops:n', n_records)
   redis.call('LTRIM', recent_key, 0, RECENT_DROPS - 1)

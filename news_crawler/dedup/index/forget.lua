@@ -23,20 +23,10 @@ if not fp then
   if tonumber(redis.call('HGET', KEYS[1], day) or '0') > 0 then redis.call('HINCRBY', KEYS[1], day, -1) end
   return 'dropped'
 end
-for t = 0, 3 do
-  local key = format('%s%d%02x%02x', prefix, t, byte(fp, 2 * t + 1, 2 * t + 2))
-  local entry = sub(fp, 1, 2 * t) .. sub(fp, 2 * t + 3)
-  local bucket = redis.call('GET', key) or ''
-  for pos = 1, #bucket, 6 do
-    if sub(bucket, pos, pos + 5) == entry then
-      bucket = sub(bucket, 1, pos - 1) .. sub(bucket, pos + 6)
-      if #bucket == 0 then redis.call('DEL', key) else redis.call('SET', key, bucket) end
-      break
-    end
-  end
-end
+unfile_tables(prefix, fp)  -- lua/common.lua
 unfile_key(prefix, id_key, fp)
 unfile_id(prefix, fp)
+redis.call('HDEL', published_hash(prefix, fp), sub(fp, 3))
 redis.call('DECR', prefix .. 'held')
 redis.call('HINCRBY', KEYS[1], 'kept', -1)
 return 'kept'

@@ -33,13 +33,15 @@ from news_crawler.connection import is_cluster
 from news_crawler.dedup.index.drop_records import drop_hashes, live_eras
 from news_crawler.errors import UserError
 
-FORMAT = b"5"  # the index's format: keys, entries and records as this package writes them (5: credit lines out)
+# The index's format: keys, entries and records as this package writes them (6: ids keyed by
+# SHA-1, publication times, the links of superseded originals).
+FORMAT = b"6"
 DAY = 86_400
 UNLINK_CHUNK = 4096
 BUCKETS = 1 << 16
 # The names an index of any format gave its keys after the namespace (generation prefixes too).
 _INDEX_KEY = re.compile(
-    rb"(?:g\d+:)?(?:[0-3Ssik][0-9a-f]{4}|d\d+:[0-9a-f]{4}|ids|docids|docs|drops(?::old|:recent|:n)?|held"
+    rb"(?:g\d+:)?(?:[0-3Ssikp][0-9a-f]{4}|d\d+:[0-9a-f]{4}|ids|docids|docs|drops(?::old|:recent|:n)?|held|moved"
     rb"|form|stats|origins|sealed|format|generations(?::plain)?|spread:.+)"
 )
 # Drain a generation's stats hash atomically: only one of two processes expiring it counts it.
@@ -146,9 +148,9 @@ class Generations:
 
     def key_names(self, prefix: str) -> list[str]:
         """Every key a generation may hold, by name."""
-        filed = [f"{prefix}{kind}{b:04x}" for kind in ("0", "1", "2", "3", "S", "i", "k") for b in range(BUCKETS)]
+        filed = [f"{prefix}{kind}{b:04x}" for kind in ("0", "1", "2", "3", "S", "i", "k", "p") for b in range(BUCKETS)]
         drops = [name for era in live_eras(self.client, prefix, self.drops_rotate) for name in drop_hashes(prefix, era)]
-        hashes = [prefix + h for h in ("ids", "held", "origins", "stats", "sealed", "drops:n", "drops:recent")]
+        hashes = [prefix + h for h in ("ids", "held", "origins", "stats", "sealed", "drops:n", "drops:recent", "moved")]
         return filed + drops + hashes
 
     def _new_prefix(self, number: int, live: list[tuple[int, float, str]]) -> str:

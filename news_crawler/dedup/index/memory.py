@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from news_crawler import defaults
 from news_crawler.dedup.fingerprint.simhash64 import BLOCKS, blocks, distance
 from news_crawler.dedup.index.base import (
     SENTENCES,
@@ -19,19 +21,23 @@ from news_crawler.dedup.index.base import (
     SentenceRule,
     as_documents,
     now_iso,
+    published_before,
     shared_table,
 )
 
 
 class MemoryStore(FingerprintStore):
-    def __init__(self, max_distance: int = 3, sentences: SentenceRule | None = None) -> None:
-        super().__init__(max_distance, sentences)
+    def __init__(
+        self, max_distance: int = 3, sentences: SentenceRule | None = None, original: str = defaults.DEDUP_ORIGINAL
+    ) -> None:
+        super().__init__(max_distance, sentences, original)
         self._tables: list[dict[int, list[int]]] = [defaultdict(list) for _ in range(BLOCKS)]
         # Sentence key -> (kept simhash, its length code), in the order they were kept.
         # Forgetting a document leaves its entries here; they name no kept document and are
         # skipped, as in Redis.
         self._sentences: dict[int, list[tuple[int, int]]] = defaultdict(list)
         self._ids: dict[int, str] = {}
+        self._published: dict[int, int] = {}  # kept simhash -> its earliest publication second
         self._docs: dict[str, int] = {}
         self._drops: dict[str, DropRecord] = {}
         self._counts: Counter[str] = Counter()
@@ -58,17 +64,33 @@ class MemoryStore(FingerprintStore):
             best, rule = self._sentence_match(doc), SENTENCES
         if best is not None:
             d, other = best
-            time = now_iso()
-            self._drops[doc.id] = DropRecord(doc.id, fp, self._ids[other], d, time, rule)
-            self._counts["dropped"] += 1
-            self._counts["drops:" + time[:10]] += 1
-            if rule == SENTENCES:
-                self._counts["dropped:sentences"] += 1
+            if self.original == "earliest" and published_before(doc.published, self._published.get(other, 0)):
+                superseded = self._ids[other]
+                self._supersede(other, doc, d, rule)
+                return Decision(doc.id, fp, supersedes=(superseded,))
+            self._record_drop(DropRecord(doc.id, fp, self._ids[other], d, now_iso(), rule))
             return Decision(doc.id, fp, self._ids[other], d, rule=rule)
         self._keep(doc)
-        self._docs[doc.id] = fp
-        self._counts["kept"] += 1
         return Decision(doc.id, fp)
+
+    def _record_drop(self, record: DropRecord) -> None:
+        self._drops[record.id] = record
+        self._counts["dropped"] += 1
+        self._counts["drops:" + record.time[:10]] += 1
+        if record.rule == SENTENCES:
+            self._counts["dropped:sentences"] += 1
+
+    def _supersede(self, other: int, doc: Document, d: int, rule: str) -> None:
+        """``doc`` is kept as the story's original; ``other``, kept before, becomes its copy,
+        and so do the copies that named it."""
+        old = self._ids[other]
+        self._unkeep(old)
+        self._keep(doc)
+        for doc_id, drop in self._drops.items():
+            if drop.duplicate_of == old:
+                self._drops[doc_id] = dataclasses.replace(drop, duplicate_of=doc.id)
+        self._record_drop(DropRecord(old, other, doc.id, d, now_iso(), rule))
+        self._counts["superseded"] += 1
 
     def _keep(self, doc: Document) -> None:
         """Into the tables, the sentence buckets and the ids."""
@@ -79,6 +101,20 @@ class MemoryStore(FingerprintStore):
             for key in doc.sentences:
                 self._sentences[key].append((fp, doc.length))
         self._ids[fp] = doc.id
+        if doc.published is not None:
+            self._published[fp] = doc.published.earliest
+        self._docs[doc.id] = fp
+        self._counts["kept"] += 1
+
+    def _unkeep(self, doc_id: str) -> int:
+        """Out of the tables and the ids (its sentence entries stay, naming no kept id)."""
+        fp = self._docs.pop(doc_id)
+        for t, b in enumerate(blocks(fp)):
+            self._tables[t][b].remove(fp)
+        del self._ids[fp]
+        self._published.pop(fp, None)
+        self._counts["kept"] -= 1
+        return fp
 
     def _nearest_within(self, fp: int) -> tuple[int, int] | None:
         """Nearest kept fingerprint within max distance; ties go to the first found, table
@@ -147,12 +183,8 @@ class MemoryStore(FingerprintStore):
 
     def forget(self, doc_id: str) -> str:
         with self._lock:
-            fp = self._docs.pop(doc_id, None)
-            if fp is not None:
-                for t, b in enumerate(blocks(fp)):
-                    self._tables[t][b].remove(fp)
-                del self._ids[fp]
-                self._counts["kept"] -= 1
+            if doc_id in self._docs:
+                self._unkeep(doc_id)
                 return "kept"
             drop = self._drops.pop(doc_id, None)
             if drop is not None:

@@ -35,7 +35,8 @@ from news_crawler.dedup.index.scripts import lua
 
 _DECIDE_LUA = lua("decide.lua", "ids.lua", "drops.lua")
 _FORGET_LUA = lua("forget.lua", "ids.lua", "drops.lua")
-KEPT, DUPLICATE, KEPT_BEFORE, DROPPED_BEFORE, NAMED_ELSEWHERE = range(5)  # decide.lua's statuses
+KEPT, DUPLICATE, KEPT_BEFORE, DROPPED_BEFORE, NAMED_ELSEWHERE, SUPERSEDED = range(6)  # decide.lua's statuses
+_MOVES = 32  # links from a superseded original to the one that took its place followed, at most (lua/ids.lua)
 _SEALED = -1
 _AFRESH = b"\1"  # a prior's flag: the drop record in the newest generation is stale
 _RULE_BYTES = {SIMHASH: 1, SENTENCES: 2}
@@ -106,8 +107,9 @@ class RedisStore(FingerprintStore):
         clock: Callable[[], float] = time.time,
         drops_max: int = defaults.DEDUP_DROPS_MAX,
         zone: tzinfo = UTC,
+        original: str = defaults.DEDUP_ORIGINAL,
     ) -> None:
-        super().__init__(max_distance, sentences)
+        super().__init__(max_distance, sentences, original)
         if not namespace or any(c.isspace() for c in namespace):
             raise ValueError(f"namespace must be a non-empty word without spaces, got {namespace!r}")
         if batch_size < 1:
@@ -147,7 +149,8 @@ class RedisStore(FingerprintStore):
         """What ``decide.lua`` takes of a document, but its prior (built once a batch)."""
         rule = self.sentence_rule
         keys = b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b""
-        return [doc.simhash.to_bytes(8, "big"), doc.id, id_key(doc.id), keys, doc.length]
+        published = b"" if doc.published is None else b"".join(t.to_bytes(4, "big") for t in doc.published)
+        return [doc.simhash.to_bytes(8, "big"), doc.id, id_key(doc.id), keys, doc.length, published]
 
     def _call(
         self, prefix: str, docs: Sequence[list[bytes | str | int]], priors: Sequence[bytes], write: bool
@@ -166,6 +169,7 @@ class RedisStore(FingerprintStore):
             rule.length_slack if rule else 0,
             self.drops_rotate,
             int(write),
+            int(self.original == "earliest"),
         ]
         for doc, prior in zip(docs, priors):
             args += doc
@@ -178,11 +182,18 @@ class RedisStore(FingerprintStore):
         return self._call(prefix, docs, [b""] * len(docs), False) or []
 
     def _named(self, fp: bytes, prefixes: Sequence[str]) -> str | None:
-        """The id kept with simhash ``fp`` in the first of ``prefixes`` holding one."""
+        """The id kept with simhash ``fp`` in the first of ``prefixes`` holding one, or the
+        id of the story's original that took its place there (``decide.lua``, status 5)."""
         for prefix in prefixes:
-            (found,) = read_ids(self.client, prefix, [fp])
-            if found is not None:
-                return found
+            at = fp
+            for _ in range(_MOVES + 1):
+                (found,) = read_ids(self.client, prefix, [at])
+                if found is not None:
+                    return found
+                moved = cast(bytes | None, self.client.hget(prefix + "moved", at))
+                if moved is None:
+                    break
+                at = moved
         return None
 
     def _replay(self, doc: Document, row: Row, prefixes: Sequence[str]) -> Decision | None:
@@ -225,6 +236,8 @@ class RedisStore(FingerprintStore):
                 doc = docs[i]
                 if row.status == KEPT:
                     out[i] = Decision(doc.id, doc.simhash)
+                elif row.status == SUPERSEDED:
+                    out[i] = Decision(doc.id, doc.simhash, supersedes=(row.duplicate_of,))
                 elif row.status == DUPLICATE:
                     out[i] = Decision(doc.id, doc.simhash, row.duplicate_of, row.distance, rule=row.rule)
                 else:

@@ -75,3 +75,33 @@ local function sentence_mset(mset, keys, buckets, sig, ref, len)
   end
   return mset
 end
+
+-- Table t (0..3) files a fingerprint under its 16-bit block t (bytes 2t+1..2t+2): the bucket
+-- <prefix><t><block as 4 hex digits>, a string of 6-byte entries (the other six bytes).
+local function table_key(prefix, t, fp)
+  return format('%s%d%02x%02x', prefix, t, byte(fp, 2 * t + 1, 2 * t + 2))
+end
+
+local function table_entry(t, fp)
+  return sub(fp, 1, 2 * t) .. sub(fp, 2 * t + 3)
+end
+
+-- Take fp's entries out of the four tables. Where keys[t + 1] names its bucket in table t,
+-- the bucket is buckets[t + 1], as read by the caller and still to be written by it: the
+-- entry leaves that string; other buckets are read and written here.
+local function unfile_tables(prefix, fp, keys, buckets)
+  for t = 0, 3 do
+    local key, entry = table_key(prefix, t, fp), table_entry(t, fp)
+    local held = keys and keys[t + 1] == key
+    local bucket = held and buckets[t + 1] or (redis.call('GET', key) or '')
+    for pos = 1, #bucket, 6 do
+      if sub(bucket, pos, pos + 5) == entry then
+        bucket = sub(bucket, 1, pos - 1) .. sub(bucket, pos + 6)
+        break
+      end
+    end
+    if held then buckets[t + 1] = bucket
+    elseif #bucket == 0 then redis.call('DEL', key)
+    else redis.call('SET', key, bucket) end
+  end
+end

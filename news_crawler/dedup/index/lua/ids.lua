@@ -158,3 +158,36 @@ local function unfile_key(prefix, id_key, fp)
     end
   end
 end
+
+-- A kept document's publication time, when known: 65,536 small hashes <prefix>p<first two
+-- simhash bytes as hex>, under the other six bytes, 4 bytes (seconds since 1970, big-endian).
+local function published_hash(prefix, fp)
+  return format('%sp%02x%02x', prefix, byte(fp, 1, 2))
+end
+
+local function kept_published(prefix, fp)
+  local raw = redis.call('HGET', published_hash(prefix, fp), sub(fp, 3))
+  if not raw then return 0 end
+  local a, b, c, d = byte(raw, 1, 4)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+-- A story's original that took the place of the one kept before (decide.lua) leaves a link
+-- from the old simhash to the new one in <prefix>moved, so that a drop record naming the old
+-- one names the original. The id kept under prefix with simhash fp, or the id of the
+-- original that took its place (links followed, at most MOVES of them), or false.
+local MOVES = 32
+local function current_id(prefix, fp)
+  for _ = 0, MOVES do
+    local id = kept_id(prefix, fp)
+    if id then return id end
+    fp = redis.call('HGET', prefix .. 'moved', fp)
+    if not fp then return false end
+  end
+  return false
+end
+
+-- The 8-byte key an id is filed under: the first bytes of its SHA-1 (base.py: id_key).
+local function key_of(id)
+  return (string.gsub(sub(redis.sha1hex(id), 1, 16), '..', function(h) return char(tonumber(h, 16)) end))
+end
