@@ -384,3 +384,45 @@ def test_a_date_without_a_time_of_day_is_midnight_in_timezone_not_in_the_servers
     row = rows(database.url)["http://a.test/d"]
     assert row["published_at"] == datetime.fromisoformat("2026-11-28T00:00:00+08:00")
     assert row["crawled_at"] == datetime.fromisoformat("2026-11-28T12:00:00+08:00")  # no offset: TIMEZONE's too
+
+
+def test_a_two_page_article_in_postgresql_is_whole_through_its_rechecks(
+    tmp_path, redis_server, database, sina_articles
+):
+    """Crawled, rechecked unchanged (no edit, the row as it was), then rechecked with its
+    second page edited: the row is the whole new text, the version before it whole too."""
+    from tests.hostile_web import HostileWeb, article, list_page
+    from tests.test_hostile_web import feed_items, run_crawl
+
+    first, second = [a for a in sina_articles if len(a["body"]) > 800][10:12]
+    web = HostileWeb()
+    more = "<p><a href='/news/1_2.html'>下一页</a></p>"
+    web.add("/news/1.html", article(first["title"], first["body"], after=more))
+    web.add("/news/1_2.html", article(first["title"], second["body"]))
+    start = web.add("/list.html", list_page(["/news/1.html"]))
+    url = f"{web.url}/news/1.html"
+    run = {"RECHECK_AFTER": "0s,0s,1d", "DEDUP_NAMESPACE": "pg-pages", "DATABASE_URL": database.url}
+    try:
+        code, log = run_crawl(tmp_path, redis_server.url, "day1", [start], allow=r"/news/\d+\.html$", **run)
+        assert code == 0, log[-3000:]
+        (kept,) = feed_items(tmp_path / "day1")
+        whole = kept["body"]
+        assert first["body"].strip()[:20] in whole and second["body"].strip()[-12:] in whole  # both pages
+        assert rows(database.url)[url]["body"] == whole and rows(database.url)[url]["version"] == 1
+        code, log = run_crawl(
+            tmp_path, redis_server.url, "same", [start], allow=r"/news/\d+\.html$", RECHECK=True, **run
+        )
+        assert "'rechecks/unchanged" in log and "'rechecks/edited" not in log, log[-3000:]
+        assert feed_items(tmp_path / "same") == [] and rows(database.url)[url]["body"] == whole
+        web.add("/news/1_2.html", article(first["title"], second["body"] + "\n（更正：第二页的数字有误，已改正。）"))
+        code, log = run_crawl(
+            tmp_path, redis_server.url, "edited", [start], allow=r"/news/\d+\.html$", RECHECK=True, **run
+        )
+        assert "'rechecks/edited" in log, log[-3000:]
+    finally:
+        web.stop()
+    row = rows(database.url)[url]
+    assert row["version"] == 2 and row["body"].startswith(whole) and row["body"].endswith("已改正。）")
+    with psycopg.connect(database.url) as conn:
+        ((before,),) = conn.execute("SELECT body FROM article_versions WHERE url = %s AND version = 1", (url,))
+    assert before == whole
