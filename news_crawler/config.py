@@ -80,6 +80,11 @@ def setting_path(settings: Any, name: str) -> Path:
     return data_path(str(settings.get(name) or getattr(defaults, name)), settings.get("DATA_DIR") or defaults.DATA_DIR)
 
 
+def file_stamp(when: datetime) -> str:
+    """A time as file names hold it: UTC, sortable, no colons (``2026-12-07T10-31-42Z``)."""
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H-%M-%SZ")
+
+
 def zone(settings: Any) -> tzinfo:
     """The zone that ``TIMEZONE`` names (an IANA name such as ``Asia/Shanghai``), or this
     machine's when it is empty; ``UserError`` for a name the zone database does not know."""

@@ -130,6 +130,11 @@ BROWSER_CONTEXT_PAGES = 100
 BROWSER_MEMORY_MAX = 384
 SUMMARY_FILE = ""
 FEED_DIR = "output"  # under DATA_DIR unless absolute
+# news-crawler crawl, worker, watch and recheck write Scrapy's log to a file of their own here
+# (under DATA_DIR unless absolute; kept LOG_KEEP_DAYS days) and show a progress line and the
+# summary; -v, or LOG_LEVEL or LOG_FILE set, shows the whole log on the terminal instead.
+LOG_DIR = "logs"
+LOG_KEEP_DAYS = 30
 
 # Sites files (TOML, see spiders/sites.py) read after the built-in one, each adding sites or replacing
 # one by name; several are separated by commas.

@@ -80,5 +80,19 @@ def main() -> int:
     print("Day 2 fetched only the articles that appeared since day 1: the Redis dupefilter remembers the rest.")
     args = DEMO_ARGS.relative_to(Path(__file__).resolve().parents[1])
     print(f"The demo's keys are its own (prefix {NAMESPACE}:); see them with: ./run news-crawler status @{args}")
+    note = embedded_note(settings)
+    if note:
+        print(note)
     server.shutdown()
     return 0
+
+
+def embedded_note(settings: Any) -> str:
+    """What to say of the embedded server the demo started: it stays up for the commands that
+    come next ("" when the demo ran on a Redis of the user's)."""
+    if settings.get("REDIS_URL") or settings.get("REDIS_HOST"):
+        return ""
+    return (
+        f"The embedded Redis ({connection.url_from_settings(settings)}) is still running, so that the next "
+        "command finds the demo's keys; stop it with: ./run news-crawler stop-server"
+    )

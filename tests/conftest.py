@@ -13,9 +13,11 @@ from tests.redis_server import TestServer
 @pytest.fixture(scope="session", autouse=True)
 def _own_cache_dir(tmp_path_factory):
     """The IDF cache of every table a test writes goes to a directory of the run's, not the
-    user's ~/.cache (subprocesses inherit it)."""
+    user's ~/.cache, and DATA_DIR is one of the run's (subprocesses inherit both)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+        # what a command writes where no test says (a crawl's log file): the run's, not ~/.local/share
+        mp.setenv("DATA_DIR", str(tmp_path_factory.mktemp("data")))
         yield
 
 

@@ -36,3 +36,14 @@ def test_the_demo_runs_and_keeps_to_its_own_keys(tmp_path, redis_server, redis_c
     assert {"sina", "huanqiu"} <= set(spiders) and all(s["seen_urls"] and s["outcomes_today"] for s in spiders.values())
     bare = news_crawler("status", env=env)  # without them: nothing of its own here, and the way to the demo's keys
     assert "Other crawls used other keys: demo:" in bare.stdout and "./run demo prints its own command" in bare.stdout
+
+
+def test_the_demo_says_the_embedded_server_stays_up_and_how_to_stop_it(tmp_path):
+    from news_crawler.config import build_settings
+    from news_mirror.demo import embedded_note
+
+    note = embedded_note(build_settings({"REDIS_URL": "", "DATA_DIR": str(tmp_path)}))
+    assert note.startswith(f"The embedded Redis (unix://{tmp_path}/redis/") and note.endswith(
+        "stop it with: ./run news-crawler stop-server"
+    )
+    assert embedded_note(build_settings({"REDIS_URL": "redis://127.0.0.1:6379/0"})) == ""

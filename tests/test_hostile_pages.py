@@ -367,5 +367,6 @@ def test_the_report_escapes_every_link_and_text_a_page_controls():
     out = render(data)
     assert "<script>" not in out and "<i>" not in out and "<b>" not in out and '"<&>"' not in out
     assert 'href="https://a.cn/x?a=1&amp;b=&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in out
-    # drops: two hrefs, two texts; failures and the most reprinted stories: one of each
-    assert out.count("&amp;b=&quot;&gt;&lt;script&gt;") == 8
+    # drops and the most reprinted stories: an href, a title and a text (no headline known) a
+    # link, three links; failures: an href and a text
+    assert out.count("&amp;b=&quot;&gt;&lt;script&gt;") == 11

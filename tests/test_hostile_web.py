@@ -90,7 +90,7 @@ def stat(log: str, key: str) -> int:
 def outcomes(client, spider: str = "news") -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for key in client.keys(f"{spider}:outcomes:*"):
-        if b":counts" not in key:
+        if b":counts" not in key and b":titles" not in key:
             out.update({k.decode(): parse_outcome(v) for k, v in client.hgetall(key).items()})
     return out
 

@@ -112,7 +112,7 @@ def test_the_report_is_one_file_that_needs_nothing_from_outside(report):
 
 
 @browser
-def test_the_report_in_a_browser_has_a_row_and_a_chart_per_site_and_is_not_blank(report, tmp_path):
+def test_the_report_in_a_browser_has_a_row_and_a_chart_per_site_and_is_not_blank(report, tmp_path, sina_articles):
     path, urls = report
     dom = chromium("--dump-dom", path.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
@@ -134,6 +134,11 @@ def test_the_report_in_a_browser_has_a_row_and_a_chart_per_site_and_is_not_blank
     assert "kept nothing today" in rows["sina"] and "kept nothing today" not in rows["news"]
     assert "29 of 30 days without data" in rows["news"]  # no data is said, not drawn as zero
     assert urls[2] in dom.stdout.split('id="drops"')[1]  # the reprint, and what it copies
+    a = sina_articles[7]
+    drops = dom.stdout.split('id="drops"')[1].split("</table>")[0]  # each by its headline, linked
+    assert f'title="{urls[2]}">转载：{a["title"]}</a>' in drops and f'title="{urls[0]}">{a["title"]}</a>' in drops
+    # the site's first day: its numbers, not a column of "no data"
+    assert "its first day" in rows["news"] and "no data" not in rows["news"].split("<svg")[0]
     shot = tmp_path / "report.png"
     result = chromium(f"--screenshot={shot}", "--window-size=1200,900", path.as_uri())
     assert result.returncode == 0 and shot.exists(), result.stderr[-2000:]

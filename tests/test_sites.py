@@ -344,6 +344,7 @@ def test_relative_paths_in_settings_are_under_data_dir_from_any_directory(tmp_pa
     from news_crawler.config import build_settings, setting_path
 
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DATA_DIR", raising=False)  # the default's place is asked of below
     settings = build_settings({"DATA_DIR": "/srv/news", "FEED_DIR": "feeds", "DAILY_DIR": "/var/daily"})
     assert setting_path(settings, "FEED_DIR") == Path("/srv/news/feeds")
     assert setting_path(settings, "DAILY_DIR") == Path("/var/daily")

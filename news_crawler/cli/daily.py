@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from news_crawler.cli import options
-from news_crawler.config import setting_path, zone
+from news_crawler.config import file_stamp, setting_path, zone
 from news_crawler.crawl.summary import format_table
 
 EX_TEMPFAIL = 75
@@ -84,7 +84,7 @@ def cmd_daily(args: argparse.Namespace) -> int:
         "exit": 1 if failed else 0,
         "log": str(log_file),
     }
-    path = directory / "summaries" / f"{now.strftime('%Y-%m-%dT%H%M%S')}.json"
+    path = directory / "summaries" / f"{file_stamp(now)}.json"  # UTC, as the feed files' names
     path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
     print(format_table(sites))
     print(f"articles: {setting_path(settings, 'FEED_DIR')}/<site>/ (FEED_DIR)")

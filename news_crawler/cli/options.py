@@ -16,6 +16,12 @@ def add_settings_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE", help="a Scrapy setting")
 
 
+def add_verbose_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="Scrapy's whole log on the terminal (default: a progress line)"
+    )
+
+
 def overrides(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
     """The ``-s`` settings of the command line (none for a command without ``-s``), plus ``extra``."""
     try:

@@ -22,7 +22,9 @@ from news_crawler.printable import json_line, printable
 
 
 def cmd_recheck(args: argparse.Namespace) -> int:
-    return run_and_report(args.spiders, options.overrides(args, RECHECK=True), args.summary)
+    return run_and_report(
+        args.spiders, options.overrides(args, RECHECK=True), args.summary, verbose=args.verbose, command="recheck"
+    )
 
 
 def since(text: str) -> datetime:
@@ -124,8 +126,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("spiders", nargs="*", help="site names (default: every configured site)")
     p.add_argument("--summary", help="write the summary as JSON to this file")
     options.add_settings_option(p)
+    options.add_verbose_option(p)
     p.set_defaults(func=cmd_recheck)
-    p = sub.add_parser("changes", help="the edits and deletions rechecks found, newest first")
+    p = sub.add_parser("changes", help="the edits and deletions rechecks found, and superseded articles, newest first")
     p.add_argument("--site", help="one site")
     p.add_argument("--since", type=since, help="only those since this time (ISO 8601)")
     p.add_argument("--json", action="store_true", help="one JSON object a line")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import sys
 import time
 from typing import Any, cast
 
@@ -32,10 +33,14 @@ def run_spiders(
     overrides: dict[str, Any] | None = None,
     spider_args: dict[str, Any] | None = None,
     stop_at: float | None = None,
+    progress: bool = False,
+    announce: str = "",
 ) -> dict[str, dict[str, Any]]:
     """Crawl ``names`` concurrently until each finishes, or is stopped (a signal; ``stop_at``,
-    a ``time.monotonic()`` time); return ``{spider: {reason, sites, pages, problem}}``. A watch
-    (``WATCH``) that was stopped did its work."""
+    a ``time.monotonic()`` time); return ``{spider: {reason, sites, pages, problem, sinks}}``
+    (``sinks``: articles each sink took). A watch (``WATCH``) that was stopped did its work.
+    With ``progress``, a line on stderr says what the crawl has done so far; ``announce`` is
+    printed once every check passed, as the crawl starts."""
     logging.getLogger("jieba").setLevel(logging.WARNING)
     settings = build_settings(overrides)
     check_spiders(names, spider_args or {}, settings)
@@ -43,6 +48,8 @@ def run_spiders(
     check_index(settings)
     check_database(settings)  # the sinks, as Redis: one line before anything starts
     check_feeds(settings)
+    if announce:
+        print(announce, flush=True)
     process = CrawlerProcess(settings)
     crawlers = []
     for name in names:
@@ -51,7 +58,20 @@ def run_spiders(
         process.crawl(crawler, **(spider_args or {}))
     if stop_at is not None:
         stop_on_time(crawlers, stop_at)
-    process.start()
+    line = ProgressLine(crawlers) if progress else None
+    errors = None
+    if progress:  # the log goes to its file: its errors are said here too
+        errors = logging.StreamHandler(sys.stderr)
+        errors.setLevel(logging.ERROR)
+        errors.setFormatter(logging.Formatter("\n%(name)s: %(levelname)s: %(message)s"))
+        logging.getLogger().addHandler(errors)
+    try:
+        process.start()
+    finally:
+        if errors is not None:
+            logging.getLogger().removeHandler(errors)
+        if line is not None:
+            line.end()
     out = {}
     watching = settings.getbool("WATCH")
     fetches_no_start_page = settings.getbool("SEED_FROM_REDIS") or watching or settings.getbool("RECHECK")
@@ -68,6 +88,7 @@ def run_spiders(
             "problem": crawl_problem(
                 "finished" if watching and reason == "shutdown" else reason, sites, fetches_no_start_page
             ),
+            "sinks": {k.removeprefix("sinks/"): v for k, v in stats.items() if k.startswith("sinks/")},
         }
     return out
 
@@ -132,3 +153,48 @@ def unknown_spiders(names: list[str], settings: Any) -> None:
             f"unknown spider {printable(', '.join(unknown), 200)}{hint} (known: {', '.join(known)}; "
             "declare a site in a sites file: SITES_FILE)"
         )
+
+
+class ProgressLine:
+    """What the crawl has done so far, on stderr: rewritten in place every second on a
+    terminal, a line a minute elsewhere (a pipe, a log)."""
+
+    def __init__(self, crawlers: list[Crawler]) -> None:
+        from twisted.internet import task
+
+        self.crawlers = crawlers
+        self.started = time.monotonic()
+        self.tty = sys.stderr.isatty()
+        self.shown = ""
+        self.loop = task.LoopingCall(self.show)
+        self.loop.start(1.0 if self.tty else 60.0, now=False)
+
+    def text(self) -> str:
+        totals: dict[str, int] = {}
+        pages = 0
+        for crawler in self.crawlers:
+            pages += int(crawler.stats.get_value("response_received_count", 0) or 0)
+            for row in summarize(Counts.of(crawler.stats)).values():
+                for column, n in row.items():
+                    totals[column] = totals.get(column, 0) + n
+        done = ", ".join(
+            f"{totals.get(c, 0)} {c}" for c in ("kept", "dropped", "invalid", "failed", "errors") if totals.get(c)
+        )
+        seconds = int(time.monotonic() - self.started)
+        return f"{seconds // 60}:{seconds % 60:02d}  {pages} pages fetched" + (f"; {done}" if done else "")
+
+    def show(self) -> None:
+        text = self.text()
+        if self.tty:
+            sys.stderr.write("\r" + text + " " * max(0, len(self.shown) - len(text)))
+            sys.stderr.flush()
+        else:
+            print(text, file=sys.stderr, flush=True)
+        self.shown = text
+
+    def end(self) -> None:
+        if self.loop.running:
+            self.loop.stop()
+        if self.tty:  # the last word, however short the crawl
+            sys.stderr.write("\r" + self.text() + " " * max(0, len(self.shown) - len(self.text())) + "\n")
+            sys.stderr.flush()

@@ -31,7 +31,14 @@ def seconds(text: str) -> float:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     stop_at = time.monotonic() + args.duration if args.duration else None
-    return run_and_report(args.spiders, options.overrides(args, WATCH=True), args.summary, stop_at=stop_at)
+    return run_and_report(
+        args.spiders,
+        options.overrides(args, WATCH=True),
+        args.summary,
+        stop_at=stop_at,
+        verbose=args.verbose,
+        command="watch",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,4 +50,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--for", dest="duration", type=seconds, metavar="SECONDS", help="stop after this many seconds")
     p.add_argument("--summary", help="write the summary as JSON to this file")
     options.add_settings_option(p)
+    options.add_verbose_option(p)
     p.set_defaults(func=cmd_watch)

@@ -155,12 +155,13 @@ class OutcomeTracker:
         site = item.get("site") if item is not None and hasattr(item, "get") else None
         return site or getattr(self.crawler.spider, "site", "") or spider_name(self.crawler)
 
-    def _record(self, url: str, outcome: str, reason: str, site: str) -> None:
-        """The one place an outcome is written: to the store, and counted once a URL a run
-        in ``outcomes/<outcome>/<site>`` (a write replayed after an outage counts nothing
-        again; a URL whose outcome changes moves to the new count), as the store counts a
-        day's outcomes: the summary and the report count the same facts."""
-        self.store.record(url, outcome, reason)
+    def _record(self, url: str, outcome: str, reason: str, site: str, title: str = "") -> None:
+        """The one place an outcome is written: to the store (an article's headline beside
+        it), and counted once a URL a run in ``outcomes/<outcome>/<site>`` (a write replayed
+        after an outage counts nothing again; a URL whose outcome changes moves to the new
+        count), as the store counts a day's outcomes: the summary and the report count the
+        same facts."""
+        self.store.record(url, outcome, reason, title)
         before = self._counted.get(url)
         if before != outcome:
             if before is not None:
@@ -170,8 +171,8 @@ class OutcomeTracker:
 
     # Item outcomes.
     def item_scraped(self, item: Any, response: Response) -> None:
-        site = self._site(item)
-        self.outage.run(lambda: self._record(item["url"], "kept", "", site))
+        site, title = self._site(item), str(item.get("title") or "")
+        self.outage.run(lambda: self._record(item["url"], "kept", "", site, title))
         first = int(item.get("version") or 1) == 1  # a new version's first was timed and is tracked
         if first and self.latency is not None:
             latency, published, crawled = self.latency, str(item.get("published_at") or ""), str(item["crawled_at"])
@@ -187,7 +188,8 @@ class OutcomeTracker:
         if outcome:
             url, site = item.get("url") or response.url, self._site(item)
             reason = exception.reason if isinstance(exception, ArticleDrop) else str(exception)
-            self.outage.run(lambda: self._record(url, outcome, reason[:200], site))
+            title = str(item.get("title") or "") if outcome == "duplicate" else ""
+            self.outage.run(lambda: self._record(url, outcome, reason[:200], site, title))
         if isinstance(exception, ArticleDrop) and not exception.ends_lease and response is not None:
             self._keep_lease.add(id(response.request))
         self._item_done(response)

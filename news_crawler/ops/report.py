@@ -43,7 +43,7 @@ class SiteDays:
 
 @dataclass
 class ReportData:
-    zone: str  # the zone whose days these are (TIMEZONE)
+    zone: str  # the zone whose days these are, as the report names it (TIMEZONE's, or the machine's)
     today: date
     days: list[date]  # oldest first, today last
     sites: list[SiteDays]
@@ -53,6 +53,7 @@ class ReportData:
     changes: list[dict[str, Any]] = field(default_factory=list)  # today's edits and deletions
     # each site judged: {"site", "judged": [kinds], "alerts": {kind: {"since", "detail"}}}
     health: list[dict[str, Any]] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)  # the headlines of the articles shown, by URL
 
 
 def gather(
@@ -91,7 +92,7 @@ def gather(
         if found:
             sites.append(SiteDays(name, {day: row_from_outcomes(counts) for day, counts in found.items()}))
     site_of = SiteNames(load_sites(sites_files(settings.get("SITES_FILE"))))
-    drops = [
+    drops: list[dict[str, Any]] = [
         {
             "id": d.id,
             "duplicate_of": d.duplicate_of,
@@ -110,12 +111,24 @@ def gather(
         if r["outcome"] in ("failed", "given_up", "error", "gone")
     ][:500]
     changes.sort(key=lambda e: e["at"], reverse=True)
-    return ReportData(zone_name(tz), today, span, sites, drops, failures, latency, changes, health)
+    # the articles the report names: the drops it lists, and the originals of every story today
+    shown = [str(u) for d in drops[:DROPS_SHOWN] for u in (d["id"], d["duplicate_of"])]
+    shown += [str(d["duplicate_of"]) for d in drops[DROPS_SHOWN:]]
+    titles: dict[str, str] = {}
+    for name in spiders:
+        missing = [u for u in dict.fromkeys(shown) if u and u not in titles]
+        if not missing:
+            break
+        titles.update(OutcomeStore.for_spider(client, settings, name).titles(missing))
+    named = zone_name(tz)
+    label = f"{named} (TIMEZONE)" if settings.get("TIMEZONE") else f"{named}, this machine's zone (TIMEZONE is not set)"
+    return ReportData(label, today, span, sites, drops, failures, latency, changes, health, titles)
 
 
 def _change(now: int, before: int | None) -> str:
+    """The change from the day before (a site's first day shows none)."""
     if before is None:
-        return '<span class="nd">no data</span>'
+        return '<span class="nd">no data the day before</span>'
     delta = now - before
     return f'<span class="{"up" if delta > 0 else "down" if delta < 0 else "same"}">{delta:+d}</span>'
 
@@ -183,6 +196,12 @@ def _health_row(h: dict[str, Any]) -> str:
     )
 
 
+def _link(url: str, titles: dict[str, str]) -> str:
+    """An article as a link: its headline (its URL when none is known), the URL in its title."""
+    text = titles.get(url) or url
+    return f'<a href="{html.escape(url)}" title="{html.escape(url)}">{html.escape(text)}</a>'
+
+
 def render(data: ReportData) -> str:
     """The report as one HTML page."""
     yesterday = data.today - timedelta(days=1)
@@ -190,21 +209,24 @@ def render(data: ReportData) -> str:
     for site in sorted(data.sites, key=lambda s: s.site):
         now = site.days.get(data.today)
         before = site.days.get(yesterday)
+        first = not any(day < data.today for day in site.days)  # the site's first day of data
         flag = now is not None and now["kept"] == 0 or now is None
         cells = "".join(
             f'<td data-col="{c}">{now[c] if now else "-"} '
-            f"{_change(now[c], before[c] if before else None) if now else ''}</td>"
+            f"{_change(now[c], before[c] if before else None) if now and not first else ''}</td>"
             for c in COLUMNS
         )
         warning = '<span class="flag">kept nothing today</span>' if flag else ""
+        if first:  # nothing to compare with yet
+            warning += ' <span class="note">its first day</span>'
+
         rows.append(
             f'<tr class="site{" flagged" if flag else ""}" data-site="{html.escape(site.site)}">'
             f"<th>{html.escape(site.site)} {warning}</th>{cells}{_latency_cell(data.latency.get(site.site))}"
             f"<td>{chart(site, data.days)}</td></tr>"
         )
     drops = "".join(
-        f'<tr><td><a href="{html.escape(d["id"])}">{html.escape(d["id"])}</a></td>'
-        f'<td><a href="{html.escape(d["duplicate_of"])}">{html.escape(d["duplicate_of"])}</a></td>'
+        f"<tr><td>{_link(d['id'], data.titles)}</td><td>{_link(d['duplicate_of'], data.titles)}</td>"
         f"<td>{d['distance']}</td><td>{html.escape(str(d['rule']))}</td></tr>"
         for d in data.drops[:DROPS_SHOWN]
     )
@@ -213,7 +235,7 @@ def render(data: ReportData) -> str:
     for d in data.drops:
         copiers.setdefault(d["duplicate_of"], set()).add(d["site"])
     reprinted = "".join(
-        f'<tr><td><a href="{html.escape(story)}">{html.escape(story)}</a></td><td>{n}</td>'
+        f"<tr><td>{_link(story, data.titles)}</td><td>{n}</td>"
         f"<td>{html.escape(', '.join(sorted(h for h in copiers[story] if h)))}</td></tr>"
         for story, n in stories.most_common(TOP_STORIES)
     )
@@ -253,7 +275,7 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; ver
 .note {{ color: #888; font-size: 11px; }} .legend span {{ padding: 0 6px; }}
 </style></head><body>
 <h1>news-crawler: {data.today}</h1>
-<p class="zone">Days are days of {html.escape(data.zone)} (TIMEZONE).</p>
+<p class="zone">Days are days of {html.escape(data.zone)}.</p>
 <p class="legend">Chart: the last {len(data.days)} days, <span style="color:#3572b0">kept</span>
 <span style="color:#e8833a">dropped</span>, <span style="color:#aaa">gray: no data</span>.</p>
 <table id="sites"><tr><th>site</th>{header}<th>discovery latency today: median, 90%</th>
@@ -262,7 +284,7 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; ver
 <table id="health"><tr><th>site</th><th>health</th><th>since</th>
 <th>what this run gave, against the usual</th></tr>{health}</table>
 <h2>Most reprinted stories today</h2>
-<table id="stories"><tr><th>story (the article kept first)</th><th>copies dropped today</th>
+<table id="stories"><tr><th>story (its original)</th><th>copies dropped today</th>
 <th>copied by</th></tr>{reprinted}</table>
 <h2>Reprints of each site's stories today (转载量)</h2>
 <table id="reprinted"><tr><th>site</th><th>copies of its stories</th></tr>{per_site}</table>

@@ -53,9 +53,10 @@ return n
 # An outcome written, and the count of each outcome in its hash kept with it: a URL whose
 # outcome changes moves from one count to the other, and a write replayed after an outage
 # (the same outcome again) counts nothing.
-# KEYS[1] outcomes hash, KEYS[2] its counts, KEYS[3] attempts hash; ARGV[1] URL, ARGV[2] the
-# record (outcome|seconds|reason), ARGV[3] outcome, ARGV[4] when both hashes expire (0:
-# never), ARGV[5] 1 to clear the URL's attempts.
+# KEYS[1] outcomes hash, KEYS[2] its counts, KEYS[3] attempts hash, KEYS[4] its titles hash;
+# ARGV[1] URL, ARGV[2] the record (outcome|seconds|reason), ARGV[3] outcome, ARGV[4] when the
+# hashes expire (0: never), ARGV[5] 1 to clear the URL's attempts, ARGV[6] the article's
+# headline ('': none to keep).
 _RECORD = """
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 local before = old and string.match(old, '^([%w_]+)|%d+|')
@@ -65,12 +66,15 @@ if before ~= ARGV[3] then
   if before then redis.call('HINCRBY', KEYS[2], before, -1) end
   redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
 end
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[4], ARGV[1], ARGV[6]) end
 if ARGV[4] ~= '0' then
   redis.call('EXPIREAT', KEYS[1], ARGV[4])
   redis.call('EXPIREAT', KEYS[2], ARGV[4])
+  if ARGV[6] ~= '' then redis.call('EXPIREAT', KEYS[4], ARGV[4]) end
 end
 if ARGV[5] == '1' then redis.call('HDEL', KEYS[3], ARGV[1]) end
 """
+TITLE_MAX = 200  # characters of a headline kept beside its outcome
 
 
 def _utc_now() -> datetime:
@@ -128,21 +132,43 @@ class OutcomeStore:
         """The hash counting the outcomes of ``day``'s hash (of the undated one for None)."""
         return f"{self.outcomes_key}:counts" + (f":{day.isoformat()}" if day else "")
 
-    def record(self, url: str, outcome: str, reason: str = "") -> None:
+    def titles_key(self, day: date | None) -> str:
+        """The hash of the headlines of ``day``'s kept and dropped articles (of the undated
+        outcomes for None), expiring with them: what the report shows beside a link."""
+        return f"{self.outcomes_key}:titles" + (f":{day.isoformat()}" if day else "")
+
+    def record(self, url: str, outcome: str, reason: str = "", title: str = "") -> None:
+        """``url``'s outcome now; ``title``, the article's headline, kept beside it."""
         if not _OUTCOME.fullmatch(outcome):
             raise ValueError(f"an outcome is one word of letters, digits and _, got {outcome!r}")
         now = self.clock()
         value = f"{outcome}|{int(now.timestamp())}|{reason}"
         if self.keep_days > 0:
             today = now.astimezone(self.zone).date()
-            keys = [self._day_key(today), self.counts_key(today)]
+            keys = [self._day_key(today), self.counts_key(today), self.attempts_key, self.titles_key(today)]
             day_start = datetime.combine(today, time(), self.zone).timestamp()
             expire = int(day_start) + self.keep_days * DAY
         else:
-            keys, expire = [self.outcomes_key, self.counts_key(None)], 0
+            keys, expire = [self.outcomes_key, self.counts_key(None), self.attempts_key, self.titles_key(None)], 0
         clear = outcome not in ("failed", "error")
+        args = [url, value, outcome, expire, int(clear), " ".join(title.split())[:TITLE_MAX]]
         with _foreign_refused(self.outcomes_key):
-            self._record(keys=[*keys, self.attempts_key], args=[url, value, outcome, expire, int(clear)])
+            self._record(keys=keys, args=args)
+
+    def titles(self, urls: list[str]) -> dict[str, str]:
+        """The headlines kept for ``urls`` in the live days (those found), the newest first."""
+        if not urls:
+            return {}
+        days = [None] if self.keep_days <= 0 else [self.today() - timedelta(days=n) for n in range(self.keep_days)]
+        pipe = self.client.pipeline(transaction=False)
+        for day in days:
+            pipe.hmget(self.titles_key(day), urls)
+        out: dict[str, str] = {}
+        for found in pipe.execute():
+            for url, title in zip(urls, found):
+                if title and url not in out:
+                    out[url] = title.decode("utf-8", "replace")
+        return out
 
     def counts(self) -> dict[str, int]:
         """How many URLs have each outcome today (in the one hash when outcomes are not kept

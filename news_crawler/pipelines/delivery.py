@@ -43,6 +43,7 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 
 from news_crawler import connection
+from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.runtime import Runtime
 from news_crawler.errors import UserError
 
@@ -64,6 +65,7 @@ class Deliveries:
     def __init__(self, crawler: Crawler) -> None:
         runtime = Runtime.of(crawler)
         self.client, self.outage = runtime.client, runtime.outage
+        self.counts = Counts.of(crawler.stats)
         name = crawler.spider.name if crawler.spider is not None else "items"
         self.key = connection.spider_key(crawler.settings.get("DELIVERIES_KEY"), name, self.client)
         self.sinks: list[str] = []
@@ -97,8 +99,9 @@ class Deliveries:
         return sink in self._had[ident]
 
     def add(self, item: Any, sink: str) -> None:
-        """``sink`` has ``item`` now."""
+        """``sink`` has ``item`` now (counted in ``sinks/<sink>``, what a crawl's summary says)."""
         self._now.setdefault(identity(item), set()).add(sink)
+        self.counts.add("sinks", sink)
 
     def item_scraped(self, item: Any) -> None:
         ident = identity(item)

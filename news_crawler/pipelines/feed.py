@@ -27,7 +27,7 @@ from typing import IO
 from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 
-from news_crawler.config import setting_path
+from news_crawler.config import file_stamp, setting_path
 from news_crawler.crawl.counts import Counts
 from news_crawler.fields import FEED_FIELDS
 from news_crawler.items import ArticleItem
@@ -48,8 +48,7 @@ class FeedWriteError(SinkError):
 
 def feed_path(feed_dir: Path, spider: str, started: datetime) -> Path:
     """``FEED_DIR/<spider>/<time>.<host>-<pid>.jsonl``, the time in UTC as Scrapy's feeds write it."""
-    stamp = started.astimezone(UTC).replace(microsecond=0, tzinfo=None).isoformat().replace(":", "-")
-    return feed_dir / spider / f"{stamp}.{socket.gethostname()}-{os.getpid()}.jsonl"
+    return feed_dir / spider / f"{file_stamp(started)}.{socket.gethostname()}-{os.getpid()}.jsonl"
 
 
 class FeedPipeline:
