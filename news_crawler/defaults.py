@@ -155,6 +155,10 @@ DAILY_SPIDERS: list[str] = []
 DEDUP_ENABLED = True
 DEDUP_NAMESPACE = "news"
 DEDUP_MAX_DISTANCE = 3
+# The index's layout: the fingerprint's 64 bits cut into blocks (high bits first); one table
+# for each choice of all blocks but DEDUP_MAX_DISTANCE of them, which must be fewer than the
+# blocks (16,12,12,12,12 reaches distance 4). A namespace keeps the layout it was begun with.
+DEDUP_BLOCKS = "16,16,16,16"
 # Which copy of a story is kept, its original: "earliest", the earliest published (a copy
 # published more than a minute before the kept one takes its place, which becomes a copy of
 # it); "first", the first decided. Copies without a published_at keep the first decided.

@@ -139,7 +139,18 @@ def test_check_with_max_distance_zero_keeps_edited_copy(redis_server, redis_clie
 
 def test_max_distance_beyond_the_index_is_refused():
     out = run(["check", "--max-distance", "4", "-"])
-    assert out.returncode == 2 and "up to distance 3" in out.stderr
+    assert out.returncode == 2 and out.stderr.splitlines() == [
+        "news-dedup: setting DEDUP_MAX_DISTANCE=4: must be from 0 to 3, fewer than the 4 blocks of "
+        "DEDUP_BLOCKS=16,16,16,16 (more blocks reach further: --blocks 16,12,12,12,12 or "
+        "DEDUP_BLOCKS=16,12,12,12,12 reaches 4)"
+    ]
+    for blocks, said in (
+        ("16,16,16", "setting DEDUP_BLOCKS='16,16,16': the blocks add up to 48 bits, not the fingerprint's 64"),
+        ("16,a,16,16", "setting DEDUP_BLOCKS='16,a,16,16': expected block widths in bits, comma-separated"),
+        ("0,16,16,16,16", "setting DEDUP_BLOCKS='0,16,16,16,16': each block is a whole number of bits, 1 or more"),
+    ):
+        out = run(["check", "--blocks", blocks, "-"])
+        assert out.returncode == 2 and said in out.stderr and len(out.stderr.splitlines()) == 1, out.stderr
 
 
 def test_missing_file_is_a_clear_error(redis_server):

@@ -129,8 +129,11 @@ def test_same_decisions_as_brute_force(make_store):
 
 
 def test_invalid_max_distance_is_explained():
-    with pytest.raises(ValueError, match="up to distance 3"):
+    with pytest.raises(ValueError, match=r"DEDUP_MAX_DISTANCE=4: must be from 0 to 3, fewer than the 4 blocks"):
         MemoryStore(max_distance=4)
+    assert MemoryStore(max_distance=4, blocks=(16, 12, 12, 12, 12)).layout.describe() == (
+        "16,12,12,12,12 at distance 4: 5 tables keyed by 1 block"
+    )
 
 
 def test_redis_store_refuses_decoding_client(redis_server):

@@ -57,7 +57,17 @@ def test_plain_settings_read_the_environment_too(monkeypatch):
 @pytest.mark.parametrize(
     "name,value,message",
     [
-        ("DEDUP_MAX_DISTANCE", 9, "setting DEDUP_MAX_DISTANCE=9: must be from 0 to 3"),
+        (
+            "DEDUP_MAX_DISTANCE",
+            9,
+            "setting DEDUP_MAX_DISTANCE=9: must be from 0 to 3, fewer than the 4 blocks of DEDUP_BLOCKS=16,16,16,16 "
+            "(more blocks reach further: --blocks 16,12,12,12,12 or DEDUP_BLOCKS=16,12,12,12,12 reaches 4)",
+        ),
+        (
+            "DEDUP_BLOCKS",
+            "16,16,16",
+            "setting DEDUP_BLOCKS='16,16,16': the blocks add up to 48 bits, not the fingerprint's 64",
+        ),
         ("DEDUP_MAX_DISTANCE", "two", "setting DEDUP_MAX_DISTANCE='two': expected a whole number"),
         ("LIST_STOP_AT_SEEN", "maybe", "setting LIST_STOP_AT_SEEN='maybe': expected true or false"),
         ("LIST_LINKS_MAX", -1, "setting LIST_LINKS_MAX=-1: must be 0 or more"),

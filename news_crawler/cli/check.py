@@ -1,5 +1,8 @@
 """``news-dedup check``: decide every line of a JSON Lines corpus, in input order.
 
+A line is an article (``body`` or ``html``, fingerprinted here: both rules) or a fingerprint
+made elsewhere (``simhash``, 16 hex digits: decided by the simhash rule alone).
+
 Input is read as bytes and split on ``\\n`` only; each line is decoded on its own, so one
 bad line (invalid UTF-8, nested too deep, not JSON, no id) gets its own error line and
 the run carries on. Every input line, blank ones included, gets exactly one output line.
@@ -8,6 +11,7 @@ the run carries on. Every input line, blank ones included, gets exactly one outp
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, tzinfo
 from functools import partial
@@ -19,6 +23,7 @@ from news_crawler.dedup.index import Document, FingerprintStore
 from news_crawler.dedup.index.base import published_span
 
 CHECK_CHUNK = 256
+_HEX16 = re.compile("[0-9a-fA-F]{16}")
 READ_BLOCK = 1 << 20
 
 
@@ -81,6 +86,10 @@ def parse_line(
             "id": raw_id if isinstance(raw_id, (str, int)) else None,
             "error": f'line {lineno}: "id" must be a non-empty string',
         }
+    given = doc.get("simhash")
+    if given is not None:  # a fingerprint made elsewhere: decided by it alone
+        if not (isinstance(given, str) and _HEX16.fullmatch(given)):
+            return {"id": raw_id, "error": f'line {lineno}: "simhash" must be 16 hex digits'}
     published_at = doc.get("published_at")
     if published_at is not None and not isinstance(published_at, str):
         return {"id": raw_id, "error": f'line {lineno}: "published_at" must be a string (ISO 8601)'}
@@ -88,6 +97,8 @@ def parse_line(
         published = published_span(published_at or "", zone)
     except ValueError as e:
         return {"id": raw_id, "error": f"line {lineno}: {e}"}
+    if given is not None:
+        return Document(raw_id, int(given, 16), published=published)
     body = doc.get("body")
     if body is None and isinstance(doc.get("html"), str):
         from news_crawler.extraction import extract_article

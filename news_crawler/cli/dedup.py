@@ -26,11 +26,10 @@ from news_crawler.cli.check_workers import default_workers
 from news_crawler.cli.progress import Progress
 from news_crawler.config import PlainSettings, parse_overrides, plain_settings, zone
 from news_crawler.connection.embedded import EmbeddedServerError
-from news_crawler.dedup.fingerprint import UnusableText, blocks, distance, from_hex, similarity, to_hex
+from news_crawler.dedup.fingerprint import UnusableText, distance, from_hex, similarity, to_hex
 from news_crawler.dedup.fingerprint.sentences import longest_sentences
 from news_crawler.dedup.from_settings import fingerprinter_from_settings, store_from_settings
-from news_crawler.dedup.index import Decision, Match, RedisStore, check_max_distance
-from news_crawler.dedup.index.base import shared_table
+from news_crawler.dedup.index import Decision, Match, RedisStore
 from news_crawler.errors import UserError, redis_problem
 from news_crawler.ops.preflight import check_values, known_names, unknown_names, warn_of_environment
 from news_crawler.printable import json_line, printable
@@ -46,15 +45,18 @@ def _settings(args: argparse.Namespace) -> PlainSettings:
         "EMBEDDED_REDIS_DIR": str(Path(args.data_dir).expanduser().absolute()) if args.data_dir else None,
         "DEDUP_NAMESPACE": args.namespace,
         "DEDUP_MAX_DISTANCE": vars(args).get("max_distance"),
+        "DEDUP_BLOCKS": vars(args).get("blocks"),
         "DEDUP_SENTENCES": vars(args).get("sentences"),
         "DEDUP_ORIGINAL": vars(args).get("original"),
     }
     return plain_settings({**overrides, **{k: v for k, v in given.items() if v is not None and v != ""}})
 
 
-def _store(settings: PlainSettings) -> RedisStore:
+def _store(settings: PlainSettings, reader: bool = True) -> RedisStore:
+    """The namespace's index; a ``reader`` (every command but ``check``) takes the layout the
+    namespace records, ``check`` must ask for it."""
     connection.check_reachable(settings)  # a wrong URL or password: one line, before any work
-    return store_from_settings(settings, connection.from_settings(settings))
+    return store_from_settings(settings, connection.from_settings(settings), reader=reader)
 
 
 EX_REDIS_FAILED = 3  # check: Redis failed mid-run; every line printed before is complete
@@ -72,7 +74,7 @@ def _open_binary(path: str) -> IO[bytes]:
 def cmd_check(args: argparse.Namespace) -> int:
     settings = _settings(args)
     fingerprinter = fingerprinter_from_settings(settings)
-    store = _store(settings)
+    store = _store(settings, reader=False)
     counts = dict.fromkeys(("kept", "near-duplicates", "replays", "unusable lines"), 0)
     printed = 0
     progress = Progress(args.file)
@@ -180,7 +182,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             )
             holders = store.sentence_holders(fingerprint.sentences, fingerprint.length)
     report["simhash"] = to_hex(fp)
-    report["blocks"] = [f"{b:04x}" for b in blocks(fp)]
+    report["blocks"] = [f"{b:0{-(-w // 4)}x}" for b, w in zip(store.layout.blocks(fp), store.layout.widths)]
     near = [m for m in store.nearest(fp, args.limit + 1) if m.id != args.id][: args.limit]
     if sentences:  # the kept articles holding its sentences are its neighbours too, however far
         listed = {m.id for m in near}
@@ -188,7 +190,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
             for other, other_fp in held[: args.limit]:
                 if other not in listed and other != args.id:
                     listed.add(other)
-                    near.append(Match(other, other_fp, distance(fp, other_fp), shared_table(fp, other_fp)))
+                    table = store.layout.shared_table(fp, other_fp)
+                    near.append(Match(other, other_fp, distance(fp, other_fp), table))
     near.sort(key=lambda m: (m.distance, m.id))
     report["nearest"] = [
         {
@@ -196,7 +199,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             "simhash": to_hex(m.simhash),
             "distance": m.distance,
             "similarity": round(similarity(fp, m.simhash), 4),
-            "matched_blocks": [t for t, (a, b) in enumerate(zip(blocks(fp), blocks(m.simhash))) if a == b],
+            "matched_blocks": store.layout.matched_blocks(fp, m.simhash),
             "within_max_distance": m.distance <= store.max_distance,
         }
         for m in near
@@ -290,9 +293,7 @@ def evidence(store: RedisStore, decision: Any, settings: PlainSettings, given_te
         out.update(
             kept_simhash=to_hex(kept.simhash),
             similarity=round(similarity(decision.simhash, kept.simhash), 4),
-            matched_blocks=[
-                t for t, (a, b) in enumerate(zip(blocks(decision.simhash), blocks(kept.simhash))) if a == b
-            ],
+            matched_blocks=store.layout.matched_blocks(decision.simhash, kept.simhash),
         )
     if decision.rule == "simhash":
         out["why"] = (
@@ -362,11 +363,10 @@ def cmd_expire(args: argparse.Namespace) -> int:
     return 0
 
 
-def _max_distance(text: str) -> int:
-    try:
-        return check_max_distance(int(text))
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+def _non_negative(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number, 0 or more, got {text!r}")
+    return int(text)
 
 
 def _workers(text: str) -> int:
@@ -397,7 +397,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", parents=[common, rules], help="decide every article of a JSON Lines file")
     p.add_argument(
-        "--max-distance", type=_max_distance, default=None, help="Hamming distance of a near-duplicate (0-3, default 3)"
+        "--max-distance",
+        type=_non_negative,
+        default=None,
+        help="Hamming distance of a near-duplicate (default: DEDUP_MAX_DISTANCE, 3; fewer than the blocks)",
+    )
+    p.add_argument(
+        "--blocks",
+        default=None,
+        metavar="W,W,...",
+        help="the index's layout: the 64 bits cut into blocks (default: DEDUP_BLOCKS, 16,16,16,16; "
+        "16,12,12,12,12 reaches distance 4); a namespace keeps the one it began with",
     )
     p.add_argument(
         "--workers",

@@ -26,7 +26,13 @@ def write_report(settings: Any, days: int = 30, out: str | None = None) -> list[
 
     connection.check_reachable(settings)
     client = connection.from_settings(settings)
-    data = gather(client, settings, all_spider_names(settings) + ["news"], store_from_settings(settings, client), days)
+    data = gather(
+        client,
+        settings,
+        all_spider_names(settings) + ["news"],
+        store_from_settings(settings, client, reader=True),
+        days,
+    )
     page = render(data)
     if out:
         paths = [Path(out)]

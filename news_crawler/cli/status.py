@@ -134,7 +134,7 @@ def build_report(settings: Any) -> dict[str, Any]:
     from news_crawler.dedup.from_settings import store_from_settings
 
     client = connection.from_settings(settings)
-    index = store_from_settings(settings, client).report()
+    index = store_from_settings(settings, client, reader=True).report()
     report: dict[str, Any] = {
         "redis": connection.url_from_settings(settings).split("@")[-1],
         "redis_masters": len(cast(Any, client).get_primaries()) if connection.is_cluster(client) else 1,

@@ -9,6 +9,7 @@ import redis
 from news_crawler.config import as_list, zone
 from news_crawler.dedup.fingerprint import Fingerprinter
 from news_crawler.dedup.index import RedisStore, SentenceRule
+from news_crawler.dedup.index.layout import Layout
 
 
 def fingerprinter_from_settings(settings: Any) -> Fingerprinter:
@@ -43,7 +44,7 @@ def sentence_rule_from_settings(settings: Any) -> SentenceRule | None:
     )
 
 
-def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:
+def store_from_settings(settings: Any, client: redis.Redis, reader: bool = False) -> RedisStore:
     """The Redis index of ``DEDUP_NAMESPACE``, deciding within ``DEDUP_MAX_DISTANCE`` and by
     the sentence rule unless ``DEDUP_SENTENCES`` is off."""
     return RedisStore(
@@ -57,7 +58,15 @@ def store_from_settings(settings: Any, client: redis.Redis) -> RedisStore:
         drops_max=settings.getint("DEDUP_DROPS_MAX"),
         zone=zone(settings),
         original=settings.get("DEDUP_ORIGINAL"),
+        blocks=layout_from_settings(settings).widths,
+        reader=reader,
     )
+
+
+def layout_from_settings(settings: Any) -> Layout:
+    """``DEDUP_BLOCKS`` at ``DEDUP_MAX_DISTANCE``; ``LayoutError`` (one line) when they do not fit."""
+    blocks = settings.get("DEDUP_BLOCKS")
+    return Layout.parse(blocks if isinstance(blocks, str) else list(blocks), settings.getint("DEDUP_MAX_DISTANCE"))
 
 
 def check_index(settings: Any) -> None:

@@ -21,7 +21,6 @@ from news_crawler.errors import UserError
 
 # name -> (lowest, highest) for numbers, or the allowed values.
 RANGES: dict[str, tuple[float, float]] = {
-    "DEDUP_MAX_DISTANCE": (0, 3),  # the index's four 16-bit blocks find every match up to 3
     "DEDUP_SENTENCE_MAX_DISTANCE": (0, 64),
     "DEDUP_SENTENCE_LENGTH_RATIO": (0, 1),
     "DEDUP_MAX_WORD_SHARE": (0, 1),
@@ -159,8 +158,14 @@ def check_values(settings: Any) -> None:
                 raise UserError(f"setting RECHECK_AFTER={value!r}: {e}") from None
         if name == "REDIS_URL" and typed:
             check_redis_url(str(typed))
+    from news_crawler.dedup.from_settings import layout_from_settings
+    from news_crawler.dedup.index.layout import LayoutError
     from news_crawler.ops.alerting import check_alert_settings
 
+    try:
+        layout_from_settings(settings)
+    except LayoutError as e:  # named with the value as given, as every other setting's
+        raise UserError(f"setting {e.setting}={settings.get(e.setting)!r}: {e.problem}") from None
     check_alert_settings(settings)
 
 

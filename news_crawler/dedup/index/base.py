@@ -11,20 +11,13 @@ from typing import NamedTuple
 
 from news_crawler import defaults
 from news_crawler.dedup.fingerprint.sentences import length_slack
-from news_crawler.dedup.fingerprint.simhash64 import BLOCK_BITS, BLOCKS, blocks
-
-# With four blocks, pigeonhole guarantees a shared block only up to distance 3.
-MAX_SUPPORTED_DISTANCE = BLOCKS - 1
+from news_crawler.dedup.index.layout import DEFAULT_BLOCKS, Layout
 
 
-def check_max_distance(k: int) -> int:
-    if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= MAX_SUPPORTED_DISTANCE:
-        raise ValueError(
-            f"max distance must be an integer from 0 to {MAX_SUPPORTED_DISTANCE}, got {k!r}: the index "
-            f"has {BLOCKS} blocks of {BLOCK_BITS} bits, which finds every match only up to "
-            f"distance {MAX_SUPPORTED_DISTANCE}"
-        )
-    return k
+def check_max_distance(k: int, blocks: tuple[int, ...] = DEFAULT_BLOCKS) -> int:
+    """``k`` when a layout of ``blocks`` finds every match up to it (``k < len(blocks)``);
+    ``LayoutError`` (a ``ValueError``) otherwise."""
+    return Layout(tuple(blocks), k).max_distance
 
 
 SIMHASH, SENTENCES = "simhash", "sentences"  # the rules a drop names
@@ -151,18 +144,13 @@ class Decision:
 
 @dataclass(frozen=True)
 class Match:
-    """A kept document near a query: its distance, and the first block table the two share
-    (-1: none, so the simhash rule could never have met it)."""
+    """A kept document near a query: its distance, and the first table whose key blocks the
+    two share (-1: none, so the simhash rule could never have met it)."""
 
     id: str
     simhash: int
     distance: int
     table: int
-
-
-def shared_table(a: int, b: int) -> int:
-    """The first block table where ``a`` and ``b`` agree, -1 where they agree in none."""
-    return next((t for t, (x, y) in enumerate(zip(blocks(a), blocks(b))) if x == y), -1)
 
 
 @dataclass(frozen=True)
@@ -187,8 +175,9 @@ def now_iso() -> str:
 
 
 class FingerprintStore(ABC):
-    """Kept fingerprints in four tables keyed by their 16-bit blocks, their longest
-    sentences in a table keyed by the sentence, plus a record of drops.
+    """Kept fingerprints in tables keyed by their blocks (``layout.py``: by default four
+    tables keyed by their 16-bit blocks), their longest sentences in a table keyed by the
+    sentence, plus a record of drops.
 
     ``decide_many`` decides documents in order, each against everything kept before it
     (including earlier documents of the same call), and is atomic: concurrent callers
@@ -206,11 +195,13 @@ class FingerprintStore(ABC):
 
     def __init__(
         self,
-        max_distance: int = MAX_SUPPORTED_DISTANCE,
+        max_distance: int = defaults.DEDUP_MAX_DISTANCE,
         sentences: SentenceRule | None = None,
         original: str = defaults.DEDUP_ORIGINAL,
+        blocks: tuple[int, ...] = DEFAULT_BLOCKS,
     ) -> None:
-        self.max_distance = check_max_distance(max_distance)
+        self.layout = Layout(tuple(blocks), max_distance)
+        self.max_distance = max_distance
         self.sentence_rule = sentences
         self.original = check_original(original)
 

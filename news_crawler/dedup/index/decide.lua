@@ -4,10 +4,11 @@
 -- either rule calls duplicates. Every key it touches is under the generation's prefix, so
 -- on a Redis Cluster it runs on one slot.
 --
--- Rule 1, simhash: a kept document within max distance (0..3). A fingerprint is 8 bytes,
--- big-endian. Table t (0..3) is keyed by bytes 2t+1..2t+2 (its 16-bit block): the bucket
--- <prefix><t><block as 4 hex digits> is a string of 6-byte entries, the fingerprint without
--- that block. Two fingerprints within distance 3 share a block, so they meet in one bucket.
+-- Rule 1, simhash: a kept document within max distance. A fingerprint is 8 bytes, big-endian.
+-- The layout (ARGV[11], layout.py, lua/common.lua read_layout) cuts it into blocks; each table
+-- files it permuted, its key blocks first, in the bucket <prefix><t>:<its first bits in hex>,
+-- a string of entries (the permuted fingerprint after those bits' whole bytes). Two
+-- fingerprints within max distance agree on some table's key blocks, so they meet in a bucket.
 -- Rule 2, sentences (only when rule 1 finds nothing, and when ARGV[5] > 0): a kept document
 -- holding at least ARGV[5] of the document's sentence keys (all but one of a short
 -- document's three or four, all of its one or two: SentenceRule.needed), within ARGV[6] bits and within
@@ -24,7 +25,7 @@
 --
 -- KEYS[1]  the generation's stats hash, <prefix>stats: kept, dropped, dropped:sentences,
 --          drops:<YYYY-MM-DD>
--- ARGV[1]  max distance (0..3); ARGV[2] time, seconds since 1970; ARGV[3] its day (in TIMEZONE)
+-- ARGV[1]  max distance; ARGV[2] time, seconds since 1970; ARGV[3] its day (in TIMEZONE)
 -- ARGV[4]  the generation's key prefix. Keys are built here rather than passed as KEYS to
 --          keep a batch's arguments small: <prefix>ids, <prefix>held (kept ids, counted),
 --          <prefix>origins (lua/ids.lua), <prefix>drops:recent (the ids of the last
@@ -35,7 +36,9 @@
 -- ARGV[9]  1: decide and write; 0: only read (an older generation)
 -- ARGV[10] 1: the earliest published copy is the story's original (DEDUP_ORIGINAL
 --          "earliest"); 0: the first decided is ("first")
--- ARGV[11..] per document: 8-byte simhash, doc id, its 8-byte id key (the first bytes of its
+-- ARGV[11] the layout: a line a table (lua/common.lua read_layout)
+-- ARGV[12..] per document: 8-byte simhash, the simhash permuted for each table (8 bytes a
+--          table, layout.py), doc id, its 8-byte id key (the first bytes of its
 --          SHA-1: lua/ids.lua key_of), its sentence keys (3 bytes each), its length code,
 --          when it was published ('' unknown, else 8 bytes: the earliest and the latest
 --          second it may have been, big-endian), its prior: '' or a flags byte (1: decide
@@ -63,13 +66,14 @@ local max_distance = tonumber(ARGV[1])
 local now, day, prefix = ARGV[2], ARGV[3], ARGV[4]
 local s_match, s_distance, s_slack = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local rotate, write, earliest = tonumber(ARGV[8]), ARGV[9] == '1', ARGV[10] == '1'
+local TABLES = read_layout(ARGV[11])
 local SAME_TIME = 60  -- base.py: copies published closer than this are as early as each other
 local stats_key, recent_key, RECENT_DROPS = KEYS[1], prefix .. 'drops:recent', 10000
 ORIGINS = prefix .. 'origins'
 if write and redis.call('EXISTS', prefix .. 'sealed') == 1 then return { -1 } end
 
--- The sentence rule: the kept id sharing the most keys (then the nearest, then the first
--- found), its count, distance and simhash, or nil; and the buckets read, for the keep.
+-- The sentence rule: the kept id sharing the most keys (then the nearest, then the smallest
+-- fingerprint), its count, distance and simhash, or nil; and the buckets read, for the keep.
 local function sentence_buckets(sig)
   local keys = {}
   for i = 1, #sig / 3 do keys[i] = format('%sS%02x%02x', prefix, byte(sig, 3 * i - 2, 3 * i - 1)) end
@@ -94,7 +98,8 @@ local function sentence_match(fp, sig, len)
     if c >= needed then
       for _, kept in ipairs(ids_near(prefix, ref)) do
         local d = distance(fp, kept[1])
-        if d <= s_distance and (not best_id or c > best_n or (c == best_n and d < best_d)) then
+        if d <= s_distance and (not best_id or c > best_n or (c == best_n and (d < best_d
+            or (d == best_d and below(kept[1], best_fp))))) then
           best_n, best_d, best_id, best_fp = c, d, kept[2], kept[1]
         end
       end
@@ -103,42 +108,37 @@ local function sentence_match(fp, sig, len)
   return best_id, best_n, best_d, best_fp, keys, buckets
 end
 
--- The nearest kept document within max distance (the first found on a tie): its distance,
--- simhash and id, or nil; and the four buckets read, with their names, for the keep.
-local function simhash_match(fp)
-  local f, keys = { byte(fp, 1, 8) }, {}
-  for t = 0, 3 do keys[t + 1] = table_key(prefix, t, fp) end
+-- The nearest kept document within max distance (on a tie, the smallest fingerprint, so that
+-- the order entries were filed in never matters): its distance, simhash and id, or nil; and
+-- the buckets read, with their names, for the keep. pfps: the query permuted for each table.
+local function simhash_match(pfps)
+  local keys = {}
+  for t, tbl in ipairs(TABLES) do keys[t] = table_key(prefix, t, tbl, sub(pfps, 8 * t - 7, 8 * t)) end
   -- One MGET and, to keep, one MSET: redis.call is the expensive part of this script.
   local buckets = redis.call('MGET', unpack(keys))
-  local best, best_entry, best_table = max_distance + 1, nil, nil
-  for t = 0, 3 do
-    -- The query without block t, as the six bytes stored in table t's bucket.
-    local q1, q2, q3, q4, q5, q6
-    if t == 0 then q1, q2, q3, q4, q5, q6 = f[3], f[4], f[5], f[6], f[7], f[8]
-    elseif t == 1 then q1, q2, q3, q4, q5, q6 = f[1], f[2], f[5], f[6], f[7], f[8]
-    elseif t == 2 then q1, q2, q3, q4, q5, q6 = f[1], f[2], f[3], f[4], f[7], f[8]
-    else q1, q2, q3, q4, q5, q6 = f[1], f[2], f[3], f[4], f[5], f[6] end
-    local bucket = buckets[t + 1] or ''
-    buckets[t + 1] = bucket
-    for p = 1, #bucket, 6 do
-      -- Most entries differ in far more than 3 bits: two bytes usually tell.
+  local best, best_fp = max_distance + 1, nil
+  for t, tbl in ipairs(TABLES) do
+    local pfp, width = sub(pfps, 8 * t - 7, 8 * t), tbl.entry
+    local head, q = sub(pfp, 1, 8 - width), { byte(pfp, 9 - width, 8) }
+    local q1, q2 = q[1], q[2]
+    local bucket = buckets[t] or ''
+    buckets[t] = bucket
+    for p = 1, #bucket, width do
+      -- Most entries differ in far more bits than max distance: two bytes usually tell.
       local a1, a2 = byte(bucket, p, p + 1)
       local d = POP[bxor(a1, q1)] + POP[bxor(a2, q2)]
-      if d < best then
-        local a3, a4, a5, a6 = byte(bucket, p + 2, p + 5)
-        d = d + POP[bxor(a3, q3)] + POP[bxor(a4, q4)] + POP[bxor(a5, q5)] + POP[bxor(a6, q6)]
-        if d < best then
-          best, best_entry, best_table = d, sub(bucket, p, p + 5), t
-          if d == 0 then break end
+      if d <= best then
+        for i = 3, width do d = d + POP[bxor(byte(bucket, p + i - 1), q[i])] end
+        if d < best or (d == best and best_fp) then
+          local kept = unpermute(head .. sub(bucket, p, p + width - 1), tbl)
+          if d < best or below(kept, best_fp) then best, best_fp = d, kept end
         end
       end
     end
     if best == 0 then break end
   end
-  if not best_entry then return nil, nil, nil, keys, buckets end
-  local t = best_table
-  local kept_fp = sub(best_entry, 1, 2 * t) .. sub(fp, 2 * t + 1, 2 * t + 2) .. sub(best_entry, 2 * t + 1)
-  return best, kept_fp, kept_id(prefix, kept_fp) or '', keys, buckets
+  if not best_fp then return nil, nil, nil, keys, buckets end
+  return best, best_fp, kept_id(prefix, best_fp) or '', keys, buckets
 end
 
 local out = {}
@@ -151,10 +151,10 @@ local function seconds(raw, at)
 end
 
 local n_superseded = 0
-for at = 11, #ARGV, 7 do
-  local place = (at - 11) / 7
-  local fp, id, id_key, sig, len, published, prior = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3],
-                                                     tonumber(ARGV[at + 4]), ARGV[at + 5], ARGV[at + 6]
+for at = 12, #ARGV, 8 do
+  local place = (at - 12) / 8
+  local fp, pfps, id, id_key, sig = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4]
+  local len, published, prior = tonumber(ARGV[at + 5]), ARGV[at + 6], ARGV[at + 7]
   local afresh = byte(prior, 1) == 1
   local status, dup, dist, stored, rule, count = 0, '', -1, '', '', 0
   local superseded_by  -- status 5: the rule that matched the document this one supersedes
@@ -182,7 +182,7 @@ for at = 11, #ARGV, 7 do
       p_rule, p_dist, p_count = byte(prior, 2, 4)
       p_fp, p_id = sub(prior, 5, 12), sub(prior, 13)
     end
-    local d, kept_fp, kept, keys, buckets = simhash_match(fp)
+    local d, kept_fp, kept, keys, buckets = simhash_match(pfps)
     local s_keys, s_buckets
     local here = true  -- the match is one of this generation's (not the prior's)
     if d then
@@ -203,7 +203,7 @@ for at = 11, #ARGV, 7 do
     if supersede then
       -- This one is the story's original: the one kept before becomes its copy.
       local old_key = key_of(kept)
-      unfile_tables(prefix, kept_fp, keys, buckets)
+      unfile_tables(prefix, TABLES, kept_fp, keys, buckets)
       unfile_key(prefix, old_key, kept_fp)
       unfile_id(prefix, kept_fp)
       redis.call('HDEL', published_hash(prefix, kept_fp), sub(kept_fp, 3))
@@ -228,11 +228,11 @@ for at = 11, #ARGV, 7 do
       end
     elseif write then
       -- Whole buckets are written again, not APPENDed to: APPEND over-allocates.
-      local mset = {
-        keys[1], buckets[1] .. sub(fp, 3),
-        keys[2], buckets[2] .. sub(fp, 1, 2) .. sub(fp, 5),
-        keys[3], buckets[3] .. sub(fp, 1, 4) .. sub(fp, 7),
-        keys[4], buckets[4] .. sub(fp, 1, 6) }
+      local mset = {}
+      for t, tbl in ipairs(TABLES) do
+        mset[2 * t - 1] = keys[t]
+        mset[2 * t] = buckets[t] .. table_entry(tbl, sub(pfps, 8 * t - 7, 8 * t))
+      end
       if s_keys then sentence_mset(mset, s_keys, s_buckets, sig, short_ref(fp), len) end
       redis.call('MSET', unpack(mset))
       file_id(prefix, fp, id)

@@ -4,8 +4,8 @@
 -- KEYS[1] the generation's stats hash
 -- ARGV[1] doc id; ARGV[2] the generation's key prefix; ARGV[3] the id's 8-byte key;
 -- ARGV[4] drop records an era holds (decide.lua, ARGV[8]); ARGV[5] the seconds the days of
--- the drop counts are ahead of UTC (TIMEZONE)
--- Returns 'kept' (its fingerprint left the four tables), 'dropped' (its drop record was
+-- the drop counts are ahead of UTC (TIMEZONE); ARGV[6] the layout (decide.lua, ARGV[11])
+-- Returns 'kept' (its fingerprint left the tables), 'dropped' (its drop record was
 -- removed) or '' (not decided in this generation). A kept document's sentence entries stay:
 -- they name a simhash no kept id is filed under, and decide.lua skips them.
 
@@ -23,7 +23,7 @@ if not fp then
   if tonumber(redis.call('HGET', KEYS[1], day) or '0') > 0 then redis.call('HINCRBY', KEYS[1], day, -1) end
   return 'dropped'
 end
-unfile_tables(prefix, fp)  -- lua/common.lua
+unfile_tables(prefix, read_layout(ARGV[6]), fp)  -- lua/common.lua
 unfile_key(prefix, id_key, fp)
 unfile_id(prefix, fp)
 redis.call('HDEL', published_hash(prefix, fp), sub(fp, 3))

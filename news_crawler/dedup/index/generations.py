@@ -31,25 +31,26 @@ from typing import Any
 
 from news_crawler.connection import is_cluster
 from news_crawler.dedup.index.drop_records import drop_hashes, live_eras
+from news_crawler.dedup.index.layout import DEFAULT, Layout
 from news_crawler.errors import UserError
 
-# The index's format: keys, entries and records as this package writes them (6: ids keyed by
-# SHA-1, publication times, the links of superseded originals).
-FORMAT = b"6"
+# The index's format: keys, entries and records as this package writes them (7: tables of any
+# layout, <prefix><t>:<bucket>, ties broken by the smaller fingerprint).
+FORMAT = b"7"
 DAY = 86_400
 UNLINK_CHUNK = 4096
 BUCKETS = 1 << 16
 # The names an index of any format gave its keys after the namespace (generation prefixes too).
 _INDEX_KEY = re.compile(
-    rb"(?:g\d+:)?(?:[0-3Ssikp][0-9a-f]{4}|d\d+:[0-9a-f]{4}|ids|docids|docs|drops(?::old|:recent|:n)?|held|moved"
-    rb"|form|stats|origins|sealed|format|generations(?::plain)?|spread:.+)"
+    rb"(?:g\d+:)?(?:[0-3Ssikp][0-9a-f]{4}|\d+:[0-9a-f]{1,4}|d\d+:[0-9a-f]{4}|ids|docids|docs"
+    rb"|drops(?::old|:recent|:n)?|held|moved|form|stats|origins|sealed|format|layout|generations(?::plain)?|spread:.+)"
 )
 # Drain a generation's stats hash atomically: only one of two processes expiring it counts it.
 _DRAIN = "local s = redis.call('HGETALL', KEYS[1]) redis.call('DEL', KEYS[1]) return s"
 
 
 class IndexFormatError(UserError):
-    """The namespace holds an index this version does not read."""
+    """The namespace holds an index this version does not read, or one of another layout."""
 
 
 class Generations:
@@ -64,6 +65,8 @@ class Generations:
         generation_days: float,
         clock: Callable[[], float],
         drops_rotate: int = 0,
+        layout: Layout = DEFAULT,
+        adopt: Callable[[Layout], None] | None = None,
     ) -> None:
         if retention_days < 0 or generation_days <= 0:
             raise ValueError(
@@ -75,7 +78,10 @@ class Generations:
         self.retention = retention_days * DAY
         self.seconds = generation_days * DAY
         self.drops_rotate = drops_rotate  # drop records an era (lua/drops.lua), to name their hashes
+        self.layout = layout  # the tables: recorded with the format, and every process must use the same
+        self.adopt = adopt  # a reader's: takes the layout the namespace records instead of refusing it
         self.registry, self.format_key, self.stats_key = (self.base + k for k in ("generations", "format", "stats"))
+        self.layout_key = self.base + "layout"
         self._live: list[tuple[int, float, str]] = []  # (number, start, prefix), newest first
         self._period: float | None = None  # the clock's period when _live was read
         self._sealed: set[str] = set()
@@ -148,7 +154,10 @@ class Generations:
 
     def key_names(self, prefix: str) -> list[str]:
         """Every key a generation may hold, by name."""
-        filed = [f"{prefix}{kind}{b:04x}" for kind in ("0", "1", "2", "3", "S", "i", "k", "p") for b in range(BUCKETS)]
+        filed = [f"{prefix}{kind}{b:04x}" for kind in ("S", "i", "k", "p") for b in range(BUCKETS)]
+        for t in range(len(self.layout.tables)):
+            bits = self.layout.bucket_bits(t)
+            filed += [f"{prefix}{t}:{b:0{-(-bits // 4)}x}" for b in range(1 << bits)]
         drops = [name for era in live_eras(self.client, prefix, self.drops_rotate) for name in drop_hashes(prefix, era)]
         hashes = [prefix + h for h in ("ids", "held", "origins", "stats", "sealed", "drops:n", "drops:recent", "moved")]
         return filed + drops + hashes
@@ -170,15 +179,31 @@ class Generations:
         return str(self.client.get_node_from_key(prefix + "held").name)
 
     def check_format(self, record: bool = False) -> None:
-        """Stop on an index of another format, or on index keys without a format (written by
-        a version before formats were recorded); with ``record``, record a new index's. One
-        atomic step (``format.lua``): a writer beginning the index is never seen half done."""
+        """Stop on an index of another format or layout, or on index keys without a format
+        (written by a version before formats were recorded); with ``record``, record a new
+        index's format and layout. One atomic step (``format.lua``): a writer beginning the
+        index is never seen half done."""
         earlier = [self.base + k for k in ("generations", "stats", "held", "origins", "spread:layout")]
-        found = self._format(keys=[self.format_key, *earlier], args=[FORMAT if record else b""])
+        keys = [self.format_key, self.layout_key, *earlier]
+        args = [FORMAT, self.layout.spec] if record else [b"", b""]
+        result = self._format(keys=keys, args=args) or [None]
+        found, layout = result[0], (result[1] if len(result) > 1 else None)
         if found == b"":
             raise IndexFormatError(self._problem("index keys with no format version"))
         if found is not None and found != FORMAT:
             raise IndexFormatError(self._problem(f"format {found.decode(errors='replace')}"))
+        if layout is not None and layout.decode() != self.layout.spec:
+            widths, _, k = layout.decode().partition("/")
+            if self.adopt is not None and not record:
+                self.layout = Layout.parse(widths, int(k))
+                self.adopt(self.layout)
+                return
+            raise IndexFormatError(
+                f"the index in namespace {self.namespace!r} has blocks {widths} at max distance {k}; this run "
+                f"asks for {','.join(map(str, self.layout.widths))} at {self.layout.max_distance}: use the "
+                f"namespace's (DEDUP_BLOCKS={widths} DEDUP_MAX_DISTANCE={k}, or news-dedup check --blocks {widths} "
+                f"--max-distance {k}) or another DEDUP_NAMESPACE"
+            )
 
     def _problem(self, what: str) -> str:
         return (

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from news_crawler import defaults
-from news_crawler.dedup.fingerprint.simhash64 import BLOCKS, blocks, distance
+from news_crawler.dedup.fingerprint.simhash64 import distance
 from news_crawler.dedup.index.base import (
     SENTENCES,
     SIMHASH,
@@ -22,16 +22,21 @@ from news_crawler.dedup.index.base import (
     as_documents,
     now_iso,
     published_before,
-    shared_table,
 )
+from news_crawler.dedup.index.layout import DEFAULT_BLOCKS
 
 
 class MemoryStore(FingerprintStore):
     def __init__(
-        self, max_distance: int = 3, sentences: SentenceRule | None = None, original: str = defaults.DEDUP_ORIGINAL
+        self,
+        max_distance: int = 3,
+        sentences: SentenceRule | None = None,
+        original: str = defaults.DEDUP_ORIGINAL,
+        blocks: tuple[int, ...] = DEFAULT_BLOCKS,
     ) -> None:
-        super().__init__(max_distance, sentences, original)
-        self._tables: list[dict[int, list[int]]] = [defaultdict(list) for _ in range(BLOCKS)]
+        super().__init__(max_distance, sentences, original, blocks)
+        # per table (layout.py): the kept fingerprints by their key in it
+        self._tables: list[dict[int, list[int]]] = [defaultdict(list) for _ in self.layout.tables]
         # Sentence key -> (kept simhash, its length code), in the order they were kept.
         # Forgetting a document leaves its entries here; they name no kept document and are
         # skipped, as in Redis.
@@ -43,9 +48,9 @@ class MemoryStore(FingerprintStore):
         self._counts: Counter[str] = Counter()
         self._lock = threading.Lock()
 
-    def _candidates(self, fp: int) -> list[tuple[int, int]]:
-        """(kept simhash, table) for every kept fingerprint sharing a block with ``fp``."""
-        return [(other, t) for t, b in enumerate(blocks(fp)) for other in self._tables[t].get(b, ())]
+    def _candidates(self, fp: int) -> list[int]:
+        """Every kept fingerprint sharing a table's key with ``fp``."""
+        return [other for t, key in enumerate(self.layout.keys(fp)) for other in self._tables[t].get(key, ())]
 
     def decide_many(self, items: Sequence[Item]) -> list[Decision]:
         out = []
@@ -95,8 +100,8 @@ class MemoryStore(FingerprintStore):
     def _keep(self, doc: Document) -> None:
         """Into the tables, the sentence buckets and the ids."""
         fp = doc.simhash
-        for t, b in enumerate(blocks(fp)):
-            self._tables[t][b].append(fp)
+        for t, key in enumerate(self.layout.keys(fp)):
+            self._tables[t][key].append(fp)
         if self.sentence_rule:
             for key in doc.sentences:
                 self._sentences[key].append((fp, doc.length))
@@ -109,28 +114,23 @@ class MemoryStore(FingerprintStore):
     def _unkeep(self, doc_id: str) -> int:
         """Out of the tables and the ids (its sentence entries stay, naming no kept id)."""
         fp = self._docs.pop(doc_id)
-        for t, b in enumerate(blocks(fp)):
-            self._tables[t][b].remove(fp)
+        for t, key in enumerate(self.layout.keys(fp)):
+            self._tables[t][key].remove(fp)
         del self._ids[fp]
         self._published.pop(fp, None)
         self._counts["kept"] -= 1
         return fp
 
     def _nearest_within(self, fp: int) -> tuple[int, int] | None:
-        """Nearest kept fingerprint within max distance; ties go to the first found, table
-        by table in insertion order, exactly as ``decide.lua`` breaks them."""
-        best: tuple[int, int] | None = None
-        for other, _ in self._candidates(fp):
-            d = distance(fp, other)
-            if d <= self.max_distance and (best is None or d < best[0]):
-                best = (d, other)
-        return best
+        """Nearest kept fingerprint within max distance; ties go to the smallest fingerprint,
+        exactly as ``decide.lua`` breaks them (and as a scan of every kept one would)."""
+        near = [(distance(fp, other), other) for other in self._candidates(fp)]
+        return min((x for x in near if x[0] <= self.max_distance), default=None)
 
     def _sentence_match(self, doc: Document) -> tuple[int, int] | None:
         """(distance, simhash) of the kept document sharing the most of ``doc``'s sentences
         (at least the rule's ``needed``), within its distance and length ratio; ties go to
-        the nearer, then to the first found (sentence by sentence, in the order kept), exactly
-        as ``decide.lua`` breaks them."""
+        the nearer, then to the smaller fingerprint, exactly as ``decide.lua`` breaks them."""
         rule = self.sentence_rule
         if rule is None or not doc.sentences:
             return None
@@ -148,7 +148,10 @@ class MemoryStore(FingerprintStore):
             if n < needed:
                 continue
             d = distance(doc.simhash, other)
-            if d <= rule.max_distance and other in self._ids and (best is None or (n, -d) > (best[0], -best[1])):
+            if d > rule.max_distance or other not in self._ids:
+                continue
+            # the most shared, then the nearest, then the smallest fingerprint
+            if best is None or (n, -d, -other) > (best[0], -best[1], -best[2]):
                 best = (n, d, other)
         return None if best is None else (best[1], best[2])
 
@@ -199,7 +202,7 @@ class MemoryStore(FingerprintStore):
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
         with self._lock:
             kept = list(self._ids.items())
-        found = [Match(i, fp, distance(simhash, fp), shared_table(simhash, fp)) for fp, i in kept]
+        found = [Match(i, fp, distance(simhash, fp), self.layout.shared_table(simhash, fp)) for fp, i in kept]
         return sorted(found, key=lambda m: (m.distance, m.id))[:limit]
 
     def drops(self, limit: int = 100) -> list[DropRecord]:

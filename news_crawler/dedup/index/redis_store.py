@@ -26,11 +26,11 @@ from news_crawler.dedup.index.base import (
     as_documents,
     check_document,
     id_key,
-    shared_table,
 )
 from news_crawler.dedup.index.drop_records import decode, read_records
 from news_crawler.dedup.index.generations import Generations
 from news_crawler.dedup.index.kept_ids import all_ids, ids_near, read_ids
+from news_crawler.dedup.index.layout import DEFAULT_BLOCKS, Layout
 from news_crawler.dedup.index.scripts import lua
 
 _DECIDE_LUA = lua("decide.lua", "ids.lua", "drops.lua")
@@ -75,25 +75,32 @@ class Row(NamedTuple):
 _SCAN_BUCKETS = 4096  # table-0 buckets read at once by ``nearest``
 
 
-def _low48(bucket: bytes) -> np.ndarray:
-    """The 6-byte big-endian entries of a table bucket as integers."""
-    entries = np.frombuffer(bucket, dtype=np.uint8).reshape(-1, 6).astype(np.uint64)
+def _head(bucket: int, shift: np.uint64, width: int) -> np.uint64:
+    """The bytes a bucket's name gives its entries (its whole bytes), in place above them."""
+    return np.uint64(0) if width == 8 else (np.uint64(bucket) >> shift) << np.uint64(8 * width)
+
+
+def _entries(bucket: bytes, width: int) -> np.ndarray:
+    """The ``width``-byte big-endian entries of a table bucket as integers."""
+    entries = np.frombuffer(bucket, dtype=np.uint8).reshape(-1, width).astype(np.uint64)
     out = np.zeros(len(entries), dtype=np.uint64)
-    for i in range(6):
+    for i in range(width):
         out = (out << np.uint64(8)) | entries[:, i]
     return out
 
 
 class RedisStore(FingerprintStore):
-    """Each generation's keys (under its prefix, ``generations.py``): ``<table><block hex>``
-    buckets of 6-byte entries, ``S<hex>`` sentence buckets of 6-byte entries, ``i<hex>``
+    """Each generation's keys (under its prefix, ``generations.py``): ``<table>:<bucket hex>``
+    buckets of entries (``layout.py``), ``S<hex>`` sentence buckets of 6-byte entries, ``i<hex>``
     small hashes filing kept ids by simhash (``ids`` for long ones, ``origins`` numbering URL
     origins: ``kept_ids.py``), ``k<hex>`` small hashes filing their simhashes by id key,
     ``held`` counting them, ``d<era>:<hex>`` small hashes of drop records by id key
     (``drop_records.py``), ``drops:recent`` and ``stats`` (see ``decide.lua``).
 
     Retention (``retention_days`` > 0): a document is decided against every live generation
-    and kept into the newest."""
+    and kept into the newest. A namespace keeps the layout it was begun with: a store with
+    another refuses it in one line (``IndexFormatError``), but a ``reader``'s (a command that
+    only looks: explain, stats, drops, story, status) takes the recorded one."""
 
     def __init__(
         self,
@@ -108,8 +115,10 @@ class RedisStore(FingerprintStore):
         drops_max: int = defaults.DEDUP_DROPS_MAX,
         zone: tzinfo = UTC,
         original: str = defaults.DEDUP_ORIGINAL,
+        blocks: tuple[int, ...] = DEFAULT_BLOCKS,
+        reader: bool = False,
     ) -> None:
-        super().__init__(max_distance, sentences, original)
+        super().__init__(max_distance, sentences, original, blocks)
         if not namespace or any(c.isspace() for c in namespace):
             raise ValueError(f"namespace must be a non-empty word without spaces, got {namespace!r}")
         if batch_size < 1:
@@ -123,9 +132,23 @@ class RedisStore(FingerprintStore):
         self.clock = clock
         self.zone = zone  # the days of the daily drop counts
         self.drops_rotate = max(1, drops_max // 2) if drops_max > 0 else 0  # records an era, see lua/drops.lua
-        self.generations = Generations(client, namespace, retention_days, generation_days, clock, self.drops_rotate)
+        self.generations = Generations(
+            client,
+            namespace,
+            retention_days,
+            generation_days,
+            clock,
+            self.drops_rotate,
+            self.layout,
+            self._adopt if reader else None,
+        )
+        self._layout_lua = self.layout.lua()
         self._decide = client.register_script(_DECIDE_LUA)
         self._forget = client.register_script(_FORGET_LUA)
+
+    def _adopt(self, layout: Layout) -> None:
+        """A reader's store takes the layout its namespace records (a writer's refuses another)."""
+        self.layout, self.max_distance, self._layout_lua = layout, layout.max_distance, layout.lua()
 
     def live_prefixes(self) -> list[str]:
         """The live generations' key prefixes, newest (the one written) first."""
@@ -145,12 +168,17 @@ class RedisStore(FingerprintStore):
             out.extend(self._decide_batch(docs[start : start + self.batch_size]))
         return out
 
-    def _doc_args(self, doc: Document) -> list[bytes | str | int]:
-        """What ``decide.lua`` takes of a document, but its prior (built once a batch)."""
+    def _doc_args(self, docs: Sequence[Document]) -> list[list[bytes | str | int]]:
+        """What ``decide.lua`` takes of each document, but its prior (built once a batch)."""
         rule = self.sentence_rule
-        keys = b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b""
-        published = b"" if doc.published is None else b"".join(t.to_bytes(4, "big") for t in doc.published)
-        return [doc.simhash.to_bytes(8, "big"), doc.id, id_key(doc.id), keys, doc.length, published]
+        permuted = self.layout.permute_all(np.array([doc.simhash for doc in docs], dtype=np.uint64))
+        out: list[list[bytes | str | int]] = []
+        for doc, pfps in zip(docs, permuted.astype(">u8")):
+            keys = b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b""
+            published = b"" if doc.published is None else b"".join(t.to_bytes(4, "big") for t in doc.published)
+            fp = doc.simhash.to_bytes(8, "big")
+            out.append([fp, pfps.tobytes(), doc.id, id_key(doc.id), keys, doc.length, published])
+        return out
 
     def _call(
         self, prefix: str, docs: Sequence[list[bytes | str | int]], priors: Sequence[bytes], write: bool
@@ -170,6 +198,7 @@ class RedisStore(FingerprintStore):
             self.drops_rotate,
             int(write),
             int(self.original == "earliest"),
+            self._layout_lua,
         ]
         for doc, prior in zip(docs, priors):
             args += doc
@@ -212,7 +241,7 @@ class RedisStore(FingerprintStore):
     def _decide_batch(self, docs: Sequence[Document]) -> list[Decision]:
         out: dict[int, Decision] = {}
         afresh: set[int] = set()
-        doc_args = [self._doc_args(doc) for doc in docs]
+        doc_args = self._doc_args(docs)
         while len(out) < len(docs):
             newest, *older = prefixes = self.generations.live(begin=True)
             todo = [i for i in range(len(docs)) if i not in out]
@@ -259,8 +288,9 @@ class RedisStore(FingerprintStore):
     def lookup(self, doc_id: str) -> Decision | None:
         doc = Document(doc_id, 0)
         prefixes = self.live_prefixes()
+        args = self._doc_args([doc])
         for prefix in prefixes:
-            for row in self._read(prefix, [self._doc_args(doc)]):
+            for row in self._read(prefix, args):
                 if row.status in (KEPT_BEFORE, DROPPED_BEFORE, NAMED_ELSEWHERE):
                     return self._replay(doc, row, prefixes)
         return None
@@ -269,7 +299,7 @@ class RedisStore(FingerprintStore):
         for prefix in self.live_prefixes():
             result: bytes = self._forget(
                 keys=[prefix + "stats"],
-                args=[doc_id, prefix, id_key(doc_id), self.drops_rotate, self._utc_offset()],
+                args=[doc_id, prefix, id_key(doc_id), self.drops_rotate, self._utc_offset(), self._layout_lua],
             )
             if result:
                 return result.decode()
@@ -303,26 +333,31 @@ class RedisStore(FingerprintStore):
         return [value or b"" for value in values]
 
     def nearest(self, simhash: int, limit: int = 10) -> list[Match]:
-        # Table 0 holds every kept fingerprint once: bucket <prefix>0<its top 16 bits> holds
-        # the other 48 as 6-byte entries. Read in chunks of buckets, the nearest of each kept.
+        # Table 0 holds every kept fingerprint once, permuted (layout.py): the bucket names its
+        # first bits, the entry the bytes after them. Read in chunks of buckets, the nearest of
+        # each kept.
+        layout = self.layout
+        bits, width = layout.bucket_bits(0), layout.entry_bytes(0)
+        head_shift = np.uint64(bits - 8 * (8 - width))  # the bucket's bits beyond the entry's head bytes
         near: list[tuple[int, int, str]] = []  # (distance, simhash, generation prefix)
         query = np.uint64(simhash)
+        digits = -(-bits // 4)
         for prefix in self.live_prefixes():
-            for start in range(0, 1 << 16, _SCAN_BUCKETS):
-                buckets = self._mget([f"{prefix}0{high:04x}" for high in range(start, start + _SCAN_BUCKETS)])
-                top = np.uint64(48)
-                parts = [(np.uint64(start + n) << top) | _low48(b) for n, b in enumerate(buckets) if b]
+            for start in range(0, 1 << bits, _SCAN_BUCKETS):
+                stop = min(start + _SCAN_BUCKETS, 1 << bits)
+                buckets = self._mget([f"{prefix}0:{b:0{digits}x}" for b in range(start, stop)])
+                parts = [_entries(b, width) | _head(start + n, head_shift, width) for n, b in enumerate(buckets) if b]
                 if not parts:
                     continue
-                fps = np.concatenate(parts)
-                bits = np.unpackbits((fps ^ query).view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
-                for at in np.argsort(bits, kind="stable")[:limit]:
-                    near.append((int(bits[at]), int(fps[at]), prefix))
+                fps = layout.unpermute_all(np.concatenate(parts), 0)
+                bits_off = np.unpackbits((fps ^ query).view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
+                for at in np.argsort(bits_off, kind="stable")[:limit]:
+                    near.append((int(bits_off[at]), int(fps[at]), prefix))
                 near = sorted(near)[:limit]
         out = []
         for d, fp, prefix in near:
             (name,) = read_ids(self.client, prefix, [fp.to_bytes(8, "big")])
-            out.append(Match(name or "?", fp, d, shared_table(simhash, fp)))
+            out.append(Match(name or "?", fp, d, layout.shared_table(simhash, fp)))
         return sorted(out, key=lambda m: (m.distance, m.id))
 
     def drops(self, limit: int = 100) -> list[DropRecord]:
@@ -385,8 +420,10 @@ class RedisStore(FingerprintStore):
     def report(self) -> dict[str, object]:
         """What ``news-dedup stats`` and ``news-crawler status`` show of the index."""
         counts = self.counts()
+        self.live_prefixes()  # the namespace's layout read (a reader's store takes it)
         return {
             "namespace": self.namespace,
+            "layout": self.layout.describe(),
             "fingerprints": sum(self.held(prefix) for prefix in self.live_prefixes()),
             "kept": counts["kept"],
             "dropped": counts["dropped"],

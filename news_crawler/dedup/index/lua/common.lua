@@ -17,6 +17,16 @@ local POP = { [0] =
   3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7, 4, 5, 5, 6, 5, 6, 6, 7, 5, 6, 6, 7, 6, 7, 7, 8,
 }
 
+-- Whether 8-byte big-endian a is below b as numbers (Lua's < on strings follows the C locale's
+-- collation, which may take a byte above 127 as negative).
+local function below(a, b)
+  for i = 1, 8 do
+    local x, y = byte(a, i), byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return false
+end
+
 -- Hamming distance of two 8-byte simhashes.
 local function distance(a, b)
   local x, y = { byte(a, 1, 8) }, { byte(b, 1, 8) }
@@ -76,31 +86,81 @@ local function sentence_mset(mset, keys, buckets, sig, ref, len)
   return mset
 end
 
--- Table t (0..3) files a fingerprint under its 16-bit block t (bytes 2t+1..2t+2): the bucket
--- <prefix><t><block as 4 hex digits>, a string of 6-byte entries (the other six bytes).
-local function table_key(prefix, t, fp)
-  return format('%s%d%02x%02x', prefix, t, byte(fp, 2 * t + 1, 2 * t + 2))
+-- The layout (layout.py): one table a line, "<bucket bits>;<o>,<p>,<w>;..." with each
+-- block's offset in the fingerprint, its offset in the table's permuted fingerprint and its
+-- width, in bits from the most significant. A table files each kept fingerprint permuted (its
+-- key blocks first) in the bucket named by the first <bucket bits> bits; the entry is the
+-- permuted fingerprint after its first 8 - <entry bytes> bytes.
+local function read_layout(text)
+  local tables = {}
+  for line in string.gmatch(text, '[^\n]+') do
+    local t, first = { moves = {} }, true
+    for part in string.gmatch(line, '[^;]+') do
+      if first then
+        t.bits, first = tonumber(part), false
+      else
+        local o, p, w = string.match(part, '^(%d+),(%d+),(%d+)$')
+        t.moves[#t.moves + 1] = { tonumber(o), tonumber(p), tonumber(w) }
+      end
+    end
+    t.entry = 8 - math.floor(t.bits / 8)
+    t.digits = math.ceil(t.bits / 4)
+    tables[#tables + 1] = t
+  end
+  return tables
 end
 
-local function table_entry(t, fp)
-  return sub(fp, 1, 2 * t) .. sub(fp, 2 * t + 3)
+-- Bits from one 8-byte string to another (byte-aligned blocks copy whole bytes): each block
+-- read at its offset m[from] (1: in the fingerprint, 2: permuted) and written at the other.
+local function move_bits(fp, moves, from)
+  local src, out = { byte(fp, 1, 8) }, { 0, 0, 0, 0, 0, 0, 0, 0 }
+  for _, m in ipairs(moves) do
+    local s, d, w = m[from], m[3 - from], m[3]
+    if s % 8 == 0 and d % 8 == 0 and w % 8 == 0 then
+      for i = 0, w / 8 - 1 do out[d / 8 + i + 1] = src[s / 8 + i + 1] end
+    else
+      for i = 0, w - 1 do
+        local sp, dp = s + i, d + i
+        if math.floor(src[math.floor(sp / 8) + 1] / 2 ^ (7 - sp % 8)) % 2 == 1 then
+          local at = math.floor(dp / 8) + 1
+          out[at] = out[at] + 2 ^ (7 - dp % 8)
+        end
+      end
+    end
+  end
+  return char(unpack(out))
 end
 
--- Take fp's entries out of the four tables. Where keys[t + 1] names its bucket in table t,
--- the bucket is buckets[t + 1], as read by the caller and still to be written by it: the
--- entry leaves that string; other buckets are read and written here.
-local function unfile_tables(prefix, fp, keys, buckets)
-  for t = 0, 3 do
-    local key, entry = table_key(prefix, t, fp), table_entry(t, fp)
-    local held = keys and keys[t + 1] == key
-    local bucket = held and buckets[t + 1] or (redis.call('GET', key) or '')
-    for pos = 1, #bucket, 6 do
-      if sub(bucket, pos, pos + 5) == entry then
-        bucket = sub(bucket, 1, pos - 1) .. sub(bucket, pos + 6)
+local function unpermute(pfp, tbl) return move_bits(pfp, tbl.moves, 2) end
+local function permute(fp, tbl) return move_bits(fp, tbl.moves, 1) end
+
+-- The bucket of table t (from 1) a permuted fingerprint is filed in.
+local function table_key(prefix, t, tbl, pfp)
+  local b1, b2 = byte(pfp, 1, 2)
+  local value = math.floor((b1 * 256 + b2) / 2 ^ (16 - tbl.bits))
+  return format('%s%d:%0' .. tbl.digits .. 'x', prefix, t - 1, value)
+end
+
+local function table_entry(tbl, pfp)
+  return sub(pfp, 9 - tbl.entry)
+end
+
+-- Take fp's entries out of every table. Where keys[t] names its bucket in table t, the bucket
+-- is buckets[t], as read by the caller and still to be written by it: the entry leaves that
+-- string; other buckets are read and written here.
+local function unfile_tables(prefix, tables, fp, keys, buckets)
+  for t, tbl in ipairs(tables) do
+    local pfp = permute(fp, tbl)
+    local key, entry, width = table_key(prefix, t, tbl, pfp), table_entry(tbl, pfp), tbl.entry
+    local held = keys and keys[t] == key
+    local bucket = held and buckets[t] or (redis.call('GET', key) or '')
+    for pos = 1, #bucket, width do
+      if sub(bucket, pos, pos + width - 1) == entry then
+        bucket = sub(bucket, 1, pos - 1) .. sub(bucket, pos + width)
         break
       end
     end
-    if held then buckets[t + 1] = bucket
+    if held then buckets[t] = bucket
     elseif #bucket == 0 then redis.call('DEL', key)
     else redis.call('SET', key, bucket) end
   end
