@@ -128,6 +128,8 @@ def test_a_site_s_wait_for_selector_reads_a_story_that_comes_long_after_the_page
     for item in items:
         n = int(item["url"].rsplit("/", 1)[1][:-5])
         assert item["body"] == extract_article(site.static_article_page(n), url=item["url"]).body
+    # no page waited out its time: the list page, which has no story to match, settled as any page
+    assert stat((tmp_path / "run.log").read_text(), "browser/unsettled") == 0
 
 
 def test_a_browser_site_without_a_browser_is_one_line_and_exit_2(tmp_path, redis_server):

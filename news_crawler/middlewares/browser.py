@@ -2,8 +2,9 @@
 through scrapy-playwright with the machine's Chromium (``BROWSER_PATH``; else ``chromium``
 on PATH), its pages read as the browser built them once their story is in: after the
 ``load`` event, once the network is idle and the page's text has stopped growing, or, for a
-site whose sites-file table names a ``wait_for`` CSS selector, once that element exists
-(at most ``DOWNLOAD_TIMEOUT`` seconds; then what is there is read). A story a script fills
+site whose sites-file table names a ``wait_for`` CSS selector, once that element exists (its
+article pages; its list pages settle as any page) (at most ``DOWNLOAD_TIMEOUT`` seconds; then
+what is there is read). A story a script fills
 in after load, or fetches, is read whole.
 
 Only such sites start a browser: their spiders' settings name ``BrowserHandler`` for http(s)
@@ -62,6 +63,7 @@ from scrapy.crawler import Crawler
 from scrapy.http import Response
 
 from news_crawler.crawl.counts import Counts
+from news_crawler.crawl.meta import is_list_page
 from news_crawler.errors import UserError
 from news_crawler.outcomes.failures import NotAPage, PageTooBig, RedirectedOutside, RendererCrashed
 from news_crawler.printable import short_url
@@ -279,7 +281,7 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
             request.meta["playwright_context_kwargs"] = {"accept_downloads": False}
             request.meta["playwright_page_event_handlers"] = {"request": navigated}
             request.meta["playwright_page_init_callback"] = guard
-            request.meta["playwright_page_methods"] = [PageMethod(self._settle)]
+            request.meta["playwright_page_methods"] = [PageMethod(self._settle, is_list_page(request))]
             self.in_flight[context] += 1
             try:
                 # the navigation and the wait each have DOWNLOAD_TIMEOUT; reading a page whose
@@ -321,16 +323,17 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
         self.counts.add("browser", "pages")
         return response
 
-    async def _settle(self, page: Any) -> None:
+    async def _settle(self, page: Any, list_page: bool = False) -> None:
         """Wait until the page's story is in (see the module's text); a document past
-        ``DOWNLOAD_MAXSIZE`` is refused here, before its text leaves the browser."""
+        ``DOWNLOAD_MAXSIZE`` is refused here, before its text leaves the browser. A list
+        page has no story for ``wait_for`` to match: it is read once it settled."""
         deadline = asyncio.get_running_loop().time() + self.timeout
 
         def left() -> float:  # milliseconds, never 0 (Playwright's "no limit")
             return max(1.0, (deadline - asyncio.get_running_loop().time()) * 1000)
 
         try:
-            if self.wait_for:
+            if self.wait_for and not list_page:
                 await page.wait_for_selector(self.wait_for, state="attached", timeout=left())
             else:
                 await page.wait_for_load_state("networkidle", timeout=left())
