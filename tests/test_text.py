@@ -107,3 +107,29 @@ def test_a_writers_credit_line_a_reprint_adds_leaves_the_fingerprint_alone(finge
         assert fingerprinter.fingerprint(f"{credit}\n{story}").value == plain.value, credit
     # a story's sentence that names a reporter stays
     assert not is_boilerplate(normalize("记者 罗仙仙 在深圳采访时了解到，当地已有多家企业复工复产。"))
+
+
+def test_a_long_story_in_one_line_with_page_code_in_it_keeps_its_text(sina_articles):
+    """A story delivered flat (every paragraph on one line), a sidebar's style sheet glued in
+    its middle: the rules go, the story stays; it was refused whole as "only boilerplate"."""
+    from news_crawler.dedup.fingerprint import Fingerprinter
+
+    story = [a for a in sina_articles if len(a["body"]) > 1500][0]
+    paragraphs = [p.strip() for p in story["body"].split("\n") if p.strip()]
+    code = " 相关新闻 .page-right-bar{bottom:50px;} .zc-app-btn{position: relative;background: none;} "
+    flat = story["title"] + " 2018-06-01 10:00 导读:" + " ".join(paragraphs[:3]) + code + " ".join(paragraphs[3:])
+    kept = strip_boilerplate(normalize(flat))
+    assert "bottom:50px" not in kept and "position" not in kept
+    assert normalize(paragraphs[-1])[-20:] in kept and len(kept) > 0.9 * len(normalize(flat))
+    fp = Fingerprinter().fingerprint(flat)  # and it is fingerprinted as the story it is
+    assert fp.value == Fingerprinter().fingerprint(flat.replace(code, " ")).value
+
+
+def test_a_long_text_is_never_only_boilerplate():
+    """Whatever its lines look like, a text of 500 characters or more is a story: never empty."""
+    lines = [f"关注公众号获取第{n}期更多内容" for n in range(60)]  # each line a call to action
+    assert all(is_boilerplate(normalize(x)) for x in lines)
+    kept = strip_boilerplate(normalize("\n".join(lines)))
+    assert len("\n".join(lines)) >= 500 and kept == normalize("\n".join(lines))
+    assert strip_boilerplate(normalize("来源：新华网\n责任编辑：张三")) == ""  # a short one may be
+    assert is_boilerplate(normalize("相关新闻 .page{bottom:50px;}"))  # a short line with a rule: page code

@@ -38,8 +38,11 @@ _BOILERPLATE_MAX_CHARS = 80
 # Photo captions and credit fragments: portals re-caption or drop pictures when they copy.
 _CAPTION = re.compile(r"^(?:[▲△▼▽↑]|图为|图片来自|图片由|配图|视频截图|资料图)")
 _TINY_LINE = 5  # a line this short is a name, a number or a caption, not the story
-# Style sheets that leaked into the text: ".tech-con p{margin-bottom:20px;}".
-_CSS_RULE = re.compile(r"\{[^{}]*:[^{}]*;[^{}]*\}")
+LONG_TEXT = 500  # characters: a text this long is a story, never only boilerplate
+# Style sheets that leaked into the text: ".tech-con p{margin-bottom:20px;}", with the
+# selector before the rule.
+_CSS_RULE = re.compile(r"[#.a-z0-9_\s,>:-]{0,80}\{[^{}]*:[^{}]*;[^{}]*\}")
+_CSS_SHARE = 0.5  # a line more than half style sheet is one; from a longer one only the rules go
 _INLINE_EDITOR = re.compile(
     r"[(（\[【]\s*" + any_of(ORIGINAL_TITLE, EDITOR, SOURCE) + r"\s*[:：][^)）\]】\n]{0,60}[)）\]】]"
 )
@@ -125,9 +128,12 @@ def normalize(text: str) -> str:
 
 def is_boilerplate(line: str) -> bool:
     """True for a short line of reprint credits, editor names, photo captions or portal calls
-    to action, for lines of five characters or fewer, and for any line of CSS."""
-    if _CSS_RULE.search(line) or len(line) <= _TINY_LINE:
+    to action, for lines of five characters or fewer, and for a line of CSS (a short one with a
+    rule in it, a longer one more than half rules)."""
+    if len(line) <= _TINY_LINE or _css_share(line) > _CSS_SHARE:
         return True
+    if "{" in line and len(line) <= _BOILERPLATE_MAX_CHARS and _CSS_RULE.search(line):
+        return True  # a short line with a rule in it is page code
     if len(line) > _BOILERPLATE_MAX_CHARS:
         return False  # a caption that runs on is a story told in one line ("图为……，近日……")
     return bool(
@@ -139,17 +145,31 @@ def is_boilerplate(line: str) -> bool:
     )
 
 
+def _css_share(line: str) -> float:
+    """How much of ``line`` is style sheet rules."""
+    if "{" not in line:
+        return 0.0
+    return sum(m.end() - m.start() for m in _CSS_RULE.finditer(line)) / max(len(line), 1)
+
+
 def strip_boilerplate(normalized: str) -> str:
-    """Drop boilerplate lines, inline 原标题/责任编辑 notes, portal markers and reprint credits
-    glued to a line's start or end (``credits.py``) from normalised text."""
+    """Drop boilerplate lines, style sheet rules, inline 原标题/责任编辑 notes, portal markers and
+    reprint credits glued to a line's start or end (``credits.py``) from normalised text. A
+    text of ``LONG_TEXT`` characters or more is never left empty: it is a story, whatever its
+    lines look like (then it is kept as it is)."""
     lines = normalized.split("\n")
     kept = [line for line in lines if not is_boilerplate(line)]
     if not kept:  # every line went: a story told in a line that opens with a caption or a call to action
         kept = [rest for rest in map(_after_opening, lines) if rest]
     cleaned = (
-        strip_glued_credits(_END_MARK.sub("", _INLINE_MARK.sub("", _INLINE_EDITOR.sub("", x))).strip()) for x in kept
+        strip_glued_credits(
+            _END_MARK.sub("", _INLINE_MARK.sub("", _INLINE_EDITOR.sub("", _CSS_RULE.sub(" ", x) if "{" in x else x)))
+            .strip()
+        )
+        for x in kept
     )
-    return "\n".join(line for line in cleaned if line)
+    out = "\n".join(line for line in cleaned if line)
+    return out if out or len(normalized) < LONG_TEXT else normalized
 
 
 _OPENING_MARK = re.compile(r"^[▲△▼▽↑]\s*")
