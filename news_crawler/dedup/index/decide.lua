@@ -118,20 +118,25 @@ local function simhash_match(pfps)
   local buckets = redis.call('MGET', unpack(keys))
   local best, best_fp = max_distance + 1, nil
   for t, tbl in ipairs(TABLES) do
-    local pfp, width = sub(pfps, 8 * t - 7, 8 * t), tbl.entry
-    local head, q = sub(pfp, 1, 8 - width), { byte(pfp, 9 - width, 8) }
-    local q1, q2 = q[1], q[2]
+    local at, width = 8 * t - 8, tbl.entry
     local bucket = buckets[t] or ''
     buckets[t] = bucket
-    for p = 1, #bucket, width do
-      -- Most entries differ in far more bits than max distance: two bytes usually tell.
-      local a1, a2 = byte(bucket, p, p + 1)
-      local d = POP[bxor(a1, q1)] + POP[bxor(a2, q2)]
-      if d <= best then
-        for i = 3, width do d = d + POP[bxor(byte(bucket, p + i - 1), q[i])] end
-        if d < best or (d == best and best_fp) then
-          local kept = unpermute(head .. sub(bucket, p, p + width - 1), tbl)
-          if d < best or below(kept, best_fp) then best, best_fp = d, kept end
+    if #bucket > 0 then
+      local q1, q2, q3, q4, q5, q6, q7, q8 = byte(pfps, at + 9 - width, at + 8)
+      for p = 1, #bucket, width do
+        -- Most entries differ in far more bits than max distance: two bytes usually tell.
+        local a1, a2 = byte(bucket, p, p + 1)
+        local d = POP[bxor(a1, q1)] + POP[bxor(a2, q2)]
+        if d <= best then
+          local a3, a4, a5, a6, a7, a8 = byte(bucket, p + 2, p + width - 1)
+          d = d + POP[bxor(a3, q3)] + POP[bxor(a4, q4)] + POP[bxor(a5, q5)] + POP[bxor(a6, q6)]
+          if width > 6 then d = d + POP[bxor(a7, q7)] end
+          if width > 7 then d = d + POP[bxor(a8, q8)] end
+          if d < best or (d == best and best_fp) then
+            local head = sub(pfps, at + 1, at + 8 - width)
+            local kept = unpermute(head .. sub(bucket, p, p + width - 1), tbl)
+            if d < best or below(kept, best_fp) then best, best_fp = d, kept end
+          end
         end
       end
     end

@@ -104,7 +104,8 @@ local function read_layout(text)
       end
     end
     t.entry = 8 - math.floor(t.bits / 8)
-    t.digits = math.ceil(t.bits / 4)
+    t.format = '%s%d:%0' .. math.ceil(t.bits / 4) .. 'x'
+    t.scale = 2 ^ (16 - t.bits)
     tables[#tables + 1] = t
   end
   return tables
@@ -137,8 +138,7 @@ local function permute(fp, tbl) return move_bits(fp, tbl.moves, 1) end
 -- The bucket of table t (from 1) a permuted fingerprint is filed in.
 local function table_key(prefix, t, tbl, pfp)
   local b1, b2 = byte(pfp, 1, 2)
-  local value = math.floor((b1 * 256 + b2) / 2 ^ (16 - tbl.bits))
-  return format('%s%d:%0' .. tbl.digits .. 'x', prefix, t - 1, value)
+  return format(tbl.format, prefix, t - 1, math.floor((b1 * 256 + b2) / tbl.scale))
 end
 
 local function table_entry(tbl, pfp)
