@@ -159,6 +159,10 @@ DEDUP_MAX_DISTANCE = 3
 # for each choice of all blocks but DEDUP_MAX_DISTANCE of them, which must be fewer than the
 # blocks (16,12,12,12,12 reaches distance 4). A namespace keeps the layout it was begun with.
 DEDUP_BLOCKS = "16,16,16,16"
+# Archive a generation when it is sealed (a new one began: DEDUP_RETENTION_DAYS): its tables
+# sorted and compressed as the seed keeps them, read-only, deciding as before
+# (news-dedup archive does it by hand).
+DEDUP_ARCHIVE = False
 # Which copy of a story is kept, its original: "earliest", the earliest published (a copy
 # published more than a minute before the kept one takes its place, which becomes a copy of
 # it); "first", the first decided. Copies without a published_at keep the first decided.

@@ -138,15 +138,24 @@ def test_generations_spread_over_the_masters_and_are_decided_as_on_one_server(cl
             )
         weeks.append(docs)
     answers = []
-    for client in (cluster_client, redis_client):
+    # on the cluster and on one server, each generation archived as it is sealed (DEDUP_ARCHIVE);
+    # and on one server, never archived
+    for client, namespace, archived in (
+        (cluster_client, "keep", True),
+        (redis_client, "keep", True),
+        (redis_client, "plain", False),
+    ):
         clock = Clock()
-        store = RedisStore(client, "keep", sentences=SentenceRule(), retention_days=14, clock=clock)
+        store = RedisStore(
+            client, namespace, sentences=SentenceRule(), retention_days=14, clock=clock, archive_sealed=archived
+        )
         decided = []
         for week, docs in enumerate(weeks):
             clock.advance(7 if week else 0)
             decided += store.decide_many(docs)
         answers.append(decided)
-    assert answers[0] == answers[1]
+        assert len(store._readers) == (2 if archived else 0)  # the two sealed generations read archived
+    assert answers[0] == answers[1] == answers[2]
     assert any(d.rule == "sentences" for d in answers[0]) and any(d.rule == "simhash" for d in answers[0])
 
     store = RedisStore(cluster_client, "keep", retention_days=14, clock=clock)

@@ -7,6 +7,7 @@ news-dedup explain (--id ID | --text TEXT | --file FILE)
 news-dedup drops [--limit N]
 news-dedup forget ID [ID ...] | --all
 news-dedup expire
+news-dedup archive [--all]
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -122,7 +124,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    report = _store(_settings(args)).report()
+    store = _store(_settings(args))
+    report = store.report()
+    per_kept = store.bytes_per_kept()
+    report["bytes_a_kept_fingerprint_live"] = per_kept["live"]
+    report["bytes_a_kept_fingerprint_archived"] = per_kept["archived"]
     if args.json:
         print(json.dumps(report))
     else:
@@ -346,6 +352,23 @@ def cmd_forget(args: argparse.Namespace) -> int:
     return 1 if unknown else 0
 
 
+def cmd_archive(args: argparse.Namespace) -> int:
+    """Archive the sealed generations (``--all``: the live one too), then say so in one line."""
+    store = _store(_settings(args))
+    started = time.monotonic()
+    done = store.archive(include_live=args.all)
+    per_kept = store.bytes_per_kept()
+    if not done:
+        print(f"news-dedup: nothing to archive in namespace {store.namespace!r}: no sealed generation left live")
+    else:
+        print(
+            f"news-dedup: archived generation{'s' if len(done) > 1 else ''} {', '.join(map(str, done))} of "
+            f"namespace {store.namespace!r} in {time.monotonic() - started:.1f} s: {per_kept['archived']} bytes "
+            "a kept fingerprint archived"
+        )
+    return 0
+
+
 def cmd_expire(args: argparse.Namespace) -> int:
     """Delete the generations older than ``DEDUP_RETENTION_DAYS`` now (a decision does it too,
     the first time a new generation starts); one line of JSON."""
@@ -466,6 +489,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", metavar="ID", help="an article's id (its URL): the original or any of its copies")
     p.add_argument("--scan", type=int, default=1_000_000, help="drop records read, newest first, at most")
     p.set_defaults(func=cmd_story)
+
+    p = sub.add_parser(
+        "archive",
+        parents=[common],
+        help="compress the sealed generations into the seed's sorted tables (read-only, deciding as before)",
+    )
+    p.add_argument("--all", action="store_true", help="the live generation too: a new one begins first")
+    p.set_defaults(func=cmd_archive)
 
     p = sub.add_parser("drops", parents=[common], help="recorded near-duplicates and what they duplicate, newest first")
     p.add_argument("--limit", type=int, default=100, help="records shown, at most (default 100)")

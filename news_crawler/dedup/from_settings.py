@@ -60,6 +60,7 @@ def store_from_settings(settings: Any, client: redis.Redis, reader: bool = False
         original=settings.get("DEDUP_ORIGINAL"),
         blocks=layout_from_settings(settings).widths,
         reader=reader,
+        archive_sealed=settings.getbool("DEDUP_ARCHIVE"),
     )
 
 

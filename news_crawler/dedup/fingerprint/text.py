@@ -163,8 +163,9 @@ def strip_boilerplate(normalized: str) -> str:
         kept = [rest for rest in map(_after_opening, lines) if rest]
     cleaned = (
         strip_glued_credits(
-            _END_MARK.sub("", _INLINE_MARK.sub("", _INLINE_EDITOR.sub("", _CSS_RULE.sub(" ", x) if "{" in x else x)))
-            .strip()
+            _END_MARK.sub(
+                "", _INLINE_MARK.sub("", _INLINE_EDITOR.sub("", _CSS_RULE.sub(" ", x) if "{" in x else x))
+            ).strip()
         )
         for x in kept
     )

@@ -17,7 +17,8 @@
 -- the documents kept with it (lua/ids.lua, ids_near), each checked for distance. Entries
 -- of a forgotten document stay: they name no kept id and are skipped.
 --
--- Older generations are sealed and read in calls of their own, without writing (ARGV[9] 0):
+-- Older generations are sealed and read in calls of their own, without writing (ARGV[9] 0;
+-- { -2 } when the generation was archived: its archive is read instead, archive.py):
 -- their best match comes in as a document's prior, and only the newest generation is
 -- written. A writing call on a sealed generation (<prefix>sealed, set when a newer one
 -- began) refuses the whole batch: it returns { -1 }, and the caller decides it again on
@@ -71,6 +72,8 @@ local SAME_TIME = 60  -- base.py: copies published closer than this are as early
 local stats_key, recent_key, RECENT_DROPS = KEYS[1], prefix .. 'drops:recent', 10000
 ORIGINS = prefix .. 'origins'
 if write and redis.call('EXISTS', prefix .. 'sealed') == 1 then return { -1 } end
+-- An archived generation (archive.py) is read from its archive, not here.
+if not write and redis.call('EXISTS', prefix .. 'A:meta') == 1 then return { -2 } end
 
 -- The sentence rule: the kept id sharing the most keys (then the nearest, then the smallest
 -- fingerprint), its count, distance and simhash, or nil; and the buckets read, for the keep.

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from news_crawler.connection import is_cluster
+from news_crawler.dedup.index import archive
 from news_crawler.dedup.index.drop_records import drop_hashes, live_eras
 from news_crawler.dedup.index.layout import DEFAULT, Layout
 from news_crawler.errors import UserError
@@ -43,7 +44,8 @@ BUCKETS = 1 << 16
 # The names an index of any format gave its keys after the namespace (generation prefixes too).
 _INDEX_KEY = re.compile(
     rb"(?:g\d+:)?(?:[0-3Ssikp][0-9a-f]{4}|\d+:[0-9a-f]{1,4}|d\d+:[0-9a-f]{4}|ids|docids|docs"
-    rb"|drops(?::old|:recent|:n)?|held|moved|form|stats|origins|sealed|format|layout|generations(?::plain)?|spread:.+)"
+    rb"|drops(?::old|:recent|:n)?|held|moved|form|stats|origins|sealed|format|layout|generations(?::plain)?|spread:.+"
+    rb"|A:[a-z:]+)"
 )
 # Drain a generation's stats hash atomically: only one of two processes expiring it counts it.
 _DRAIN = "local s = redis.call('HGETALL', KEYS[1]) redis.call('DEL', KEYS[1]) return s"
@@ -67,6 +69,7 @@ class Generations:
         drops_rotate: int = 0,
         layout: Layout = DEFAULT,
         adopt: Callable[[Layout], None] | None = None,
+        archive_sealed: bool = False,
     ) -> None:
         if retention_days < 0 or generation_days <= 0:
             raise ValueError(
@@ -80,6 +83,7 @@ class Generations:
         self.drops_rotate = drops_rotate  # drop records an era (lua/drops.lua), to name their hashes
         self.layout = layout  # the tables: recorded with the format, and every process must use the same
         self.adopt = adopt  # a reader's: takes the layout the namespace records instead of refusing it
+        self.archive_sealed = archive_sealed  # archive a generation once this process sealed it (DEDUP_ARCHIVE)
         self.registry, self.format_key, self.stats_key = (self.base + k for k in ("generations", "format", "stats"))
         self.layout_key = self.base + "layout"
         self._live: list[tuple[int, float, str]] = []  # (number, start, prefix), newest first
@@ -116,12 +120,35 @@ class Generations:
             number = live[0][0] + 1 if live else 0
             self.client.hsetnx(self.registry, number, f"{now} {self._new_prefix(number, live)}")
             live = self._read()  # another process may have begun it first
+        sealed_now = []
         for _, _, prefix in live[1:]:
             if prefix not in self._sealed:
                 self.client.set(prefix + "sealed", int(now), nx=True)
                 self._sealed.add(prefix)
+                sealed_now.append(prefix)
         self._live = [g for g in live if g not in self._expire(live, now)]
         self._period = now // self.seconds
+        if begin and self.archive_sealed:
+            for prefix in sealed_now:
+                if any(p == prefix for _, _, p in self._live):
+                    archive.archive_generation(
+                        self.client, prefix, self.layout, self.drops_rotate, self.key_names(prefix)
+                    )
+
+    def begin_next(self) -> None:
+        """Begin a new generation now (the newest one sealed), whatever retention says: what
+        ``news-dedup archive --all`` does before it archives the one that was live."""
+        self.check_format(record=True)
+        live = self._read()
+        number = live[0][0] + 1 if live else 0
+        self.client.hsetnx(self.registry, number, f"{self.clock()} {self._new_prefix(number, live)}")
+        self._period = None
+        self.refresh(begin=False)
+
+    def sealed(self) -> list[tuple[int, str]]:
+        """Every live generation but the newest, newest first: ``(number, prefix)``."""
+        self.live()
+        return [(n, prefix) for n, _, prefix in self._live[1:]]
 
     def expire(self) -> list[int]:
         """Expire the generations retention no longer holds now; returns their numbers."""
@@ -160,7 +187,8 @@ class Generations:
             filed += [f"{prefix}{t}:{b:0{-(-bits // 4)}x}" for b in range(1 << bits)]
         drops = [name for era in live_eras(self.client, prefix, self.drops_rotate) for name in drop_hashes(prefix, era)]
         hashes = [prefix + h for h in ("ids", "held", "origins", "stats", "sealed", "drops:n", "drops:recent", "moved")]
-        return filed + drops + hashes
+        archived = [prefix + k for k in (*archive.ARCHIVE_KEYS, "A:claim")]
+        return filed + drops + hashes + archived
 
     def _new_prefix(self, number: int, live: list[tuple[int, float, str]]) -> str:
         """A new generation's prefix: on a cluster, a hash tag whose slot is on a master that

@@ -13,6 +13,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from news_crawler import defaults
+from news_crawler.dedup.index import archive as archives
 from news_crawler.dedup.index.base import (
     SENTENCES,
     SIMHASH,
@@ -32,14 +33,23 @@ from news_crawler.dedup.index.generations import Generations
 from news_crawler.dedup.index.kept_ids import all_ids, ids_near, read_ids
 from news_crawler.dedup.index.layout import DEFAULT_BLOCKS, Layout
 from news_crawler.dedup.index.scripts import lua
+from news_crawler.errors import UserError
 
 _DECIDE_LUA = lua("decide.lua", "ids.lua", "drops.lua")
 _FORGET_LUA = lua("forget.lua", "ids.lua", "drops.lua")
 KEPT, DUPLICATE, KEPT_BEFORE, DROPPED_BEFORE, NAMED_ELSEWHERE, SUPERSEDED = range(6)  # decide.lua's statuses
 _MOVES = 32  # links from a superseded original to the one that took its place followed, at most (lua/ids.lua)
-_SEALED = -1
+_SEALED, _ARCHIVED = -1, -2  # decide.lua: a write refused on a sealed generation; a read of an archived one
 _AFRESH = b"\1"  # a prior's flag: the drop record in the newest generation is stale
 _RULE_BYTES = {SIMHASH: 1, SENTENCES: 2}
+
+
+class _Archived(Exception):
+    """A generation was archived since this process last read it."""
+
+
+class ArchivedError(UserError):
+    """A change asked of an archived generation, which is read-only."""
 
 
 class Row(NamedTuple):
@@ -73,6 +83,16 @@ class Row(NamedTuple):
 
 
 _SCAN_BUCKETS = 4096  # table-0 buckets read at once by ``nearest``
+
+
+_BYTE_POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
+
+
+def _popcount(values: np.ndarray) -> np.ndarray:
+    """Bits set in each uint64."""
+    counted: np.ndarray = _BYTE_POP[np.ascontiguousarray(values, dtype=np.uint64).view(np.uint8).reshape(-1, 8)]
+    total: np.ndarray = counted.sum(axis=1)
+    return total
 
 
 def _head(bucket: int, shift: np.uint64, width: int) -> np.uint64:
@@ -117,6 +137,7 @@ class RedisStore(FingerprintStore):
         original: str = defaults.DEDUP_ORIGINAL,
         blocks: tuple[int, ...] = DEFAULT_BLOCKS,
         reader: bool = False,
+        archive_sealed: bool = False,
     ) -> None:
         super().__init__(max_distance, sentences, original, blocks)
         if not namespace or any(c.isspace() for c in namespace):
@@ -141,8 +162,10 @@ class RedisStore(FingerprintStore):
             self.drops_rotate,
             self.layout,
             self._adopt if reader else None,
+            archive_sealed,
         )
         self._layout_lua = self.layout.lua()
+        self._readers: dict[str, archives.Reader] = {}  # archived generations, as this process read them
         self._decide = client.register_script(_DECIDE_LUA)
         self._forget = client.register_script(_FORGET_LUA)
 
@@ -156,6 +179,44 @@ class RedisStore(FingerprintStore):
 
     def expire(self) -> list[int]:
         return self.generations.expire()
+
+    def archive(self, include_live: bool = False) -> list[int]:
+        """Archive every sealed generation not archived yet (``archive.py``); with
+        ``include_live``, the live one too, a new one begun first. Returns the numbers of
+        those this call archived (none when there was nothing to do)."""
+        if include_live:
+            self.generations.begin_next()
+        done = []
+        for number, prefix in self.generations.sealed():
+            keys = self.generations.key_names(prefix)
+            if archives.archive_generation(self.client, prefix, self.layout, self.drops_rotate, keys):
+                done.append(number)
+        return done
+
+    def bytes_per_kept(self, sample: int = 2048) -> dict[str, float | None]:
+        """Redis bytes a kept fingerprint takes in the live generations (``MEMORY USAGE`` of a
+        sample of each kind of key, scaled) and in the archived ones (their values); None
+        where there is none."""
+        live_bytes = archived_bytes = 0.0
+        live_kept = archived_kept = 0
+        rng = np.random.default_rng(1)
+        for prefix in self.live_prefixes():
+            held = self.held(prefix)
+            if self._reader(prefix) is not None:
+                archived_bytes += archives.stored_bytes(self.client, prefix)
+                archived_kept += held
+                continue
+            live_kept += held
+            names = self.generations.key_names(prefix)
+            picked = rng.choice(len(names), size=min(sample, len(names)), replace=False)
+            pipe = self.client.pipeline(transaction=False)
+            for at in picked:
+                pipe.memory_usage(names[int(at)], samples=0)
+            live_bytes += sum(int(n or 0) for n in pipe.execute()) * len(names) / max(len(picked), 1)
+        return {
+            "live": round(live_bytes / live_kept, 1) if live_kept else None,
+            "archived": round(archived_bytes / archived_kept, 1) if archived_kept else None,
+        }
 
     # Deciding ----------------------------------------------------------------------------
 
@@ -204,16 +265,67 @@ class RedisStore(FingerprintStore):
             args += doc
             args.append(prior)
         raw = self._decide(keys=[prefix + "stats"], args=args)
+        if raw and raw[0] == _ARCHIVED:
+            raise _Archived
         return None if raw and raw[0] == _SEALED else Row.parse(raw)
 
-    def _read(self, prefix: str, docs: Sequence[list[bytes | str | int]]) -> list[Row]:
-        """``decide.lua`` on one generation, without writing: the documents it holds something of."""
-        return self._call(prefix, docs, [b""] * len(docs), False) or []
+    def _read(self, prefix: str, docs: Sequence[Document], args: Sequence[list[bytes | str | int]]) -> list[Row]:
+        """What one older generation holds of the documents, without writing (``decide.lua``;
+        an archived generation's archive)."""
+        reader = self._readers.get(prefix)
+        if reader is None:
+            try:
+                return self._call(prefix, args, [b""] * len(args), False) or []
+            except _Archived:
+                reader = self._readers[prefix] = archives.load(self.client, prefix)
+        return self._read_archive(reader, docs)
+
+    def _read_archive(self, reader: archives.Reader, docs: Sequence[Document]) -> list[Row]:
+        """``decide.lua``'s read, from an archive: the same rows for the same documents."""
+        rows = []
+        rule = self.sentence_rule
+        for place, doc in enumerate(docs):
+            key = id_key(doc.id)
+            kept = reader.kept_fp(doc.id, key)
+            if kept is not None:
+                rows.append(Row(place, KEPT_BEFORE, "", -1, kept.to_bytes(8, "big"), "", 0))
+                continue
+            record = reader.drop_record(key)
+            if record is not None:
+                rec = decode(record)
+                named = reader.name(int.from_bytes(rec.kept, "big"))
+                if named is None:
+                    rows.append(Row(place, NAMED_ELSEWHERE, "", -1, record, "", 0))
+                else:
+                    stored = rec.simhash.to_bytes(8, "big")
+                    rows.append(Row(place, DROPPED_BEFORE, named, rec.distance, stored, rec.rule, 0))
+                continue
+            near = reader.simhash_match(doc.simhash, self.max_distance)
+            if near is not None:
+                d, fp = near
+                name = reader.name(fp) or ""
+                rows.append(Row(place, DUPLICATE, name, d, fp.to_bytes(8, "big"), SIMHASH, 0))
+                continue
+            if rule is not None and doc.sentences:
+                found = reader.sentence_match(
+                    doc.simhash, doc.sentences, doc.length, rule.needed, rule.length_slack, rule.max_distance
+                )
+                if found is not None:
+                    n, d, fp = found
+                    name = reader.name(fp) or ""
+                    rows.append(Row(place, DUPLICATE, name, d, fp.to_bytes(8, "big"), SENTENCES, n))
+        return rows
 
     def _named(self, fp: bytes, prefixes: Sequence[str]) -> str | None:
         """The id kept with simhash ``fp`` in the first of ``prefixes`` holding one, or the
         id of the story's original that took its place there (``decide.lua``, status 5)."""
         for prefix in prefixes:
+            reader = self._reader(prefix)
+            if reader is not None:
+                found = reader.name(int.from_bytes(fp, "big"))
+                if found is not None:
+                    return found
+                continue
             at = fp
             for _ in range(_MOVES + 1):
                 (found,) = read_ids(self.client, prefix, [at])
@@ -224,6 +336,13 @@ class RedisStore(FingerprintStore):
                     break
                 at = moved
         return None
+
+    def _reader(self, prefix: str) -> archives.Reader | None:
+        """The archive of generation ``prefix``, when it is archived (loaded once)."""
+        reader = self._readers.get(prefix)
+        if reader is None and archives.archived(self.client, prefix):
+            reader = self._readers[prefix] = archives.load(self.client, prefix)
+        return reader
 
     def _replay(self, doc: Document, row: Row, prefixes: Sequence[str]) -> Decision | None:
         """The earlier decision a row reports, or None: not decided there, or its drop record
@@ -247,7 +366,7 @@ class RedisStore(FingerprintStore):
             todo = [i for i in range(len(docs)) if i not in out]
             best: dict[int, Row] = {}  # the best match older generations hold
             for prefix in older:  # sealed: read without a race, newest first
-                for row in self._read(prefix, [doc_args[i] for i in todo]):
+                for row in self._read(prefix, [docs[i] for i in todo], [doc_args[i] for i in todo]):
                     i = todo[row.place]
                     replay = self._replay(docs[i], row, prefixes)
                     if replay is not None:
@@ -290,13 +409,22 @@ class RedisStore(FingerprintStore):
         prefixes = self.live_prefixes()
         args = self._doc_args([doc])
         for prefix in prefixes:
-            for row in self._read(prefix, args):
+            for row in self._read(prefix, [doc], args):
                 if row.status in (KEPT_BEFORE, DROPPED_BEFORE, NAMED_ELSEWHERE):
                     return self._replay(doc, row, prefixes)
         return None
 
     def forget(self, doc_id: str) -> str:
         for prefix in self.live_prefixes():
+            reader = self._reader(prefix)
+            if reader is not None:
+                key = id_key(doc_id)
+                if reader.kept_fp(doc_id, key) is not None or reader.drop_record(key) is not None:
+                    raise ArchivedError(
+                        f"{doc_id} is in an archived generation ({prefix}), which is read-only: it goes "
+                        "when the generation expires (DEDUP_RETENTION_DAYS)"
+                    )
+                continue
             result: bytes = self._forget(
                 keys=[prefix + "stats"],
                 args=[doc_id, prefix, id_key(doc_id), self.drops_rotate, self._utc_offset(), self._layout_lua],
@@ -314,6 +442,12 @@ class RedisStore(FingerprintStore):
         slack = (self.sentence_rule or SentenceRule()).length_slack
         found: list[dict[int, str]] = [{} for _ in sentences]  # per key: kept simhash -> its id
         for prefix in self.live_prefixes():
+            reader = self._reader(prefix)
+            if reader is not None:
+                for held, key in zip(found, sentences):
+                    for holder in reader.holders(key, length, slack):
+                        held.setdefault(holder, reader.name(holder) or "?")
+                continue
             buckets = self._mget([f"{prefix}S{key >> 8:04x}" for key in sentences])
             near: dict[bytes, list[tuple[bytes, str]]] = {}  # short ref -> the kept simhashes it names
             for held, key, bucket in zip(found, sentences, buckets):
@@ -343,6 +477,12 @@ class RedisStore(FingerprintStore):
         query = np.uint64(simhash)
         digits = -(-bits // 4)
         for prefix in self.live_prefixes():
+            reader = self._reader(prefix)
+            if reader is not None:
+                off = _popcount(reader.fps ^ query)
+                near += [(int(off[at]), int(reader.fps[at]), prefix) for at in np.argsort(off, kind="stable")[:limit]]
+                near = sorted(near)[:limit]
+                continue
             for start in range(0, 1 << bits, _SCAN_BUCKETS):
                 stop = min(start + _SCAN_BUCKETS, 1 << bits)
                 buckets = self._mget([f"{prefix}0:{b:0{digits}x}" for b in range(start, stop)])
@@ -356,7 +496,10 @@ class RedisStore(FingerprintStore):
                 near = sorted(near)[:limit]
         out = []
         for d, fp, prefix in near:
-            (name,) = read_ids(self.client, prefix, [fp.to_bytes(8, "big")])
+            reader = self._reader(prefix)
+            (name,) = (
+                [reader.name(fp)] if reader is not None else read_ids(self.client, prefix, [fp.to_bytes(8, "big")])
+            )
             out.append(Match(name or "?", fp, d, layout.shared_table(simhash, fp)))
         return sorted(out, key=lambda m: (m.distance, m.id))
 
@@ -371,7 +514,12 @@ class RedisStore(FingerprintStore):
             while len(out) < limit:
                 listed = cast(list[bytes], self.client.lrange(prefix + "drops:recent", start, start + page - 1))
                 recent = [i for i in dict.fromkeys(i.decode() for i in listed) if i not in seen]
-                for doc_id, raw in zip(recent, read_records(self.client, prefix, self.drops_rotate, recent)):
+                reader = self._reader(prefix)
+                if reader is not None:
+                    records = [reader.drop_record(id_key(i)) for i in recent]
+                else:
+                    records = read_records(self.client, prefix, self.drops_rotate, recent)
+                for doc_id, raw in zip(recent, records):
                     if raw is not None and len(out) < limit:  # else forgotten since
                         seen.add(doc_id)
                         rec = decode(raw)
@@ -393,11 +541,14 @@ class RedisStore(FingerprintStore):
     def kept_documents(self) -> dict[str, int]:
         """Every kept document of the live generations: id -> simhash (a slow read, for
         tests and audits)."""
-        return {
-            i: int.from_bytes(fp, "big")
-            for prefix in self.live_prefixes()
-            for fp, i in all_ids(self.client, prefix).items()
-        }
+        out: dict[str, int] = {}
+        for prefix in self.live_prefixes():
+            reader = self._reader(prefix)
+            if reader is not None:
+                out.update((reader.id_at(place), int(fp)) for place, fp in enumerate(reader.fps))
+            else:
+                out.update((i, int.from_bytes(fp, "big")) for fp, i in all_ids(self.client, prefix).items())
+        return out
 
     def held(self, prefix: str) -> int:
         """Kept fingerprints under the generation ``prefix``."""
@@ -431,4 +582,5 @@ class RedisStore(FingerprintStore):
             "dropped_by_sentences": counts.get("dropped:sentences", 0),
             "retention_days": self.retention_days,
             "redis_memory_bytes": self.memory_used(),
+            "archived_generations": sum(1 for p in self.live_prefixes() if self._reader(p) is not None),
         }
