@@ -79,6 +79,8 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--blocks", default="16,16,16,16")
     ap.add_argument("--seed", type=int, default=70)
+    ap.add_argument("--archive", action="store_true", help="archive a second copy and compare decisions")
+    ap.add_argument("--held-out", type=int, default=100_000, help="lines of the stream decided against both")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp, bench_server() as address:
         stream = Path(tmp) / "fingerprints.jsonl"
@@ -93,6 +95,38 @@ def main() -> None:
             f"{args.lines:,} lines ({kept:,} kept, {len(rows) - kept:,} dropped) in {seconds:.1f} s: "
             f"{args.lines / seconds:,.0f} lines/s; Redis {(after - before) / kept:.1f} bytes a kept fingerprint "
             f"(layout {args.blocks})"
+        )
+        if not args.archive:
+            return
+        # the same load in a second namespace, archived; then one more stream against each
+        check(address, "arch", stream, Path(tmp) / "out2.jsonl", args.blocks)
+        before = int(client.info("memory")["used_memory"])
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "news_crawler.cli.dedup", "archive", "--all", "--redis-url", address,
+             "--namespace", "arch"],
+            check=True, capture_output=True, text=True, cwd=ROOT,
+        )  # fmt: skip
+        after = int(client.info("memory")["used_memory"])
+        print(done.stdout.strip(), f"({time.perf_counter() - started:.1f} s)")
+        print(f"Redis used_memory: {(after - before) / kept:+.1f} bytes a kept fingerprint on archiving")
+        held_out = Path(tmp) / "held_out.jsonl"
+        write_stream(held_out, args.held_out, args.seed + 1, copies=0.0)
+        with open(held_out, "a", encoding="utf-8") as f:  # copies of loaded ones, and the loaded ones again
+            rng = random.Random(args.seed + 2)
+            loaded = [json.loads(line) for line in open(stream)][: args.held_out]
+            for n, row in enumerate(loaded[: args.held_out // 2]):
+                fp = int(row["simhash"], 16) ^ (1 << rng.randrange(64)) ^ (1 << rng.randrange(64))
+                f.write(json.dumps({"id": f"https://copy.example.com/{n}", "simhash": f"{fp:016x}"}) + "\n")
+            for row in loaded[: args.held_out // 4]:
+                f.write(json.dumps(row) + "\n")
+        live_s = check(address, "load", held_out, Path(tmp) / "live.jsonl", args.blocks)
+        arch_s = check(address, "arch", held_out, Path(tmp) / "arch.jsonl", args.blocks)
+        same = open(Path(tmp) / "live.jsonl").read() == open(Path(tmp) / "arch.jsonl").read()
+        n = sum(1 for _ in open(held_out))
+        print(
+            f"a held-out stream of {n:,} lines: live {n / live_s:,.0f} lines/s, archived {n / arch_s:,.0f} lines/s "
+            f"(process start and archive load included); every line identical: {same}"
         )
 
 

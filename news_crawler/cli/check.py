@@ -129,7 +129,15 @@ def check(
     original in place of lines kept before names them in ``"supersedes"``."""
     source = chunks(lines, CHECK_CHUNK)
     parse = partial(parse_line, zone=zone)
-    if workers > 1:
+    head = next(source, None)
+    if head is None:
+        return
+    batch = [parse(line, head[0] + i, fingerprinter) for i, line in enumerate(head[1])]
+    yield from _decide(batch, store)
+    # Texts are fingerprinted in worker processes; fingerprints given (a first chunk with no
+    # text to fingerprint) are parsed here: handing them to a worker costs more than parsing.
+    texts = any(isinstance(p, Document) and (p.sentences or p.length) for p in batch)
+    if workers > 1 and texts:
         parsed = parse_in_workers(source, fingerprinter, parse, workers)
     else:
         parsed = ([parse(line, first + i, fingerprinter) for i, line in enumerate(block)] for first, block in source)

@@ -16,7 +16,7 @@ binary search in the index and decodes it. Here:
   would cost more than the ids.
 - **The ids**, sorted, front-coded, in bz2 blocks of ``ID_BLOCK``, the first id of each block
   in an index; ``A:order`` gives each fingerprint's place among them (packed bits), and
-  ``A:keys`` the first 32 bits of every id's key, sorted (a miss there needs no block).
+  ``A:keys`` the first bits of every id's key, sorted (a miss there needs no block).
 - **Sentence entries** (key, the kept fingerprint's short ref, length code) of the kept
   documents, sorted by key; **drop records** by the dropped id's key; **moved** links (a
   superseded original to the one that took its place); all zlib-compressed arrays.
@@ -44,7 +44,8 @@ from news_crawler.dedup.index.layout import Layout
 
 FORMAT = "archive 1"
 BLOCK = 128  # fingerprints a block of the table
-ID_BLOCK = 512  # ids a compressed block
+ID_BLOCK = 1024  # ids a compressed block
+KEY_SLACK = 8  # bits of an id's key kept beyond those that tell N ids apart: 1 miss in 256 reads a block
 MAX_CODE = 16  # bits of the longest Huffman code (lookups in a table of 2**MAX_CODE)
 _TOP = np.uint64(63)
 
@@ -257,6 +258,36 @@ def encode_ids(ids: Sequence[str]) -> dict[str, bytes]:
     return {"stream": b"".join(blocks), "starts": np.asarray(starts, dtype=">u8").tobytes(), "firsts": firsts}
 
 
+def _key_bits(count: int) -> int:
+    """Bits of an id's key the archive keeps: enough to tell ``count`` apart, and ``KEY_SLACK``."""
+    return min(64, max(1, int(count).bit_length()) + KEY_SLACK)
+
+
+def _varints(values: np.ndarray) -> bytes:
+    """Unsigned integers, seven bits a byte, the high bit on where another byte follows."""
+    out = bytearray()
+    for v in values.tolist():
+        while v >= 0x80:
+            out.append((v & 0x7F) | 0x80)
+            v >>= 7
+        out.append(v)
+    return bytes(out)
+
+
+def _from_varints(raw: bytes) -> np.ndarray:
+    data = np.frombuffer(raw, dtype=np.uint8)
+    if not len(data):
+        return np.zeros(0, dtype=np.uint64)
+    ends = np.flatnonzero(data < 0x80)
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    values = np.zeros(len(ends), dtype=np.uint64)
+    for shift in range(int((ends - starts).max()) + 1):  # the byte `shift` places into each value
+        at = starts + shift
+        inside = at <= ends
+        values[inside] |= (data[at[inside]] & np.uint8(0x7F)).astype(np.uint64) << np.uint64(7 * shift)
+    return values
+
+
 def _zipped(array: np.ndarray) -> bytes:
     return zlib.compress(np.ascontiguousarray(array).tobytes(), 9)
 
@@ -304,7 +335,10 @@ def encode(contents: Contents, layout: Layout, stats: dict[str, Any]) -> dict[st
     ids = encode_ids(sorted_ids)
     from news_crawler.dedup.index.base import id_key
 
-    key32 = np.sort(np.array([int.from_bytes(id_key(i)[:4], "big") for i in contents.ids], dtype=np.uint32))
+    key_bits = _key_bits(len(contents.ids))
+    short = np.sort(
+        np.array([int.from_bytes(id_key(i)[:8], "big") >> (64 - key_bits) for i in contents.ids], dtype=np.uint64)
+    )
     keys = {
         "A:table": table["stream"],
         "A:table:firsts": table["firsts"],
@@ -313,7 +347,7 @@ def encode(contents: Contents, layout: Layout, stats: dict[str, Any]) -> dict[st
         "A:ids:starts": ids["starts"],
         "A:ids:firsts": ids["firsts"],
         "A:order": pack(rank, width),
-        "A:keys": _zipped(np.diff(key32, prepend=np.uint32(0)).astype(np.uint32)),
+        "A:keys": zlib.compress(_varints(np.diff(short, prepend=np.uint64(0))), 9),
         "A:sentences": _zipped(
             np.rec.fromarrays(
                 [contents.sentence_keys, contents.sentence_refs, contents.sentence_lengths],
@@ -365,7 +399,8 @@ class Reader:
         )
         self.id_firsts = zlib.decompress(keys["A:ids:firsts"]).decode("utf-8").split("\n") if count else []
         self._blocks: dict[int, list[str]] = {}
-        self.keys32 = np.cumsum(_unzipped(keys["A:keys"], "<u4").astype(np.uint64)).astype(np.uint32)
+        self.key_bits = _key_bits(count)
+        self.short_keys = np.cumsum(_from_varints(zlib.decompress(keys["A:keys"]) if keys["A:keys"] else b""))
         sentences = _unzipped(keys["A:sentences"], np.dtype([("k", "<u4"), ("r", "<u4"), ("l", "u1")]))
         self.sentence_keys, self.sentence_refs, self.sentence_lengths = sentences["k"], sentences["r"], sentences["l"]
         refs = short_refs(self.fps)
@@ -405,9 +440,9 @@ class Reader:
 
     def kept_fp(self, doc_id: str, key: bytes) -> int | None:
         """The fingerprint ``doc_id`` was kept with here, or None."""
-        key32 = np.uint32(int.from_bytes(key[:4], "big"))
-        at = int(np.searchsorted(self.keys32, key32))
-        if at >= len(self.keys32) or self.keys32[at] != key32:
+        short = np.uint64(int.from_bytes(key[:8], "big") >> (64 - self.key_bits))
+        at = int(np.searchsorted(self.short_keys, short))
+        if at >= len(self.short_keys) or self.short_keys[at] != short:
             return None  # most ids: no block read
         import bisect
 

@@ -38,18 +38,18 @@
 -- ARGV[10] 1: the earliest published copy is the story's original (DEDUP_ORIGINAL
 --          "earliest"); 0: the first decided is ("first")
 -- ARGV[11] the layout: a line a table (lua/common.lua read_layout)
--- ARGV[12..] per document: 8-byte simhash, the simhash permuted for each table (8 bytes a
---          table, layout.py), doc id, its 8-byte id key (the first bytes of its
---          SHA-1: lua/ids.lua key_of), its sentence keys (3 bytes each), its length code,
---          when it was published ('' unknown, else 8 bytes: the earliest and the latest
---          second it may have been, big-endian), its prior: '' or a flags byte (1: decide
---          afresh, its drop record here is stale), then optionally the best match older
---          generations found: rule byte (1 simhash, 2 sentences), distance, shared
---          sentences, the kept simhash (8 bytes), its id.
--- Returns per document seven values: its place in the call (from 0), status, the id it
--- duplicates (status 5: the id it superseded) or '', the distance or -1, a simhash (8 bytes)
--- or record, the rule ('simhash', 'sentences' or ''), shared sentences; a call that only
--- reads leaves out status 0.
+-- ARGV[12..] per document, four values: its head (the 8-byte simhash, its 8-byte id key
+--          (the first bytes of its SHA-1: lua/ids.lua key_of), its length code (a byte), the
+--          simhash permuted for each table (8 bytes a table, layout.py), then when it was
+--          published: nothing (unknown) or 8 bytes, the earliest and the latest second it
+--          may have been, big-endian); its id; its sentence keys (3 bytes each); its prior:
+--          '' or a flags byte (1: decide afresh, its drop record here is stale), then
+--          optionally the best match older generations found: rule byte (1 simhash, 2
+--          sentences), distance, shared sentences, the kept simhash (8 bytes), its id.
+-- Returns per document two values: its place in the call (2 bytes), status, distance + 1
+-- (0: none), rule (0 none, 1 simhash, 2 sentences) and shared sentences (a byte each), then
+-- a simhash (8 bytes) or record; and the id it duplicates (status 5: the id it superseded)
+-- or ''. A call that only reads leaves out status 0.
 -- Status 0: kept (read: nothing found); 1: a duplicate, its drop recorded (read: the best
 -- match here, its simhash in the fourth value); 2: kept before, with that simhash; 3:
 -- dropped before, with the simhash it was dropped with; 4: dropped before, the kept document
@@ -159,10 +159,12 @@ local function seconds(raw, at)
 end
 
 local n_superseded = 0
-for at = 12, #ARGV, 8 do
-  local place = (at - 12) / 8
-  local fp, pfps, id, id_key, sig = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4]
-  local len, published, prior = tonumber(ARGV[at + 5]), ARGV[at + 6], ARGV[at + 7]
+local n_tables = #TABLES
+for at = 12, #ARGV, 4 do
+  local place = (at - 12) / 4
+  local head, id, sig, prior = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
+  local fp, id_key, len = sub(head, 1, 8), sub(head, 9, 16), byte(head, 17)
+  local pfps, published = sub(head, 18, 17 + 8 * n_tables), sub(head, 18 + 8 * n_tables)
   local afresh = byte(prior, 1) == 1
   local status, dup, dist, stored, rule, count = 0, '', -1, '', '', 0
   local superseded_by  -- status 5: the rule that matched the document this one supersedes
@@ -251,7 +253,10 @@ for at = 12, #ARGV, 8 do
   end
   if status == 5 then rule = superseded_by end
   if write or status ~= 0 then
-    for _, v in ipairs({ place, status, dup, dist, stored, rule, count }) do out[#out + 1] = v end
+    -- two values a document: what was decided, packed, and the id it names
+    local rule_byte = rule == 'simhash' and 1 or rule == 'sentences' and 2 or 0
+    out[#out + 1] = char(math.floor(place / 256), place % 256, status, dist + 1, rule_byte, count) .. stored
+    out[#out + 1] = dup
   end
 end
 if n_kept ~= 0 then

@@ -42,6 +42,7 @@ _MOVES = 32  # links from a superseded original to the one that took its place f
 _SEALED, _ARCHIVED = -1, -2  # decide.lua: a write refused on a sealed generation; a read of an archived one
 _AFRESH = b"\1"  # a prior's flag: the drop record in the newest generation is stale
 _RULE_BYTES = {SIMHASH: 1, SENTENCES: 2}
+_RULES = ("", SIMHASH, SENTENCES)  # decide.lua's rule byte
 
 
 class _Archived(Exception):
@@ -66,8 +67,8 @@ class Row(NamedTuple):
     @classmethod
     def parse(cls, raw: list[Any]) -> list[Row]:
         return [
-            cls(int(p), int(s), dup.decode(), int(d), stored, rule.decode(), int(n))
-            for p, s, dup, d, stored, rule, n in zip(*[iter(raw)] * 7)
+            cls(head[0] << 8 | head[1], head[2], dup.decode(), head[3] - 1, head[6:], _RULES[head[4]], head[5])
+            for head, dup in zip(raw[::2], raw[1::2])
         ]
 
     def better_than(self, other: Row | None) -> bool:
@@ -237,8 +238,8 @@ class RedisStore(FingerprintStore):
         for doc, pfps in zip(docs, permuted.astype(">u8")):
             keys = b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b""
             published = b"" if doc.published is None else b"".join(t.to_bytes(4, "big") for t in doc.published)
-            fp = doc.simhash.to_bytes(8, "big")
-            out.append([fp, pfps.tobytes(), doc.id, id_key(doc.id), keys, doc.length, published])
+            head = doc.simhash.to_bytes(8, "big") + id_key(doc.id) + bytes([doc.length]) + pfps.tobytes() + published
+            out.append([head, doc.id, keys])
         return out
 
     def _call(
