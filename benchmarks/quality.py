@@ -135,6 +135,7 @@ def in_order(
     positives: set,
     j: dict,
     own: set[tuple[int, int]],
+    blocks: tuple[int, ...] = (16, 16, 16, 16),
 ) -> dict[str, float]:
     """Decide every document in corpus order in the index, as ``check`` does, and judge the
     drops: precision (drops whose article has J >= 0.8 with the one it was dropped for, or is
@@ -144,7 +145,7 @@ def in_order(
     (J < 0.5, not a reprint of its own original), per rule, and how many of those are cut
     copies (the shorter text's shingles 80% or more in the longer: ``contained``), which J
     alone calls distinct."""
-    store = MemoryStore(k, rule)
+    store = MemoryStore(k, rule, blocks=blocks)
     index = {d.id: i for i, d in enumerate(docs)}
     decisions = store.decide_many(docs)
     dropped = {i for i, d in enumerate(decisions) if not d.kept}
@@ -389,12 +390,18 @@ def main() -> None:
             + "".join(f" {p:6.3f} / {r:5.3f} " for p, r in points)
             + f"   {len(natural & at3) / len(natural):9.3f}  {len(synthetic & at3) / len(synthetic):9.3f}"
         )
-    print("\nin order through the index, as `news-dedup check` decides (k = 3):")
-    for name, r in (("simhash alone", None), ("simhash + sentences", rule)):
-        m = in_order(chosen_docs, r, 3, sets, positives, j, own_all)
+    print("\nin order through the index, as `news-dedup check` decides (k = 3; the five-block layout at k = 3 and 4):")
+    for name, r, k, blocks in (
+        ("simhash alone", None, 3, (16, 16, 16, 16)),
+        ("simhash + sentences", rule, 3, (16, 16, 16, 16)),
+        ("16,12,12,12,12 k=3", rule, 3, (16, 12, 12, 12, 12)),
+        ("16,12,12,12,12 k=4", rule, 4, (16, 12, 12, 12, 12)),
+        ("16,12,12,12,12 k=4 alone", None, 4, (16, 12, 12, 12, 12)),
+    ):
+        m = in_order(chosen_docs, r, k, sets, positives, j, own_all, blocks)
         counts = {key: v for key, v in m.items() if key not in ("precision", "recall", "false drops", "drops")}
         print(
-            f"  {name:<22} precision {m['precision']:.3f}  recall {m['recall']:.3f}  drops {m['drops']}  "
+            f"  {name:<24} precision {m['precision']:.3f}  recall {m['recall']:.3f}  drops {m['drops']}  "
             f"false drops {m['false drops']} (1 per {len(docs) / max(1, m['false drops']):.0f} articles)  "
             + "  ".join(f"{key} {v}" for key, v in counts.items())
         )
