@@ -202,7 +202,8 @@ class LiveWeb:
         return 200, page.encode(), {**out, "Content-Type": "text/html; charset=utf-8"}
 
     def _article(self, site: str, n: int, removed: bool = False) -> bytes:
-        """The article page, in chrome that changes on every fetch (a view count, the 热点 list);
+        """The article page, in chrome that changes on every fetch (view counts above and under
+        the story, the 热点 list);
         ``removed``: the same chrome around a notice that the content is gone."""
         text = self.texts[site, n]
         when = datetime.fromtimestamp(int(self.published(site, n)), UTC).astimezone()
@@ -226,7 +227,9 @@ class LiveWeb:
             f'<meta property="article:published_time" content="{stamp}"></head><body>{chrome}'
             f"<h1>{html.escape(text['title'])}</h1>"
             f'<div class="info">发布时间：{when.strftime("%Y-%m-%d %H:%M:%S")} 阅读：{views}</div>'
-            f'<div class="article">{paragraphs}</div></body></html>'
+            # counters in the story's own container, glued as a self-media page shows them
+            f'<div class="article">{paragraphs}<div class="stats">浏览 {views}点赞 {views % 97}'
+            f"</div><div>阅读 {views / 10:.1f}万 在看 {views % 13}</div></div></body></html>"
         ).encode()
 
 

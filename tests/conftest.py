@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from news_crawler.connection.embedded import SOCKET_NAME, stop_server
 from news_mirror.data import SHIPPED_DATA as DATA  # the excerpt the repository holds (data/)
 from tests.redis_cluster import TestCluster
 from tests.redis_server import TestServer
@@ -19,6 +20,10 @@ def _own_cache_dir(tmp_path_factory):
         # what a command writes where no test says (a crawl's log file): the run's, not ~/.local/share
         mp.setenv("DATA_DIR", str(tmp_path_factory.mktemp("data")))
         yield
+    # The embedded server is a daemon by design (tomorrow's cron run reuses it): the ones the
+    # run's commands started under its directories stop with the run.
+    for sock in tmp_path_factory.getbasetemp().rglob(SOCKET_NAME):
+        stop_server(sock.parent)
 
 
 @pytest.fixture(scope="session")

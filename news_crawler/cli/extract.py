@@ -38,7 +38,7 @@ def fields_of(
     found = page_fields(body, content_type, url, images_max=images_max)
     if found.get("invalid_reason"):
         return {"invalid": found["invalid_reason"]}
-    problem = unusable(found.get("body") or "", min_chars)
+    problem = unusable(found.get("body") or "", min_chars, found.get("title") or "")
     if problem:
         return {"invalid": problem[0]}
     try:

@@ -33,7 +33,7 @@ from news_crawler.extraction.pagination import page_of
 from news_crawler.extraction.posts import first_post, fragment
 from news_crawler.extraction.published import find_published_at, in_zone_of, not_ahead
 from news_crawler.extraction.structured import linked_data
-from news_crawler.extraction.title import find_title, headline_in_body
+from news_crawler.extraction.title import find_title, headline_in_body, headline_over_story
 from news_crawler.extraction.traditional import as_written, is_traditional, with_simplified_labels
 
 _BLOCK = (
@@ -302,6 +302,7 @@ def extract_article(html: str, url: str = "", paged: bool = False, images_max: i
     if post is not None:
         body = extract_body(fragment(post)) or body
     title, body = headline_in_body(title, text, body)
+    title = headline_over_story(root, title, text, body)
     body = with_lead_above(body, text, title)
     traditional = is_traditional(text)
     # Traditional characters: the rules read the labels as simplified ones, and what they
@@ -317,13 +318,14 @@ def extract_article(html: str, url: str = "", paged: bool = False, images_max: i
         return as_written(found, text_, text) if traditional else found
 
     source_ = find_source(root, text_, title_, clean_)
+    editor_ = find_editor(text_, title_, clean_)
     published_at = find_published_at(root, text_, title_, clean_, linked.published, html)
     return Article(
         title=title,
-        author=written(find_author(root, text_, title_, clean_, linked.author, source_)),
+        author=written(find_author(root, text_, title_, clean_, linked.author, source_, editor_)),
         published_at=published_at,
         body=clean,
-        editor=written(find_editor(text_, title_, clean_)),
+        editor=written(editor_),
         source=written(source_),
         contributors=written(find_contributors(text_, title_, clean_)),
         images=find_images(root, clean, url, title, images_max),

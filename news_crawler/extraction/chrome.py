@@ -43,10 +43,22 @@ _TOOLS = re.compile(
 )
 # A tool link before a line's chrome: "【我要纠错】 责任编辑：王五".
 _TOOL_FIRST = re.compile(r"^[【\[]\s*+(?:我要纠错|纠错|打印|关闭|收藏|分享)\s*+[】\]]\s*+(?=\S)")
-# A counter: "阅读(123)", "点赞 3", "本文已被浏览 123 次", a gallery's "1/10".
+# Counters, one or several in any spacing: "阅读(123)", "浏览 78386点赞 559", "阅读 3.2万 在看 28",
+# "阅读原文 阅读 3456 在看 28", "本文已被浏览 123 次", a gallery's "1/10". They change on every
+# fetch: left in a body, a recheck would report an edit that never happened.
+_ONE_COUNT = (
+    r"(?:阅读|浏览|点击|喜欢|点赞|赞|收藏|分享|转发|在看|评论|播放|观看|围观)(?:量|数|次数)?+\s*+[:：]?+\s*+"
+    r"[（(]?+\s*+\d++(?:\.\d++)?+\s*+(?:万|亿|[wWkK]\b)?+\+?+\s*+[）)]?+\s*+(?:次|人|条)?+"
+)
 _COUNTER = re.compile(
-    r"^(?:(?:阅读|浏览|点击|喜欢|点赞|赞|收藏|分享|转发)\s*+[（(]?+\s*+\d++\s*+[）)]?+\s*+次?"
+    r"^(?:(?:阅读原文\s*+)?+(?:" + _ONE_COUNT + r"\s*+)++"
     r"|本文已被(?:浏览|阅读|点击)\s*+\d++\s*+次|\d{1,3}\s*+/\s*+\d{1,3})$"
+)
+# ... or glued after the story's last sentence: "…持续向好。浏览 78386点赞 559".
+_TRAILING_COUNTER = re.compile(r"(?<=[。！？!?”」])\s*+(?:" + _ONE_COUNT + r"\s*+)++$")
+# A pager under a story that runs over pages: "1 2 下一页", "上一页 1 2 3 尾页", "[1] [2] [3]".
+_PAGER = re.compile(
+    r"^(?=.*\d)(?:(?:首页|上一页|下一页|尾页|末页|[<«»>]++|[【\[]?\d{1,3}(?!\d)[】\]]?)[ \t\u3000]*+){2,}+$"
 )
 # Notices that are no part of the story: the original's link, a picture's credit, a video's
 # placeholder, a wire story's end mark ((完), END), "see more", a gallery's "next picture", an
@@ -180,6 +192,7 @@ def is_chrome(line: str, title: str = "") -> bool:
         or _EDITOR_LINE.match(line)
         or _EDITOR_BRACKETED.match(line)
         or _COUNTER.match(line)
+        or _PAGER.match(line)
     )
 
 
@@ -216,7 +229,7 @@ def strip_chrome(body: str, title: str = "", summary: str = "", links: frozenset
         # A date in 年月日 alone under the story's paragraphs is a notice's signature (落款);
         # above them it is a byline's.
         if text and (not is_chrome(text, title) or story and _SIGNED.match(text)):
-            kept.append(_TRAILING_EDITOR.sub("", line))
+            kept.append(_TRAILING_COUNTER.sub("", _TRAILING_EDITOR.sub("", line)))
             story = story or is_paragraph(text)
     return "\n".join(_without_linked_tail(kept, links))
 

@@ -299,11 +299,15 @@ def _names_line(lines: list[str], at: int) -> str:
     return ""
 
 
-def _meta_author(meta: str, page_title: str, headline: str) -> bool:
+def _meta_author(meta: str, page_title: str, headline: str, editor: str = "") -> bool:
     """Whether an author meta tag names an author: not a URL or a list, not a site's name
-    ("新浪网", or "网易" on a page titled "…_网易新闻"), not a number."""
+    ("新浪网", or "网易" on a page titled "…_网易新闻"), a desk (编辑部), a section (财经) or
+    a button (分享), not a number, not the page's ``editor`` (a CMS fills the tag with the
+    editor who published the page)."""
     return (
         bool(meta)
+        and meta not in editor.split()
+        and not is_section(meta)
         and len(meta) <= 40
         and "://" not in meta
         and "," not in meta
@@ -321,11 +325,15 @@ def _makers_of_software(root: HtmlElement, meta: str) -> bool:
     return bool(generator) and len(generator[0]) >= 3 and generator[0].lower() in meta.lower()
 
 
-def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str = "", source: str = "") -> str:
+def find_author(
+    root: HtmlElement, text: str, title: str, body: str, linked: str = "", source: str = "", editor: str = ""
+) -> str:
     """The byline without its label (作者：/记者/编辑): a writer's credit above the story, then
     one in the short lines right under it; the writer the markup states (``linked``,
     JSON-LD's; an element in the byline marked as the author's, ``structured.py``); a credit
-    in the story's first lines or around its end; else the author meta tag."""
+    in the story's first lines or around its end; else the author meta tag. What the markup
+    or the meta tag states is believed only when it names a writer: never the ``editor``
+    the page credits, a site, a desk, a section or a button."""
     byline, regions = _byline(text, title, body), _regions(text, title, body)
     for credits in ([byline], [_trailer(text, body)]):  # a credit above or right under the story before one inside it
         for pattern in _AUTHOR_LABELS[:_CREDITS]:
@@ -338,7 +346,7 @@ def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str
     page_title = root.findtext(".//title") or ""
     for stated in (linked, marked_author(root, byline)):
         stated = PADDED.sub(r"\1\2", stated.strip())
-        if _meta_author(stated, page_title, title):
+        if _meta_author(stated, page_title, title, editor):
             return stated
     for pattern in _AUTHOR_LABELS:
         name = _first_name(pattern, regions)
@@ -346,7 +354,7 @@ def find_author(root: HtmlElement, text: str, title: str, body: str, linked: str
             return name
     meta = PADDED.sub(r"\1\2", meta_content(root, _AUTHOR_META))
     # (not the software's makers, not the outlet the page names as its ``source``: 参考消息)
-    if _meta_author(meta, page_title, title) and not _makers_of_software(root, meta):
+    if _meta_author(meta, page_title, title, editor) and not _makers_of_software(root, meta):
         if meta not in (source, marked_source(root, text)):
             return meta
     issuer = _ISSUER.search(text)  # a notice's metadata table stands above its headline

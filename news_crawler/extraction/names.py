@@ -126,6 +126,29 @@ NOT_NAMES = {
     "说明",
     "注释",
     "后记",
+    # a button's or a tool's label beside a byline, never a writer: 播报文章 (text to speech), 阅读整篇文章
+    "分享",
+    "收藏",
+    "打印",
+    "关闭",
+    "评论",
+    "点赞",
+    "关注",
+    "举报",
+    "纠错",
+    "转发",
+    "订阅",
+    "下载",
+    "播报",
+    "播报文章",
+    "朗读",
+    "听新闻",
+    "阅读全文",
+    "阅读原文",
+    "展开全文",
+    "阅读整篇文章",
+    "閱讀整篇文章",
+    "閱讀全文",
 }
 # "转载请注明", "网络整理", "系统管理员", "刘通摄" (a photo credit), "视频截图", "发布于 2019-...", "著名评论家".
 _NOT_NAME_STARTS = ("转载", "版权", "本文", "本站", "原文", "网络", "系统", "管理", "著名")
@@ -143,6 +166,8 @@ _PLACE_END = re.compile(
     r"(?:[县市省区镇村报网社台刊院校]|报[道导]|新闻|客户端|财经|在线|传媒|频道|杂志|大学|研究所|中心|公司|集团|银行|协会|学会"
     r"|委员会|政府|中学|小学)$"
 )
+# A desk, alone or after its outlet's name (编辑部, 本报编辑部, 区委宣传部): never a writer.
+_DESK = re.compile(r"(?:编辑部|编辑室|编辑组|采编部|新闻部|总编室|办公室|宣传部|宣传科|宣传处|信息科|工作组)$")
 
 
 # A place standing for a name ("北京 2024-10-15 10:20" under a headline, "（北京）" closing a story): the
@@ -154,9 +179,9 @@ REGIONS = frozenset(
 
 
 def place_or_outlet(name: str) -> bool:
-    """``name`` names a place or an outlet (…市, …日报, …报道, a province: 北京), not a
-    person: one line, a character or more before such an ending."""
-    if name in REGIONS:
+    """``name`` names a place, an outlet or a desk (…市, …日报, …报道, a province: 北京,
+    编辑部), not a person: one line, a character or more before such an ending."""
+    if name in REGIONS or _DESK.search(name):
         return True
     end = _PLACE_END.search(name)
     return end is not None and end.start() >= 1 and "\n" not in name[: end.start()]

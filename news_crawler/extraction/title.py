@@ -103,3 +103,30 @@ def headline_in_body(title: str, text: str, body: str) -> tuple[str, str]:
         return title, body
     credit = 2 if _CREDIT_LINE.fullmatch(" ".join(lines[1].split())) else 1
     return first, "\n".join(lines[credit:])
+
+
+HEADLINE_ABOVE = 8  # lines: how far above the story's first line its headline stands
+
+
+def headline_over_story(root: HtmlElement, title: str, text: str, body: str) -> str:
+    """The ``<h1>`` that stands over the story, when ``title`` (a ``<title>`` or og:title that
+    is the site's or the channel's name: 某某县融媒体中心, 新浪财经) is no heading of the page
+    and stands farther from the story than that ``<h1>``, or not over it at all: the headline
+    is the line tied to the story, not the longest or the first. ``title`` unchanged
+    otherwise (a site's logo in an ``<h1>`` far above the story loses to a ``<title>`` shown
+    nearer it)."""
+    headings = [" ".join(h.text_content().split()) for h in root.iter("h1")]
+    if not title or title in headings:
+        return title
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    first = next((" ".join(line.split()) for line in body.splitlines() if line.strip()), "")
+    try:
+        story = lines.index(first)
+    except ValueError:
+        return title
+    over = lines[max(0, story - HEADLINE_ABOVE) : story + 1]
+    # the nearest over the story: a site's name in a bar above its headline is not it
+    nearest = {line: i for i, line in enumerate(over)}
+    heading = max((h for h in headings if 4 <= len(h) <= 80 and h in nearest), key=nearest.__getitem__, default="")
+    return heading if heading and nearest[heading] > nearest.get(title, -1) else title

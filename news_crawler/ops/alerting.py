@@ -268,7 +268,7 @@ class SiteAlerts:
         run.articles += 1
         run.kept += kept
         body = str(fields.get("body") or "")
-        if unusable(body, self.min_chars) is None:
+        if unusable(body, self.min_chars, str(fields.get("title") or "")) is None:
             run.with_body += 1
             run.body_lengths.append(len(body.strip()))
         run.with_author += bool(fields.get("author"))

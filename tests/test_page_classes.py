@@ -1,0 +1,170 @@
+"""Classes of page a site never seen before shows: counters and pagers in the story's
+container, a ``<title>`` that is the site's name over an ``<h1>`` headline, an author meta
+tag naming the editor, a desk or a button, and pages that hold no article (an error page, a
+removal notice). Each class is tested on its forms and on the near misses a story has."""
+
+from __future__ import annotations
+
+import pytest
+from scrapy import Spider
+from scrapy.exceptions import DropItem
+
+from news_crawler.extraction import chrome, extract_article
+from news_crawler.extraction.page import page_fields
+from news_crawler.extraction.removed import notice_page
+from news_crawler.items import ArticleItem
+from news_crawler.pipelines.validate import ValidationPipeline, unusable
+from tests.crawl_helpers import project_crawler
+
+STORY = [
+    "市政府今天召开新闻发布会，介绍了今年以来全市经济运行的情况。发布会上，市统计局负责人表示，前三季度全市生产总值同比增长百分之五点二。",
+    "该负责人说，工业生产稳步回升，消费市场持续恢复，就业形势总体稳定，居民收入继续增加。",
+    "下一步，全市将继续抓好稳增长各项政策的落实，推动经济持续向好。",
+]
+HEADLINE = "全市经济稳中向好"
+
+
+def page(title: str = f"{HEADLINE}_某某新闻网", head: str = "", top: str = "", under: str = "") -> str:
+    paragraphs = "".join(f"<p>{p}</p>" for p in STORY)
+    return (
+        f"<html><head><title>{title}</title>{head}</head><body>{top}<h1>{HEADLINE}</h1>"
+        f"<div class=info>2024-05-06 10:00</div><div class=content>{paragraphs}{under}</div></body></html>"
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "浏览 78386点赞 559",
+        "阅读 3.2万 在看 28",
+        "阅读原文 阅读 3456 在看 28",
+        "阅读 10万+",
+        "点赞(12) 收藏(3) 分享(1)",
+        "浏览量：1234",
+        "评论 5 条",
+        "1 2 下一页",
+        "上一页 1 2 3 尾页",
+        "[1] [2] [3]",
+    ],
+)
+def test_counters_and_pagers_in_any_spacing_leave_the_body(line):
+    assert chrome.is_chrome(line, HEADLINE)
+    assert extract_article(page(under=f"<div>{line}</div>")).body.splitlines() == STORY
+
+
+@pytest.mark.parametrize("line", ["他说，阅读 3 本书是他今年的目标。", "2019", "12", "第1 2", "点赞的网友超过 559 人"])
+def test_a_number_or_a_word_of_the_story_is_no_counter(line):
+    assert not chrome.is_chrome(line, HEADLINE)
+
+
+def test_a_counter_glued_after_the_story_s_last_sentence_leaves_the_sentence():
+    glued = page(under="").replace(f"{STORY[-1]}</p>", f"{STORY[-1]}浏览 78386点赞 559</p>")
+    assert extract_article(glued).body.splitlines() == STORY
+    # the same words inside a sentence stay
+    said = page(under="<p>截至发稿，该视频浏览 78386次，点赞 559次，网友纷纷留言称赞。</p>")
+    assert "浏览 78386次，点赞 559次" in extract_article(said).body
+
+
+def test_a_counter_that_changes_on_every_fetch_changes_no_body():
+    bodies = {
+        extract_article(page(under=f"<div>浏览 {n}点赞 {n // 7}</div><div>阅读 {n / 10:.1f}万</div>")).body
+        for n in (78386, 91234)
+    }
+    assert len(bodies) == 1
+
+
+def test_the_headline_over_the_story_wins_over_a_title_that_is_the_site_s_name():
+    bar = "<div class=top>某某县融媒体中心</div><div class=nav>首页 本地 时政 民生</div>"
+    assert extract_article(page(title="某某县融媒体中心", top=bar)).title == HEADLINE
+    og = '<meta property="og:title" content="新浪财经">'
+    assert extract_article(page(title="新浪财经", head=og)).title == HEADLINE
+    # a site's logo in an <h1> far above the story loses to the <title> shown over it
+    logo = (
+        "<html><head><title>市场监管总局发布新规_某某网</title></head><body><h1>某某网新闻中心</h1>"
+        + "".join(f"<div>栏目{n}</div>" for n in range(12))
+        + "<div class=h>市场监管总局发布新规</div><div class=content>"
+        + "".join(f"<p>{p}</p>" for p in STORY)
+        + "</div></body></html>"
+    )
+    assert extract_article(logo).title == "市场监管总局发布新规"
+    near = logo.replace("".join(f"<div>栏目{n}</div>" for n in range(12)), "<div>栏目</div>")
+    assert extract_article(near).title == "市场监管总局发布新规"  # the nearer of the two
+
+
+@pytest.mark.parametrize(
+    "meta,under,author",
+    [
+        ("张三", "", "张三"),
+        ("Zhang San", "", "Zhang San"),
+        ("李四", "<p>责任编辑：李四</p>", ""),  # the editor the page credits
+        ("编辑部", "", ""),
+        ("本报编辑部", "", ""),
+        ("区委宣传部", "", ""),
+        ("新闻中心", "", ""),
+        ("财经", "", ""),
+        ("分享", "", ""),
+        ("播报文章", "", ""),
+    ],
+)
+def test_an_author_meta_tag_is_believed_only_when_it_names_a_writer(meta, under, author):
+    found = extract_article(page(head=f'<meta name="author" content="{meta}">', under=under))
+    assert found.author == author
+
+
+NOTICES = {
+    "404": "<html><head><title>404 页面不存在</title></head><body><div><h2>抱歉，您访问的页面不存在或已被删除！</h2>"
+    "<p>可能的原因：网址输入有误，或者该页面已经被管理员删除，请检查您输入的网址是否正确。</p>"
+    "<p>您可以：返回首页 | 返回上一页 | 联系管理员</p><p>5秒后自动跳转到首页……</p></div></body></html>",
+    "forum": "<html><head><title>提示信息 - 某某论坛</title></head><body><div id=messagetext>"
+    "<p>错误的版面参数，请返回重试。如果问题依然存在，请联系论坛管理员处理，谢谢您的理解与支持。</p>"
+    "<p><a href=/>[ 点击这里返回上一页 ]</a></p></div></body></html>",
+    "deleted": "<html><head><title>新闻详情</title></head><body><div class=main>"
+    "<p>该文章已被删除或不存在，请查看其它内容。"
+    "感谢您对本站的关注和支持，欢迎继续浏览本站的其他新闻资讯内容。</p></div></body></html>",
+    "server": "<html><head><title>系统繁忙</title></head><body><p>系统繁忙，请稍后再试。给您带来的不便，我们深表歉意，"
+    "工程师正在全力处理中，请您稍后刷新页面重新访问。</p></body></html>",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOTICES))
+def test_an_error_page_or_a_removal_notice_is_invalid_with_its_reason(name):
+    fields = page_fields(NOTICES[name].encode(), "text/html; charset=utf-8", "https://x.example/a/1.html")
+    assert len(fields["body"]) >= 50  # long enough to pass as an article but for what it says
+    reason, kind = unusable(fields["body"], 50, fields["title"]) or ("", "")
+    assert kind == "notice" and "not an article" in reason
+    validate, stats = pipeline()
+    with pytest.raises(DropItem, match="notice"):
+        validate.process_item(
+            ArticleItem(url="https://x.example/1", site="x", title=fields["title"], body=fields["body"])
+        )
+    assert stats.get_value("articles/invalid_reason/notice") == 1
+
+
+def pipeline():
+    crawler = project_crawler(Spider)
+    return ValidationPipeline.from_crawler(crawler), crawler.stats
+
+
+@pytest.mark.parametrize(
+    "title,body",
+    [
+        (
+            "网曝动画被下架 页面显示无法观看",
+            "10月26日，有网友发现某动画已无法播放，页面上显示的也是“该视频已下架”，平台暂未回应。",
+        ),
+        (
+            "500彩票网推迟发布业绩",
+            "500彩票网今日宣布，受技术性困难的影响，现决定推迟发布第三季度财报，具体时间另行通知。",
+        ),
+        ("平台清理违规账号", "记者从平台获悉，平台已删除违规账号3000个，相关内容已被删除，下一步将持续开展专项治理。"),
+        ("某某网", "页面设计已经完成，将于下月上线。" + "新版网站将提供更多便民服务功能，市民可在线办理多项业务。" * 2),
+    ],
+)
+def test_a_short_story_about_such_things_is_no_notice(title, body):
+    assert notice_page(title, body) == ""
+
+
+def test_no_short_story_of_the_corpus_is_taken_for_a_notice(sina_articles):
+    short = [a for a in sina_articles if len(a["body"].strip()) <= 300]
+    assert len(short) >= 100
+    assert [a["title"] for a in short if notice_page(a["title"], a["body"])] == []
