@@ -168,3 +168,63 @@ def test_no_short_story_of_the_corpus_is_taken_for_a_notice(sina_articles):
     short = [a for a in sina_articles if len(a["body"].strip()) <= 300]
     assert len(short) >= 100
     assert [a["title"] for a in short if notice_page(a["title"], a["body"])] == []
+
+
+def test_a_wechat_like_page_of_sections_is_read_whole_with_its_account_s_writer():
+    paragraphs = [
+        "今天，我们来聊一聊城市更新中的老旧小区改造。",
+        "近年来，各地老旧小区改造工作稳步推进，居民的居住条件明显改善，不少小区加装了电梯，改造了管网。",
+        "但改造中也存在一些问题，比如居民意见难统一、资金来源单一、后续管理跟不上等。",
+        "专家认为，老旧小区改造要坚持居民自愿、政府引导、多方参与，探索可持续的改造模式。",
+        "他建议，要建立长效管理机制，引入专业物业服务，让改造成果得以长期保持。",
+        "城市更新是一项长期工程，需要久久为功。",
+    ]
+    content = "".join(
+        f"<section><span>{p}</span></section>" if i % 3 else f"<p><span>{p}</span></p>"
+        for i, p in enumerate(paragraphs)
+    )
+    wechat = (
+        "<html><head><title>老旧小区改造，如何改到居民心坎上？</title></head><body><div id=img-content>"
+        "<h1 class=rich_media_title>老旧小区改造，如何改到居民心坎上？</h1><div id=meta_content>"
+        "<span>原创</span> <span>李华</span> <a id=js_name>城市观察</a> <em>2024-05-06 08:30</em> "
+        f"<span>北京</span></div><div class=rich_media_content id=js_content>{content}</div>"
+        "<div>阅读原文 阅读 3456 在看 28</div></div></body></html>"
+    )
+    found = extract_article(wechat)
+    assert found.body.splitlines() == paragraphs
+    assert found.author == "李华" and found.published_at == "2024-05-06T08:30:00+08:00"
+
+
+def test_credits_in_brackets_a_caption_and_a_wiki_s_marks_are_no_story_line():
+    lines = ["本网讯 （通讯员 赵雅）", *STORY, "图为表彰大会现场。", "（记者 周建国 通讯员 吴丽萍）"]
+    county = page(under="").replace(
+        "".join(f"<p>{p}</p>" for p in STORY), "".join(f"<p>{p}</p>" for p in lines) + "<div>1 2 下一页</div>"
+    )
+    found = extract_article(county)
+    assert found.body.splitlines() == STORY
+    assert found.author == "周建国" and found.contributors == "赵雅 吴丽萍"
+    wiki = ["本条目需要补充更多来源。请协助补充可靠来源以改善这篇条目。", "历史[编辑]", *STORY]
+    assert chrome.strip_chrome("\n".join(wiki), HEADLINE).splitlines() == ["历史", *STORY]
+    # a paragraph of the story that starts as a caption does is longer than any chrome line
+    long = "图为" + "，".join(STORY)
+    assert chrome.strip_chrome(long, HEADLINE) == long
+
+
+def test_the_story_under_the_headline_beats_a_longer_one_recommended_below_it():
+    other = [
+        f"返乡青年小王告诉记者，他去年回到家乡开了一家网店，销售本地土特产，营业额超过了一百万元，带动{n}户村民增收。"
+        for n in range(20, 28)
+    ]
+    own = "".join(f"<p>{p}</p>" for p in STORY)
+    recommended = (
+        "<html><head><title>全市经济稳中向好</title></head><body><div class=article>"
+        f"<h1>{HEADLINE}</h1><div class=author>某某发布 2024-05-06 11:20</div><div class=content>{own}</div></div>"
+        "<div class=recommend><div>推荐阅读</div><h2>返乡青年电商创业带富乡亲</h2><div>乡村振兴观察</div>"
+        "<div class=text>" + "".join(f"<p>{p}</p>" for p in other) + "</div></div></body></html>"
+    )
+    assert extract_article(recommended).body.splitlines() == STORY
+    # the story's first paragraphs in a block of their own, run straight into the rest: one story
+    split = recommended.replace(
+        "<div class=recommend><div>推荐阅读</div><h2>返乡青年电商创业带富乡亲</h2><div>乡村振兴观察</div>", "<div>"
+    )
+    assert extract_article(split).body.splitlines() == [*STORY, *other]

@@ -17,7 +17,14 @@ from readability import Document
 
 from news_crawler.defaults import IMAGES_MAX
 from news_crawler.extraction import readability_speed  # noqa: F401,I001 - readability made faster, the same output
-from news_crawler.extraction.chrome import labelled_lead, strip_chrome, with_lead_above
+from news_crawler.extraction.chrome import (
+    is_chrome,
+    is_paragraph,
+    labelled_lead,
+    same_headline,
+    strip_chrome,
+    with_lead_above,
+)
 from news_crawler.extraction.densest import densest_block
 from news_crawler.extraction.markup import shallow
 from news_crawler.extraction.media import find_description, find_images, find_tags, find_updated_at
@@ -180,12 +187,30 @@ def extract_body(html: str) -> str:
     the article of ``<section>`` elements (WeChat and other editors) give readability no
     paragraphs to score: when the body comes out short, it reads them again as ``<div>``s."""
     html = _unfolded(html)
-    body = _readability(html)
-    if len(body) < SHORT_BODY and "<section" in html:
-        again = _readability(_sections_as_divs(html))
-        if len(again) > len(body):
-            return again
-    return body
+    if "<section" in html:
+        html = _sections_as_divs(html) or html
+    return _readability(html)
+
+
+def story_under_headline(text: str, title: str, body: str) -> str:
+    """The page's own story where readability took another: ``body`` unless paragraphs of
+    prose (two or more, ``SHORT_STORY`` characters) stand in the page's ``text`` between the
+    headline and ``body``'s first line. Run straight into ``body``, they are its first part,
+    put back; parted from it by lines that are no prose (推荐阅读, another story's headline
+    and account), they are the story, and ``body`` is a story recommended under it."""
+    lines = [line for line in (" ".join(x.split()) for x in text.splitlines()) if line]
+    first = next((" ".join(x.split()) for x in body.splitlines() if x.strip()), "")
+    heads = [i for i, line in enumerate(lines) if same_headline(line, title)]
+    if not heads or not first or first not in lines[heads[0] + 1 :]:
+        return body
+    start = lines.index(first, heads[0] + 1)
+    head = max(i for i in heads if i < start)
+    prose = [i for i in range(head + 1, start) if is_paragraph(lines[i]) and not is_chrome(lines[i], title)]
+    if len(prose) < 2 or sum(len(lines[i]) for i in prose) < SHORT_STORY:
+        return body
+    run = "\n".join(lines[prose[0] : prose[-1] + 1])
+    parted = any(not is_chrome(lines[i], title) for i in range(prose[-1] + 1, start))
+    return run if parted else f"{run}\n{body}"
 
 
 def _densest_text(page: lxml.html.HtmlElement, body: str, later: bool = False) -> str:
@@ -303,6 +328,7 @@ def extract_article(html: str, url: str = "", paged: bool = False, images_max: i
         body = extract_body(fragment(post)) or body
     title, body = headline_in_body(title, text, body)
     title = headline_over_story(root, title, text, body)
+    body = story_under_headline(text, title, body)
     body = with_lead_above(body, text, title)
     traditional = is_traditional(text)
     # Traditional characters: the rules read the labels as simplified ones, and what they

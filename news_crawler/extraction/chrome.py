@@ -160,6 +160,14 @@ _RELATED_RUN = re.compile(
 _PARAGRAPH_END = re.compile(r"(?:(?P<stop>[。！!])|[？?])[”」』）)]?$")
 _PAUSE = re.compile(r"[，,；;。]")
 _SPACE = re.compile(r"\s+")
+# A picture's caption, 图为表彰大会现场。 (the image's ``caption``; a longer line is the story's).
+_CAPTION = re.compile(r"^(?:图为|[（(]图[)）]|上图[：:为]|下图[：:为])\S")
+# A wiki's maintenance banner (本条目需要补充更多来源) and its sections' [编辑] links.
+_WIKI_BANNER = re.compile(
+    r"^(?:本条目|此条目|本條目|此條目|这篇文章|這篇文章)(?:需要|可能|存在|缺少|没有|沒有|包含|中的|的).{0,80}$"
+)
+_WIKI_EDIT = re.compile(r"(?<=\S)\s*+\[\s*+(?:编辑|編輯|编辑源代码|編輯原始碼|edit)\s*+\]$", re.IGNORECASE)
+_BRACKETED = re.compile(r"^[（(].*[）)]$")
 CHROME_MAX_CHARS = 80  # a longer line is text, whatever it starts with
 FOOTER_MAX_CHARS = 200  # a site's footer runs its licence numbers and rights into one line
 HEADLINE_WITHIN = 6  # lines: a headline this near the top of a body starts the story
@@ -193,6 +201,8 @@ def is_chrome(line: str, title: str = "") -> bool:
         or _EDITOR_BRACKETED.match(line)
         or _COUNTER.match(line)
         or _PAGER.match(line)
+        or _CAPTION.match(line)
+        or _WIKI_BANNER.match(line)
     )
 
 
@@ -229,8 +239,11 @@ def strip_chrome(body: str, title: str = "", summary: str = "", links: frozenset
         # A date in 年月日 alone under the story's paragraphs is a notice's signature (落款);
         # above them it is a byline's.
         if text and (not is_chrome(text, title) or story and _SIGNED.match(text)):
-            kept.append(_TRAILING_COUNTER.sub("", _TRAILING_EDITOR.sub("", line)))
+            kept.append(_WIKI_EDIT.sub("", _TRAILING_COUNTER.sub("", _TRAILING_EDITOR.sub("", line))))
             story = story or is_paragraph(text)
+    # a credit in brackets closing the story, a line of its own: （记者 周建国 通讯员 吴丽萍）
+    while kept and _BRACKETED.match(kept[-1].strip()) and CREDIT_LINE.match(kept[-1].strip()):
+        kept.pop()
     return "\n".join(_without_linked_tail(kept, links))
 
 

@@ -108,7 +108,10 @@ _UNDER_HEADLINE = re.compile(
 # not a section's heading of four ("基本情况") or an outlet's mark ("本报讯", "新华社电").
 _PERSON = r"(?:[\u4e00-\u9fa5]{1,6}(?:·[\u4e00-\u9fa5]{1,6}){1,3}|[\u4e00-\u9fa5]{2,3}(?<![讯电]))"
 _NAMES_LINE = re.compile(rf"{_PERSON}(?:{SEP}{_PERSON}){{0,4}}")
-_TAGGED = re.compile(rf"(?:原创|转载|独家|首发)\s++({_ACCOUNT})(?:\s++{_ACCOUNT})?(?:\s++{DATETIME.pattern})?")
+# "原创 李华 城市观察 2024-05-06 08:30 北京": an account's line, the place it posted from after the time.
+_TAGGED = re.compile(
+    rf"(?:原创|转载|独家|首发)\s++({_ACCOUNT})(?:\s++{_ACCOUNT})?(?:\s++{DATETIME.pattern}(?:\s++(?:发表于)?[\u4e00-\u9fa5]{{2,4}})?)?"
+)
 
 
 def meta_content(root: HtmlElement, names: tuple[str, ...]) -> str:
