@@ -24,6 +24,9 @@ class ArticleItem(scrapy.Item):
     # (published earlier: DEDUP_ORIGINAL); absent otherwise
     supersedes = scrapy.Field()
     encoding = scrapy.Field()  # how the page was decoded
+    # the outlet whose page it is (og:site_name, the site's name in <title>): matched to another
+    # copy's source (来源) to tell the story's original (never written anywhere)
+    outlet = scrapy.Field()
     invalid_reason = scrapy.Field()  # set by the spider when it knows the page is unusable
     invalid_kind = scrapy.Field()  # that reason's stat: articles/invalid_reason/<kind>
     # (Fingerprint, None) or (None, why): computed with the fields in the worker pool and

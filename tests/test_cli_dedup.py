@@ -448,3 +448,20 @@ def test_check_keeps_the_earliest_published_copy_and_names_what_it_supersedes(
     first = run(["check", "--redis-url", redis_server.url, "--namespace", "first", "--original", "first", "-"], stdin)
     decided = [json.loads(x) for x in first.stdout.splitlines()]
     assert decided[2]["duplicate_of"] == "reprint" and "supersedes" not in decided[2]
+
+
+def test_check_keeps_the_copy_of_the_outlet_a_reprint_names_as_its_source(redis_server, redis_client, sina_articles):
+    a = sina_articles[4]
+    lines = [
+        {"id": "reprint", "body": a["body"], "outlet": "某某门户网", "source": "城关县融媒体中心"},
+        {"id": "county", "body": a["body"], "outlet": "城关县 融媒体中心"},  # no times: the 来源 line tells
+        {"id": "other", "body": a["body"], "outlet": "另一家网站"},
+        {"id": "bad", "body": a["body"], "source": ["城关县融媒体中心"]},
+    ]
+    stdin = "\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n"
+    out = run(["check", "--redis-url", redis_server.url, "--namespace", "named", "-"], stdin)
+    assert out.returncode == 0, out.stderr
+    reprint, county, other, bad = [json.loads(x) for x in out.stdout.splitlines()]
+    assert reprint["duplicate_of"] is None and county["duplicate_of"] is None and county["supersedes"] == ["reprint"]
+    assert other["duplicate_of"] == "county"
+    assert bad == {"id": "bad", "error": 'line 4: "source" must be a string (an outlet\'s name)'}

@@ -22,10 +22,12 @@ STORIES = 6
 
 class ReprintWeb:
     """``/county/`` lists the county's stories, published at 0N:00; ``/portal/`` lists the
-    same stories reprinted at 1N:00 the same day, each with a 来源 line naming the county."""
+    same stories reprinted at 1N:00 the same day, each with a 来源 line naming the county
+    (whose pages' ``<title>`` names it). ``timed`` False: no page shows a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, timed: bool = True) -> None:
         self.texts = articles(STORIES, seed=69)
+        self.timed = timed
 
     def page(self, path: str) -> tuple[int, str]:
         parts = path.split("?")[0].strip("/").split("/")
@@ -44,18 +46,19 @@ class ReprintWeb:
         text = self.texts[n]
         hour = n if site == "county" else 10 + n
         credit = "<p>来源：城关县融媒体中心</p>" if site == "portal" else ""
+        outlet = "城关县融媒体中心" if site == "county" else "某某门户网"
         paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in text["body"].split("\n") if p.strip())
+        when = f'<div class="info"><span class="time">2026-12-01 {hour:02d}:00</span></div>' if self.timed else ""
         return 200, (
-            f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(text["title"])}</title></head>'
-            f"<body><h1>{html.escape(text['title'])}</h1>"
-            f'<div class="info"><span class="time">2026-12-01 {hour:02d}:00</span></div>'
+            f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(text["title"])}_{outlet}</title>'
+            f"</head><body><h1>{html.escape(text['title'])}</h1>{when}"
             f'<div class="article">{credit}{paragraphs}</div></body></html>'
         )
 
 
 @pytest.fixture
-def web(tmp_path):
-    site = ReprintWeb()
+def web(tmp_path, request):
+    site = ReprintWeb(timed=getattr(request, "param", True))
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
@@ -180,3 +183,24 @@ def test_two_crawls_of_the_two_sites_at_once_end_with_every_county_copy_the_orig
     for n in range(STORIES):  # a reprint kept before its original came is superseded by it
         reprint = f"{base}/portal/a/{n}.html"
         assert county[f"{base}/county/a/{n}.html"].get("supersedes", []) == ([reprint] if reprint in portal else [])
+
+
+@pytest.mark.parametrize("web", [False], indirect=True)
+def test_without_times_the_county_the_reprints_name_as_their_source_is_the_story_original(
+    tmp_path, redis_server, redis_client, web
+):
+    base, sites = web
+    for site in ("portal", "county"):  # the reprints first, no page showing a time
+        done = subprocess.run(
+            command("crawler", "crawl", site, redis_url=redis_server.url, sites=sites, feed=tmp_path / "feed"),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    items = {i["url"]: i for i in feed(tmp_path / "feed")}
+    assert len(items) == 2 * STORIES
+    for n in range(STORIES):
+        assert items[f"{base}/county/a/{n}.html"]["supersedes"] == [f"{base}/portal/a/{n}.html"]
+    check_stories(base, redis_client)

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from news_crawler.dedup.index import Document, MemoryStore, RedisStore, SentenceRule
-from news_crawler.dedup.index.base import Published, published_span
+from news_crawler.dedup.index.base import Published, outlet_key, outlet_keys, published_span
 
 T0 = 1_780_000_000  # a publication time, seconds since 1970
 HOUR = 3600
@@ -184,3 +184,61 @@ def test_an_original_found_by_its_simhash_files_its_own_sentences(make_store):
     # a copy sharing only the original's sentences, 13 bits from it, is dropped onto it
     copy = store.decide_many([Document("copy", flip(A, *range(2, 40, 3)), (11, 12, 13, 98, 99), 40)])[0]
     assert (copy.duplicate_of, copy.rule) == ("original", "sentences")
+
+
+COUNTY, PORTAL, WIRE = outlet_key("城关县融媒体中心"), outlet_key("某某门户网"), outlet_key("新华社")
+
+
+@pytest.mark.parametrize(
+    ("original_at", "supersedes"),
+    [(None, True), (T0, True), (T0 + 60, True), (T0 + 61, False), (T0 - HOUR, True)],
+)
+def test_the_outlet_a_kept_reprint_names_as_its_source_is_the_story_s_original(make_store, original_at, supersedes):
+    """The portal's reprint names the county in its 来源 line: the county's copy decided after
+    it takes its place, when its time is unknown or not later than the reprint's by more than
+    a minute (earlier by more: the time rule alone)."""
+    store = make_store()
+    reprint = Document("reprint", A, published=at(T0), outlet=PORTAL, credits=COUNTY)
+    assert store.decide_many([reprint])[0].kept
+    published = None if original_at is None else at(original_at)
+    d = store.decide_many([Document("county", flip(A, 3), published=published, outlet=COUNTY)])[0]
+    assert d.kept is supersedes and d.supersedes == (("reprint",) if supersedes else ())
+    assert store.lookup("reprint").duplicate_of == ("county" if supersedes else None)
+
+
+def test_a_copy_of_another_outlet_or_one_naming_none_takes_no_one_s_place(make_store):
+    store = make_store()
+    store.decide_many([Document("reprint", A, published=at(T0), outlet=PORTAL, credits=WIRE)])
+    other = Document("other", flip(A, 1), published=at(T0), outlet=COUNTY)  # not the outlet it names
+    assert store.decide_many([other])[0].duplicate_of == "reprint"
+    unnamed = make_store(namespace="unnamed")
+    unnamed.decide_many([Document("first", A, published=at(T0), outlet=PORTAL)])  # names no source
+    assert unnamed.decide_many([Document("county", flip(A, 1), outlet=COUNTY)])[0].duplicate_of == "first"
+    # a copy naming itself is no reprint: the keys say so (outlet_keys)
+    assert outlet_keys("城关县融媒体中心", " 城关县 融媒体中心") == (COUNTY, 0)
+    assert outlet_keys("", "新华社") == (0, WIRE) and outlet_keys("某某门户网", "") == (PORTAL, 0)
+    first = make_store(original="first", namespace="first-named")
+    first.decide_many([Document("reprint", A, outlet=PORTAL, credits=COUNTY)])
+    assert first.decide_many([Document("county", flip(A, 1), outlet=COUNTY)])[0].duplicate_of == "reprint"
+
+
+def test_stories_with_named_outlets_in_random_orders_are_decided_by_redis_as_by_memory(redis_client):
+    """Stories of three copies: the outlet's own and two reprints naming it, times missing or
+    within minutes of each other, decided in a random order in batches: the Redis store
+    decides exactly as the reference, and an untimed story ends with the outlet's copy kept."""
+    rng = random.Random(71)
+    docs = []
+    for s in range(60):
+        base, own = rng.getrandbits(64), outlet_key(f"县{s}")
+        for c in range(3):
+            published = None if s % 2 == 0 else at(T0 + rng.randrange(-180, 180))
+            outlets = (own, 0) if c == 0 else (outlet_key(f"门户{c}"), own)
+            docs.append(
+                Document(f"s{s}c{c}", flip(base, c), published=published, outlet=outlets[0], credits=outlets[1])
+            )
+    rng.shuffle(docs)
+    memory, redis_store = MemoryStore(3), RedisStore(redis_client, "named", 3, batch_size=7)
+    for start in range(0, len(docs), 17):
+        batch = docs[start : start + 17]
+        assert memory.decide_many(batch) == redis_store.decide_many(batch)
+    assert all(redis_store.lookup(f"s{s}c0").kept for s in range(0, 60, 2))

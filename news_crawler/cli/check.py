@@ -20,7 +20,7 @@ from typing import IO, Any
 from news_crawler.cli.check_workers import chunks, parse_in_workers
 from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText, to_hex
 from news_crawler.dedup.index import Document, FingerprintStore
-from news_crawler.dedup.index.base import published_span
+from news_crawler.dedup.index.base import outlet_keys, published_span
 
 CHECK_CHUNK = 256
 _HEX16 = re.compile("[0-9a-fA-F]{16}")
@@ -97,8 +97,12 @@ def parse_line(
         published = published_span(published_at or "", zone)
     except ValueError as e:
         return {"id": raw_id, "error": f"line {lineno}: {e}"}
+    for name in ("outlet", "source"):
+        if not isinstance(doc.get(name, ""), str):
+            return {"id": raw_id, "error": f'line {lineno}: "{name}" must be a string (an outlet\'s name)'}
+    outlets = outlet_keys(doc.get("outlet") or "", doc.get("source") or "")
     if given is not None:
-        return Document(raw_id, int(given, 16), published=published)
+        return Document(raw_id, int(given, 16), published=published, outlet=outlets[0], credits=outlets[1])
     body = doc.get("body")
     if body is None and isinstance(doc.get("html"), str):
         from news_crawler.extraction import extract_article
@@ -112,7 +116,7 @@ def parse_line(
         fp = fingerprinter.fingerprint(body, title)
     except UnusableText as e:
         return {"id": raw_id, "error": str(e)}
-    return Document(raw_id, fp.value, fp.sentences, fp.length, published)
+    return Document(raw_id, fp.value, fp.sentences, fp.length, published, *outlets)
 
 
 def check(

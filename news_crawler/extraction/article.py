@@ -40,7 +40,7 @@ from news_crawler.extraction.pagination import page_of
 from news_crawler.extraction.posts import first_post, fragment
 from news_crawler.extraction.published import find_published_at, in_zone_of, not_ahead
 from news_crawler.extraction.structured import linked_data
-from news_crawler.extraction.title import find_title, headline_in_body, headline_over_story
+from news_crawler.extraction.title import find_outlet, find_title, headline_in_body, headline_over_story
 from news_crawler.extraction.traditional import as_written, is_traditional, with_simplified_labels
 
 _BLOCK = (
@@ -92,6 +92,7 @@ class Article:
     description: str = ""
     tags: list[str] = field(default_factory=list)
     updated_at: str = ""  # ISO 8601, when the page states a modification
+    outlet: str = ""  # the outlet whose page it is (og:site_name, the site's name in <title>)
 
 
 def block_text(el: lxml.html.HtmlElement) -> str:
@@ -360,4 +361,5 @@ def extract_article(html: str, url: str = "", paged: bool = False, images_max: i
         ),
         tags=find_tags(root, near_article(text_, title_, clean_), linked.keywords, f"{title}\n{clean}"),
         updated_at=not_ahead(in_zone_of(find_updated_at(root, text_, linked.modified), published_at)),
+        outlet=find_outlet(root, title),
     )

@@ -74,6 +74,7 @@ def page_fields(
         "description": article.description,
         "tags": article.tags,
         "updated_at": article.updated_at,
+        "outlet": article.outlet,
         "encoding": encoding,
         "next_page": following,
     }

@@ -130,3 +130,20 @@ def headline_over_story(root: HtmlElement, title: str, text: str, body: str) -> 
     nearest = {line: i for i, line in enumerate(over)}
     heading = max((h for h in headings if 4 <= len(h) <= 80 and h in nearest), key=nearest.__getitem__, default="")
     return heading if heading and nearest[heading] > nearest.get(title, -1) else title
+
+
+_OUTLET_META = ("og:site_name", "application-name", "apple-mobile-web-app-title")
+
+
+def find_outlet(root: HtmlElement, headline: str) -> str:
+    """The outlet whose page this is (how another copy's 来源 line would name it): the site's
+    name its markup states (og:site_name, application-name), else the last part of a
+    ``<title>`` that opens with the ``headline`` (…_某某县融媒体中心); "" when neither says."""
+    stated = " ".join(meta_content(root, _OUTLET_META).split())
+    if stated:
+        return stated[:80]
+    page_title = " ".join((root.findtext(".//title") or "").split())
+    parts = [p for p in _TITLE_SPLIT.split(page_title) if p]
+    if len(parts) >= 2 and headline and parts[0][:8] == headline[:8] and parts[-1] != headline:
+        return parts[-1][:80]
+    return ""

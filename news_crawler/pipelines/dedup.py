@@ -27,7 +27,7 @@ from news_crawler.dedup.fingerprint import to_hex
 from news_crawler.dedup.fingerprint.fingerprinter import Fingerprint
 from news_crawler.dedup.from_settings import store_from_settings
 from news_crawler.dedup.index import FingerprintStore
-from news_crawler.dedup.index.base import published_span
+from news_crawler.dedup.index.base import outlet_keys, published_span
 from news_crawler.dedup.index.batching import DecisionBatcher
 from news_crawler.items import ArticleItem
 from news_crawler.outcomes.changes import ChangeLog
@@ -92,8 +92,9 @@ class NearDuplicatePipeline:
         except ValueError:
             published = None  # a time the page gave that is no ISO 8601: decided as a copy without one
         try:
+            outlets = outlet_keys(str(item.get("outlet") or ""), str(item.get("source") or ""))
             decision = await self.batcher.decide(
-                url, fingerprint.value, fingerprint.sentences, fingerprint.length, published
+                url, fingerprint.value, fingerprint.sentences, fingerprint.length, published, outlets
             )
             written_before = decision.replayed and decision.kept and await self._written_before(url)
             if decision.supersedes and self.superseded is not None:

@@ -37,6 +37,33 @@ def published_before(doc: Published | None, kept: int) -> bool:
     return doc is not None and kept > 0 and doc.latest + SAME_TIME < kept
 
 
+def original_of(doc: Document, kept_published: int, kept_credits: int) -> bool:
+    """Whether ``doc`` is the story's original in place of a copy kept before, published at
+    ``kept_published`` (0: unknown) and naming the outlet ``kept_credits`` as its source (its
+    来源 line; 0: none): published earlier (``published_before``), or of the outlet the
+    kept copy names, unless published later than it by more than ``SAME_TIME``."""
+    if published_before(doc.published, kept_published):
+        return True
+    later = doc.published is not None and kept_published > 0 and doc.published.earliest > kept_published + SAME_TIME
+    return doc.outlet != 0 and doc.outlet == kept_credits and not later
+
+
+def outlet_keys(outlet: str, source: str) -> tuple[int, int]:
+    """A copy's ``Document.outlet`` and ``.credits``: the keys of the outlet whose page it is
+    and of its ``source`` (来源) when that names another (0 when it names none or itself)."""
+    own, named = outlet_key(outlet), outlet_key(source)
+    return own, (named if named != own else 0)
+
+
+def outlet_key(name: str) -> int:
+    """The 32-bit key of an outlet's name (spaces and case aside; 0 for none): how a copy's
+    来源 line is matched to the outlet whose page another copy is."""
+    name = "".join(name.split()).casefold()
+    if not name:
+        return 0
+    return int.from_bytes(hashlib.sha1(name.encode()).digest()[:4], "big") or 1
+
+
 @dataclass(frozen=True)
 class SentenceRule:
     """The second signal: drop a document that shares ``match`` of its longest sentences
@@ -93,14 +120,18 @@ def published_span(value: str, zone: tzinfo = UTC) -> Published | None:
 
 class Document(NamedTuple):
     """What the index decides on: an id, its simhash, for the second signal its sentence
-    keys and length code (``Fingerprint.sentences`` and ``.length``), and when it was
-    published, if known (for ``original="earliest"``)."""
+    keys and length code (``Fingerprint.sentences`` and ``.length``), and for
+    ``original="earliest"`` when it was published, if known, the key of the outlet whose
+    page it is and that of the outlet it names as its source when that is another
+    (``outlet_key``; 0: none)."""
 
     id: str
     simhash: int
     sentences: tuple[int, ...] = ()
     length: int = 0
     published: Published | None = None
+    outlet: int = 0
+    credits: int = 0
 
 
 Item = Document | tuple[str, int]
@@ -120,6 +151,8 @@ def check_document(doc: Document) -> None:
         raise ValueError(f"{doc.id}: at most 255 sentence keys, got {len(doc.sentences)}")
     if doc.published is not None and not 0 < doc.published.earliest <= doc.published.latest < 1 << 32:
         raise ValueError(f"{doc.id}: a publication time is between 1970 and 2106, got {doc.published!r}")
+    if not (0 <= doc.outlet < 1 << 32 and 0 <= doc.credits < 1 << 32):
+        raise ValueError(f"{doc.id}: outlet keys are 32-bit, got {doc.outlet!r} and {doc.credits!r}")
 
 
 @dataclass(frozen=True)
@@ -186,11 +219,12 @@ class FingerprintStore(ABC):
     the sentence rule only when it finds nothing. A document whose id was decided before
     gets that earlier decision back, so re-running is harmless.
 
-    With ``original="earliest"``, a document published earlier (``published_before``) than the kept
-    document it matches is the story's original: it is kept, in the same atomic step, and the
-    one kept before becomes its copy (a drop record naming it; the copies that named the old
-    one name it too): its ``Decision.supersedes`` names the one it replaced. Copies without a
-    time, or as early as each other, keep the first decided (``"first"``: always).
+    With ``original="earliest"``, a document published earlier than the kept document it
+    matches, or of the outlet that one names as its source (``original_of``), is the story's
+    original: it is kept, in the same atomic step, and the one kept before becomes its copy
+    (a drop record naming it; the copies that named the old one name it too): its
+    ``Decision.supersedes`` names the one it replaced. Copies without a time, or as early as
+    each other, and naming no other's outlet keep the first decided (``"first"``: always).
     """
 
     def __init__(

@@ -35,9 +35,12 @@ class DecisionBatcher:
         sentences: tuple[int, ...] = (),
         length: int = 0,
         published: Published | None = None,
+        outlets: tuple[int, int] = (0, 0),
     ) -> Decision:
+        """The decision on one document, made with the others waiting (``outlets``: its
+        ``Document.outlet`` and ``.credits``)."""
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-        self._waiting.append((Document(doc_id, simhash, sentences, length, published), future))
+        self._waiting.append((Document(doc_id, simhash, sentences, length, published, *outlets), future))
         if not self._running:
             self._running = True
             asyncio.get_running_loop().create_task(self._drain())

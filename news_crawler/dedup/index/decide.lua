@@ -41,8 +41,10 @@
 -- ARGV[12..] per document, four values: its head (the 8-byte simhash, its 8-byte id key
 --          (the first bytes of its SHA-1: lua/ids.lua key_of), its length code (a byte), the
 --          simhash permuted for each table (8 bytes a table, layout.py), then when it was
---          published: nothing (unknown) or 8 bytes, the earliest and the latest second it
---          may have been, big-endian); its id; its sentence keys (3 bytes each); its prior:
+--          published: 8 bytes, the earliest and the latest second it may have been,
+--          big-endian, zeros when unknown; the key of the outlet whose page it is and that of
+--          the outlet its 来源 line names when another (4 bytes each, base.py outlet_key; 0:
+--          none)); its id; its sentence keys (3 bytes each); its prior:
 --          '' or a flags byte (1: decide afresh, its drop record here is stale), then
 --          optionally the best match older generations found: rule byte (1 simhash, 2
 --          sentences), distance, shared sentences, the kept simhash (8 bytes), its id.
@@ -56,7 +58,8 @@
 -- its record names is not kept in this generation: the fourth value is the raw record (the
 -- caller looks in the others, and decides afresh when none holds it); 5: kept as the story's
 -- original in place of the matching document kept before, which was published more than
--- SAME_TIME seconds after it (ARGV[10] 1): that one leaves the tables and ids, gets a drop
+-- SAME_TIME seconds after it, or which names this one's outlet as its source and was not
+-- published more than SAME_TIME seconds before it (ARGV[10] 1; base.py original_of): that one leaves the tables and ids, gets a drop
 -- record naming this one, and <prefix>moved links its simhash to this one's, so that the
 -- drop records naming it name this one (lua/ids.lua current_id). Only a match of this
 -- generation is superseded: a copy kept in a sealed one stays the original.
@@ -152,10 +155,17 @@ end
 local out = {}
 local n_kept, n_dropped, n_by_sentences = 0, 0, 0
 local eras, n_records = drop_eras(prefix, rotate)
--- The seconds of 4 bytes, big-endian.
-local function seconds(raw, at)
-  local a, b, c, d = byte(raw, at, at + 3)
-  return ((a * 256 + b) * 256 + c) * 256 + d
+local NONE, NO_CREDITS = string.rep('\0', 8), string.rep('\0', 4)
+-- Whether the document published in the 8 bytes ``published`` (NONE: unknown), of the outlet
+-- ``outlet``, is the story's original in place of the kept one with simhash kept_fp (base.py
+-- original_of).
+local function original_of(published, outlet, kept_fp)
+  if published == NONE and outlet == 0 then return false end
+  local kept_at, kept_credits = kept_published(prefix, kept_fp)
+  local known = published ~= NONE and kept_at > 0
+  if known and word_at(published, 5) + SAME_TIME < kept_at then return true end
+  local later = known and word_at(published, 1) > kept_at + SAME_TIME
+  return outlet ~= 0 and outlet == kept_credits and not later
 end
 
 local n_superseded = 0
@@ -164,7 +174,8 @@ for at = 12, #ARGV, 4 do
   local place = (at - 12) / 4
   local head, id, sig, prior = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
   local fp, id_key, len = sub(head, 1, 8), sub(head, 9, 16), byte(head, 17)
-  local pfps, published = sub(head, 18, 17 + 8 * n_tables), sub(head, 18 + 8 * n_tables)
+  local pfps, published = sub(head, 18, 17 + 8 * n_tables), sub(head, 18 + 8 * n_tables, 25 + 8 * n_tables)
+  local outlet, credits = word_at(head, 26 + 8 * n_tables), sub(head, 30 + 8 * n_tables, 33 + 8 * n_tables)
   local afresh = byte(prior, 1) == 1
   local status, dup, dist, stored, rule, count = 0, '', -1, '', '', 0
   local superseded_by  -- status 5: the rule that matched the document this one supersedes
@@ -208,8 +219,8 @@ for at = 12, #ARGV, 4 do
       end
       if kept then rule, count = 'sentences', n end
     end
-    local supersede = write and earliest and rule ~= '' and here and #published == 8 and kept ~= ''
-      and seconds(published, 5) + SAME_TIME < kept_published(prefix, kept_fp)
+    local supersede = write and earliest and rule ~= '' and here and kept ~= ''
+      and original_of(published, outlet, kept_fp)
     if supersede then
       -- This one is the story's original: the one kept before becomes its copy.
       local old_key = key_of(kept)
@@ -247,7 +258,10 @@ for at = 12, #ARGV, 4 do
       redis.call('MSET', unpack(mset))
       file_id(prefix, fp, id)
       file_key(prefix, id_key, fp, refs)
-      if #published == 8 then redis.call('HSET', published_hash(prefix, fp), sub(fp, 3), sub(published, 1, 4)) end
+      if published ~= NONE or credits ~= NO_CREDITS then
+        local value = sub(published, 1, 4) .. (credits ~= NO_CREDITS and credits or '')
+        redis.call('HSET', published_hash(prefix, fp), sub(fp, 3), value)
+      end
       n_kept = n_kept + 1
     end
   end

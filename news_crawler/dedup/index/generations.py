@@ -36,8 +36,9 @@ from news_crawler.dedup.index.layout import DEFAULT, Layout
 from news_crawler.errors import UserError
 
 # The index's format: keys, entries and records as this package writes them (7: tables of any
-# layout, <prefix><t>:<bucket>, ties broken by the smaller fingerprint).
-FORMAT = b"7"
+# layout, <prefix><t>:<bucket>, ties broken by the smaller fingerprint; 8: a kept copy's
+# publication time beside the outlet its 来源 line names).
+FORMAT = b"8"
 DAY = 86_400
 UNLINK_CHUNK = 4096
 BUCKETS = 1 << 16

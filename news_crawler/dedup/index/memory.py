@@ -21,7 +21,7 @@ from news_crawler.dedup.index.base import (
     SentenceRule,
     as_documents,
     now_iso,
-    published_before,
+    original_of,
 )
 from news_crawler.dedup.index.layout import DEFAULT_BLOCKS
 
@@ -42,7 +42,8 @@ class MemoryStore(FingerprintStore):
         # skipped, as in Redis.
         self._sentences: dict[int, list[tuple[int, int]]] = defaultdict(list)
         self._ids: dict[int, str] = {}
-        self._published: dict[int, int] = {}  # kept simhash -> its earliest publication second
+        # kept simhash -> its earliest publication second (0: unknown) and the outlet it credits
+        self._published: dict[int, tuple[int, int]] = {}
         self._docs: dict[str, int] = {}
         self._drops: dict[str, DropRecord] = {}
         self._counts: Counter[str] = Counter()
@@ -69,7 +70,8 @@ class MemoryStore(FingerprintStore):
             best, rule = self._sentence_match(doc), SENTENCES
         if best is not None:
             d, other = best
-            if self.original == "earliest" and published_before(doc.published, self._published.get(other, 0)):
+            kept_published, kept_credits = self._published.get(other, (0, 0))
+            if self.original == "earliest" and original_of(doc, kept_published, kept_credits):
                 superseded = self._ids[other]
                 self._supersede(other, doc, d, rule)
                 return Decision(doc.id, fp, supersedes=(superseded,))
@@ -106,8 +108,8 @@ class MemoryStore(FingerprintStore):
             for key in doc.sentences:
                 self._sentences[key].append((fp, doc.length))
         self._ids[fp] = doc.id
-        if doc.published is not None:
-            self._published[fp] = doc.published.earliest
+        if doc.published is not None or doc.credits:
+            self._published[fp] = (doc.published.earliest if doc.published else 0, doc.credits)
         self._docs[doc.id] = fp
         self._counts["kept"] += 1
 

@@ -237,9 +237,10 @@ class RedisStore(FingerprintStore):
         out: list[list[bytes | str | int]] = []
         for doc, pfps in zip(docs, permuted.astype(">u8")):
             keys = b"".join(k.to_bytes(3, "big") for k in doc.sentences) if rule else b""
-            published = b"" if doc.published is None else b"".join(t.to_bytes(4, "big") for t in doc.published)
-            head = doc.simhash.to_bytes(8, "big") + id_key(doc.id) + bytes([doc.length]) + pfps.tobytes() + published
-            out.append([head, doc.id, keys])
+            published = bytes(8) if doc.published is None else b"".join(t.to_bytes(4, "big") for t in doc.published)
+            outlets = doc.outlet.to_bytes(4, "big") + doc.credits.to_bytes(4, "big")
+            head = doc.simhash.to_bytes(8, "big") + id_key(doc.id) + bytes([doc.length]) + pfps.tobytes()
+            out.append([head + published + outlets, doc.id, keys])
         return out
 
     def _call(

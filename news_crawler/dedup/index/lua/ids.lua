@@ -159,17 +159,24 @@ local function unfile_key(prefix, id_key, fp)
   end
 end
 
--- A kept document's publication time, when known: 65,536 small hashes <prefix>p<first two
--- simhash bytes as hex>, under the other six bytes, 4 bytes (seconds since 1970, big-endian).
+-- A kept document's publication time, and the outlet its 来源 line names when that is
+-- another's, when either is known: 65,536 small hashes <prefix>p<first two simhash bytes as
+-- hex>, under the other six bytes, 4 bytes (seconds since 1970, big-endian; 0: unknown),
+-- then 4 more (base.py outlet_key) only for a document that names another outlet.
 local function published_hash(prefix, fp)
   return format('%sp%02x%02x', prefix, byte(fp, 1, 2))
 end
 
+local function word_at(raw, at)
+  local a, b, c, d = byte(raw, at, at + 3)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+-- Its publication second and the outlet it credits (0 each when unknown).
 local function kept_published(prefix, fp)
   local raw = redis.call('HGET', published_hash(prefix, fp), sub(fp, 3))
-  if not raw then return 0 end
-  local a, b, c, d = byte(raw, 1, 4)
-  return ((a * 256 + b) * 256 + c) * 256 + d
+  if not raw then return 0, 0 end
+  return word_at(raw, 1), #raw >= 8 and word_at(raw, 5) or 0
 end
 
 -- A story's original that took the place of the one kept before (decide.lua) leaves a link
