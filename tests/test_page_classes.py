@@ -57,6 +57,31 @@ def test_a_number_or_a_word_of_the_story_is_no_counter(line):
     assert not chrome.is_chrome(line, HEADLINE)
 
 
+@pytest.mark.parametrize(
+    "player",
+    [
+        ["00:00 / 02:35", "倍速", "0.5x 1.0x 1.25x 1.5x 2.0x", "高清 标清", "全屏"],
+        ["00:00/02:35倍速0.5x1.0x1.25x"],
+        ["视频播放失败，请刷新重试"],
+        ["您的浏览器不支持 video 标签"],
+        ["加载失败，点击重试", "重播"],
+    ],
+)
+def test_a_video_player_s_controls_and_messages_leave_the_body(player):
+    under = "".join(f"<div>{line}</div>" for line in player)
+    top = page(under="").replace("<div class=content>", f"<div class=content><div class=player>{under}</div>")
+    assert extract_article(top).body.splitlines() == STORY
+    assert extract_article(page(under=f"<div class=player>{under}</div>")).body.splitlines() == STORY
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["10:30", "全屏观看演出的观众超过一万人。", "他说，播放失败的原因是网络拥堵，技术人员正在抢修。", "2倍于去年"],
+)
+def test_a_time_or_a_sentence_about_a_player_is_no_player_chrome(line):
+    assert not chrome.is_chrome(line, HEADLINE)
+
+
 def test_a_counter_glued_after_the_story_s_last_sentence_leaves_the_sentence():
     glued = page(under="").replace(f"{STORY[-1]}</p>", f"{STORY[-1]}浏览 78386点赞 559</p>")
     assert extract_article(glued).body.splitlines() == STORY

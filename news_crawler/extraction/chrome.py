@@ -60,6 +60,17 @@ _TRAILING_COUNTER = re.compile(r"(?<=[。！？!?”」])\s*+(?:" + _ONE_COUNT +
 _PAGER = re.compile(
     r"^(?=.*\d)(?:(?:首页|上一页|下一页|尾页|末页|[<«»>]++|[【\[]?\d{1,3}(?!\d)[】\]]?)[ \t\u3000]*+){2,}+$"
 )
+# A video player's controls and messages inside the story's container, alone or run together:
+# "00:00 / 02:35", "倍速 0.5x 1.0x 1.5x 2.0x", "高清 标清", "视频播放失败，请刷新重试",
+# "您的浏览器不支持 video 标签".
+_PLAYER = re.compile(
+    r"^(?=.*[^\d:/|｜\s])(?:(?:倍速|倍数|(?:自动|继续|重新|小窗)?播放|暂停|重播|(?:退出|网页)?全屏|(?:取消)?静音|画中画|"
+    r"清晰度|标清|高清|超清|蓝光|流畅|字幕|弹幕|音量|下一集|连播|\d(?:\.\d{1,2})?+[xX×倍]|\d{1,2}:\d\d(?::\d\d)?+|[/|｜])"
+    r"[ \t\u3000]*+)++$"
+    r"|^\d{1,2}:\d\d(?::\d\d)?+[ \t\u3000]*+/[ \t\u3000]*+\d{1,2}:\d\d(?::\d\d)?+$"
+    r"|^(?:视频)?(?:播放|加载)失败[^。！？]{0,16}$|^视频(?:无法播放|不存在|已失效)[^。！？]{0,16}$"
+    r"|^(?:您的|你的|当前)?浏览器(?:版本过低|暂?不支持)[^。！？]{0,40}$"
+)
 # Notices that are no part of the story: the original's link, a picture's credit, a video's
 # placeholder, a wire story's end mark ((完), END), "see more", a gallery's "next picture", an
 # account's name, a reprint's takedown notice, a divider (------分隔线------), an app's or an
@@ -201,6 +212,7 @@ def is_chrome(line: str, title: str = "") -> bool:
         or _EDITOR_BRACKETED.match(line)
         or _COUNTER.match(line)
         or _PAGER.match(line)
+        or _PLAYER.match(line)
         or _CAPTION.match(line)
         or _WIKI_BANNER.match(line)
     )
