@@ -262,6 +262,8 @@ LUA_TESTS = {
         "tests/test_concurrency.py",
         "tests/test_retention.py",
         "tests/test_cli_dedup.py",
+        "tests/test_originals.py",
+        "tests/test_original_crawls.py",
     ],
 }
 LUA_MUTANTS: list[tuple[str, str, str, str]] = [
@@ -439,14 +441,14 @@ LUA_MUTANTS: list[tuple[str, str, str, str]] = [
     ),
     (
         "news_crawler/dedup/index/decide.lua",
-        "best_table = max_distance + 1,",
-        "best_table = max_distance + 2,",
+        "local best, best_fp = max_distance + 1, nil",
+        "local best, best_fp = max_distance + 2, nil",
         "distance max + 1 matched",
     ),
     (
         "news_crawler/dedup/index/decide.lua",
-        "        if d < best then\n          best, best_entry",
-        "        if d <= best then\n          best, best_entry",
+        "if d < best or below(kept, best_fp) then",
+        "if d <= best then",
         "a tie takes the last found",
     ),
     (
@@ -487,9 +489,45 @@ LUA_MUTANTS: list[tuple[str, str, str, str]] = [
     ),
     (
         "news_crawler/dedup/index/decide.lua",
-        "(c == best_n and d < best_d)",
-        "(c == best_n and d > best_d)",
+        "(c == best_n and (d < best_d",
+        "(c == best_n and (d > best_d",
         "the farther of two sentence matches",
+    ),
+    (
+        "news_crawler/dedup/index/decide.lua",
+        "word_at(published, 5) + SAME_TIME < kept_at",
+        "word_at(published, 5) < kept_at",
+        "a copy a few seconds earlier taken for the original",
+    ),
+    (
+        "news_crawler/dedup/index/decide.lua",
+        "local later = known and word_at(published, 1) > kept_at + SAME_TIME",
+        "local later = false",
+        "a much later page of the credited outlet taken for the original",
+    ),
+    (
+        "news_crawler/dedup/index/decide.lua",
+        "return outlet ~= 0 and outlet == kept_credits and not later",
+        "return outlet == kept_credits and not later",
+        "no outlet matches no credit",
+    ),
+    (
+        "news_crawler/dedup/index/decide.lua",
+        "rule ~= '' and here and kept ~= ''",
+        "rule ~= '' and kept ~= ''",
+        "a sealed generation's copy superseded",
+    ),
+    (
+        "news_crawler/dedup/index/decide.lua",
+        "      redis.call('HSET', prefix .. 'moved', kept_fp, fp)\n",
+        "",
+        "the superseded copy's drops still name it",
+    ),
+    (
+        "news_crawler/dedup/index/decide.lua",
+        "(credits ~= NO_CREDITS and credits or '')",
+        "''",
+        "the credited outlet not kept",
     ),
     (
         "news_crawler/dedup/index/lua/common.lua",
@@ -782,10 +820,12 @@ class Selection:
     """Which tests to run for a mutant's lines, cheapest first."""
 
     def __init__(self, work: Path) -> None:
-        self.reach: dict[str, dict[str, list[str]]] = json.loads((work / "reach.json").read_text())
+        # Lua mutants need neither (their tests are LUA_TESTS'): an --only-lua run measures nothing.
+        reach, durations = work / "reach.json", work / "coverage" / "durations.jsonl"
+        self.reach: dict[str, dict[str, list[str]]] = json.loads(reach.read_text()) if reach.exists() else {}
         self.cost: dict[str, float] = collections.defaultdict(float)
         self.module_cost: dict[str, float] = collections.defaultdict(float)
-        for line in (work / "coverage" / "durations.jsonl").read_text().splitlines():
+        for line in (durations.read_text() if durations.exists() else "").splitlines():
             nodeid, _when, seconds, _outcome = json.loads(line)
             nodeid = plain_id(nodeid)
             self.cost[nodeid] += seconds
@@ -957,7 +997,7 @@ def main() -> None:
     if args.report:
         report(mutants, results, args.survivors)
         return
-    if not (args.work / "reach.json").exists() or args.coverage_only:
+    if not args.only_lua and not (args.work / "reach.json").exists() or args.coverage_only:
         measure_coverage(args.work, args.workers)
         if args.coverage_only:
             return
