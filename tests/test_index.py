@@ -1,6 +1,7 @@
 """Behaviour every store shares, run against the in-memory store and a real Redis."""
 
 import random
+from datetime import UTC, datetime
 
 import pytest
 
@@ -13,11 +14,11 @@ from news_crawler.dedup.index.kept_ids import id_hash
 
 @pytest.fixture(params=["memory", "redis"])
 def make_store(request):
-    def make(max_distance=3, namespace="test"):
+    def make(max_distance=3, namespace="test", sentences=None):
         if request.param == "memory":
-            return MemoryStore(max_distance)
+            return MemoryStore(max_distance, sentences)
         client = request.getfixturevalue("redis_client")
-        return RedisStore(client, namespace, max_distance, batch_size=50)
+        return RedisStore(client, namespace, max_distance, sentences=sentences, batch_size=50)
 
     return make
 
@@ -49,6 +50,31 @@ def test_nearest_duplicate_is_named(make_store):
     assert (d.duplicate_of, d.distance) == ("y", 1)
 
 
+@pytest.mark.parametrize("smaller_first", [True, False])
+def test_of_two_kept_at_the_same_distance_the_smaller_fingerprint_is_named(make_store, smaller_first):
+    """Whatever order they were kept in (and so filed in a bucket): the order of filing never
+    decides."""
+    store = make_store()
+    a = 0x1111_2222_3333_4444
+    pair = sorted([flip(a, [1, 2]), flip(a, [3, 4])])  # 4 bits apart: both kept, each 2 from a
+    names = {pair[0]: "smaller", pair[1]: "larger"}
+    for fp in pair if smaller_first else pair[::-1]:
+        assert store.decide(names[fp], fp).kept
+    d = store.decide("q", a)
+    assert (d.duplicate_of, d.distance) == ("smaller", 2)
+
+
+@pytest.mark.parametrize("near_first", [True, False])
+def test_of_two_sharing_as_many_sentences_the_nearer_is_named(make_store, near_first):
+    store = make_store(sentences=SentenceRule(match=3, max_distance=20))
+    a = 0x1111_2222_3333_4444
+    near = Document("near", flip(a, range(0, 64, 8)), (1, 2, 3, 20, 21), 40)  # 8 bits from a
+    far = Document("far", flip(a, range(1, 64, 5)[:14]), (3, 4, 5, 30, 31), 40)  # 14 bits
+    assert all(d.kept for d in store.decide_many([near, far] if near_first else [far, near]))
+    d = store.decide_many([Document("q", a, (1, 2, 3, 4, 5), 40)])[0]
+    assert (d.duplicate_of, d.rule, d.distance) == ("near", "sentences", 8)
+
+
 def test_max_distance_zero_drops_only_exact_copies(make_store):
     store = make_store(max_distance=0)
     store.decide("a", 42)
@@ -72,6 +98,15 @@ def test_lookup_drops_and_daily_count(make_store):
     (drop,) = store.drops()
     assert (drop.id, drop.duplicate_of, drop.distance, drop.simhash) == ("b", "a", 1, 6)
     assert store.counts()["drops:" + drop.time[:10]] == 1
+
+
+def test_the_list_of_recent_drops_keeps_the_last_ten_thousand(redis_client):
+    store = RedisStore(redis_client, "recent", batch_size=1000)
+    store.decide("orig", 1 << 40)
+    store.decide_many([(f"copy{i}", 1 << 40) for i in range(10_003)])
+    assert redis_client.llen("recent:g0:drops:recent") == 10_000
+    assert store.counts()["dropped"] == 10_003
+    assert store.drops(limit=1)[0].id == "copy10002"
 
 
 def test_drops_are_listed_newest_first(make_store):
@@ -160,6 +195,20 @@ def test_a_replay_answers_with_the_stored_simhash_not_the_new_one(make_store):
     assert [(d.id, d.simhash, d.replayed) for d in again] == [("a", 1000, True), ("b", 1001, True)]
     assert (again[1].duplicate_of, again[1].distance) == ("a", 1)
     assert store.lookup("a").simhash == 1000 and store.counts()["kept"] == 1
+
+
+def test_forgetting_a_drop_counted_on_a_day_of_another_zone_takes_no_day_below_zero(redis_client):
+    """The day a drop is uncounted from is its time's in TIMEZONE now: a zone changed since
+    names a day with no count, which stays absent."""
+    from zoneinfo import ZoneInfo
+
+    at = datetime(2026, 12, 1, 20, 0, tzinfo=UTC).timestamp()  # 12-02 04:00 in Shanghai
+    shanghai = RedisStore(redis_client, "zone", clock=lambda: at, zone=ZoneInfo("Asia/Shanghai"))
+    shanghai.decide_many([("orig", 1 << 30), ("copy", 1 << 30)])
+    assert shanghai.counts()["drops:2026-12-02"] == 1
+    assert RedisStore(redis_client, "zone", clock=lambda: at).forget("copy") == "dropped"
+    counts = shanghai.counts()
+    assert counts["dropped"] == 0 and "drops:2026-12-01" not in counts and counts["drops:2026-12-02"] == 1
 
 
 def test_forget_removes_a_kept_article_so_its_copy_is_kept_next(make_store):

@@ -59,11 +59,22 @@ def test_renew_keeps_held_leases_alive(redis_client):
     q.push(Request("https://x.example/slow"))
     request = q.pop()
     q.lease_seconds = 3600
-    q.renew()
+    assert q.renew() == 1
     assert queue(redis_client).reclaim() == 0  # another worker sees a live lease
     q.ack(request)
-    q.renew()  # an acked lease is not brought back by a renewal
+    assert q.renew() == 0  # an acked lease is not brought back by a renewal
     assert q.in_flight() == 0
+
+
+def test_a_lease_requeued_elsewhere_is_not_made_again_by_a_renewal(redis_client):
+    q = queue(redis_client)
+    for n in range(2):
+        q.push(Request(f"https://x.example/{n}"))
+    taken, kept = q.pop(), q.pop()
+    # another worker found the lease expired and requeued it; this one still holds it
+    redis_client.zrem("site:requests:inflight", taken.meta[LEASE_META])
+    assert q.renew() == 1
+    assert redis_client.zrange("site:requests:inflight", 0, -1) == [kept.meta[LEASE_META]]
 
 
 def test_postponed_requests_wait_for_the_next_run(redis_client):

@@ -242,3 +242,17 @@ def test_stories_with_named_outlets_in_random_orders_are_decided_by_redis_as_by_
         batch = docs[start : start + 17]
         assert memory.decide_many(batch) == redis_store.decide_many(batch)
     assert all(redis_store.lookup(f"s{s}c0").kept for s in range(0, 60, 2))
+
+
+def test_a_reprint_kept_in_a_sealed_generation_stays_the_story_s_original(redis_client):
+    """Only the newest generation is written: an earlier copy that comes after the week its
+    reprint was kept in ended is dropped onto the reprint, which keeps its place."""
+    now = [float(T0)]
+    store = RedisStore(
+        redis_client, "sealed", 3, original="earliest", retention_days=14, generation_days=7, clock=lambda: now[0]
+    )
+    assert store.decide_many([Document("reprint", A, published=at(T0 + HOUR))])[0].kept
+    now[0] += 7 * 86_400  # a new generation: the reprint's is sealed
+    d = store.decide_many([Document("original", flip(A, 2), published=at(T0))])[0]
+    assert (d.duplicate_of, d.supersedes) == ("reprint", ())
+    assert store.lookup("reprint").kept

@@ -67,6 +67,18 @@ def test_copies_are_caught_across_generations_until_the_original_expires(redis_c
     assert store.counts()["kept"] == 2 and store.counts()["dropped"] == 3  # expired counts stay
 
 
+@pytest.mark.parametrize(("query_bits", "named", "distance"), [([10], "old", 1), ([10, 20, 30], "new", 1)])
+def test_the_nearer_of_an_older_generation_s_match_and_the_newest_s_is_named(
+    redis_client, store, clock, query_bits, named, distance
+):
+    a = 0x0123_4567_89AB_CDEF
+    assert store.decide("old", a).kept
+    clock.advance(7)
+    assert store.decide("new", flip(a, [10, 20, 30, 40])).kept  # 4 bits from "old"
+    d = store.decide("q", flip(a, query_bits))  # 1 and 3 bits from them, or 3 and 1
+    assert (d.duplicate_of, d.distance, d.rule) == (named, distance, "simhash")
+
+
 def test_a_fingerprint_is_kept_at_least_the_retention(redis_client, store, clock):
     clock.now = (clock.now // (7 * DAY) + 1) * 7 * DAY - 1  # the last second of a generation
     store.decide("a", 42)

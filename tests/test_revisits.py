@@ -120,7 +120,9 @@ def test_start_pages_are_due_at_once_keep_their_time_and_leave_when_no_longer_li
     assert sorted(c.url for c in claimed) == ["http://a.cn/", "http://a.cn/b/"]
     assert all(c.state is None for c in claimed)
     s.visited("http://a.cn/", "unchanged", etag='"e"')
-    assert s.register(["http://a.cn/", "http://a.cn/c/"]) == 1  # b/ leaves, c/ is new
+    s.visited("http://a.cn/b/", "new_links", 3)
+    assert s.register(["http://a.cn/", "http://a.cn/c/"]) == 1  # b/ leaves with its state, c/ is new
+    assert redis_client.hget(s.key, "http://a.cn/b/") is None
     pages = {p.url: p for p in s.pages()}
     assert set(pages) == {"http://a.cn/", "http://a.cn/c/"}
     assert pages["http://a.cn/"].state is not None and pages["http://a.cn/"].state.etag == '"e"'
@@ -188,7 +190,8 @@ def test_a_visit_sets_the_next_one_by_the_server_clock(redis_client):
     assert page.state is not None and page.state.results == {"new_links": 1, "unchanged": 1}
 
 
-def test_two_watchers_recording_at_once_never_overwrite_each_other(redis_client):
+@pytest.mark.parametrize("step", ["visited", "more_links"])
+def test_two_watchers_recording_at_once_never_overwrite_each_other(redis_client, step):
     url = "http://a.cn/"
     mine, other = schedule(redis_client), schedule(redis_client)
     mine.register([url])
@@ -200,12 +203,19 @@ def test_two_watchers_recording_at_once_never_overwrite_each_other(redis_client)
         if not reads:  # between this watcher's read and its write, another records a visit
             other.visited(url, "new_links", 3)
         reads.append(raw)
-        state = after_visit(PageState.from_json(raw), now, "unchanged", 0, LO, HI)
-        return state, [state.interval]
+        if step == "visited":
+            state = after_visit(PageState.from_json(raw), now, "unchanged", 0, LO, HI)
+            return state, [state.interval]
+        state = with_more_links(PageState.from_json(raw), 5, LO, HI)
+        return state, [state.last + state.interval]
 
-    state = mine._update(url, mine._visited, update)  # the step visited() and more_links() share
+    # the step visited() and more_links() share, each with its script
+    state = mine._update(url, mine._visited if step == "visited" else mine._sooner, update)
     assert len(reads) == 2  # the write saw the state change and read it again
-    assert state is not None and state.results == {"unchanged": 2, "new_links": 1}
+    assert state is not None
+    assert state.results == (
+        {"unchanged": 2, "new_links": 1} if step == "visited" else {"unchanged": 1, "new_links": 1}
+    )
     (page,) = mine.pages()
     assert page.state == state
 

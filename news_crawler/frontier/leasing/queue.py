@@ -125,9 +125,12 @@ class LeasedPriorityQueue(Base):
         self.held.difference_update(chosen)
         return moved
 
-    def renew(self) -> None:
-        if self.held:
-            self._renew(keys=[self.inflight_key], args=[self.lease_seconds, *self.held])
+    def renew(self) -> int:
+        """Extend the leases this worker holds; returns how many were (a lease another worker
+        requeued meanwhile is not made again)."""
+        if not self.held:
+            return 0
+        return int(self._renew(keys=[self.inflight_key], args=[self.lease_seconds, *self.held]))
 
     def in_flight(self) -> int:
         return int(self.server.zcard(self.inflight_key))
