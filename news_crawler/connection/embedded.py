@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 SOCKET_NAME = "redis.sock"
 # sockaddr_un.sun_path holds 108 bytes on Linux, 104 on macOS.
@@ -127,11 +129,15 @@ def stop_server(data_dir: str | Path) -> bool:
     sock = socket_path(data_dir)
     if not _alive(sock):
         return False
-    client = redis.Redis(unix_socket_path=str(sock))
+    # No retries: the server closing the connection as it exits is the expected answer, and
+    # redis-py's default retries (with backoff, on a socket gone) would take seconds.
+    client = redis.Redis(unix_socket_path=str(sock), retry=Retry(NoBackoff(), 0))
     try:
         client.shutdown()
     except redis.ConnectionError:
         pass  # the server closes the connection as it exits
+    finally:
+        client.close()
     deadline = time.monotonic() + 10
     while sock.exists() and time.monotonic() < deadline:
         time.sleep(0.02)
