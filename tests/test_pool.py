@@ -2,6 +2,8 @@
 
 import asyncio
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -9,7 +11,7 @@ import pytest
 
 from news_crawler.crawl.pool import PageTimeout, WorkerPool, dedup_config
 from news_crawler.extraction.page import page_fields
-from tests.crawl_helpers import project_crawler
+from tests.crawl_helpers import ROOT, project_crawler
 
 PAGE = (
     "<html><head><title>标题</title></head><body><h1>标题</h1><p>" + "正文内容，写得很长。" * 20 + "</p></body></html>"
@@ -51,3 +53,44 @@ def test_an_exception_in_a_call_is_raised_and_the_worker_kept():
     with pytest.raises(ZeroDivisionError):
         asyncio.run(pool.run(divmod, 1, 0))
     assert pool.get().pids() == [worker]
+
+
+PROBE = """
+import sys
+
+
+def loaded():
+    return sorted(m for m in ("scrapy", "twisted") if m in sys.modules)
+"""
+MAIN = """
+import asyncio
+import sys
+
+import scrapy  # what a crawl's main module imports
+
+import probe
+from news_crawler.config import build_settings
+from news_crawler.crawl.pool import WorkerPool, dedup_config
+
+if __name__ == "__main__":
+    main = sys.modules["__main__"]
+    pool = WorkerPool(dedup_config(build_settings({})), 2, None, timeout=30.0)
+    print(asyncio.run(pool.run(probe.loaded)), sys.modules["__main__"] is main)
+"""
+
+
+def test_a_page_worker_imports_what_pages_need_not_the_command_that_started_it(tmp_path):
+    """spawn would run the crawl's main module again in every worker (Scrapy, Twisted): a
+    worker runs only the pool's code, and the main module stays the crawl's."""
+    (tmp_path / "crawl_main.py").write_text(MAIN)
+    (tmp_path / "probe.py").write_text(PROBE)
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "crawl_main.py")],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["[]", "True"]

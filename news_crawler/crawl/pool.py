@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import ctypes
 import functools
 import logging
@@ -31,7 +32,8 @@ import queue
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping
+import types
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from typing import Any
@@ -95,6 +97,25 @@ def _serve(conn: Connection, config: dict[str, Any], parent: int) -> None:
             conn.send((False, RuntimeError(f"{type(e).__name__}: {e}")))
 
 
+_START_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _main_module_left_out() -> Iterator[None]:
+    """While a worker process starts: spawn would import the main module again in it (the
+    command that started the crawl, and with it Scrapy and Twisted: half a second and tens
+    of megabytes a worker), though a worker runs only this module's code. A bare ``__main__``
+    in its place meanwhile tells spawn there is none to import. One start at a time: two
+    threads swapping it at once could leave the bare one in place."""
+    with _START_LOCK:
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            sys.modules["__main__"] = main
+
+
 class _Worker:
     """One worker process and the parent's end of its pipe."""
 
@@ -102,7 +123,8 @@ class _Worker:
         context = multiprocessing.get_context("spawn")
         self.conn, child = context.Pipe()
         self.process = context.Process(target=_serve, args=(child, config, os.getpid()), daemon=True)
-        self.process.start()
+        with _main_module_left_out():
+            self.process.start()
         child.close()
         # Wait until it is ready (a worker that cannot start is the crawl's error, not the page's).
         try:
