@@ -36,8 +36,8 @@ class LeasedQueue(Protocol):
         """Keep ``request`` for the next run."""
         ...
 
-    def renew(self) -> None:
-        """Extend the leases this worker holds."""
+    def renew(self) -> int:
+        """Extend the leases this worker holds; how many were."""
         ...
 
     def reclaim(self) -> int:
