@@ -465,3 +465,22 @@ def test_check_keeps_the_copy_of_the_outlet_a_reprint_names_as_its_source(redis_
     assert reprint["duplicate_of"] is None and county["duplicate_of"] is None and county["supersedes"] == ["reprint"]
     assert other["duplicate_of"] == "county"
     assert bad == {"id": "bad", "error": 'line 4: "source" must be a string (an outlet\'s name)'}
+
+
+def test_check_runs_without_scrapy_or_twisted(redis_server, corpus):
+    """news-dedup starts in a fraction of a second: nothing it does (the settings' preflight
+    included) imports the crawler's frameworks."""
+    code = (
+        "import runpy, sys\n"
+        "try:\n"
+        "    runpy.run_module('news_crawler.cli.dedup', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('loaded:', sorted(m for m in ('scrapy', 'twisted') if m in sys.modules), file=sys.stderr)\n"
+    )
+    args = ["news-dedup", "check", "--redis-url", redis_server.url, "--namespace", "noscrapy", "--workers", "1", "-"]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args[1:]], input=corpus, capture_output=True, text=True, timeout=120
+    )
+    assert "loaded: []" in done.stderr, done.stderr[-2000:]
+    assert "news-dedup: 2 kept, 1 near-duplicates" in done.stderr and len(done.stdout.splitlines()) == 7

@@ -31,7 +31,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Any, Protocol
-from urllib.parse import unquote, urlsplit
 
 from itemadapter import ItemAdapter
 from scrapy import Request, Spider, signals
@@ -46,7 +45,7 @@ from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.meta import RECHECK, START_PAGE
 from news_crawler.crawl.quickstop import released
 from news_crawler.crawl.runtime import Runtime
-from news_crawler.errors import UserError
+from news_crawler.ops.alert_settings import addresses, check_alert_settings, smtp_server
 from news_crawler.ops.health import RUNS_KEPT, HealthLog, SiteRun, Thresholds, judge
 from news_crawler.outcomes.failures import classify_failure
 from news_crawler.pipelines.validate import unusable
@@ -119,27 +118,6 @@ class Webhook:
             ) from None
 
 
-@dataclass(frozen=True)
-class SmtpServer:
-    host: str
-    port: int
-    user: str
-    password: str
-
-
-def smtp_server(url: str) -> SmtpServer:
-    """``smtp://[user:password@]host:port`` read; ``UserError`` (no password in it) otherwise."""
-    shown = masked(url, url)
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if parts.scheme != "smtp" or not parts.hostname or not port:
-        raise UserError(f"setting ALERTS_SMTP_URL={shown!r}: must be smtp://[user:password@]host:port")
-    return SmtpServer(parts.hostname, port, unquote(parts.username or ""), unquote(parts.password or ""))
-
-
 class Email:
     name = "email"
 
@@ -175,24 +153,6 @@ class Email:
         except (OSError, smtplib.SMTPException) as e:
             where = masked(self.url, self.url)
             raise ChannelFailed(f"the SMTP server {where} did not take it: {masked(str(e), self.url)}") from None
-
-
-def addresses(value: Any) -> list[str]:
-    """``ALERTS_EMAIL_TO``: a comma-separated string or a list."""
-    items = value.split(",") if isinstance(value, str) else list(value or ())
-    return [str(a).strip() for a in items if str(a).strip()]
-
-
-def check_alert_settings(settings: Any) -> None:
-    """``UserError`` for an alert channel set up wrong (before a crawl starts)."""
-    webhook = str(settings.get("ALERTS_WEBHOOK_URL") or "")
-    if webhook and not (webhook.startswith(("http://", "https://")) and urlsplit(webhook).hostname):
-        raise UserError(f"setting ALERTS_WEBHOOK_URL={masked(webhook, webhook)!r}: must be an http:// or https:// URL")
-    smtp = str(settings.get("ALERTS_SMTP_URL") or "")
-    if smtp:
-        smtp_server(smtp)
-        if not addresses(settings.get("ALERTS_EMAIL_TO")):
-            raise UserError("setting ALERTS_SMTP_URL is set but ALERTS_EMAIL_TO is empty: name who gets the alerts")
 
 
 def channels_from_settings(settings: Any) -> list[Channel]:

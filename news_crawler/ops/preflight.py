@@ -160,7 +160,7 @@ def check_values(settings: Any) -> None:
             check_redis_url(str(typed))
     from news_crawler.dedup.from_settings import layout_from_settings
     from news_crawler.dedup.index.layout import LayoutError
-    from news_crawler.ops.alerting import check_alert_settings
+    from news_crawler.ops.alert_settings import check_alert_settings
 
     try:
         layout_from_settings(settings)
