@@ -169,7 +169,16 @@ def main() -> None:
         print(f"the 5 kept articles nearest a simhash (news-dedup explain): {min(times):.2f}s (best of 3)")
 
         prefix = store.live_prefixes()[0]
-        tables = usage(client, [f"{prefix}{t}{b:04x}" for t in range(4) for b in range(1 << 16)])
+        layout = store.layout  # the tables' buckets, named as generations.py names them
+        tables = usage(
+            client,
+            [
+                f"{prefix}{t}:{b:0{-(-layout.bucket_bits(t) // 4)}x}"
+                for t in range(len(layout.tables))
+                for b in range(1 << layout.bucket_bits(t))
+            ],
+        )
+        published = usage(client, [f"{prefix}p{b:04x}" for b in range(1 << 16)])
         sentences = usage(client, [f"{prefix}S{b:04x}" for b in range(1 << 16)])
         ids = usage(
             client,
@@ -182,13 +191,14 @@ def main() -> None:
             + [prefix + "drops:recent", prefix + "drops:n"],
         )
         docs = usage(client, [f"{prefix}k{b:04x}" for b in range(1 << 16)])
-        per_kept = (tables + sentences + ids + docs) / n_kept
+        per_kept = (tables + sentences + ids + docs + published) / n_kept
         per_drop = drops / max(1, n_dropped)
         rows = [
-            ("four block tables", tables / n_kept),
+            ("block tables", tables / n_kept),
             ("sentence table", sentences / n_kept),
             ("kept ids (simhash -> URL)", ids / n_kept),
             ("filed ids (id key -> simhash)", docs / n_kept),
+            ("publication times and credits", published / n_kept),
         ]
         for name, value in rows:
             print(f"  {name:<30} {value:7.1f} bytes a kept article")
