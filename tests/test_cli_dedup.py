@@ -296,6 +296,7 @@ def test_workers_decide_exactly_as_one_process_in_input_order(redis_server, sina
         json.dumps({"id": f"{n}", "body": a["body"]}, ensure_ascii=False) for n, a in enumerate(sina_articles[:700])
     ]
     lines[5], lines[600] = "not json", json.dumps({"id": "copy", "body": sina_articles[3]["body"]})
+    lines[300] = "not json either"  # past the first chunk: numbered as the 301st line either way
     stdin = "\n".join(lines) + "\n"
     one = run(["check", "--redis-url", redis_server.url, "--namespace", "w1", "--workers", "1", "-"], stdin)
     two = run(["check", "--redis-url", redis_server.url, "--namespace", "w3", "--workers", "3", "-"], stdin)
@@ -303,6 +304,7 @@ def test_workers_decide_exactly_as_one_process_in_input_order(redis_server, sina
     assert one.stdout == two.stdout and len(one.stdout.splitlines()) == 700  # three chunks, in order
     rows = [json.loads(line) for line in two.stdout.splitlines()]
     assert "error" in rows[5] and rows[600]["duplicate_of"] == "3"
+    assert rows[300]["error"].startswith("line 301: not JSON")
     assert run(["check", "--workers", "0", "-"]).returncode == 2
 
 

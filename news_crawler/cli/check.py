@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, tzinfo
 from functools import partial
+from itertools import islice
 from typing import IO, Any
 
 from news_crawler.cli.check_workers import chunks, parse_in_workers
@@ -22,7 +23,9 @@ from news_crawler.dedup.fingerprint import Fingerprinter, UnusableText, to_hex
 from news_crawler.dedup.index import Document, FingerprintStore
 from news_crawler.dedup.index.base import outlet_keys, published_span
 
-CHECK_CHUNK = 256
+CHECK_CHUNK = 256  # lines decided in one batch where this process parses them
+FIRST_CHUNK = 16  # lines parsed here first, to tell texts (worth handing to workers) from fingerprints
+TEXT_CHUNK = 64  # texts a worker fingerprints at a time: small, so that the workers finish together
 _HEX16 = re.compile("[0-9a-fA-F]{16}")
 READ_BLOCK = 1 << 20
 
@@ -126,25 +129,29 @@ def check(
     workers: int = 1,
     zone: tzinfo = UTC,
 ) -> Iterator[dict]:
-    """One decision (or error) per input line, in input order. Lines are parsed and
-    fingerprinted ``CHECK_CHUNK`` at a time, in ``workers`` processes when more than one,
-    and each chunk is decided in one batch. A replayed id (decided before) gets its earlier
+    """One decision (or error) per input line, in input order. The first ``FIRST_CHUNK``
+    lines are parsed here; when they hold texts and ``workers`` is more than one, the rest
+    are fingerprinted ``TEXT_CHUNK`` at a time in ``workers`` processes, else parsed here
+    ``CHECK_CHUNK`` at a time; each chunk is decided in one batch. A replayed id (decided before) gets its earlier
     decision and stored simhash back, marked ``"replay": true``; a line kept as its story's
     original in place of lines kept before names them in ``"supersedes"``."""
-    source = chunks(lines, CHECK_CHUNK)
+    rest = iter(lines)
     parse = partial(parse_line, zone=zone)
-    head = next(source, None)
-    if head is None:
+    head = list(islice(rest, FIRST_CHUNK))
+    if not head:
         return
-    batch = [parse(line, head[0] + i, fingerprinter) for i, line in enumerate(head[1])]
+    batch = [parse(line, 1 + i, fingerprinter) for i, line in enumerate(head)]
     yield from _decide(batch, store)
     # Texts are fingerprinted in worker processes; fingerprints given (a first chunk with no
     # text to fingerprint) are parsed here: handing them to a worker costs more than parsing.
     texts = any(isinstance(p, Document) and (p.sentences or p.length) for p in batch)
     if workers > 1 and texts:
-        parsed = parse_in_workers(source, fingerprinter, parse, workers)
+        parsed = parse_in_workers(chunks(rest, TEXT_CHUNK, 1 + len(head)), fingerprinter, parse, workers)
     else:
-        parsed = ([parse(line, first + i, fingerprinter) for i, line in enumerate(block)] for first, block in source)
+        parsed = (
+            [parse(line, first + i, fingerprinter) for i, line in enumerate(block)]
+            for first, block in chunks(rest, CHECK_CHUNK, 1 + len(head))
+        )
     for batch in parsed:
         yield from _decide(batch, store)
 

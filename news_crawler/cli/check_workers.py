@@ -28,8 +28,10 @@ _worker_fingerprinter: Fingerprinter | None = None
 _worker_parse: Callable[..., Any] | None = None
 
 
-def chunks(lines: Iterable[bytes | str], size: int) -> Iterator[Chunk]:
-    it, first = iter(lines), 1
+def chunks(lines: Iterable[bytes | str], size: int, first: int = 1) -> Iterator[Chunk]:
+    """``lines`` ``size`` at a time, each block with the number of its first line (the first
+    is ``first``)."""
+    it = iter(lines)
     while block := list(islice(it, size)):
         yield first, cast(list[bytes], block)
         first += len(block)

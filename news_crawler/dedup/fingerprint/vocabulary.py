@@ -34,6 +34,7 @@ class Vocabulary:
         self.idf = np.empty(capacity, dtype=np.float64)
         self.digests = np.empty((capacity, 8), dtype=np.uint8)
         self.topic = np.empty(capacity, dtype=bool)
+        self._place = np.empty(capacity, dtype=np.intp)  # number's place among a text's distinct words
 
     def _reserve(self, size: int) -> None:
         """Room for ``size`` words, doubling: adding stays linear in the words added."""
@@ -42,7 +43,7 @@ class Vocabulary:
             return
         while capacity < size:
             capacity *= 2
-        for name in ("idf", "digests", "topic"):
+        for name in ("idf", "digests", "topic", "_place"):
             old = getattr(self, name)
             grown = np.empty((capacity, *old.shape[1:]), dtype=old.dtype)
             grown[: len(old)] = old
@@ -54,20 +55,24 @@ class Vocabulary:
     def number(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(numbers, inverse)``: the vocabulary numbers of the distinct words of ``words`` in
         order of first occurrence (new words are added), and for each word of ``words`` the
-        index of its distinct word. Two passes of dict operations; the rest is in numpy."""
-        local: dict[str, int] = {}
-        setdefault = local.setdefault
-        inverse = [setdefault(w, len(local)) for w in words]
-        get = self.ids.get
-        numbers = [get(w) for w in local]
+        index of its distinct word. The dict work is done by C loops (``dict.fromkeys``,
+        ``map``): this is the fingerprint's hottest Python; the rest is in numpy."""
+        distinct = dict.fromkeys(words)
+        numbers = list(map(self.ids.get, distinct))
         if None in numbers:
-            new = [w for w, n in zip(local, numbers) if n is None]
+            new = [w for w, n in zip(distinct, numbers) if n is None]
             if len(self.ids) + len(new) > self.limit:
                 self._reset()
-                new = list(local)
+                new = list(distinct)
             self._add(new)
-            numbers = list(map(self.ids.__getitem__, local))
-        return np.array(numbers, dtype=np.intp), np.array(inverse, dtype=np.intp)
+            numbers = list(map(self.ids.__getitem__, distinct))
+        found = np.array(numbers, dtype=np.intp)
+        every = np.fromiter(map(self.ids.__getitem__, words), dtype=np.intp, count=len(words))
+        # Each number's place among the distinct ones, written where this text's numbers are
+        # (the rest of the scratch array is never read), then read for every word.
+        place = self._place
+        place[found] = np.arange(found.size, dtype=np.intp)
+        return found, place[every]
 
     def _add(self, new: list[str]) -> None:
         start, end = len(self.ids), len(self.ids) + len(new)
