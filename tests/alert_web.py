@@ -105,7 +105,7 @@ def serve_web(web: RunWeb) -> tuple[ThreadingHTTPServer, str]:
 
 
 class Receiver:
-    """A webhook receiver: every POST's JSON, answered with ``status``."""
+    """A webhook receiver: every POST's JSON, answered with ``status`` (a 3xx names a new place)."""
 
     def __init__(self) -> None:
         self.got: list[dict[str, Any]] = []
@@ -121,6 +121,8 @@ class Receiver:
                     receiver.got.append(payload)
                     receiver.arrived.notify_all()
                 self.send_response(receiver.status)
+                if 300 <= receiver.status < 400:  # moved: to where only a GET would be answered
+                    self.send_header("Location", receiver.url + "/moved")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 

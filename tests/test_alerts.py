@@ -65,6 +65,9 @@ def test_no_articles_when_a_site_that_keeps_articles_keeps_none():
     # a site that usually keeps none (its median run keeps none) is not judged on it
     quiet = history(healthy(kept=0), healthy(kept=0), healthy(kept=3))
     assert "no_articles" not in judge(healthy(kept=0), quiet, LIMITS)
+    # one a run is keeping articles
+    one_a_run = history(healthy(kept=1), healthy(kept=0), healthy(kept=1))
+    assert judge(healthy(kept=0), one_a_run, LIMITS)["no_articles"].startswith("kept no article (usually 1 a run")
 
 
 def test_extraction_alerts_when_a_share_falls_by_the_threshold_and_not_just_under_it():
@@ -110,9 +113,10 @@ def test_a_week_of_a_broken_template_does_not_become_the_sites_usual():
 
 
 def test_the_usual_is_the_last_history_healthy_runs():
-    earlier = history(*[healthy(length=400)] * 3, *[healthy(length=1000)] * 4)
-    assert judge(healthy(length=350), earlier, LIMITS)["extraction"] is not None  # usual 1000
-    assert judge(healthy(length=350), earlier, Thresholds(history=3))["extraction"] is None  # usual 400
+    earlier = history(*[healthy(length=400)] * 2, *[healthy(length=1000)] * 5)
+    assert judge(healthy(length=200), earlier, LIMITS)["extraction"] is not None  # usual 1000
+    # the newest three: 400, 400, 1000 (a fourth would make the usual 700, and 200 too short)
+    assert judge(healthy(length=200), earlier, Thresholds(history=3))["extraction"] is None
 
 
 def test_a_run_row_keeps_the_median_body_and_reads_back():
@@ -147,6 +151,18 @@ def test_an_alert_is_claimed_once_a_day_by_one_of_two_workers_and_again_the_next
     # the alert stays open since its first day
     assert log.open_alerts()["beta", "failures"]["since"] == "2026-12-07T15:00:00+00:00"
     assert log.clear("beta", "failures") is True and log.clear("beta", "failures") is False
+
+
+def test_a_site_keeps_its_last_60_runs_and_sent_lists_those_at_or_after_a_time(redis_client):
+    now = [datetime(2026, 12, 7, 15, 0, tzinfo=UTC)]
+    log = HealthLog(redis_client, "t:health", clock=lambda: now[0])
+    for kept in range(61):
+        log.record("a", healthy(kept=kept), {})
+    rows = log.earlier("a", 100)
+    assert len(rows) == 60 and rows[0].run.kept == 60 and rows[-1].run.kept == 1
+    for hour in range(3):
+        log.log_sent({"site": "a", "run_at": (now[0] + timedelta(hours=hour)).isoformat()})
+    assert [e["run_at"][11:13] for e in log.sent(now[0] + timedelta(hours=1))] == ["17", "16"]
 
 
 def test_the_day_of_the_one_alert_is_a_day_of_timezone(redis_client):
@@ -349,6 +365,42 @@ def test_channels_that_fail_change_nothing_of_the_crawl(tmp_path, redis_server, 
     assert "'alerts/failed/webhook': 2" in log and "'alerts/failed/email': 2" in log
     sent = runs.json("alerts", "--json")
     assert all(e["channels"]["webhook"].startswith("failed: ") for e in sent) and len(sent) == 2
+
+
+def test_a_crawls_rechecks_are_no_new_articles_and_a_stopped_crawl_no_run(tmp_path, redis_server, redis_client):
+    from news_crawler.config import plain_settings
+
+    web = RunWeb(["alpha"], per_run=3, runs=3)
+    server, base = serve_web(web)
+    runs = Runs(tmp_path, redis_server.url, web, base)
+    key = HealthLog.for_spider(redis_client, plain_settings({}), "alpha").key + ":runs:alpha"
+    every_run = {"RECHECK_AFTER": "0s,1d"}  # each kept article due again at the next run
+    try:
+        assert runs.crawl(every_run)[0] == 0
+        edited = web.sites["alpha"].published[0]
+        edited["body"] += "\n本报记者随后获悉，有关部门已经就此事成立专门工作组，并将在下周公布调查的初步结果。"
+        code, log = runs.crawl(every_run)
+        # a crawl that stops before it is done is no run of the site: not judged, not recorded
+        stopped, stopped_log = runs.crawl({"CLOSESPIDER_ITEMCOUNT": "1", "RECHECK_AFTER": ""})
+    finally:
+        server.shutdown()
+    assert code == 0, log[-3000:]
+    assert "'rechecks/edited/alpha': 1" in log and "'rechecks/unchanged/alpha': 2" in log  # one a new version
+    rows = [json.loads(r)["run"] for r in redis_client.lrange(key, 0, -1)]
+    assert len(rows) == 2, stopped_log[-3000:]
+    # the second run's own work: its start page and three new articles
+    assert (rows[0]["articles"], rows[0]["kept"], rows[0]["fetches"]) == (3, 3, 4)
+    assert "closespider_itemcount" in stopped_log
+
+
+def test_a_webhook_that_redirects_has_failed_and_is_not_followed(channels):
+    from news_crawler.ops.alerting import Alert, ChannelFailed, Webhook
+
+    receiver, _ = channels
+    receiver.status = 302
+    with pytest.raises(ChannelFailed, match="answered HTTP 302"):
+        Webhook(receiver.url + "/hook", 10).send(Alert("a", "failures", "x", "2026-12-07T00:00:00+00:00", "alert"))
+    assert len(receiver.got) == 1  # the one POST; nothing sent to where it pointed
 
 
 def test_alert_settings_set_up_wrong_are_one_line_before_the_crawl(tmp_path):
