@@ -13,7 +13,7 @@ import pytest
 
 from news_crawler.dedup.fingerprint import distance
 from news_crawler.dedup.index import Document, MemoryStore, RedisStore
-from news_crawler.dedup.index.layout import DEFAULT, Layout
+from news_crawler.dedup.index.layout import DEFAULT, MAX_TABLES, Layout, LayoutError
 from tests.crawl_helpers import ROOT
 
 LAYOUTS = [
@@ -93,6 +93,10 @@ def test_a_layout_s_tables_and_permutations():
             assert [layout.permute(fp, t) for fp in fps] == [int(x) for x in permuted[:, t]]
             assert [layout.unpermute(layout.permute(fp, t), t) for fp in fps] == fps
             assert [int(x) for x in layout.unpermute_all(permuted[:, t], t)] == fps
+    # at most MAX_TABLES tables: 64 one-bit blocks make exactly 64 at distance 63, 2,016 at 62
+    assert len(Layout((1,) * 64, 63).tables) == MAX_TABLES == 64
+    with pytest.raises(LayoutError, match="2016 tables, more than 64"):
+        Layout((1,) * 64, 62)
     # the default's table t is the fingerprint with block t first, the rest in order: the
     # 16-bit block tables of the design card, each bucket named by one block
     fp = 0x1111_2222_3333_4444

@@ -262,34 +262,45 @@ def test_a_recheck_reads_every_page_of_an_article_and_a_later_page_that_fails_is
     from tests.hostile_web import HostileWeb, Page, article, list_page
     from tests.test_hostile_web import feed_items, run_crawl
 
-    texts = [a for a in sina_articles if len(a["body"]) > 800][5:9]
+    texts = [a for a in sina_articles if len(a["body"]) > 800][5:14]
     web = HostileWeb()
 
-    def two_pages(n: int, first: dict, second: dict) -> None:
-        more = f"<p><a href='/news/{n}_2.html'>下一页</a></p>"
+    def two_pages(n: int, first: dict, second: dict, second_at: str = "") -> None:
+        second_at = second_at or f"/news/{n}_2.html"
+        more = f"<p><a href='{second_at}'>下一页</a></p>"
         web.add(f"/news/{n}.html", article(first["title"], first["body"], after=more))
         web.add(f"/news/{n}_2.html", article(first["title"], second["body"]))
 
     try:
         two_pages(1, texts[0], texts[1])
         two_pages(2, texts[2], texts[3])
-        start = web.add("/list.html", list_page(["/news/1.html", "/news/2.html"]))
-        run = {"RECHECK_AFTER": "0s,1d", "DEDUP_NAMESPACE": "pages"}
+        # three pages, past ARTICLE_MAX_PAGES=2: the crawl joins two, and so does a recheck
+        two_pages(3, texts[4], texts[5])
+        web.add(
+            "/news/3_2.html", article(texts[4]["title"], texts[5]["body"], after="<a href='/news/3_3.html'>下一页</a>")
+        )
+        web.add("/news/3_3.html", article(texts[4]["title"], texts[6]["body"]))
+        # a next page on another host: not the site's, neither the crawl nor a recheck reads it
+        two_pages(4, texts[7], texts[8], second_at=web.url.replace("127.0.0.1", "localhost") + "/news/4_2.html")
+        start = web.add("/list.html", list_page([f"/news/{n}.html" for n in range(1, 5)]))
+        run = {"RECHECK_AFTER": "0s,1d", "DEDUP_NAMESPACE": "pages", "ARTICLE_MAX_PAGES": "2"}
         code, log = run_crawl(tmp_path, redis_server.url, "day1", [start], allow=r"/news/\d+\.html$", **run)
         assert code == 0, log[-3000:]
         kept = {i["url"]: i for i in feed_items(tmp_path / "day1")}
-        assert len(kept) == 2 and all(
+        assert len(kept) == 4 and all(
             texts[1]["body"].splitlines()[-1] in kept[u]["body"] for u in [f"{web.url}/news/1.html"]
         )
         edited_second = texts[1]["body"] + "\n（更正：本文第二页的数字有误，已改正。）"
         web.add("/news/1_2.html", article(texts[0]["title"], edited_second))
         web.pages["/news/2_2.html"] = Page(b"busy", status=503)
+        web.add("/news/3_3.html", article(texts[4]["title"], texts[6]["body"] + "\n（更正：第三页已改正。）"))
         code, log = run_crawl(
             tmp_path, redis_server.url, "recheck", [start], allow=r"/news/\d+\.html$", RECHECK=True, **run
         )
     finally:
         web.stop()
     assert "'rechecks/edited" in log and "'rechecks/failed" in log, log[-3000:]
+    assert "'rechecks/unchanged/127.0.0.1': 2" in log, log[-3000:]  # the third page and the other host's: not read
     (version2,) = feed_items(tmp_path / "recheck")
     assert version2["url"] == f"{web.url}/news/1.html" and version2["version"] == 2
     first_page_line = texts[0]["body"].splitlines()[0].strip()
