@@ -74,6 +74,21 @@ def test_images_tags_and_the_description_are_cut_to_their_bounds():
     assert [i["url"][-9:] for i in fewer["images"]] == ["img/0.jpg", "img/1.jpg", "img/2.jpg"]
 
 
+def test_exactly_images_read_images_are_read_and_a_joined_article_keeps_its_bound():
+    from news_crawler.crawl.page_work import finished
+    from news_crawler.dedup.fingerprint import Fingerprinter
+    from news_crawler.extraction.article import IMAGES_READ
+
+    tags = "".join(f"<p><img src='/img/{i}.jpg' alt='图{i}'></p>" for i in range(IMAGES_READ + 1))
+    fields = page_fields(page(inside=tags), "text/html", URL, images_max=IMAGES_READ)
+    assert len(fields["images"]) == IMAGES_READ and fields["images"][-1]["url"].endswith(f"/img/{IMAGES_READ - 1}.jpg")
+    # an article over two pages: the pages' images joined, each once, no more than images_max
+    before = {"body": "第一页的正文。", "images": [{"url": f"{URL}/a/{i}.jpg", "caption": ""} for i in range(3)]}
+    page2 = {"body": "第二页的正文。", "images": [{"url": f"{URL}/a/{i}.jpg", "caption": ""} for i in range(2, 6)]}
+    joined = finished(Fingerprinter(), page2, URL, before, last=True, fingerprinted=False, images_max=4)
+    assert [i["url"][-5:] for i in joined["images"]] == ["0.jpg", "1.jpg", "2.jpg", "3.jpg"]
+
+
 def seconds(body: bytes) -> tuple[float, dict]:
     started = time.process_time()  # the work of this process, whatever else the machine does
     fields = page_fields(body, "text/html", URL)

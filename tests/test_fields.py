@@ -350,3 +350,10 @@ def test_extract_without_url_resolves_against_the_address_the_page_names_else_sa
     assert all(i["url"].startswith("https://img.example.cn/2024/") for i in first["images"])  # //img... too
     assert len(second["images"]) < 3 and second["url"] == ""
     assert f"{bare}: no --url and the page names no address of its own" in result.stderr
+
+
+def test_a_value_every_sink_can_store_has_no_nul_control_or_lone_surrogate_however_deep():
+    from news_crawler.fields import well_formed
+
+    raw = {"key\x00": ["tags\x00\x1f", {"caption\ud800": "图\x0b\x0c片\x1f"}], "n": 3, "body": "第一段\t\n第二段\r\x7f"}
+    assert well_formed(raw) == {"key": ["tags", {"caption\ufffd": "图片"}], "n": 3, "body": "第一段\t\n第二段\r\x7f"}
