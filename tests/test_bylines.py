@@ -379,3 +379,30 @@ def test_taiwans_report_word_after_the_names_ends_them():
     story = [line.replace("（记者 刘玮）", "") for line in STORY]
     for credit in ("本报记者 王小明 台北报导", "本報記者 王小明 台北報導"):
         assert extract_article(page("<span>2019-12-21 08:38</span>", [credit, *story])).author == "王小明", credit
+
+
+NAME_40 = "Alexandra Catherine Montgomery-Whitfield"  # 40 characters, the longest a tag's name may be
+
+
+@pytest.mark.parametrize(
+    "head,after,author",
+    [
+        ("<meta name='author' content='王小红'>", "", "王小红"),
+        ("<meta name='author' content='王小红,李明'>", "", ""),  # a list, not a writer
+        (f"<meta name='author' content='{NAME_40}'>", "", NAME_40),
+        (f"<meta name='author' content='{NAME_40}x'>", "", ""),  # longer: a sentence, not a name
+        # one of the editors the page credits
+        ("<meta name='author' content='李明'>", "<p>（责任编辑：王小红 李明）</p>", ""),
+        # in the page's title and in the headline too: a name, not the site's
+        ("<meta name='author' content='李亚鹏'>", "", "李亚鹏"),
+        # the makers of the software that made the page (a generator's name of three letters)
+        ("<meta name='generator' content='Zbp 1.7'><meta name='author' content='Zbp Team'>", "", ""),
+        # the outlet an element marks as the source, below the story
+        ("<meta name='author' content='参考消息'>", "<div class='foot'><span class='source'>参考消息</span></div>", ""),
+    ],
+)
+def test_an_author_meta_tag_is_believed_only_when_it_names_one_writer(head, after, author):
+    no_credit = [line.replace("（记者 刘玮）", "") for line in STORY]
+    html = page("<span>2019-12-21 08:38</span>", no_credit).replace("<title>", head + "<title>")
+    html = html.replace("</article>", "</article>" + after)
+    assert extract_article(html).author == author
