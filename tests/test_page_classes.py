@@ -116,6 +116,39 @@ def test_the_headline_over_the_story_wins_over_a_title_that_is_the_site_s_name()
     assert extract_article(near).title == "市场监管总局发布新规"  # the nearer of the two
 
 
+@pytest.mark.parametrize("between,title", [(7, HEADLINE), (8, "某某县融媒体中心")])
+def test_the_headline_is_found_up_to_eight_lines_over_the_story(between, title):
+    rows = "".join(f"<div>栏目{n}</div>" for n in range(between))
+    html = page(title="某某县融媒体中心").replace("<div class=info>2024-05-06 10:00</div>", rows)
+    assert extract_article(html).title == title
+
+
+def test_a_four_character_headline_is_the_page_s_over_a_longer_channel_name():
+    html = page(title="经济向好_本地经济新闻频道_某某网").replace(f"<h1>{HEADLINE}</h1>", "<h1>经济向好</h1>")
+    assert extract_article(html).title == "经济向好"
+
+
+def test_a_title_is_shown_by_a_line_sharing_six_tenths_of_its_characters():
+    from news_crawler.extraction.title import _shown
+
+    assert _shown("甲乙丙", "其他\n甲乙丙丁戊\n正文")  # 3 of 5 characters in common
+    assert not _shown("甲乙丙", "其他\n甲乙丙丁戊己\n正文")  # 3 of 6
+
+
+@pytest.mark.parametrize(
+    "title,head,outlet",
+    [
+        (f"{HEADLINE}_某某县融媒体中心", "", "某某县融媒体中心"),
+        (f"{HEADLINE}_某某县融媒体中心", '<meta property="og:site_name" content="某某日报">', "某某日报"),
+        (f"{HEADLINE}_某某县融媒体中心", f'<meta property="og:site_name" content="{"长" * 100}">', "长" * 80),
+        (f"某某县融媒体中心_{HEADLINE}", "", ""),  # the title does not open with the headline
+        (f"{HEADLINE}_{HEADLINE}", "", ""),  # the headline again, no outlet
+    ],
+)
+def test_the_outlet_is_the_site_name_stated_or_the_title_s_last_part_after_the_headline(title, head, outlet):
+    assert extract_article(page(title=title, head=head)).outlet == outlet
+
+
 @pytest.mark.parametrize(
     "meta,under,author",
     [
