@@ -247,9 +247,13 @@ def test_text_postgresql_refuses_is_made_storable_and_every_article_of_the_batch
     assert all(same(i, table[i["url"]]) for i in items)  # the feed says what the database says
 
 
-def test_a_row_the_database_refuses_is_one_article_not_kept_never_its_batch_mates(redis_server, database, caplog):
-    """A batch of eight in which the database refuses one row (a CHECK it fails): the batch is
-    written again row by row, seven are rows, the eighth fails alone with the reason."""
+@pytest.mark.parametrize("batch", [8, 2])
+def test_a_row_the_database_refuses_is_one_article_not_kept_never_its_batch_mates(
+    redis_server, database, caplog, batch
+):
+    """Batches (of eight; of two) in which the database refuses one row (a CHECK it fails):
+    that batch is written again row by row, seven are rows, the eighth fails alone with the
+    reason."""
     import asyncio
 
     from news_crawler.crawl.counts import stat_name
@@ -261,7 +265,7 @@ def test_a_row_the_database_refuses_is_one_article_not_kept_never_its_batch_mate
     with psycopg.connect(database.url, autocommit=True) as conn:
         conn.execute("ALTER TABLE articles ADD CONSTRAINT no_refuse CHECK (title NOT LIKE '%refuse%')")
     crawler = project_crawler(settings_dict={"REDIS_URL": redis_server.url})
-    pipeline = PostgresPipeline(crawler, pool, batch=8, timeout=5)
+    pipeline = PostgresPipeline(crawler, pool, batch=batch, timeout=5)
     items = [
         {
             "url": f"http://a.test/{n}",
@@ -366,6 +370,8 @@ def test_a_row_written_again_at_its_version_moves_last_crawled_at_and_an_older_v
     assert (row["title"], row["version"]) == ("v2", 2)
     assert row["first_crawled_at"] == datetime.fromisoformat("2026-12-01T10:00:00+00:00")
     assert row["last_crawled_at"] == datetime.fromisoformat("2026-12-02T10:00:00+00:00")
+    with psycopg.connect(database.url) as conn:  # the current version is no earlier one
+        assert conn.execute("SELECT count(*) FROM article_versions").fetchone() == (0,)
 
 
 def test_a_date_without_a_time_of_day_is_midnight_in_timezone_not_in_the_servers_zone(redis_server, database):
