@@ -222,6 +222,21 @@ def test_a_short_story_about_such_things_is_no_notice(title, body):
     assert notice_page(title, body) == ""
 
 
+def test_a_notice_is_read_at_the_start_of_the_title_or_the_first_two_lines_of_a_short_text():
+    from news_crawler.extraction.removed import NOTICE_PAGE_MAX_CHARS, NOTICE_WITHIN
+
+    said = "系统繁忙，请稍后再试。"
+    filler = "请返回首页继续浏览其他内容。"
+    assert notice_page("", (said + filler * 30)[:NOTICE_PAGE_MAX_CHARS]) == "系统繁忙"
+    assert notice_page("", (said + filler * 30)[: NOTICE_PAGE_MAX_CHARS + 1]) == ""  # longer: an article
+    assert notice_page("", "某某网\n" + said) == "系统繁忙"  # the second line
+    assert notice_page("", "某某网\n首页 新闻\n" + said) == ""  # the third
+    lead = "您好" * (NOTICE_WITHIN // 2 - 1) + "您 "  # the words start at the twelfth character
+    assert len(lead) == NOTICE_WITHIN
+    assert notice_page("", lead + "Internal Server Error") == "Internal Server Error"
+    assert notice_page("", "您" + lead + "Internal Server Error") == ""  # further in: a sentence's words
+
+
 def test_no_short_story_of_the_corpus_is_taken_for_a_notice(sina_articles):
     short = [a for a in sina_articles if len(a["body"].strip()) <= 300]
     assert len(short) >= 100
