@@ -82,6 +82,24 @@ def test_a_time_or_a_sentence_about_a_player_is_no_player_chrome(line):
     assert not chrome.is_chrome(line, HEADLINE)
 
 
+def test_the_bounds_of_a_chrome_line_a_paragraph_and_a_tail_of_listings():
+    pager = "上一页 " + " ".join(str(n) for n in range(1, 60))
+    at_most = pager[: chrome.CHROME_MAX_CHARS].rstrip()
+    assert len(at_most) == chrome.CHROME_MAX_CHARS and chrome.is_chrome(at_most)
+    assert not chrome.is_chrome(pager[: chrome.CHROME_MAX_CHARS + 2].rstrip())  # 81 characters: text
+    # a paragraph: a full stop after 40 characters, or after a pause in a line of 20 or more
+    assert chrome.is_paragraph("甲" * 40 + "。") and not chrome.is_paragraph("甲" * 39 + "。")
+    assert chrome.is_paragraph("甲" * 9 + "，" + "乙" * 9 + "。") and not chrome.is_paragraph(
+        "甲" * 9 + "，" + "乙" * 8 + "。"
+    )
+    # two or more other stories' linked headlines close the story; one may be the story's own line
+    links = frozenset({"另一条新闻的标题在这里", "第二条新闻的标题在这里"})
+    story = ["正文第一段，写了很多内容。" * 3]
+    assert chrome.strip_chrome("\n".join([*story, *sorted(links)]), links=links).splitlines() == story
+    one = [*story, "另一条新闻的标题在这里"]
+    assert chrome.strip_chrome("\n".join(one), links=links).splitlines() == one
+
+
 def test_a_counter_glued_after_the_story_s_last_sentence_leaves_the_sentence():
     glued = page(under="").replace(f"{STORY[-1]}</p>", f"{STORY[-1]}浏览 78386点赞 559</p>")
     assert extract_article(glued).body.splitlines() == STORY
