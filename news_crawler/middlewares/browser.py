@@ -284,6 +284,9 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
             request.meta["playwright_page_methods"] = [PageMethod(self._settle, is_list_page(request))]
             self.in_flight[context] += 1
             try:
+                # the browser's start is the crawl's, not the first page's: not in its time (a
+                # loaded machine may take ten seconds to start Chromium)
+                await self._maybe_launch_browser()
                 # the navigation and the wait each have DOWNLOAD_TIMEOUT; reading a page whose
                 # script never returns would wait for ever
                 within = 2 * self.timeout + 5
