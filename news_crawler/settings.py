@@ -37,6 +37,11 @@ DOWNLOADER_MIDDLEWARES = {
     "news_crawler.middlewares.safety.SafeRequests": 40,  # before Scrapy's offsite check (50)
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "news_crawler.middlewares.retry.BackoffRetryMiddleware": 550,
+    # Scrapy's own, but a target no request can be made of is refused, not an exception
+    "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
+    "news_crawler.middlewares.safety.SafeMetaRefresh": 580,
+    "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
+    "news_crawler.middlewares.safety.SafeRedirect": 600,
 }
 # Only http(s) is fetched: a page's file:, ftp:, s3: or data: link must never read a local file
 # or reach another service (START_URLS_ALLOW_FILE turns the file handler on for start pages).

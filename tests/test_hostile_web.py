@@ -129,6 +129,16 @@ def attacked(tmp_path_factory, redis_server, texts):
     web, ftp = HostileWeb(), Listener()
     other = f"http://localhost:{web.port}"  # another host, on the same server
     real = {n: web.add(f"/news/{n}.html", article(texts[n]["title"], texts[n]["body"])) for n in (1, 2, 6, 9, 10, 11)}
+    # links no request can be made of (a broken IPv6 host, a port out of range): on its page,
+    # the base, an image and the next page's link; the story is kept all the same
+    page = article(
+        texts[7]["title"],
+        texts[7]["body"],
+        after="<a href='http://[::1/news/26_2.html'>下一页</a>",
+        head="<base href='http://[::1/'>",
+    )
+    images = b"<img src='//[::1/a.jpg'><img src='/photo/a.jpg'>"
+    real[26] = web.add("/news/26.html", page.replace(b"<div class='article'><p>", b"<div class='article'><p>" + images))
     long_url = "/news/8.html?" + "a" * 1_000_000
     web.redirect("/news/3.html", f"{other}/news/30.html")  # to another host
     web.redirect("/news/4.html", "/about.html")  # on the site, to a page that is no article
@@ -139,6 +149,7 @@ def attacked(tmp_path_factory, redis_server, texts):
         "</head><body>moved</body></html>".encode(),
     )
     web.redirect("/news/7.html", "/news/6.html", status=301)  # on the site, to an article: kept there
+    web.redirect("/news/28.html", "http://[::1/news/29.html")  # to a URL no request can be made of
     web.add("/news/21.html", zlib.compress(os.urandom(20000)) + b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     web.add("/news/22.html", os.urandom(30000))
     for path in ("/news/30.html", "/news/31.html", "/list_elsewhere.html"):
@@ -150,8 +161,11 @@ def attacked(tmp_path_factory, redis_server, texts):
         "/list.html",
         list_page(
             [
+                f"http://{SITE}:99999/news/23.html",  # before the real links: a bad one loses none of them
+                "http://[::1/news/24.html",
                 "/news/1.html",
                 "/news/2.html",
+                "/news/26.html",
                 "file:///etc/passwd?/news/12.html",
                 "file:///proc/self/environ#/news/17.html",
                 f"ftp://127.0.0.1:{ftp.port}/news/13.html",
@@ -161,6 +175,7 @@ def attacked(tmp_path_factory, redis_server, texts):
                 "/news/4.html",
                 "/news/5.html",
                 "/news/7.html",
+                "/news/28.html",
                 "/news/21.html",
                 "/news/22.html",
                 long_url,
@@ -168,7 +183,7 @@ def attacked(tmp_path_factory, redis_server, texts):
             "<a href='/list_2.html'>下一页</a>",
         ),
     )
-    web.add("/list_2.html", list_page(["/news/9.html"]))
+    web.add("/list_2.html", list_page(["/news/9.html"]).replace(b"<ul>", b"<base href='http://[::1/'><ul>"))
     web.add(
         "/feed.xml",
         (
@@ -185,6 +200,7 @@ def attacked(tmp_path_factory, redis_server, texts):
         "/sitemap.xml",
         (
             "<?xml version='1.0'?><urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>"
+            f"<url><loc>http://{SITE}:99999/news/25.html</loc></url><url><loc>//[::1/news/27.html</loc></url>"
             f"<url><loc>{real[11]}</loc></url><url><loc>file:///etc/hostname?/news/20.html</loc></url>"
             "</urlset>"
         ).encode(),
@@ -215,24 +231,34 @@ def test_the_real_articles_on_hostile_pages_are_kept(attacked):
     assert {i["url"] for i in attacked["items"]} == set(attacked["real"].values())
 
 
+def test_a_link_no_request_can_be_made_of_is_refused_and_its_page_read(attacked):
+    kept = next(i for i in attacked["items"] if i["url"].endswith("/news/26.html"))
+    # its <base> cannot be joined: the image is read against the page's own URL
+    assert [image["url"] for image in kept["images"]] == [f"{attacked['url']}/photo/a.jpg"]
+
+
 def test_links_that_are_not_http_are_refused_counted_and_never_read(attacked):
     dumped = json.dumps(attacked["items"], ensure_ascii=False) + attacked["log"]
     assert "root:" not in dumped and SECRET not in dumped  # /etc/passwd, /proc/self/environ
     assert all(i["url"].startswith(attacked["url"]) for i in attacked["items"])
     assert attacked["ftp"].connections == 0  # ftp:// never connected
-    # list: file:, file:, ftp:, data:; feed: file:; sitemap: file:
-    assert stat(attacked["log"], f"links/refused_scheme/{SITE}") == 6
+    # list: file:, file:, ftp:, data:, a port out of range, a broken IPv6 host; feed: file:;
+    # sitemap: file:, a port out of range, a broken IPv6 host
+    assert stat(attacked["log"], f"links/refused_scheme/{SITE}") == 10
 
 
 def test_a_redirect_off_the_site_is_invalid_and_the_other_host_never_fetched(attacked):
     out, url = attacked["outcomes"], attacked["url"]
-    for n in (3, 4, 5):  # another host; the site's page that is no article; a meta refresh to another host
+    # another host; the site's page that is no article; a meta refresh to another host; a broken URL
+    for n in (3, 4, 5, 28):
         assert out[f"{url}/news/{n}.html"]["outcome"] == "invalid"
         assert out[f"{url}/news/{n}.html"]["reason"] == "redirected outside the site"
     assert out[f"{url}/moved-list.html"] == {**out[f"{url}/moved-list.html"], "outcome": "invalid"}  # a list page too
     assert not [h for h in attacked["web"].hosts() if h.startswith("localhost")]  # not one request to it
     assert not attacked["web"].asked("/about.html")
-    assert stat(attacked["log"], "articles/invalid_reason/redirected_outside") == 4
+    assert stat(attacked["log"], "articles/invalid_reason/redirected_outside") == 5
+    # the broken redirect; the meta refresh read through the broken <base> of an article and a list
+    assert stat(attacked["log"], f"links/refused_redirect/{SITE}") == 3
     assert f"{url}/news/6.html" in out and out[f"{url}/news/6.html"]["outcome"] == "kept"  # via /news/7.html
 
 

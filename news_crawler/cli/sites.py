@@ -102,10 +102,8 @@ def check_site(fetcher: Any, spider: Any, settings: Any, own: str | None) -> int
 
 def check_start_page(fetcher: Any, spider: Any, url: str, tracking: Any) -> list[str]:
     """Print what the start page's links match; return its article links."""
-    from w3lib.url import safe_url_string
-
     from news_crawler.extraction.decode import decode_html
-    from news_crawler.spiders.listing import feed_links, html_links, is_feed, web_url, without_tracking
+    from news_crawler.spiders.listing import feed_links, html_links, is_feed, request_url, without_tracking
 
     print(f"\nstart page {printable(url, 500)}")
     page = fetcher.get(url)
@@ -116,9 +114,10 @@ def check_start_page(fetcher: Any, spider: Any, url: str, tracking: Any) -> list
     links = ((u, "") for u in feed_links(body, final)) if is_feed(body) else html_links(text, final)
     groups: dict[str, list[str]] = {"allow": [], "follow": [], "deny": [], "elsewhere": [], "nothing": []}
     for link, _ in links:
-        if not web_url(link):
+        quoted = request_url(link, encoding)
+        if quoted is None:
             continue
-        link = without_tracking(urldefrag(safe_url_string(link, encoding))[0], tracking)
+        link = without_tracking(urldefrag(quoted)[0], tracking)
         if any(p.search(link) for p in spider._deny):
             group = "deny"
         elif any(p.search(link) for p in spider._allow):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
+from urllib.parse import urljoin
 
 # A tag: "<" to the next ">", no "<" inside (a stray "<" starts the next tag instead of
 # making every later "<" scan to the next ">").
@@ -66,3 +67,13 @@ def shallow(html: str, max_depth: int = MAX_DEPTH) -> str:
         return html
     parts.append(html[last:])
     return "".join(parts)
+
+
+def join_url(base: str, link: str) -> str | None:
+    """``link`` read against ``base`` as ``urljoin`` reads it, or None when either cannot be
+    split into a URL's parts (a broken IPv6 host: ``http://[::1/x``): a page's bad link is
+    one link refused, never an exception that loses the rest of the page."""
+    try:
+        return urljoin(base, link)
+    except ValueError:
+        return None

@@ -13,13 +13,13 @@ import html
 import re
 from collections.abc import Iterator
 from itertools import islice
-from urllib.parse import urljoin
 
 from lxml.html import HtmlElement
 
 from news_crawler.defaults import IMAGES_MAX
 from news_crawler.extraction.chrome import same_headline
 from news_crawler.extraction.dates import DATETIME, iso_from_match, parse_datetime
+from news_crawler.extraction.markup import join_url
 from news_crawler.extraction.metadata import meta_content
 
 _DESCRIPTION_META = ("description", "og:description", "twitter:description", "dc.description")
@@ -152,7 +152,7 @@ def find_images(
         if len(images) >= limit:
             break
         src = next((img.get(a) for a in _LAZY if (img.get(a) or "").strip()), "")
-        src = urljoin(base, src.strip()) if base else src.strip()
+        src = (join_url(base, src.strip()) or "") if base else src.strip()
         if not src.startswith(("http://", "https://")) or src in seen or _not_content(img, src):
             continue
         seen.add(src)
@@ -171,7 +171,7 @@ def _base(root: HtmlElement, url: str) -> str:
     base = root.find(".//base[@href]")
     if base is None or not url:
         return url
-    joined = urljoin(url, base.get("href", "").strip())
+    joined = join_url(url, base.get("href", "").strip()) or ""
     return joined if joined.startswith(("http://", "https://")) else url
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import html as html_lib
 import re
 from itertools import product
-from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from news_crawler.extraction.markup import TAG, elements
+from news_crawler.extraction.markup import TAG, elements, join_url
 
 _NUMBERED = re.compile(r"^(?P<stem>.+?)_(?P<n>[1-9]\d{0,2})(?P<ext>\.s?html?)$", re.I)  # not 2024_05.html
 _PAGE_PARAMS = ("page", "p", "pageno", "pn", "pg")
@@ -46,9 +46,10 @@ def _anchors(html: str, base: str):
         href = _HREF.search(opener.group(1))
         if href:
             target = html_lib.unescape(next(g for g in href.groups() if g is not None)).strip()
-            if target and not target.lower().startswith(("javascript:", "#", "mailto:")):
+            joined = join_url(base, target) if not target.lower().startswith(("javascript:", "#", "mailto:")) else None
+            if target and joined:
                 text = html_lib.unescape(TAG.sub("", inner)).strip().lower()
-                yield urljoin(base, target), text
+                yield joined, text
 
 
 _CJK_HINTS = ("下一页", "下页", "下一頁", "后一页")

@@ -9,7 +9,11 @@ redirect, a meta refresh, another spider, a queue filled by hand). Scrapy's ``fi
 
 A redirect (HTTP or meta refresh) that leads a news spider's request off its site (another
 domain, or an article's first page to a URL that is no article) is refused before it is
-fetched: the URL's outcome is ``invalid``, ``redirected outside the site``.
+fetched: the URL's outcome is ``invalid``, ``redirected outside the site``. An HTTP
+redirect to a URL no request can be made of (a broken IPv6 host, a port out of range) is
+refused the same way; a meta refresh to one, or a page whose ``<base href>`` is one, is no
+refresh: the page is read as it came. ``links/refused_redirect/<site>`` counts both (Scrapy's
+own middlewares raise there, and the page would fail on every run).
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ from typing import Any
 
 from scrapy import Request
 from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
+from scrapy.http import Response
 from scrapy.utils.httpobj import urlparse_cached
 
 from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.meta import START_PAGE
 from news_crawler.outcomes.failures import RedirectedOutside, RefusedScheme
-from news_crawler.printable import short_url
+from news_crawler.printable import printable, short_url
 from news_crawler.protocols import SiteSpider
 
 WEB_SCHEMES = ("http", "https")
@@ -54,3 +60,34 @@ class SafeRequests:
             first = request.meta["redirect_urls"][0]
             raise RedirectedOutside(f"{RedirectedOutside.reason}: {short_url(first)} -> {short_url(request.url)}")
         return None
+
+
+def _count_refused(crawler: Crawler) -> None:
+    spider = crawler.spider
+    site = spider.site if isinstance(spider, SiteSpider) else getattr(spider, "name", "")
+    Counts.of(crawler.stats).add("links", "refused_redirect", site)
+
+
+class SafeRedirect(RedirectMiddleware):
+    """Scrapy's HTTP redirects, but one to a ``Location`` no request can be made of is refused
+    (outcome ``invalid``) instead of raising."""
+
+    def process_response(self, request: Request, response: Response, spider: Any = None) -> Request | Response:
+        try:
+            return super().process_response(request, response)
+        except ValueError:
+            _count_refused(self.crawler)
+            to = printable((response.headers.get("Location") or b"").decode("latin-1"), 200)
+            raise RedirectedOutside(f"{RedirectedOutside.reason}: {short_url(request.url)} -> {to}") from None
+
+
+class SafeMetaRefresh(MetaRefreshMiddleware):
+    """Scrapy's meta refresh, but a refresh (or a ``<base href>``) no request can be made of
+    is no refresh: the page is read as it came."""
+
+    def process_response(self, request: Request, response: Response, spider: Any = None) -> Request | Response:
+        try:
+            return super().process_response(request, response)
+        except ValueError:
+            _count_refused(self.crawler)
+            return response

@@ -15,7 +15,6 @@ from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.linkextractors import IGNORED_EXTENSIONS
 from twisted.python.failure import Failure
-from w3lib.url import safe_url_string
 
 from news_crawler.crawl.counts import Counts
 from news_crawler.crawl.meta import LIST_DEPTH, REVISIT_OF
@@ -24,7 +23,7 @@ from news_crawler.printable import short_url
 from news_crawler.spiders.listing import (
     NEXT_LINK_TEXT,
     is_next_list_page,
-    web_url,
+    request_url,
     without_tracking,
 )
 
@@ -117,10 +116,11 @@ class ListPage:
                 else:
                     refused += 1
                 continue
-            if not web_url(url):
+            quoted = request_url(url, encoding)
+            if quoted is None:
                 refused += spider.is_article(url) or any(p.search(url) for p in spider.follow_patterns)
                 continue
-            url = without_tracking(urldefrag(safe_url_string(url, encoding))[0], spider.tracking)
+            url = without_tracking(urldefrag(quoted)[0], spider.tracking)
             if spider.is_article(url):
                 if not spider.on_site(url):
                     offsite += 1

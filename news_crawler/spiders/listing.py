@@ -14,12 +14,14 @@ import io
 import re
 import zlib
 from collections.abc import Iterator
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from lxml import etree
 from scrapy.http import HtmlResponse, Response, TextResponse
+from w3lib.url import safe_url_string
 
 from news_crawler.extraction.decode import is_binary
+from news_crawler.extraction.markup import join_url
 
 PROLOG_BYTES = 65536  # where the root element must start: past a long DOCTYPE subset, not the whole page
 FEED_ROOTS = {"rss", "feed", "urlset", "sitemapindex", "rdf:rdf", "rdf"}
@@ -92,7 +94,7 @@ def feed_links(body: bytes, base: str = "") -> Iterator[str]:
         if not _SCHEME.match(link):
             if not base:
                 continue
-            link = urljoin(base, link)
+            link = join_url(base, link) or link  # one that cannot be joined comes out as written, to be refused
         yield link
 
 
@@ -102,11 +104,22 @@ _SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+:")
 def web_url(url: str) -> bool:
     """An http(s) URL with a host: the only kind of link a page may lead the crawler to
     (``file:``, ``ftp:``, ``data:``... would read local files or reach other services)."""
+    return request_url(url) is not None
+
+
+def request_url(url: str, encoding: str = "utf-8") -> str | None:
+    """``url`` quoted as a request sends it (``w3lib.url.safe_url_string``, non-ASCII query
+    text in the page's ``encoding``, as Scrapy's link extractor does), or None when it is no
+    http(s) URL with a host, or one no request can be made of (a broken IPv6 host, a port
+    out of range, a host w3lib refuses to quote: each raises). Such a link is refused, never
+    an exception that loses the rest of its page."""
     try:
         parts = urlsplit(url)
-        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
-    except ValueError:  # a broken IPv6 host, a bad port
-        return False
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            return None
+        return safe_url_string(url, encoding)
+    except (ValueError, UnicodeError):
+        return None
 
 
 def html_links(text: str, base: str) -> Iterator[tuple[str, str]]:
@@ -122,9 +135,10 @@ def html_links(text: str, base: str) -> Iterator[tuple[str, str]]:
         for _, element in parser.read_events():
             href = (element.get("href") or "").strip().translate(_TAB_NEWLINE)  # as browsers read it (WHATWG)
             if element.tag == "base":
-                base = urljoin(base, href) if href else base
+                base = (join_url(base, href) or base) if href else base
             elif href and not href.startswith("#"):
-                yield urljoin(base, href), " ".join("".join(element.itertext()).split()) if element.tag == "a" else ""
+                label = " ".join("".join(element.itertext()).split()) if element.tag == "a" else ""
+                yield join_url(base, href) or href, label  # one that cannot be joined: as written, to be refused
             element.clear(keep_tail=True)
             while element.getprevious() is not None:  # what was read before it, too
                 del element.getparent()[0]
