@@ -62,12 +62,6 @@ class SafeRequests:
         return None
 
 
-def _count_refused(crawler: Crawler) -> None:
-    spider = crawler.spider
-    site = spider.site if isinstance(spider, SiteSpider) else getattr(spider, "name", "")
-    Counts.of(crawler.stats).add("links", "refused_redirect", site)
-
-
 class SafeRedirect(RedirectMiddleware):
     """Scrapy's HTTP redirects, but one to a ``Location`` no request can be made of is refused
     (outcome ``invalid``) instead of raising."""
@@ -76,7 +70,9 @@ class SafeRedirect(RedirectMiddleware):
         try:
             return super().process_response(request, response)
         except ValueError:
-            _count_refused(self.crawler)
+            spider = self.crawler.spider
+            site = spider.site if isinstance(spider, SiteSpider) else getattr(spider, "name", "")
+            Counts.of(self.crawler.stats).add("links", "refused_redirect", site)
             to = printable((response.headers.get("Location") or b"").decode("latin-1"), 200)
             raise RedirectedOutside(f"{RedirectedOutside.reason}: {short_url(request.url)} -> {to}") from None
 
@@ -88,6 +84,5 @@ class SafeMetaRefresh(MetaRefreshMiddleware):
     def process_response(self, request: Request, response: Response, spider: Any = None) -> Request | Response:
         try:
             return super().process_response(request, response)
-        except ValueError:
-            _count_refused(self.crawler)
+        except ValueError:  # raised reading the <base>, whether or not the page has a refresh
             return response
