@@ -14,11 +14,15 @@ from tests.redis_server import TestServer
 @pytest.fixture(scope="session", autouse=True)
 def _own_cache_dir(tmp_path_factory):
     """The IDF cache of every table a test writes goes to a directory of the run's, not the
-    user's ~/.cache, and DATA_DIR is one of the run's (subprocesses inherit both)."""
+    user's ~/.cache, DATA_DIR is one of the run's, and crawls run without AutoThrottle
+    (subprocesses inherit all three)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
         # what a command writes where no test says (a crawl's log file): the run's, not ~/.local/share
         mp.setenv("DATA_DIR", str(tmp_path_factory.mktemp("data")))
+        # The test sites are local: AutoThrottle's start delay (0.5 s a site, halving) would be
+        # waiting and nothing else, in every crawl a test starts. A test of politeness sets its own.
+        mp.setenv("AUTOTHROTTLE_ENABLED", "False")
         yield
     # The embedded server is a daemon by design (tomorrow's cron run reuses it): the ones the
     # run's commands started under its directories stop with the run.
