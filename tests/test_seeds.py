@@ -70,3 +70,17 @@ def test_work_done_resets_the_idle_clock(redis_client):
     clock.now += 25
     with pytest.raises(DontCloseSpider):
         seeds.spider_idle(spider())
+
+
+def test_a_seed_no_request_can_be_made_of_is_refused_counted_and_the_worker_goes_on(redis_client, caplog):
+    redis_client.rpush("news:start_urls", "example.com/list.html", "http://[::1/list", "https://a.example/")
+    clock, scheduled, refused = Clock(), [], []
+    seeds = RedisSeeds(
+        redis_client, "news:start_urls", 30.0, lambda: 0, scheduled.append, clock, lambda: refused.append(1)
+    )
+    seeds.spider_opened(spider())
+    for _ in range(3):  # one seed an idle signal: each keeps the worker open
+        with pytest.raises(DontCloseSpider):
+            seeds.spider_idle(spider())
+    assert [r.url for r in scheduled] == ["https://a.example/"] and len(refused) == 2
+    assert "seed example.com/list.html refused" in caplog.text

@@ -5,10 +5,13 @@ spider runs out of work it pops seeds and schedules them past the dupefilter (li
 change daily); a seed is popped by one worker only, so each list page is fetched once per
 seeding. With no seed and an empty shared queue for ``WORKER_IDLE_SECONDS`` (counted from
 ``spider_opened``, not from start-up), the spider closes; ``0`` keeps it waiting forever.
+A seed that is no http(s) URL a request can be made of (pushed by hand) is refused with a
+warning and ``seeds/refused``, and the worker goes on.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +25,10 @@ from news_crawler import connection
 from news_crawler.connection.outage import REDIS_ERRORS
 from news_crawler.crawl.meta import START_PAGE
 from news_crawler.crawl.runtime import Runtime
+from news_crawler.printable import printable
+from news_crawler.spiders.listing import web_url
+
+logger = logging.getLogger(__name__)
 
 SEEDS_PER_IDLE = 1  # one list page at a time, so idle workers share the seeds
 
@@ -35,6 +42,7 @@ class RedisSeeds:
         responses: Callable[[], int],
         schedule: Callable[[scrapy.Request], None],
         clock: Callable[[], float] = time.monotonic,
+        refused: Callable[[], None] = lambda: None,
     ) -> None:
         self.client = client
         self.key = key
@@ -42,6 +50,7 @@ class RedisSeeds:
         self.responses = responses  # how many responses the crawl has received so far
         self.schedule = schedule
         self.clock = clock
+        self.refused = refused  # counts a seed refused
         self.idle_since = clock()
         self.responses_seen = 0
 
@@ -55,6 +64,7 @@ class RedisSeeds:
             settings.getfloat("WORKER_IDLE_SECONDS"),
             lambda: crawler.stats.get_value("response_received_count", 0),
             lambda request: crawler.engine.crawl(request),
+            refused=lambda: crawler.stats.inc_value("seeds/refused"),
         )
         crawler.signals.connect(seeds.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(seeds.spider_idle, signal=signals.spider_idle)
@@ -80,6 +90,10 @@ class RedisSeeds:
         if urls:
             self.idle_since = now
             for url in urls:
+                if not web_url(url):
+                    logger.warning("seed %s refused: not an http(s) URL with a host", printable(url, 300))
+                    self.refused()
+                    continue
                 self.schedule(
                     scrapy.Request(
                         url, callback=spider.parse, dont_filter=True, errback=spider.failed, meta={START_PAGE: True}
