@@ -1,6 +1,6 @@
 """Untrusted text as a person reads it: one line, nothing that drives a terminal."""
 
-from news_crawler.printable import printable
+from news_crawler.printable import LIMIT, URL_LOG_CHARS, printable, short_url
 
 
 def test_controls_are_escaped_and_the_result_is_one_line():
@@ -13,6 +13,14 @@ def test_controls_are_escaped_and_the_result_is_one_line():
 def test_plain_text_is_unchanged_and_long_text_is_cut_with_its_length():
     assert printable("新华社北京11月27日电 a-b_c (1/2)") == "新华社北京11月27日电 a-b_c (1/2)"
     assert printable("字" * 500, limit=10) == "字" * 10 + "…(500 chars)"
+    assert printable("字" * LIMIT) == "字" * LIMIT  # exactly at the limit: whole
+    assert printable("字" * (LIMIT + 1)) == "字" * LIMIT + f"…({LIMIT + 1} chars)"
+
+
+def test_a_url_is_whole_up_to_its_limit_and_cut_past_it():
+    url = "https://a.cn/" + "x" * (URL_LOG_CHARS - 13)
+    assert len(url) == URL_LOG_CHARS and short_url(url) == url
+    assert short_url(url + "y") == url + f"…({URL_LOG_CHARS + 1} chars)"
 
 
 ACTING = [  # every range that acts instead of showing, as printable's text names them
