@@ -731,6 +731,9 @@ EQUIVALENT: dict[str, str] = {
     'return f"\\\\x{code:02x}" if code < 0x100 else f"\\\\u{code:04x}"': (
         "U+0100 is no character _UNSAFE escapes: no code reaching this line is 0x100"
     ),
+    'news_crawler/printable.py | NumberReplacer | return f"\\\\x{code:02x}" if code < 0x100 else f"\\\\u{code:04x}"': (
+        "the codes _UNSAFE escapes below U+0100 end at U+009F: 255 or 257 for 256 tells none apart"
+    ),
     "news_crawler/printable.py | ReplaceComparisonOperator_Gt_GtE | "
     "return LONG_URL.sub(lambda m: short_url(m.group(0)), text) if len(text) > URL_LOG_CHARS else text": (
         "a text of exactly URL_LOG_CHARS characters holds no URL longer than URL_LOG_CHARS: sub changes nothing"
