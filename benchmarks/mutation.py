@@ -902,7 +902,9 @@ def run_tests(copy: Path, tests: list[str], timeout: float) -> tuple[str, str, s
     killer = next((line.split()[1] for line in out.splitlines() if line.startswith(("FAILED ", "ERROR "))), "")
     if run.returncode == 0:
         return "survived", "", ""
-    if run.returncode in (4, 5):  # a usage error, no test collected: the benchmark's fault, not a kill
+    # a usage error or no test collected is the benchmark's fault, not a kill, unless a module
+    # failed to import (a mutant that breaks it: pytest then cannot find the tests it names)
+    if run.returncode in (4, 5) and not killer:
         raise SystemExit(f"mutation.py: pytest could not run {tests[:3]}...: {out[-1500:]}")
     return "killed", killer, out[-2000:]
 
