@@ -899,7 +899,15 @@ def run_tests(copy: Path, tests: list[str], timeout: float) -> tuple[str, str, s
     except subprocess.TimeoutExpired:
         return "timeout", "", ""
     out = run.stdout + run.stderr
-    killer = next((line.split()[1] for line in out.splitlines() if line.startswith(("FAILED ", "ERROR "))), "")
+    # "FAILED tests/x.py::test[a parameter with spaces] - the message": the id is up to " - "
+    killer = next(
+        (
+            line.split(" ", 1)[1].split(" - ", 1)[0]
+            for line in out.splitlines()
+            if line.startswith(("FAILED ", "ERROR "))
+        ),
+        "",
+    )
     if run.returncode == 0:
         return "survived", "", ""
     # a usage error or no test collected is the benchmark's fault, not a kill, unless a module
