@@ -299,6 +299,34 @@ def test_remote_control_and_telnet_are_off(attacked):
     assert "remote_control" not in attacked["log"] and "Telnet console listening" not in attacked["log"]
 
 
+def test_scrapys_remote_control_is_loaded_only_when_asked_for():
+    """Off, a news spider's crawl leaves it out (never imported: aiohttp's server is a tenth of a
+    second of every start); asked for, it runs."""
+    program = """if True:
+        import sys
+        from scrapy.crawler import Crawler
+        from news_crawler.config import build_settings
+        from news_crawler.spiders.news import NewsSpider
+        from scrapy.utils.reactor import install_reactor
+        settings = build_settings(dict(a.split("=") for a in sys.argv[1:]))
+        install_reactor(settings["TWISTED_REACTOR"])
+        crawler = Crawler(NewsSpider, settings)
+        crawler._apply_settings()  # Scrapy builds the extensions here
+        print(sorted(type(e).__name__ for e in crawler.extensions.middlewares))
+        print("scrapy.extensions.remote_control" in sys.modules)
+    """
+
+    def extensions(*settings: str) -> tuple[str, str]:
+        run = subprocess.run([sys.executable, "-c", program, *settings], cwd=ROOT, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr[-3000:]
+        listed, imported = run.stdout.splitlines()
+        return listed, imported
+
+    listed, imported = extensions()
+    assert "RemoteControl" not in listed and "CrawlSummary" in listed and imported == "False"
+    assert "RemoteControl" in extensions("REMOTE_CONTROL_ENABLED=True")[0]
+
+
 def test_file_start_pages_only_with_the_setting_and_their_file_links_never(tmp_path, redis_server, redis_client, texts):
     web = HostileWeb()
     try:

@@ -40,7 +40,6 @@ from news_crawler.extraction import extract_article
 from news_crawler.extraction.page import invalid, page_fields
 from news_crawler.fields import well_formed
 from news_crawler.items import ArticleItem
-from news_crawler.middlewares import browser
 from news_crawler.protocols import Scheduling
 from news_crawler.signals import fetch_failed
 from news_crawler.spiders.list_page import ListPage
@@ -73,6 +72,8 @@ def failed_request(failure: Failure) -> scrapy.Request:
     return request
 
 
+_REMOTE_CONTROL = "scrapy.extensions.remote_control.RemoteControl"
+
 # The public suffix list as tldextract ships it: never fetched at run time.
 _DOMAINS = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
 
@@ -98,6 +99,8 @@ def check_arguments(spidercls: type, spider_args: dict[str, Any], settings: Any)
         spidercls(**spider_args).check_start_urls(settings)
         tracking_pattern(settings.get("URL_TRACKING_PARAMS"))
         if spidercls.render == "browser":
+            from news_crawler.middlewares import browser  # Playwright is loaded by browser sites only
+
             browser.require(settings)  # UserError: no browser, one line
 
 
@@ -198,6 +201,8 @@ class NewsSpider(scrapy.Spider):
         spider.list_pages_left = spider.list_page_limit * max(1, len(spider.start_urls))
         spider.check_start_urls(settings)
         if spider.render == "browser":
+            from news_crawler.middlewares import browser
+
             browser.require(settings)  # no browser: one line before anything starts
         spider.watcher = Watcher.from_crawler(crawler, spider)
         spider.rechecks = Rechecks.from_crawler(crawler, spider)
@@ -240,7 +245,16 @@ class NewsSpider(scrapy.Spider):
             handlers = dict(settings.getdict("DOWNLOAD_HANDLERS"))
             handlers["file"] = "scrapy.core.downloader.handlers.file.FileDownloadHandler"
             settings.set("DOWNLOAD_HANDLERS", handlers, priority="spider")
+        if not settings.getbool("REMOTE_CONTROL_ENABLED"):
+            # Scrapy imports every extension it lists, even one its setting turns off or one
+            # set to None: its remote control brings aiohttp's web server, a tenth of a second
+            # of every crawl's start. Off, it is left out of the list.
+            base = settings.getdict("EXTENSIONS_BASE")
+            base.pop(_REMOTE_CONTROL, None)
+            settings.set("EXTENSIONS_BASE", base, priority="spider")
         if cls.render == "browser":
+            from news_crawler.middlewares import browser
+
             browser.install(settings)
 
     @property
