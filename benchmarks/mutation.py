@@ -738,6 +738,15 @@ EQUIVALENT: dict[str, str] = {
     "return LONG_URL.sub(lambda m: short_url(m.group(0)), text) if len(text) > URL_LOG_CHARS else text": (
         "a text of exactly URL_LOG_CHARS characters holds no URL longer than URL_LOG_CHARS: sub changes nothing"
     ),
+    "news_crawler/outcomes/changes.py | ReplaceFalseWithTrue | pipe = self.client.pipeline(transaction=False)": (
+        "MULTI/EXEC around writes no step reads between (one spider's keys, one slot on a cluster): the same writes"
+    ),
+    "news_crawler/outcomes/latency.py | ReplaceFalseWithTrue | pipe = self.client.pipeline(transaction=False)": (
+        "MULTI/EXEC around writes no step reads between (one spider's keys, one slot on a cluster): the same writes"
+    ),
+    "news_crawler/outcomes/store.py | ReplaceFalseWithTrue | pipe = self.client.pipeline(transaction=False)": (
+        "MULTI/EXEC around reads of one spider's hashes (one slot on a cluster): the same replies"
+    ),
     "news_crawler/dedup/index/decide.lua | lua: a sealed generation's copy superseded | "
     "rule ~= '' and here and kept ~= ''": (
         "a sealed generation's copy has no time or credit in the newest one's published hash: original_of is false"

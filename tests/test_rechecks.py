@@ -236,6 +236,11 @@ def test_the_change_log_counts_an_event_on_its_day_of_timezone_not_of_utc(redis_
     assert [e["url"] for e in log.on(day, shanghai)] == ["http://a.test/1"]
     assert log.on(utc_day, shanghai) == []
 
+    # OUTCOMES_KEEP_DAYS = 0: a day's counts are kept for ever, not expired at once
+    forever = ChangeLog(redis_client, "t:kept", shanghai, keep_days=0, clock=lambda: now)
+    forever.record("http://a.test/2", "a", "deleted", 2, [])
+    assert forever.counts(day) == {"deleted": 1} and redis_client.ttl(f"t:kept:counts:{day.isoformat()}") == -1
+
 
 def test_a_line_counts_from_exactly_min_line_characters_and_one_kept_line_is_no_article():
     from news_crawler.frontier.revisits.rechecks import MIN_LINE, long_lines

@@ -42,7 +42,7 @@ class QuickStop:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> QuickStop:
-        timeout = crawler.settings.getfloat("STOP_TIMEOUT", 8.0)
+        timeout = crawler.settings.getfloat("STOP_TIMEOUT")
         if timeout <= 0:
             raise NotConfigured
         stop = cls(crawler, timeout)

@@ -43,7 +43,7 @@ class ChangeLog:
             client,
             connection.spider_key(settings.get("CHANGES_KEY"), spider, client),
             config.zone(settings),
-            settings.getint("OUTCOMES_KEEP_DAYS", 30),
+            settings.getint("OUTCOMES_KEEP_DAYS"),
         )
 
     def day_key(self, day: date) -> str:

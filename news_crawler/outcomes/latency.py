@@ -96,7 +96,7 @@ class LatencyLog:
         return cls(
             client,
             connection.spider_key(settings.get("LATENCY_KEY"), spider, client),
-            settings.getint("OUTCOMES_KEEP_DAYS", 30),
+            settings.getint("OUTCOMES_KEEP_DAYS"),
             config.zone(settings),
         )
 

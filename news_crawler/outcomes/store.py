@@ -110,7 +110,7 @@ class OutcomeStore:
             client,
             connection.spider_key(settings.get("OUTCOMES_KEY"), spider_name, client),
             connection.spider_key(settings.get("OUTCOMES_ATTEMPTS_KEY"), spider_name, client),
-            settings.getint("OUTCOMES_KEEP_DAYS", 30),
+            settings.getint("OUTCOMES_KEEP_DAYS"),
             zone=config.zone(settings),
         )
 
