@@ -18,6 +18,10 @@ from news_crawler.spiders.sites import read_sites_file, site_spider
         ("2026-11-27T15:30:00", "2026-11-27T15:31:00+00:00", 60.0),  # no zone: TIMEZONE's (here UTC)
         ("2026-11-27T15:31:00+00:00", "2026-11-27T15:30:00+00:00", 0.0),  # a minute ahead: a clock, 0
         ("2026-11-27T18:00:00+00:00", "2026-11-27T15:30:00+00:00", None),  # hours ahead: a wrong zone
+        ("2026-11-27T15:35:00+00:00", "2026-11-27T15:30:00+00:00", 0.0),  # exactly FUTURE_SLACK ahead: 0
+        ("2026-11-27T15:35:01+00:00", "2026-11-27T15:30:00+00:00", None),  # a second past it: no latency
+        ("2026-11-27 15:29:30", "2026-11-27T15:30:00+00:00", 30.0),  # a space for the T
+        ("2026-11-27 ", "2026-11-27T15:30:00+00:00", None),  # a day and a space: no time of day
         ("2026-11-27", "2026-11-27T15:30:00+00:00", None),  # a day, no time of day
         ("", "2026-11-27T15:30:00+00:00", None),
         ("yesterday noon", "2026-11-27T15:30:00+00:00", None),
@@ -59,3 +63,10 @@ def test_a_latency_exactly_at_a_bound_is_in_that_bucket_as_prometheus_le_says():
     assert bucket_of(0) == 0 and bucket_of(BOUNDS[-1] * 10) == len(BOUNDS)
     counted = Histogram([1] + [0] * len(BOUNDS), 1.0, 1)  # one article at exactly 1 s
     assert counted.cumulative()[0] == (1.0, 1)  # le="1" holds it
+
+
+def test_with_keep_days_0_a_days_histogram_is_kept_for_ever(redis_client):
+    noon = datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0)
+    log = LatencyLog(redis_client, "forever:latency", keep_days=0, clock=lambda: noon)
+    assert log.record((noon.replace(hour=11)).isoformat(), noon.isoformat()) == 3600.0
+    assert log.histogram(noon.date()).count == 1 and redis_client.ttl(log.day_key(noon.date())) == -1

@@ -148,3 +148,27 @@ def test_a_day_is_a_day_of_the_zone_asked_for(redis_client):
     index.decide("b", 0x0F0F_0F0F_0F0F_0F0E)
     assert index.counts()[f"drops:{day}"] == 1
     assert index.forget("b") == "dropped" and index.counts().get(f"drops:{day}", 0) == 0
+
+
+def test_a_failed_fetch_is_gone_robots_invalid_or_failed_with_a_bounded_reason():
+    from scrapy.exceptions import IgnoreRequest
+    from scrapy.http import Response
+    from scrapy.spidermiddlewares.httperror import HttpError
+    from twisted.python.failure import Failure
+
+    from news_crawler.outcomes.failures import RedirectedOutside, RefusedScheme, classify_failure
+
+    def outcome(error: Exception) -> tuple[str, str]:
+        return classify_failure(Failure(error))
+
+    def http(status: int) -> HttpError:
+        return HttpError(Response(URL, status=status), "Ignoring non-200 response")
+
+    assert outcome(http(404)) == ("gone", "HTTP 404") and outcome(http(410)) == ("gone", "HTTP 410")
+    assert outcome(http(403)) == ("failed", "HTTP 403") and outcome(http(503)) == ("failed", "HTTP 503")
+    assert outcome(IgnoreRequest("Forbidden by robots.txt")) == ("robots", "forbidden by robots.txt")
+    assert outcome(RefusedScheme("ftp://a.cn/x")) == ("invalid", "not an http(s) URL")
+    assert outcome(RedirectedOutside("https://elsewhere.cn/")) == ("invalid", "redirected outside the site")
+    assert outcome(IgnoreRequest("offsite")) == ("failed", "IgnoreRequest: offsite")
+    said = outcome(TimeoutError("x" * 500))
+    assert said[0] == "failed" and said[1] == ("TimeoutError: " + "x" * 500)[:200]  # a record's reason is bounded
