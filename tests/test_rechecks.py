@@ -238,8 +238,9 @@ def test_the_change_log_counts_an_event_on_its_day_of_timezone_not_of_utc(redis_
 
     # OUTCOMES_KEEP_DAYS = 0: a day's counts are kept for ever, not expired at once
     forever = ChangeLog(redis_client, "t:kept", shanghai, keep_days=0, clock=lambda: now)
-    forever.record("http://a.test/2", "a", "deleted", 2, [])
+    forever.record("http://a.test/2", "a", "deleted", 2, [], reason="页面显示已删除")
     assert forever.counts(day) == {"deleted": 1} and redis_client.ttl(f"t:kept:counts:{day.isoformat()}") == -1
+    assert "页面显示已删除".encode() in redis_client.lindex("t:kept", 0)  # UTF-8, as redis-cli shows it: not \u escapes
 
 
 def test_a_line_counts_from_exactly_min_line_characters_and_one_kept_line_is_no_article():
