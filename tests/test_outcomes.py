@@ -172,3 +172,24 @@ def test_a_failed_fetch_is_gone_robots_invalid_or_failed_with_a_bounded_reason()
     assert outcome(IgnoreRequest("offsite")) == ("failed", "IgnoreRequest: offsite")
     said = outcome(TimeoutError("x" * 500))
     assert said[0] == "failed" and said[1] == ("TimeoutError: " + "x" * 500)[:200]  # a record's reason is bounded
+
+
+def test_a_headline_is_kept_beside_its_outcome_the_newest_days_first(redis_client):
+    from news_crawler.outcomes.store import TITLE_MAX
+
+    clock = Clock(datetime.now(UTC) - timedelta(days=1))
+    outcomes = store(redis_client, clock)
+    outcomes.record(URL, "kept", title="昨天的  标题\n第二行")
+    outcomes.record(URL + "?b", "duplicate", title="只在昨天")
+    outcomes.record(URL + "?c", "failed", "HTTP 503")  # no headline: none kept
+    clock.now += timedelta(days=1)
+    outcomes.record(URL, "kept", title="今天的标题" + "长" * 300)
+    titles = outcomes.titles([URL, URL + "?b", URL + "?c", URL + "?d"])
+    assert titles == {URL: ("今天的标题" + "长" * 300)[:TITLE_MAX], URL + "?b": "只在昨天"}
+    assert outcomes.titles([]) == {}
+    yesterday = (clock.now - timedelta(days=1)).date()
+    assert redis_client.hget(outcomes.titles_key(yesterday), URL).decode() == "昨天的 标题 第二行"  # one line
+    assert 28 * DAY < redis_client.ttl(outcomes.titles_key(yesterday)) <= 29 * DAY  # expires with its day
+    undated = store(redis_client, clock, keep_days=0)
+    undated.record(URL + "?e", "kept", title="不按天")
+    assert undated.titles([URL + "?e"]) == {URL + "?e": "不按天"} and redis_client.ttl(undated.titles_key(None)) == -1
