@@ -70,3 +70,19 @@ def test_with_keep_days_0_a_days_histogram_is_kept_for_ever(redis_client):
     log = LatencyLog(redis_client, "forever:latency", keep_days=0, clock=lambda: noon)
     assert log.record((noon.replace(hour=11)).isoformat(), noon.isoformat()) == 3600.0
     assert log.histogram(noon.date()).count == 1 and redis_client.ttl(log.day_key(noon.date())) == -1
+
+
+def test_quantiles_interpolate_within_their_bucket_and_stop_at_the_last_bound(redis_client):
+    """Exact figures: the report's median and 90th percentile are read from these."""
+    within = Histogram([0, 100] + [0] * (len(BOUNDS) - 1), 150.0, 100)  # 100 articles in (1, 2]
+    assert within.quantile(0.5) == 1.5 and within.quantile(0.9) == pytest.approx(1.9) and within.quantile(1) == 2.0
+    past = Histogram([0] * len(BOUNDS) + [10], 10 * 30 * 86400.0, 10)  # all later than the last bound
+    assert past.quantile(0.5) == float(BOUNDS[-1]) and past.cumulative()[-2:] == [
+        (float(BOUNDS[-1]), 0),
+        (float("inf"), 10),
+    ]
+    assert Histogram.of({}) == Histogram([0] * (len(BOUNDS) + 1), 0.0, 0)
+    noon = datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0)
+    log = LatencyLog(redis_client, "exact:latency", keep_days=30, clock=lambda: noon)
+    log.record(datetime.fromtimestamp(noon.timestamp() - 2.0004, UTC).isoformat(), noon.isoformat())
+    assert log.histogram().total == 2.0  # kept to the millisecond
