@@ -193,3 +193,25 @@ def test_a_headline_is_kept_beside_its_outcome_the_newest_days_first(redis_clien
     undated = store(redis_client, clock, keep_days=0)
     undated.record(URL + "?e", "kept", title="不按天")
     assert undated.titles([URL + "?e"]) == {URL + "?e": "不按天"} and redis_client.ttl(undated.titles_key(None)) == -1
+
+
+def test_one_days_outcomes_and_an_error_keeps_its_attempts(redis_client):
+    from news_crawler.config import build_settings
+    from news_crawler.outcomes.store import latest_outcomes
+
+    clock = Clock(datetime.now(UTC) - timedelta(days=1))
+    outcomes = store(redis_client, clock)
+    outcomes.record(URL, "failed", "HTTP 503")
+    clock.now += timedelta(minutes=1)
+    outcomes.record(URL + "?old", "kept")
+    clock.now += timedelta(days=1)
+    outcomes.count_attempt(URL)
+    outcomes.record(URL, "error", "ValueError: x")  # an exception: the URL comes again, its attempts stay
+    assert redis_client.hget("sina:attempts", URL) is not None
+    today, yesterday = clock.now.date(), (clock.now - timedelta(days=1)).date()
+    assert set(outcomes.latest(today)) == {URL} and set(outcomes.latest(yesterday)) == {URL, URL + "?old"}
+    assert outcomes.latest(yesterday)[URL]["outcome"] == "failed" and outcomes.latest()[URL]["outcome"] == "error"
+    settings = build_settings({"OUTCOMES_KEEP_DAYS": 30, "TIMEZONE": "UTC"})
+    rows = latest_outcomes(redis_client, settings, ["sina"], day=yesterday)  # newest first
+    assert [(r["url"], r["outcome"]) for r in rows] == [(URL + "?old", "kept"), (URL, "failed")]
+    assert [r["url"] for r in latest_outcomes(redis_client, settings, ["sina"], outcome="error")] == [URL]
