@@ -330,3 +330,15 @@ def test_a_changed_recheck_after_replans_the_tracked_articles_once(redis_client)
     assert RecheckSchedule(redis_client, "p:rechecks", [0.0, 7200.0], 30.0).follow_plan() is None  # once
     none_left = RecheckSchedule(redis_client, "p:rechecks", [], 30.0)  # step 0 is past a plan of no entry
     assert none_left.follow_plan() == 2 and redis_client.hlen("p:rechecks") == redis_client.zcard("p:rechecks:due") == 0
+
+
+def test_the_change_log_keeps_exactly_its_newest_changes_max(redis_client, monkeypatch):
+    from news_crawler.outcomes import changes
+
+    monkeypatch.setattr(changes, "CHANGES_MAX", 3)
+    log = changes.ChangeLog(redis_client, "t:few")
+    for n in range(5):
+        log.record(f"http://a.test/{n}", "a", "edited", 2, ["body"])
+    assert [e["url"] for e in log.read()] == [f"http://a.test/{n}" for n in (4, 3, 2)]
+    assert [e["url"] for e in log.read(limit=2)] == ["http://a.test/4", "http://a.test/3"]
+    assert len(log.on(log.today(), log.zone)) == 3 and log.counts() == {"edited": 5}  # counts are all time's
