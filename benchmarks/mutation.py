@@ -741,6 +741,17 @@ EQUIVALENT: dict[str, str] = {
     "news_crawler/outcomes/changes.py | ReplaceFalseWithTrue | pipe = self.client.pipeline(transaction=False)": (
         "MULTI/EXEC around writes no step reads between (one spider's keys, one slot on a cluster): the same writes"
     ),
+    "news_crawler/outcomes/changes.py | NumberReplacer | "
+    "for raw in self.client.lrange(self.key, 0, CHANGES_MAX - 1):": (
+        "the list never holds more than CHANGES_MAX entries (trimmed at every push): reading one more reads the same"
+    ),
+    "news_crawler/outcomes/changes.py | ReplaceBinaryOperator_Sub_Add | "
+    "for raw in self.client.lrange(self.key, 0, CHANGES_MAX - 1):": (
+        "the list never holds more than CHANGES_MAX entries (trimmed at every push): reading more reads the same"
+    ),
+    "news_crawler/outcomes/changes.py | ReplaceBreakWithContinue | break": (
+        "the log is newest first: past the first entry of an earlier day every entry is earlier, none is kept"
+    ),
     "news_crawler/outcomes/latency.py | ReplaceFalseWithTrue | pipe = self.client.pipeline(transaction=False)": (
         "MULTI/EXEC around writes no step reads between (one spider's keys, one slot on a cluster): the same writes"
     ),

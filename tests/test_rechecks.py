@@ -236,6 +236,9 @@ def test_the_change_log_counts_an_event_on_its_day_of_timezone_not_of_utc(redis_
     assert [e["url"] for e in log.on(day, shanghai)] == ["http://a.test/1"]
     assert log.on(utc_day, shanghai) == []
 
+    one_day = ChangeLog(redis_client, "t:one", shanghai, keep_days=1, clock=lambda: now)
+    one_day.record("http://a.test/3", "a", "edited", 2, ["title"])
+    assert redis_client.expiretime(f"t:one:counts:{day.isoformat()}") == int(midnight) + 86400
     # OUTCOMES_KEEP_DAYS = 0: a day's counts are kept for ever, not expired at once
     forever = ChangeLog(redis_client, "t:kept", shanghai, keep_days=0, clock=lambda: now)
     forever.record("http://a.test/2", "a", "deleted", 2, [], reason="页面显示已删除")
