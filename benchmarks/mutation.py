@@ -741,6 +741,9 @@ EQUIVALENT: dict[str, str] = {
     "news_crawler/outcomes/changes.py | ReplaceFalseWithTrue | pipe = self.client.pipeline(transaction=False)": (
         "MULTI/EXEC around writes no step reads between (one spider's keys, one slot on a cluster): the same writes"
     ),
+    "news_crawler/outcomes/changes.py | DropKeywordArgument | pipe = self.client.pipeline(transaction=False)": (
+        "a pipeline is MULTI/EXEC by default: as transaction=True"
+    ),
     "news_crawler/outcomes/changes.py | NumberReplacer | "
     "for raw in self.client.lrange(self.key, 0, CHANGES_MAX - 1):": (
         "the list never holds more than CHANGES_MAX entries (trimmed at every push): reading one more reads the same"
@@ -755,8 +758,14 @@ EQUIVALENT: dict[str, str] = {
     "news_crawler/outcomes/latency.py | ReplaceFalseWithTrue | pipe = self.client.pipeline(transaction=False)": (
         "MULTI/EXEC around writes no step reads between (one spider's keys, one slot on a cluster): the same writes"
     ),
+    "news_crawler/outcomes/latency.py | DropKeywordArgument | pipe = self.client.pipeline(transaction=False)": (
+        "a pipeline is MULTI/EXEC by default: as transaction=True"
+    ),
     "news_crawler/outcomes/store.py | ReplaceFalseWithTrue | pipe = self.client.pipeline(transaction=False)": (
         "MULTI/EXEC around reads of one spider's hashes (one slot on a cluster): the same replies"
+    ),
+    "news_crawler/outcomes/store.py | DropKeywordArgument | pipe = self.client.pipeline(transaction=False)": (
+        "a pipeline is MULTI/EXEC by default: as transaction=True"
     ),
     "news_crawler/dedup/index/decide.lua | lua: a sealed generation's copy superseded | "
     "rule ~= '' and here and kept ~= ''": (

@@ -336,12 +336,16 @@ def test_a_changed_recheck_after_replans_the_tracked_articles_once(redis_client)
 
 
 def test_the_change_log_keeps_exactly_its_newest_changes_max(redis_client, monkeypatch):
+    from datetime import UTC, datetime
+
     from news_crawler.outcomes import changes
 
     monkeypatch.setattr(changes, "CHANGES_MAX", 3)
-    log = changes.ChangeLog(redis_client, "t:few")
+    now = datetime.now(UTC).replace(microsecond=123456)
+    log = changes.ChangeLog(redis_client, "t:few", clock=lambda: now)
     for n in range(5):
-        log.record(f"http://a.test/{n}", "a", "edited", 2, ["body"])
+        entry = log.record(f"http://a.test/{n}", "a", "edited", 2, ["body"])
+    assert entry["at"] == now.replace(microsecond=0).isoformat()  # to the second
     assert [e["url"] for e in log.read()] == [f"http://a.test/{n}" for n in (4, 3, 2)]
     assert [e["url"] for e in log.read(limit=2)] == ["http://a.test/4", "http://a.test/3"]
     assert len(log.on(log.today(), log.zone)) == 3 and log.counts() == {"edited": 5}  # counts are all time's
