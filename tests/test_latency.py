@@ -22,6 +22,8 @@ from news_crawler.spiders.sites import read_sites_file, site_spider
         ("2026-11-27T15:35:01+00:00", "2026-11-27T15:30:00+00:00", None),  # a second past it: no latency
         ("2026-11-27 15:29:30", "2026-11-27T15:30:00+00:00", 30.0),  # a space for the T
         ("2026-11-27 ", "2026-11-27T15:30:00+00:00", None),  # a day and a space: no time of day
+        ("2026-11-27T15:29:00+08:00", "2026-11-27T15:30:00+08:00", 60.0),  # a crawl time in a zone of its own
+        ("2026-11-27T15:29:00+00:00", "2026-11-27T15:30:00", 60.0),  # a crawl time without a zone: UTC
         ("2026-11-27", "2026-11-27T15:30:00+00:00", None),  # a day, no time of day
         ("", "2026-11-27T15:30:00+00:00", None),
         ("yesterday noon", "2026-11-27T15:30:00+00:00", None),
