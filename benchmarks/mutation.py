@@ -119,6 +119,11 @@ def _is_bound(number: tree.Number) -> bool:
     parent = node.parent
     if parent is None:
         return False
+    table_entry = node
+    while table_entry.parent is not None and table_entry.parent.type in ("term", "arith_expr", "factor"):
+        table_entry = table_entry.parent  # 3 * 3600 in a table of bounds: an entry of it
+    if table_entry.parent is not None and table_entry.parent.type in ("testlist_comp", "dictorsetmaker"):
+        return False
     if parent.type in (
         "param",
         "argument",
