@@ -60,3 +60,15 @@ class SinkA(RecordingSink):
 
 class SinkB(RecordingSink):
     name = "b"
+
+
+class UnsettleURL(FailOnURL):
+    """A pipeline that cannot settle ``FAIL_URL`` (its store stayed away): the drop that
+    leaves the page to the next run (``outcomes.drops.Unsettled``)."""
+
+    def process_item(self, item):
+        from news_crawler.outcomes.drops import Unsettled
+
+        if item["url"] == self.url:
+            raise Unsettled("not stored, the next run fetches it again", item["url"])
+        return item

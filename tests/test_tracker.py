@@ -80,6 +80,27 @@ def test_a_pipeline_error_releases_the_url_for_the_next_run(tmp_path, redis_serv
         assert victim in {i["url"] for i in items}  # the feed line the error had kept from it
 
 
+def test_an_unsettled_drop_leaves_the_url_to_the_next_run(tmp_path, redis_server, redis_client, catalog, site):
+    """A pipeline that could not settle an article (Redis or its store stayed away) drops it
+    as Unsettled: no outcome is recorded and its lease stays, so the next run fetches it
+    again, even though Redis answers throughout."""
+    mirror, url = site
+    victim, other = sina_articles(catalog)[3:5]
+    pipelines = {
+        "news_crawler.pipelines.validate.ValidationPipeline": 100,
+        "tests.failing_pipeline.UnsettleURL": 150,
+    }
+    unsettled = {**FAST, "FAIL_URL": victim, "ITEM_PIPELINES": json.dumps(pipelines)}
+    crawl(tmp_path, redis_server.url, url, ["sina"], name="run1", settings=unsettled)
+    store = OutcomeStore(redis_client, "sina:outcomes", "sina:attempts")
+    assert store.get(victim) is None and store.get(other)["outcome"] == "kept"
+
+    before = len(mirror.requests)
+    crawl(tmp_path, redis_server.url, url, ["sina"], name="run2", settings=FAST)
+    assert mirror.article_requests(before) == [mirror_path(victim)]
+    assert store.get(victim)["outcome"] in ("kept", "duplicate")
+
+
 def test_daily_exits_non_zero_when_a_pipeline_raised(tmp_path, redis_server, redis_client, catalog, site):
     mirror, url = site
     pipelines = {"tests.failing_pipeline.FailOnURL": 250}
