@@ -725,6 +725,10 @@ def lua_mutants(packages: list[str]) -> list[Mutant]:
 # Mutants no behaviour can tell from the code, by identity (file | operator | line text),
 # each with its reason. A key whose line is gone no longer matters.
 EQUIVALENT: dict[str, str] = {
+    "news_crawler/frontier/scheduler.py | ReplaceFalseWithTrue | loop.start(seconds, now=False)": (
+        "a loop's first run at open, when the scheduler opens: the watch finds no outage, and the renewal "
+        "holds no lease yet and reclaims none the open's own reclaim just left"
+    ),
     "news_crawler/dedup/index/generations.py | DropKeywordArgument | "
     'self.client.set(prefix + "sealed", int(now), nx=True)': (
         "only the sealed key's existence is read (decide.lua's EXISTS): a second SET rewrites a time nobody reads"

@@ -124,3 +124,33 @@ def test_the_scheduler_renews_its_leases_every_third_of_a_lease(make_crawler, re
     scheduler.ack(request)
     scheduler.close("finished")
     assert redis_client.zcard("renewing:requests:inflight") == 0
+
+
+def test_without_the_tracker_a_lease_ends_when_its_response_reaches_the_spider_or_it_is_dropped(
+    make_crawler, redis_client
+):
+    """A scheduler used as a component, outside a crawl (no engine, so no tracker): its leases
+    end on the response or the drop, as scrapy-redis' would, never stay until the next run."""
+    from scrapy import signals
+    from scrapy.http import HtmlResponse
+
+    from news_crawler.frontier.scheduler import RedisScheduler
+
+    class Site(Spider):
+        name = "component"
+
+    crawler = make_crawler(Site, {"SCHEDULER": "news_crawler.frontier.scheduler.RedisScheduler"})
+    scheduler = RedisScheduler.from_crawler(crawler)
+    scheduler.open(crawler.spider)
+    for path in ("answered", "dropped"):
+        assert scheduler.enqueue_request(Request(f"https://x.example/{path}"))
+    first, second = scheduler.next_request(), scheduler.next_request()
+    answered, dropped = (first, second) if first.url.endswith("answered") else (second, first)
+    assert redis_client.zcard("component:requests:inflight") == 2
+    response = HtmlResponse(answered.url, body=b"<html></html>", request=answered)
+    spider = crawler.spider
+    crawler.signals.send_catch_log(signals.response_received, response=response, request=answered, spider=spider)
+    assert redis_client.zcard("component:requests:inflight") == 1
+    crawler.signals.send_catch_log(signals.request_dropped, request=dropped, spider=spider)
+    assert redis_client.zcard("component:requests:inflight") == 0
+    scheduler.close("finished")

@@ -113,7 +113,7 @@ def schedule(client, claim_seconds: float = 30.0) -> RevisitSchedule:
     return RevisitSchedule(client, "site:revisits", LO, HI, claim_seconds)
 
 
-def test_start_pages_are_due_at_once_keep_their_time_and_leave_when_no_longer_listed(redis_client):
+def test_start_pages_are_due_at_once_keep_their_time_and_leave_when_no_longer_listed(redis_client, caplog):
     s = schedule(redis_client)
     assert s.register(["http://a.cn/", "http://a.cn/b/"]) == 2
     claimed = s.claim().pages
@@ -128,6 +128,8 @@ def test_start_pages_are_due_at_once_keep_their_time_and_leave_when_no_longer_li
     assert pages["http://a.cn/"].state is not None and pages["http://a.cn/"].state.etag == '"e"'
     assert pages["http://a.cn/"].due == pytest.approx(s.now() + LO, abs=1.0)  # kept its time
     assert s.visited("http://a.cn/b/", "unchanged") is None  # a visit of a page no longer listed: not written
+    assert redis_client.hget(s.key, "http://a.cn/b/") is None
+    assert "kept changing" not in caplog.text  # and not tried again as if another watcher had written
 
 
 def test_a_due_page_is_claimed_by_one_watcher_of_many(redis_client):
