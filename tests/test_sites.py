@@ -145,6 +145,22 @@ def test_a_portals_name_needs_replaces_portal_and_a_name_is_one_site(tmp_path):
         ("[sites.'a/b']\nstart_urls = ['https://a.cn/']\nallow = 'x'\n", "[sites.a/b]: a site's name"),
         ('[sites."a\\u001b[2Jb\\nc"]\nstart_urls = ["https://a.cn/"]\nallow = "x"\n', "[sites.a\\x1b[2Jb\\nc]: a site"),
         ("include_portals = 'yes'\n", "include_portals must be true or false"),
+        ("[sites]\na = 1\n", "[sites.a]: expected a table of keys (start_urls"),
+        (
+            "[sites.a]\nstart_urls = ['https://a.cn/']\nallow = ['x', 2]\n",
+            "allow must be a string or a list of strings",
+        ),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = ['x', ' ']\n", "allow must be a string or a list"),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nreplaces_portal = 1\n", "replaces_portal must be"),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nstrip_params = ['a']\n", "strip_params must be a"),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nstrip_params = 'a('\n", "strip_params 'a(' does not"),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nrender = 'chrome'\n", 'render must be "http" or'),
+        (
+            "[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nrecheck_after = 6\n",
+            "recheck_after must be durations",
+        ),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nrecheck_after = '6x'\n", "recheck_after must be"),
+        ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\ndownload_delay = true\n", "download_delay must be"),
         ("[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nwait_for = '#story'\n", "wait_for is for a site"),
         (
             "[sites.a]\nstart_urls = ['https://a.cn/']\nallow = 'x'\nrender = 'browser'\nwait_for = 3\n",
@@ -352,3 +368,8 @@ def test_relative_paths_in_settings_are_under_data_dir_from_any_directory(tmp_pa
     home = build_settings({"FEED_DIR": "~/feeds"})
     assert setting_path(home, "FEED_DIR") == Path.home() / "feeds"
     assert setting_path(build_settings(), "FEED_DIR") == Path.home() / ".local/share/news-crawler/output"
+
+
+def test_a_sites_file_that_cannot_be_read_is_one_line_with_the_reason(tmp_path):
+    with pytest.raises(SitesFileError, match=r"^sites file .*: cannot be read \(Is a directory\)$"):
+        read_sites_file(str(tmp_path))
