@@ -59,3 +59,37 @@ def test_a_waiting_call_resumes_when_the_server_is_back(server):
         return await task
 
     assert asyncio.run(main()) == 1 and not outage.down
+
+
+def test_an_items_list_past_the_limit_drops_the_article_as_unsettled_else_pushes_it_whole(server, make_crawler):
+    """The Redis list sink: unbounded (``ITEMS_REDIS_MAX = 0``) every article is pushed as it
+    is; with Redis away past the limit the article is Unsettled (no outcome, the next run
+    fetches it again), and the list holds nothing of it."""
+    from scrapy import Spider
+
+    from news_crawler.outcomes.drops import Unsettled
+    from news_crawler.pipelines.redis_export import RedisListPipeline
+
+    class Shop(Spider):
+        name = "shop"
+
+    settings = {"REDIS_URL": server.url, "ITEMS_REDIS_KEY": "%(spider)s:list", "ITEMS_REDIS_MAX": 0}
+    crawler = make_crawler(Shop, settings)
+    pipeline = RedisListPipeline.from_crawler(crawler)
+    client, clock = get_redis(server.url), Clock()
+    pipeline.outage.clock = clock
+    for n in range(3):
+        asyncio.run(pipeline.process_item({"url": f"https://a.cn/{n}", "title": "新闻"}))
+    assert [line.decode() for line in client.lrange("shop:list", 0, -1)] == [
+        f'{{"url": "https://a.cn/{n}", "title": "新闻"}}' for n in range(3)
+    ]
+    assert not crawler.stats.get_value("items/redis_trimmed")  # unbounded: nothing trimmed, nothing counted
+    server.kill()
+    assert not pipeline.outage.probe(client.ping)
+    clock.now = 11 + pipeline.outage.limit
+    with pytest.raises(Unsettled) as e:
+        asyncio.run(pipeline.process_item({"url": "https://a.cn/away", "title": "t"}))
+    assert e.value.url == "https://a.cn/away" and not e.value.ends_lease and e.value.outcome == ""
+    assert "the next run fetches it again" in str(e.value)
+    server.start()
+    assert client.llen("shop:list") == 3
