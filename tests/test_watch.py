@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -276,3 +277,36 @@ def test_a_revisit_reads_a_lists_next_page_only_when_every_article_on_it_was_new
     urls = asyncio.run(read())
     assert ("https://www.a.cn/list_2.html" in urls) == follows
     assert "https://www.a.cn/a/1.html" in urls
+
+
+def test_a_start_page_that_cannot_be_fetched_keeps_its_interval_and_counts_each_failure(
+    tmp_path, redis_server, redis_client
+):
+    """A watched start page whose host refuses every connection: each revisit is recorded as
+    failed (no evidence of its rate), so it keeps the shortest interval instead of backing off,
+    and the watch goes on until told to stop, then exits 1: its one site never answered."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sites = tmp_path / "sites.toml"
+    sites.write_text(f"[sites.down]\nstart_urls = ['http://127.0.0.1:{port}/list/']\nallow = '/a/'\n")
+    web = SimpleNamespace(sites_path=sites)  # watch() and status() read only its sites file
+    proc = watch(tmp_path, web, redis_server.url, "w", RETRY_TIMES="0")
+
+    def failures() -> int:
+        pages = status(redis_server.url, web)["spiders"].get("down", {}).get("watched", [])
+        return pages[0]["visits"].get("failed", 0) if pages else 0
+
+    try:
+        wait_for(lambda: failures() >= 3, 90, "three failed visits of the start page")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 1, (tmp_path / "w.log").read_text()[-3000:]  # its one site never answered
+    finally:
+        proc.kill()
+    (page,) = status(redis_server.url, web)["spiders"]["down"]["watched"]
+    assert set(page["visits"]) == {"failed"} and page["interval"] == 0.5  # REVISIT_MIN, not backed off
+    log = (tmp_path / "w.log").read_text()
+    assert "Traceback" not in log and f"'revisits/failed/down': {page['visits']['failed']}" in log
+    assert "down: every request failed" in log
