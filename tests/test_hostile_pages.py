@@ -370,3 +370,23 @@ def test_the_report_escapes_every_link_and_text_a_page_controls():
     # drops and the most reprinted stories: an href, a title and a text (no headline known) a
     # link, three links; failures: an href and a text
     assert out.count("&amp;b=&quot;&gt;&lt;script&gt;") == 11
+
+
+@pytest.mark.parametrize("timeout,on", [("0", False), ("-1", False), ("0.5", True)])
+def test_stop_timeout_zero_leaves_the_stop_to_scrapy(make_crawler, timeout, on):
+    """``STOP_TIMEOUT = 0`` (docs/configuration.md): Scrapy's own stop, no quick stop at all;
+    any positive time turns it on with that time."""
+    from scrapy import Spider
+    from scrapy.exceptions import NotConfigured
+
+    from news_crawler.crawl.quickstop import QuickStop
+
+    class Site(Spider):
+        name = "stopping"
+
+    crawler = make_crawler(Site, {"STOP_TIMEOUT": timeout})
+    if on:
+        assert QuickStop.from_crawler(crawler).timeout == float(timeout)
+    else:
+        with pytest.raises(NotConfigured):
+            QuickStop.from_crawler(crawler)
