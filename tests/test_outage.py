@@ -93,3 +93,28 @@ def test_an_items_list_past_the_limit_drops_the_article_as_unsettled_else_pushes
     assert "the next run fetches it again" in str(e.value)
     server.start()
     assert client.llen("shop:list") == 3
+
+
+@pytest.mark.parametrize(
+    "record", ['{"format": 0, "sinks": ["a"]}', '{"sinks": ["a"]}', '["a"]', "not json", '{"format": 1}']
+)
+def test_a_delivery_record_of_another_format_is_one_clear_error(make_crawler, redis_client, record):
+    """What an earlier attempt's sinks took is read back only in this version's format; any
+    other record stops the article with one line saying which keys to delete."""
+    from scrapy import Spider
+
+    from news_crawler.errors import UserError
+    from news_crawler.pipelines.delivery import FORMAT, Deliveries
+
+    class Shop(Spider):
+        name = "shop"
+
+    deliveries = Deliveries.of(crawler := make_crawler(Shop), "a")
+    assert Deliveries.of(crawler, "b") is deliveries
+    item = {"url": "https://a.cn/1", "version": 1}
+    redis_client.hset("shop:deliveries", "https://a.cn/2 1", f'{{"format": {FORMAT}, "sinks": ["a"]}}')
+    other = {"url": "https://a.cn/2"}
+    assert asyncio.run(deliveries.has(other, "a")) and not asyncio.run(deliveries.has(other, "b"))
+    redis_client.hset("shop:deliveries", "https://a.cn/1 1", record)
+    with pytest.raises(UserError, match=r"^a delivery record was written by another version .*DELIVERIES_KEY"):
+        asyncio.run(deliveries.has(item, "a"))
