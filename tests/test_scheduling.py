@@ -48,6 +48,25 @@ def test_a_seen_request_is_filtered_across_runs_unless_dont_filter(make_crawler)
     assert crawler.stats.get_value("scheduler/enqueued/redis") == 2  # what was queued, not what was refused
 
 
+def test_flush_on_start_begins_with_an_empty_queue_and_dupefilter(make_crawler, redis_client):
+    """SCHEDULER_FLUSH_ON_START (scrapy-redis'): what a persisted run left, queued or seen,
+    is gone when the next run opens; without it, both stay."""
+    persist = {**SCHEDULER, "SCHEDULER_PERSIST": True}
+    first = open_scheduler(make_crawler(Plain, persist))
+    assert first.enqueue_request(Request("https://example.com/seen"))
+    assert first.next_request() is not None
+    assert first.enqueue_request(Request("https://example.com/queued"))
+    first.close("finished")
+    kept = open_scheduler(make_crawler(Plain, persist))
+    assert len(kept) == 1 and not kept.enqueue_request(Request("https://example.com/seen"))
+    kept.close("finished")
+    flushed = open_scheduler(make_crawler(Plain, {**persist, "SCHEDULER_FLUSH_ON_START": True}))
+    assert len(flushed) == 0 and not redis_client.exists("plain:requests", "plain:dupefilter")
+    assert not redis_client.exists("plain:requests:inflight")  # the lease a run left goes too
+    assert flushed.enqueue_request(Request("https://example.com/seen"))
+    flushed.close("finished")
+
+
 def test_unset_persist_means_scrapy_redis_default_and_forgets_at_close(make_crawler, redis_client):
     scheduler = open_scheduler(make_crawler(Plain, SCHEDULER))
     assert scheduler.persist is False
