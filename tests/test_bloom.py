@@ -61,6 +61,17 @@ def test_a_url_is_remembered_for_the_live_periods_then_forgotten(make_crawler):
     assert not df.request_seen(Request("https://shop.example/old"))
 
 
+@pytest.mark.parametrize("periods,days,ok", [(1, 0.5, True), (0, 1, False), (2, 0, False), (-1, 1, False)])
+def test_periods_are_at_least_one_of_a_positive_length(make_crawler, periods, days, ok):
+    settings = {**BLOOM, "DUPEFILTER_BLOOM_PERIODS": periods, "DUPEFILTER_BLOOM_PERIOD_DAYS": days}
+    if ok:
+        df = BloomDupeFilter.from_crawler(make_crawler(Shop, settings))
+        assert (df.periods, df.period_seconds) == (periods, days * 86_400)
+    else:
+        with pytest.raises(ValueError, match=f"DUPEFILTER_BLOOM_PERIODS must be >= 1 .* got {periods}, {days}"):
+            BloomDupeFilter.from_crawler(make_crawler(Shop, settings))
+
+
 def test_the_scheduler_marks_and_queues_in_one_step_across_runs(make_crawler, redis_client):
     settings = {**BLOOM, "SCHEDULER_PERSIST": True, "DUPEFILTER_BLOOM_CAPACITY": 1000}
     first = RedisScheduler.from_crawler(make_crawler(Shop, settings))

@@ -45,6 +45,44 @@ def test_a_dead_workers_leases_come_back_first_thing_and_only_once(redis_client)
     assert live.in_flight() == 2 and held.url == "https://x.example/mine"
 
 
+def test_an_unreadable_lease_of_a_dead_worker_comes_back_at_priority_zero_then_is_set_aside(redis_client):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    owner = this_owner().split(":")[0] + f":{dead.stdout.strip()}:1"
+    redis_client.zadd("site:requests:inflight", {f"{owner}\nnot a request": 9e12})
+    q = queue(redis_client)
+    assert q.reclaim() == 1 and redis_client.zrange("site:requests", 0, -1, withscores=True) == [(b"not a request", 0)]
+    assert q.pop() is None and redis_client.lrange("site:requests:unreadable", 0, -1) == [b"not a request"]
+
+
+def test_a_live_process_of_this_host_is_not_dead_and_is_sent_no_signal(tmp_path):
+    """Telling a live owner from a dead one only asks (signal 0): a worker of this host that
+    is alive is left alone, never sent a signal that would stop it."""
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, sys, time\n"
+            "for s in (signal.SIGHUP, signal.SIGINT, signal.SIGUSR1, signal.SIGUSR2):\n"
+            "    signal.signal(s, lambda n, f: print('signal', n, flush=True))\n"
+            "signal.signal(signal.SIGTERM, lambda n, f: sys.exit(0))\n"
+            "print('ready', flush=True)\n"
+            "while True: time.sleep(1)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline() == "ready\n"
+        from news_crawler.frontier.leasing.owner import _start_time
+
+        owner = f"{this_owner().split(':')[0]}:{child.pid}:{_start_time(child.pid)}"
+        assert not is_dead_here(owner)
+        assert is_dead_here(f"{this_owner().split(':')[0]}:{child.pid}:1")  # the pid reused by another process
+    finally:
+        child.terminate()
+    assert child.wait(60) == 0 and child.stdout.read() == ""  # no signal but the test's own SIGTERM
+
+
 def test_an_expired_lease_of_a_silent_worker_is_requeued(redis_client):
     expired = request_json.dumps(Request("https://x.example/far").to_dict())
     renewed = request_json.dumps(Request("https://x.example/busy").to_dict())
