@@ -64,6 +64,10 @@ def test_an_edit_is_in_the_fields_not_in_the_chrome_and_a_notice_needs_the_artic
     # a story about deleted posts, edited: still there, so an edit
     story = judge(state, "标题", body + "\n平台称相关内容已被删除。", "平台称相关内容已被删除。")
     assert story.event == "edited"
+    # no notice and no line of article text (a shell, a challenge page): neither an edit nor a deletion
+    shell = judge(state, "请稍候", "正在加载\n验证中", "<p>正在加载</p>")
+    assert (shell.event, shell.changed, shell.state) == ("", [], state)
+    assert judge(state, "标题", "", "").event == ""
 
 
 def crawler_cmd(*args: str, url: str, web: LiveWeb, feed: str) -> list[str]:
