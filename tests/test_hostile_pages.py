@@ -340,6 +340,26 @@ def test_an_article_over_many_pages_joins_exactly_article_max_pages(tmp_path, re
         web.stop()
 
 
+def test_a_later_page_that_fails_ends_the_article_at_the_pages_before_it(tmp_path, redis_server, texts):
+    """Page 2 of an article answers 500 (no retry): the article is kept with its first page,
+    the failure counted and named in one line; a later page is never an outcome of its own."""
+    web = HostileWeb()
+    try:
+        more = "<a href='/news/1_2.html'>下一页</a>"
+        web.add("/news/1.html", article(texts[1]["title"], texts[1]["body"], after=more))
+        web.add("/news/1_2.html", b"<html><body>error</body></html>", status=500)
+        start = web.add("/list.html", list_page(["/news/1.html"]))
+        code, log = run_crawl(tmp_path, redis_server.url, "cut", [start], RETRY_TIMES=0)
+        assert code == 0, log[-3000:]
+        (item,) = feed_items(tmp_path / "cut")
+        assert item["url"].endswith("/news/1.html") and texts[1]["body"][:20] in item["body"]
+        assert web.asked("/news/1_2.html") and stat(log, "pages/article_page_failed/127.0.0.1") == 1
+        assert re.search(r"page http://\S+/news/1_2.html of an article could not be fetched", log)
+        assert stat(log, "outcomes/failed/127.0.0.1") == 0
+    finally:
+        web.stop()
+
+
 def test_the_report_escapes_every_link_and_text_a_page_controls():
     from datetime import date
 
