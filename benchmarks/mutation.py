@@ -937,12 +937,13 @@ def run_tests(copy: Path, tests: list[str], timeout: float) -> tuple[str, str, s
     except subprocess.TimeoutExpired:
         return "timeout", "", ""
     out = run.stdout + run.stderr
-    # "FAILED tests/x.py::test[a parameter with spaces] - the message": the id is up to " - "
+    # "FAILED tests/x.py::test[a parameter with spaces] - the message": the id is up to " - ";
+    # a captured log line ("ERROR    module:file.py:91 ...") names no test
     killer = next(
         (
             line.split(" ", 1)[1].split(" - ", 1)[0]
             for line in out.splitlines()
-            if line.startswith(("FAILED ", "ERROR "))
+            if line.startswith(("FAILED tests/", "ERROR tests/"))
         ),
         "",
     )
