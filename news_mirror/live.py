@@ -78,7 +78,8 @@ class LiveWeb:
         self.fetches: list[ListFetch] = []
         self.article_fetches: list[tuple[str, int, float]] = []  # (site, number, seconds after start)
         self._last_shown: dict[str, str] = {}
-        # After publication: (site, n) -> "404", "410", "home" (a redirect to the list), "notice"
+        # After publication: (site, n) -> "404", "410", "home" (a redirect to the list), "away" (a
+        # redirect to another site), "notice"
         # (a 200 page saying the content was removed), "flaky" (one 503, then the article again)
         self.gone: dict[tuple[str, int], str] = {}
         self.views = 0  # the view counter every article page shows: changes on every fetch
@@ -136,6 +137,8 @@ class LiveWeb:
                     return int(gone), b"<html><body><h1>Not Found</h1></body></html>", {"Content-Type": "text/html"}
                 if gone == "home":
                     return 302, b"", {"Location": f"{base}/{site.name}/"}
+                if gone == "away":
+                    return 302, b"", {"Location": "http://elsewhere.invalid/"}
                 if gone == "flaky":
                     return 503, b"<html><body>busy</body></html>", {"Content-Type": "text/html"}
                 html_page = self._article(site.name, n, removed=gone == "notice")

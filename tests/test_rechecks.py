@@ -107,6 +107,7 @@ def test_rechecks_find_edits_and_deletions_write_versions_and_stop_at_a_deletion
         web.edit("s", 1, title=first[1]["title"] + "（更新）")
         web.edit("s", 2, body=first[2]["body"] + "\n（更正：本文第二段的时间有误，已改正。）")
         web.gone.update({("s", 3): "404", ("s", 4): "410", ("s", 5): "home", ("s", 6): "notice", ("s", 7): "flaky"})
+        web.gone["s", 9] = "away"
         fetched_before = len(web.article_fetches)
         lines = []
         for _ in (1, 2):
@@ -121,11 +122,21 @@ def test_rechecks_find_edits_and_deletions_write_versions_and_stop_at_a_deletion
     assert out.returncode == 0, out.stderr
     events = [json.loads(line) for line in out.stdout.splitlines()]
     by_url = {e["url"].rsplit("/", 1)[1]: e for e in events}
-    assert len(events) == len(by_url) == 7, (tmp_path / "log.txt").read_text()[-3000:]  # each once over two runs
+    assert len(events) == len(by_url) == 8, (tmp_path / "log.txt").read_text()[-3000:]  # each once over two runs
     assert {k for k, e in by_url.items() if e["event"] == "edited"} == {"0.html", "1.html", "2.html"}
-    assert {k for k, e in by_url.items() if e["event"] == "deleted"} == {"3.html", "4.html", "5.html", "6.html"}
+    assert {k for k, e in by_url.items() if e["event"] == "deleted"} == {
+        "3.html",
+        "4.html",
+        "5.html",
+        "6.html",
+        "9.html",
+    }
     assert by_url["1.html"]["changed"] == ["title"] and by_url["0.html"]["changed"] == ["body"]
     assert "HTTP 404" in by_url["3.html"]["reason"] and "redirected" in by_url["5.html"]["reason"]
+    assert (
+        "redirected outside the site" in by_url["9.html"]["reason"]
+        and "elsewhere.invalid" in by_url["9.html"]["reason"]
+    )
     # version 1 of every article from the crawl, version 2 of each edit with its new text
     first_lines = [i for i in lines[0] if i["version"] == 1]
     assert len(first_lines) == 12 and len({i["url"] for i in first_lines}) == 12
@@ -158,14 +169,14 @@ def test_rechecks_find_edits_and_deletions_write_versions_and_stop_at_a_deletion
         ).stdout
     )
     row = status["spiders"]["s"]
-    assert row["changes"] == row["changes_today"] == {"edited": 3, "deleted": 4} and row["rechecks_due"] == 0
+    assert row["changes"] == row["changes_today"] == {"edited": 3, "deleted": 5} and row["rechecks_due"] == 0
     report = tmp_path / "report.html"
     assert run(crawler_cmd("report", "--out", str(report), url=url, web=web, feed="x"), open(os.devnull, "w")) == 0
     page = report.read_text(encoding="utf-8")
-    assert "Edits and deletions rechecks found today (7)" in page and page.count("<td>deleted</td>") == 4
+    assert "Edits and deletions rechecks found today (8)" in page and page.count("<td>deleted</td>") == 5
     # a deleted article is not rechecked past its deletion; the others twice, the flaky one too
     after = [n for site, n, _ in web.article_fetches[fetched_before:]]
-    assert all(after.count(n) == 1 for n in (3, 4, 5, 6)) and all(after.count(n) == 2 for n in (0, 1, 2, 7, 8, 11))
+    assert all(after.count(n) == 1 for n in (3, 4, 5, 6, 9)) and all(after.count(n) == 2 for n in (0, 1, 2, 7, 8, 11))
 
 
 def test_the_recheck_schedule_tracks_once_steps_through_its_entries_and_ends(redis_client):
