@@ -79,6 +79,42 @@ def test_the_nearer_of_an_older_generation_s_match_and_the_newest_s_is_named(
     assert (d.duplicate_of, d.distance, d.rule) == (named, distance, "simhash")
 
 
+@pytest.mark.parametrize(
+    ("older", "newer", "named", "distance"),
+    [
+        ([1, 2, 3], [9], "newer", 1),  # the newer sealed generation's is nearer
+        ([9], [1, 2, 3], "older", 1),  # the older sealed generation's is nearer
+        ([1, 2], [9, 17], "newer", 2),  # as near: the newer generation's stands
+    ],
+)
+def test_between_two_sealed_generations_the_nearer_match_is_named(
+    redis_client, store, clock, older, newer, named, distance
+):
+    a = 0x0123_4567_89AB_CDEF
+    assert store.decide("older", flip(a, older)).kept
+    clock.advance(7)
+    assert store.decide("newer", flip(a, newer)).kept
+    clock.advance(7)
+    d = store.decide("q", a)
+    assert store.generations.numbers() == [2, 1, 0]  # a third generation: both were read from sealed ones
+    assert (d.duplicate_of, d.distance, d.rule) == (named, distance, "simhash")
+
+
+@pytest.mark.parametrize("simhash_first", [True, False])
+def test_between_two_sealed_generations_the_simhash_rule_beats_the_sentence_rule(
+    redis_client, store, clock, simhash_first
+):
+    a = 0x0123_4567_89AB_CDEF
+    by_simhash = ("sim", flip(a, [1, 2, 3]), (), 0)  # 3 bits from the query, no sentences
+    by_sentences = ("sen", flip(a, range(0, 40, 4)), (1, 2, 3, 4, 5), 100)  # 10 bits, its sentences
+    for doc in (by_simhash, by_sentences) if simhash_first else (by_sentences, by_simhash):
+        assert store.decide(*doc).kept
+        clock.advance(7)
+    d = store.decide("q", a, (1, 2, 3, 4, 5), 100)
+    assert store.generations.numbers() == [2, 1, 0]
+    assert (d.duplicate_of, d.distance, d.rule) == ("sim", 3, "simhash")
+
+
 def test_a_fingerprint_is_kept_at_least_the_retention(redis_client, store, clock):
     clock.now = (clock.now // (7 * DAY) + 1) * 7 * DAY - 1  # the last second of a generation
     store.decide("a", 42)
