@@ -7,7 +7,7 @@ import pytest
 
 from news_crawler.dedup.fingerprint import distance
 from news_crawler.dedup.index import Document, MemoryStore, RedisStore, SentenceRule
-from news_crawler.dedup.index.base import id_key
+from news_crawler.dedup.index.base import Published, id_key
 from news_crawler.dedup.index.drop_records import drop_hashes, read_records
 from news_crawler.dedup.index.kept_ids import id_hash
 
@@ -365,3 +365,34 @@ def test_a_document_the_index_cannot_hold_is_refused_before_anything_is_decided(
     with pytest.raises(ValueError, match=bad.id):
         store.decide_many([Document("fine", 7), bad])
     assert store.lookup("fine") is None and store.counts()["kept"] == 0
+
+
+@pytest.mark.parametrize(
+    "doc,problem",
+    [
+        (Document("a", 1 << 64), "a simhash is an integer of 64 bits"),
+        (Document("a", -1), "a simhash is an integer of 64 bits"),
+        (Document("a", 1, (1 << 24,), 10), "sentence keys must be 24-bit"),
+        (Document("a", 1, (1,), 256), "the length code a byte"),
+        (Document("a", 1, tuple(range(256)), 10), "at most 255 sentence keys, got 256"),
+        (Document("a", 1, published=Published(0, 5)), "a publication time is between 1970 and 2106"),
+        (Document("a", 1, published=Published(6, 5)), "a publication time is between"),
+        (Document("a", 1, published=Published(1, 1 << 32)), "a publication time is between"),
+        (Document("a", 1, outlet=1 << 32), "outlet keys are 32-bit"),
+        (Document("a", 1, credits=-1), "outlet keys are 32-bit"),
+    ],
+)
+def test_a_document_the_index_cannot_hold_is_refused_before_any_write(redis_client, doc, problem):
+    store = RedisStore(redis_client, "limits", sentences=SentenceRule())
+    with pytest.raises(ValueError, match=problem):
+        store.decide_many([doc])
+    assert not list(redis_client.scan_iter(match="limits:*"))
+    edge = Document("b", (1 << 64) - 1, tuple(range(255)), 255, Published(1, (1 << 32) - 1), (1 << 32) - 1, 0)
+    assert store.decide_many([edge])[0].kept  # every field at its limit is held
+
+
+@pytest.mark.parametrize("match,distance", [(0, 3), (1, 65), (1, -1), (1.5, 3)])
+def test_a_sentence_rule_out_of_range_is_refused(match, distance):
+    with pytest.raises(ValueError, match="sentence match must be a positive integer|sentence max distance"):
+        SentenceRule(match=match, max_distance=distance)
+    assert SentenceRule(match=1, max_distance=64).max_distance == 64
