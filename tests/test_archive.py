@@ -206,3 +206,30 @@ def test_news_dedup_archive_prints_one_line_and_stats_show_what_a_fingerprint_ta
     assert stats["fingerprints"] == 3000
     again = dedup("check", "-", stdin=lines)  # every line a replay of the archived decision
     assert again.returncode == 0 and all(json.loads(x)["replay"] for x in again.stdout.splitlines())
+
+
+def test_an_archive_of_another_format_is_one_line_naming_the_fix(redis_server, redis_client):
+    lines = "\n".join(
+        json.dumps({"id": f"https://news.example.com/{n}.html", "simhash": f"{n * 0x9E3779B97F4A7C15 % 2**64:016x}"})
+        for n in range(1, 40)
+    )
+
+    def dedup(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "news_crawler.cli.dedup", *args, "--redis-url", redis_server.url]
+        return subprocess.run(command, input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+    assert dedup("check", "-", "--namespace", "old", stdin=lines).returncode == 0
+    assert dedup("archive", "--all", "--namespace", "old").returncode == 0
+    meta = json.loads(redis_client.get("old:g0:A:meta"))
+    redis_client.set("old:g0:A:meta", json.dumps({**meta, "format": "archive 0"}))
+    refused = dedup("check", "-", "--namespace", "old", stdin=lines)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr == (
+        "news-dedup: the archived generation 'old:g0:' holds an archive of format 'archive 0'; this version "
+        "reads 'archive 1' only: use a new DEDUP_NAMESPACE, or remove the old index with "
+        "`news-dedup forget --all --namespace old`\n"
+    )
+    assert dedup("forget", "--all", "--namespace", "old").returncode == 0  # the fix it names works
+    again = dedup("check", "-", "--namespace", "old", stdin=lines)
+    decided = [json.loads(x) for x in again.stdout.splitlines()]
+    assert again.returncode == 0 and len(decided) == 39 and not any(d.get("replay") for d in decided)

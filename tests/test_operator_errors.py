@@ -86,6 +86,22 @@ def test_an_index_of_another_format_stops_a_crawl_before_it_starts(redis_server,
         ), cmd
 
 
+def test_an_archive_of_another_format_stops_a_crawl_before_it_starts(redis_server, redis_client):
+    line = json.dumps({"id": "https://a.cn/1.html", "simhash": "0123456789abcdef"})
+    made = run([*DEDUP, "check", "-", "--namespace", "oldarch"], stdin=line, REDIS_URL=redis_server.url)
+    assert made.returncode == 0, made.stderr
+    assert run([*DEDUP, "archive", "--all", "--namespace", "oldarch"], REDIS_URL=redis_server.url).returncode == 0
+    redis_client.set("oldarch:g0:A:meta", b"not the archive's metadata")
+    for cmd in ([*SCRAPY, "crawl", "sina"], [*CRAWLER, "crawl", "sina"], [*DEDUP, "stats", "--namespace", "oldarch"]):
+        result = run(cmd, REDIS_URL=redis_server.url, DEDUP_NAMESPACE="oldarch")
+        assert result.returncode == 2, cmd
+        assert one_line(result).endswith(
+            "the archived generation 'oldarch:g0:' holds an archive of format None; this version reads "
+            "'archive 1' only: use a new DEDUP_NAMESPACE, or remove the old index with "
+            "`news-dedup forget --all --namespace oldarch`"
+        ), cmd
+
+
 @pytest.mark.parametrize(
     "setting,allowed",
     [

@@ -71,13 +71,16 @@ def layout_from_settings(settings: Any) -> Layout:
 
 
 def check_index(settings: Any) -> None:
-    """Stop with one line (``IndexFormatError``) when ``DEDUP_NAMESPACE`` holds an index of
-    another format: before a crawl starts, not at its first article."""
+    """Stop with one line (``IndexFormatError``, ``ArchiveFormatError``) when ``DEDUP_NAMESPACE``
+    holds an index or an archived generation of another format: before a crawl starts, not at
+    its first article."""
     if settings.getbool("DEDUP_ENABLED"):
         from news_crawler import connection
 
         client = connection.from_settings(settings)
         try:
-            store_from_settings(settings, client).generations.check_format()
+            generations = store_from_settings(settings, client).generations
+            generations.check_format()
+            generations.check_archives()
         finally:
             client.close()

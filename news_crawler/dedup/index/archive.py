@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from news_crawler.dedup.index.layout import Layout
+from news_crawler.errors import UserError
 
 FORMAT = "archive 1"
 BLOCK = 128  # fingerprints a block of the table
@@ -373,13 +374,35 @@ def encode(contents: Contents, layout: Layout, stats: dict[str, Any]) -> dict[st
     return keys
 
 
+class ArchiveFormatError(UserError):
+    """An archived generation written in a format this version does not read."""
+
+
+def check_meta(prefix: str, raw: bytes | None) -> dict[str, Any]:
+    """The archive metadata ``raw`` of the generation at ``prefix`` ({} for none);
+    ``ArchiveFormatError`` (one line naming the fix) for an archive of another format."""
+    if not raw:
+        return {}
+    try:
+        meta = json.loads(raw)
+        found = meta.get("format") if isinstance(meta, dict) else None
+    except ValueError:
+        meta, found = {}, None
+    if found != FORMAT:
+        namespace = prefix.strip("{}:").rsplit(":g", 1)[0] or "NAMESPACE"
+        raise ArchiveFormatError(
+            f"the archived generation {prefix!r} holds an archive of format {found!r}; this version reads "
+            f"{FORMAT!r} only: use a new DEDUP_NAMESPACE, or remove the old index with "
+            f"`news-dedup forget --all --namespace {namespace}`"
+        )
+    return dict(meta)
+
+
 class Reader:
     """An archived generation as a process reads it: decoded when first read, then held."""
 
-    def __init__(self, keys: dict[str, bytes]) -> None:
-        meta = json.loads(keys["A:meta"])
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"an archive of format {meta.get('format')!r}; this version reads {FORMAT!r}")
+    def __init__(self, keys: dict[str, bytes], prefix: str = "") -> None:
+        meta = check_meta(prefix, keys["A:meta"])
         self.meta = meta
         self.layout = Layout.parse(*_spec(meta["layout"]))
         count = int(meta["count"])
@@ -633,7 +656,7 @@ def archive_generation(client: Any, prefix: str, layout: Layout, rotate: int, li
 
 def load(client: Any, prefix: str) -> Reader:
     values = client.mget([prefix + k for k in ARCHIVE_KEYS])
-    return Reader({k: v or b"" for k, v in zip(ARCHIVE_KEYS, values)})
+    return Reader({k: v or b"" for k, v in zip(ARCHIVE_KEYS, values)}, prefix)
 
 
 def stored_bytes(client: Any, prefix: str) -> int:

@@ -234,6 +234,12 @@ class Generations:
                 f"--max-distance {k}) or another DEDUP_NAMESPACE"
             )
 
+    def check_archives(self) -> None:
+        """Stop on an archived generation of another format (``archive.ArchiveFormatError``):
+        before a crawl starts, not at its first article."""
+        for _, _, prefix in self._read():
+            archive.check_meta(prefix, self.client.get(prefix + "A:meta"))
+
     def _problem(self, what: str) -> str:
         return (
             f"the index in namespace {self.namespace!r} holds {what}; this version reads format "
