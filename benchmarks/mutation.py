@@ -725,6 +725,11 @@ def lua_mutants(packages: list[str]) -> list[Mutant]:
 # Mutants no behaviour can tell from the code, by identity (file | operator | line text),
 # each with its reason. A key whose line is gone no longer matters.
 EQUIVALENT: dict[str, str] = {
+    "news_crawler/pipelines/validate.py | NumberReplacer | "
+    'return f"an error or removal notice, not an article ({printable(notice, 60)!r})", "notice"': (
+        "a notice is a match that ends within a text's first 52 characters (NOTICE_WITHIN + 40): "
+        "never as long as either bound"
+    ),
     "news_crawler/frontier/scheduler.py | ReplaceFalseWithTrue | loop.start(seconds, now=False)": (
         "a loop's first run at open, when the scheduler opens: the watch finds no outage, and the renewal "
         "holds no lease yet and reclaims none the open's own reclaim just left"
