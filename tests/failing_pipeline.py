@@ -72,3 +72,19 @@ class UnsettleURL(FailOnURL):
         if item["url"] == self.url:
             raise Unsettled("not stored, the next run fetches it again", item["url"])
         return item
+
+
+class FailingJsonLinesExporter:
+    """A FEEDS format (``FEED_EXPORTERS``) that cannot take the article at ``fail_url`` (its
+    ``item_export_kwargs``): JSON Lines otherwise."""
+
+    def __new__(cls, file, fail_url: str = "", **kwargs):
+        from scrapy.exporters import JsonLinesItemExporter
+
+        class Failing(JsonLinesItemExporter):
+            def export_item(self, item):
+                if item.get("url") == fail_url:
+                    raise OSError("the feed's disk is full")
+                return super().export_item(item)
+
+        return Failing(file, **kwargs)

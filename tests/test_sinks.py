@@ -85,6 +85,39 @@ def test_every_sink_holds_what_the_feed_holds_after_a_crawl_of_the_mirror(
         assert conn.execute("SELECT version FROM news_crawler_schema").fetchall() == [(SCHEMA_VERSION,)]
 
 
+def test_a_feed_that_cannot_take_an_article_fails_it_and_the_next_run_writes_it_once(tmp_path, redis_server):
+    """FEEDS as a sink: an export that raises is the article's error (the crawl exits 1, the
+    other sinks' copies are recorded); the next run writes it to that feed and nowhere twice."""
+    mirror, server, url = start()
+    victim = sorted(u for u, p in mirror.catalog.pages.items() if p.site == "sina" and p.day == 1)[0]
+    scrapy_feed = tmp_path / "scrapy.jsonl"
+
+    def settings(fail_url: str) -> dict[str, str]:
+        feed = {"format": "failing", "item_export_kwargs": {"fail_url": fail_url}}
+        return {
+            "FEED_EXPORTERS": json.dumps({"failing": "tests.failing_pipeline.FailingJsonLinesExporter"}),
+            "FEEDS": json.dumps({str(scrapy_feed): {**feed, "overwrite": False}}),
+            "RETRY_TIMES": "0",
+        }
+
+    try:
+        run1 = crawl(
+            tmp_path, redis_server.url, url, spiders=["sina"], name="run1", settings=settings(victim), wait=False
+        )
+        assert run1.wait(300) == 1  # an article was not kept everywhere: the run says so
+        log = (tmp_path / "run1.log").read_text()
+        assert "FEEDS could not take the article (OSError: the feed's disk is full)" in log
+        first = [json.loads(line)["url"] for line in scrapy_feed.read_text().splitlines()]
+        assert first and victim not in first
+        _, items2 = crawl(tmp_path, redis_server.url, url, spiders=["sina"], name="run2", settings=settings(""))
+    finally:
+        server.shutdown()
+    written = Counter(json.loads(line)["url"] for line in scrapy_feed.read_text().splitlines())
+    fed = Counter(i["url"] for i in load(tmp_path / "run1")[1] + items2)
+    assert written[victim] == 1 and max(written.values()) == 1 and max(fed.values()) == 1
+    assert set(written) == set(fed)
+
+
 def test_a_database_stopped_mid_crawl_loses_nothing_and_duplicates_nothing(
     tmp_path, redis_server, redis_client, database
 ):
