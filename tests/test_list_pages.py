@@ -92,9 +92,8 @@ def site(sina_articles):
         "application/atom+xml",
     )
     xhtml = list_page(urls[2:4]).decode().replace("<html>", "<html xmlns='http://www.w3.org/1999/xhtml'>")
-    mirror.add(
-        f"{SITE}/list.xhtml", ("<?xml version='1.0' encoding='utf-8'?>" + xhtml).encode(), "application/xhtml+xml"
-    )
+    # served as XML, as older CMSs serve XHTML (Scrapy makes it an XmlResponse, not an HtmlResponse)
+    mirror.add(f"{SITE}/list.xhtml", ("<?xml version='1.0' encoding='utf-8'?>" + xhtml).encode(), "text/xml")
     mirror.add(
         f"{SITE}/news/index.html",
         list_page([urls[4], story, story.replace(".html", "_2.html")], "<a href='index_2.html'>下一页</a>"),
