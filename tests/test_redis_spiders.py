@@ -40,3 +40,16 @@ def test_batch_size_setting_still_counts(redis_server, redis_client):
     settings = {"REDIS_URL": redis_server.url, "REDIS_START_URLS_BATCH_SIZE": 2}
     spider = Feed.from_crawler(project_crawler(Feed, settings_dict=settings))
     assert len(list(spider.next_requests())) == 2 and redis_client.llen("feed:start_urls") == 3
+
+
+def test_a_sorted_set_of_start_urls_is_read_highest_score_first_from_our_redis(redis_server, redis_client):
+    """REDIS_START_URLS_AS_ZSET (scrapy-redis'): the start URLs of a sorted set, read and
+    removed through the one client, highest score first; its size counted there too."""
+    redis_client.zadd("feed:start_urls", {"https://d.example/low": 1, "https://d.example/high": 9})
+    settings = {"REDIS_URL": redis_server.url, "REDIS_START_URLS_AS_ZSET": True, "REDIS_START_URLS_BATCH_SIZE": 1}
+    spider = Feed.from_crawler(project_crawler(Feed, settings_dict=settings))
+    assert spider.server.get_connection_kwargs()["port"] == redis_server.port
+    assert spider.count_size(spider.redis_key) == 2
+    assert [r.url for r in spider.next_requests()] == ["https://d.example/high"]
+    assert [r.url for r in spider.next_requests()] == ["https://d.example/low"]
+    assert spider.count_size(spider.redis_key) == 0 and redis_client.zcard("feed:start_urls") == 0
