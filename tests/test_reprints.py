@@ -149,6 +149,18 @@ def test_story_lists_the_original_and_every_copy_and_explain_says_why_neighbours
         assert all(c["rule"] in ("simhash", "sentences") and c["time"] for c in story[1:])
     missing = run(["story", *common, "https://x.cn/none"])
     assert missing.returncode == 1 and "no decision recorded" in missing.stderr
+    # --scan: only the newest drop records are read (the c.cn copy was dropped last)
+    newest = [json.loads(line) for line in run(["story", *common, "--scan", "1", lines[0]["id"]]).stdout.splitlines()]
+    assert newest[0]["copies"] == 1 and [c["id"] for c in newest[1:]] == ["https://c.cn/n/2.html"]
+    drops = [json.loads(line)["id"] for line in run(["drops", *common, "--limit", "1"]).stdout.splitlines()]
+    assert drops == ["https://c.cn/n/2.html"]
+    for bad in (["story", *common, "--scan", "0", lines[0]["id"]], ["drops", *common, "--limit", "-1"]):
+        refused = run(bad)
+        assert refused.returncode == 2 and "expected a whole number of 1 or more" in refused.stderr.splitlines()[-1]
+    # explain by fingerprint, at most --limit nearest
+    fp = json.loads(out.stdout.splitlines()[0])["simhash"]
+    by_simhash = json.loads(run(["explain", *common, "--simhash", fp, "--limit", "1", "--json"]).stdout)
+    assert by_simhash["simhash"] == fp and [n["id"] for n in by_simhash["nearest"]] == ["https://a.cn/news/1.html"]
     # Two close articles both kept (distance 0 only, no sentence rule): explain says why each stays.
     strict = ["--redis-url", redis_server.url, "--namespace", "strict", "-s", "DEDUP_MAX_DISTANCE=0"]
     strict += ["-s", "DEDUP_SENTENCES=false"]

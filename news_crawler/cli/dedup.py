@@ -23,6 +23,7 @@ from typing import IO, Any, cast
 import redis
 
 from news_crawler import connection
+from news_crawler.cli.argtypes import positive
 from news_crawler.cli.check import check, read_lines
 from news_crawler.cli.check_workers import default_workers
 from news_crawler.cli.progress import Progress
@@ -467,7 +468,9 @@ def build_parser() -> argparse.ArgumentParser:
     body = p.add_mutually_exclusive_group()
     body.add_argument("--text", help="an article body")
     body.add_argument("--file", help="a file holding an article body, '-' for stdin")
-    p.add_argument("--limit", type=int, default=5, help="nearest kept articles and sentence holders shown, at most")
+    p.add_argument(
+        "--limit", type=positive, default=5, help="nearest kept articles and sentence holders shown, at most"
+    )
     p.add_argument("--json", action="store_true", help="one line of JSON")
     p.set_defaults(func=cmd_explain)
 
@@ -487,7 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("story", parents=[common], help="the first kept article of a story and every copy of it dropped")
     p.add_argument("id", metavar="ID", help="an article's id (its URL): the original or any of its copies")
-    p.add_argument("--scan", type=int, default=1_000_000, help="drop records read, newest first, at most")
+    p.add_argument("--scan", type=positive, default=1_000_000, help="drop records read, newest first, at most")
     p.set_defaults(func=cmd_story)
 
     p = sub.add_parser(
@@ -499,7 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_archive)
 
     p = sub.add_parser("drops", parents=[common], help="recorded near-duplicates and what they duplicate, newest first")
-    p.add_argument("--limit", type=int, default=100, help="records shown, at most (default 100)")
+    p.add_argument("--limit", type=positive, default=100, help="records shown, at most (default 100)")
     p.set_defaults(func=cmd_drops)
     return parser
 

@@ -13,6 +13,7 @@ import argparse
 from datetime import date
 
 from news_crawler.cli import options
+from news_crawler.cli.argtypes import positive
 from news_crawler.printable import json_line, printable
 
 OUTCOMES = ("kept", "duplicate", "invalid", "gone", "robots", "failed", "given_up", "error")
@@ -47,12 +48,6 @@ def cmd_outcomes(args: argparse.Namespace) -> int:
         shown = min(len(found), args.limit)
         print(f"{shown} of {len(found)} URLs" + (" (--limit N for more)" if len(found) > shown else ""))
     return 0
-
-
-def positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of 1 or more, got {text!r}")
-    return int(text)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
