@@ -317,6 +317,11 @@ def test_alerts_on_both_channels_once_a_day_and_one_recovery_each(tmp_path, redi
         sent = runs.json("alerts", "--json")
         assert len(sent) == 4 and all(e["channels"] == {"webhook": "sent", "email": "sent"} for e in sent)
         assert runs.json("alerts", "--json", "--site", "alpha") == []
+        # --since: those at or after a time (inclusive), none after the newest
+        newest = max(e["run_at"] for e in sent)
+        assert runs.json("alerts", "--json", "--since", newest) == [e for e in sent if e["run_at"] == newest]
+        later = (datetime.fromisoformat(newest) + timedelta(seconds=1)).isoformat()
+        assert runs.json("alerts", "--json", "--since", later) == []
 
         # both healed: one recovery for each alert, no problem alert
         web.sites["beta"].hidden = web.sites["gamma"].down = False
