@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,12 @@ def test_rechecks_find_edits_and_deletions_write_versions_and_stop_at_a_deletion
     assert out.returncode == 0, out.stderr
     events = [json.loads(line) for line in out.stdout.splitlines()]
     by_url = {e["url"].rsplit("/", 1)[1]: e for e in events}
+    newest = max(e["at"] for e in events)  # --since: those at or after a time, none after the newest
+    since = [*crawler_cmd("changes", "--json", "--since", newest, url=url, web=web, feed="x")]
+    at_newest = subprocess.run(since, cwd=ROOT, capture_output=True, text=True).stdout.splitlines()
+    assert [json.loads(line) for line in at_newest] == [e for e in events if e["at"] == newest]
+    since[since.index(newest)] = (datetime.fromisoformat(newest) + timedelta(seconds=1)).isoformat()
+    assert subprocess.run(since, cwd=ROOT, capture_output=True, text=True).stdout == ""
     assert len(events) == len(by_url) == 8, (tmp_path / "log.txt").read_text()[-3000:]  # each once over two runs
     assert {k for k, e in by_url.items() if e["event"] == "edited"} == {"0.html", "1.html", "2.html"}
     assert {k for k, e in by_url.items() if e["event"] == "deleted"} == {
