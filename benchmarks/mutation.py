@@ -13,7 +13,8 @@ operand, a positional argument; a named constant or a default is a tuning choice
 ``+`` for ``-``, ``break`` for ``continue``, a ``for`` loop that runs no time; and three of our
 own in cosmic-ray's ``Operator`` interface: a keyword argument dropped (an option of a step:
 ``nx=True``, ``timeout=...``), a ``while`` loop made a single step (``if``), and an ``except``
-that catches nothing (``except ():``). Nothing inside a logging call is mutated. The Lua
+that catches nothing (``except ():``). Nothing inside a logging call is mutated, nor how much
+of a text a message shows (``printable(why, 200)``). The Lua
 scripts get the hand-written mutants of ``LUA_MUTANTS``: an option of an atomic step dropped,
 a comparison turned.
 
@@ -43,7 +44,6 @@ import collections
 import hashlib
 import json
 import os
-import random
 import re
 import shutil
 import subprocess
@@ -85,6 +85,10 @@ CORE_OPERATORS = [
     "ZeroIterationForLoop",
 ]
 STARTED = "collection"  # the coverage context of a process before any test runs in it
+# Which positions the operators mutate: bumped when a rule changes them (the numbers a message
+# shows left out, say), so that a file's mutants are found again; a result counts for a mutant
+# only while its line and its mutated text are the mutant's (``result_for``).
+POSITIONS = 2
 LOGGING = {"debug", "info", "warning", "error", "exception", "critical", "log", "warn"}
 
 
@@ -110,14 +114,29 @@ def _in_logging_call(node: parso.tree.NodeOrLeaf) -> bool:
 LITERALS = ("param", "argument", "annassign", "atom", "testlist_comp", "dictorsetmaker", "testlist_star_expr")
 
 
+SHOWN = {"printable", "short_url", "short_urls"}  # how much of a text a message shows: a tuning choice
+
+
+def _is_shown_length(node: parso.tree.NodeOrLeaf) -> bool:
+    """``node`` is an argument of ``printable(text, 200)`` or ``short_url(url, 120)``."""
+    parent = node.parent
+    if parent is not None and parent.type == "arglist":
+        parent = parent.parent
+    if parent is None or parent.type != "trailer" or parent.children[0].value != "(":
+        return False
+    callee = parent.get_previous_sibling()
+    return callee is not None and callee.type == "name" and callee.value in SHOWN
+
+
 def _is_bound(number: tree.Number) -> bool:
     """A number where moving it by one moves a bound: not a named constant, a default, a
-    keyword argument's value or an entry of a literal table."""
+    keyword argument's value, an entry of a literal table or how much of a text a message
+    shows."""
     node = number
     while node.parent is not None and node.parent.type == "factor":  # -1
         node = node.parent
     parent = node.parent
-    if parent is None:
+    if parent is None or _is_shown_length(node):
         return False
     table_entry = node
     while table_entry.parent is not None and table_entry.parent.type in ("term", "arith_expr", "factor"):
@@ -654,8 +673,9 @@ def python_mutants(packages: list[str], cache_path: Path | None = None) -> list[
         for path in files:
             source = path.read_text(encoding="utf-8")
             digest = hashlib.sha1(source.encode()).hexdigest()[:12]
-            if digest in cache:
-                found += [Mutant(**m) for m in cache[digest]]
+            cached = f"{POSITIONS}:{digest}"
+            if cached in cache:
+                found += [Mutant(**m) for m in cache[cached]]
                 continue
             lines = source.splitlines()
             module = get_ast(source)
@@ -687,7 +707,7 @@ def python_mutants(packages: list[str], cache_path: Path | None = None) -> list[
                                 digest=digest,
                             )
                         )
-            cache[digest] = [asdict(m) for m in mine]
+            cache[cached] = [asdict(m) for m in mine]
             found += mine
     if cache_path:
         cache_path.write_text(json.dumps(cache))
@@ -1005,11 +1025,27 @@ def verify_kills(work: Path, results: dict[str, Result], copy: Path) -> set[str]
     return flaky
 
 
+def sampled(mutant: Mutant, fraction: float, seed: int) -> bool:
+    """Whether ``mutant`` is in the sample of ``fraction`` drawn with ``seed``: by a hash of
+    what it is, so that a mutant stays in (or out of) a sample however the others change."""
+    digest = hashlib.sha1(f"{seed}|{mutant.identity}|{mutant.mutated}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") < fraction * 2**64
+
+
+def result_for(results: dict[str, Result], mutant: Mutant) -> Result | None:
+    """``mutant``'s result, or None: not run, or run as another mutant the same key named
+    before a rule moved the operators' positions."""
+    result = results.get(mutant.key)
+    if result is None or result.identity != mutant.identity or result.mutated != mutant.mutated:
+        return None
+    return result
+
+
 def report(mutants: list[Mutant], results: dict[str, Result], show_survivors: bool) -> None:
     by_package: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     survivors = []
     for mutant in mutants:
-        result = results.get(mutant.key)
+        result = result_for(results, mutant)
         if result is None:
             by_package[mutant.package]["not run"] += 1
             continue
@@ -1055,7 +1091,7 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     mutants = [] if args.only_lua else python_mutants(packages, args.work / "mutants-cache.json")
     if args.sample < 1.0:
-        mutants = random.Random(args.seed).sample(mutants, round(len(mutants) * args.sample))
+        mutants = [m for m in mutants if sampled(m, args.sample, args.seed)]
     if not args.no_lua:
         mutants += lua_mutants([p.removesuffix(".py") for p in packages])
     results = load_results(args.work)
@@ -1067,7 +1103,7 @@ def main() -> None:
         if args.coverage_only:
             return
     selection = Selection(args.work)
-    todo = [m for m in mutants if m.key not in results]
+    todo = [m for m in mutants if result_for(results, m) is None]
     print(f"{len(mutants)} mutants, {len(todo)} to run, {args.workers} workers", flush=True)
     copies = []
     for n in range(args.workers):
@@ -1098,7 +1134,7 @@ def main() -> None:
     flaky = verify_kills(args.work, results, copies[0])
     if flaky:
         print(f"tests that fail on the unmutated code too: {sorted(flaky)}; their kills run again", flush=True)
-        again = [m for m in mutants if results.get(m.key) and results[m.key].killer in flaky]
+        again = [m for m in mutants if (r := result_for(results, m)) is not None and r.killer in flaky]
         for mutant in again:
             result = run_mutant(copies[0], mutant, selection)
             results[result.key] = result
