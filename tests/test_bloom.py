@@ -72,6 +72,21 @@ def test_periods_are_at_least_one_of_a_positive_length(make_crawler, periods, da
             BloomDupeFilter.from_crawler(make_crawler(Shop, settings))
 
 
+def test_seen_many_tells_seen_from_unseen_without_marking_any(make_crawler, redis_client):
+    df = BloomDupeFilter.from_crawler(make_crawler(Shop, BLOOM))
+    old, new = Request("https://shop.example/old"), Request("https://shop.example/new")
+    assert not df.request_seen(old)
+    assert df.seen_many([old, new, old]) == [True, False, True]
+    assert df.seen_many([new]) == [False]  # asking marked nothing
+    assert not df.request_seen(new) and df.seen_many([new]) == [True]
+
+
+def test_a_bloom_dupefilter_built_by_hand_logs_as_scrapy_redis_does(redis_client):
+    """Built outside a crawl with only what it needs: not in debug mode (scrapy-redis' default)."""
+    df = BloomDupeFilter(redis_client, "hand:dupefilter", capacity=1000, error=0.01, period_days=1, periods=1)
+    assert df.debug is False and not df.request_seen(Request("https://shop.example/a"))
+
+
 def test_the_scheduler_marks_and_queues_in_one_step_across_runs(make_crawler, redis_client):
     settings = {**BLOOM, "SCHEDULER_PERSIST": True, "DUPEFILTER_BLOOM_CAPACITY": 1000}
     first = RedisScheduler.from_crawler(make_crawler(Shop, settings))
