@@ -65,6 +65,8 @@ def test_two_daily_runs_keep_each_story_once_and_fetch_only_new_articles(
     assert max(fetched1.values()) == 1  # each fetched once
 
     kept = {i["url"]: i for i in items}
+    raw = "".join(f.read_text(encoding="utf-8") for f in (tmp_path / "day1").glob("*/*.jsonl"))
+    assert items[0]["title"] in raw and "\\u" not in raw  # UTF-8, Chinese as it is: never \u escapes
     for item in items:
         assert CONTRACT <= item.keys() and item["body"] and len(item["simhash"]) == 16
         assert (
