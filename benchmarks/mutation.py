@@ -3,7 +3,7 @@ planted one at a time, make a test fail.
 
     python benchmarks/mutation.py [--packages frontier,dedup] [--workers 2] [--work DIR]
                                   [--sample FRACTION --seed N] [--no-lua] [--only-lua]
-                                  [--coverage-only] [--survivors]
+                                  [--coverage-only] [--survivors] [--again] [--report]
 
 The mutants are cosmic-ray's (parso-based) operators, chosen for the bugs this project has
 had: a comparison's boundary moved (``<`` for ``<=``), a test turned (``==`` for ``!=``, ``is``
@@ -1089,6 +1089,9 @@ def main() -> None:
     parser.add_argument("--coverage-only", action="store_true", help="measure which tests reach which lines, then stop")
     parser.add_argument("--survivors", action="store_true", help="list every survivor")
     parser.add_argument("--report", action="store_true", help="only print the table of the results so far")
+    parser.add_argument(
+        "--again", action="store_true", help="run only the survivors of earlier runs again (after new tests)"
+    )
     args = parser.parse_args()
     known = {p.removesuffix(".py"): p for p in PACKAGES}
     packages = [known.get(p, p) for p in args.packages.split(",")]
@@ -1107,7 +1110,12 @@ def main() -> None:
         if args.coverage_only:
             return
     selection = Selection(args.work)
-    todo = [m for m in mutants if result_for(results, m) is None]
+    if args.again:
+        left = ("survived", "unreached")
+        todo = [m for m in mutants if (r := result_for(results, m)) is not None and r.status in left]
+        todo = [m for m in todo if m.identity not in EQUIVALENT]
+    else:
+        todo = [m for m in mutants if result_for(results, m) is None]
     print(f"{len(mutants)} mutants, {len(todo)} to run, {args.workers} workers", flush=True)
     copies = []
     for n in range(args.workers):
