@@ -177,3 +177,17 @@ def test_a_project_that_names_no_add_on_is_told_in_one_line_to_name_it(redis_ser
     assert named.settings.get("DOWNLOADER") == "news_crawler.crawl.downloader.Downloader"
     own = get_crawler(Shop, {"ADDONS": {"news_crawler.addon.NewsCrawler": 0}, "DOWNLOADER": "my.Downloader"})
     assert own.settings.get("DOWNLOADER") == "my.Downloader"
+
+
+def test_the_stream_entry_names_url_and_version_and_an_item_without_one_is_version_1(make_crawler, redis_client):
+    from news_crawler.pipelines.redis_export import RedisStreamPipeline
+
+    crawler = make_crawler(Shop, {"ITEMS_REDIS_STREAM": "%(spider)s:stream", "ITEMS_REDIS_STREAM_MAXLEN": 0})
+    push_item(crawler, RedisStreamPipeline, {"url": "https://shop.example/a", "title": "新闻"})
+    push_item(crawler, RedisStreamPipeline, {"url": "https://shop.example/a", "version": 3, "title": "新闻"})
+    entries = [fields for _, fields in redis_client.xrange("shop:stream")]
+    assert [(e[b"url"], e[b"version"]) for e in entries] == [
+        (b"https://shop.example/a", b"1"),
+        (b"https://shop.example/a", b"3"),
+    ]
+    assert json.loads(entries[1][b"item"]) == {"url": "https://shop.example/a", "version": 3, "title": "新闻"}
