@@ -357,3 +357,22 @@ def test_a_value_every_sink_can_store_has_no_nul_control_or_lone_surrogate_howev
 
     raw = {"key\x00": ["tags\x00\x1f", {"caption\ud800": "图\x0b\x0c片\x1f"}], "n": 3, "body": "第一段\t\n第二段\r\x7f"}
     assert well_formed(raw) == {"key": ["tags", {"caption\ufffd": "图片"}], "n": 3, "body": "第一段\t\n第二段\r\x7f"}
+
+
+def test_extract_reads_a_file_as_the_content_type_given(tmp_path):
+    """--content-type stands for the server's header: what the page is, and its charset."""
+    saved = tmp_path / "page.html"
+    saved.write_bytes(page("记者 孙丽").encode("gbk"))  # no charset anywhere in the page
+
+    def extract(content_type: str) -> tuple[int, dict]:
+        result = subprocess.run(
+            [sys.executable, "-m", "news_crawler.cli.crawler", "extract", str(saved),
+             "--url", "https://news.example.cn/1.html", "--content-type", content_type],
+            capture_output=True, text=True, cwd=ROOT, timeout=120,
+        )  # fmt: skip
+        return result.returncode, json.loads(result.stdout)
+
+    assert extract("application/pdf") == (1, {"file": str(saved), "invalid": "not an HTML page (application/pdf)"})
+    code, fields = extract("text/html; charset=gbk")
+    assert code == 0 and fields["title"] == "工业数据出炉"
+    assert extract("text/html; charset=big5")[1]["title"] != "工业数据出炉"  # the header's charset is believed
