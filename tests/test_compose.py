@@ -113,3 +113,40 @@ def test_the_image_installs_the_wheel_and_sets_only_settings_the_code_reads():
     assert "USER crawler" in dockerfile
     env = [w.split("=")[0] for line in dockerfile.split("ENV ")[1:] for w in line.split() if "=" in w]
     assert env and all(name in known_names() or name == "SCRAPY_SETTINGS_MODULE" for name in env), env
+
+
+@pytest.mark.parametrize("every", ["-1", "soon", "nan", "inf"])
+def test_seeding_every_needs_a_number_of_seconds(every):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["seed", "--every", every])
+    assert build_parser().parse_args(["seed", "--every", "0.5"]).every == 0.5
+
+
+def test_the_seeder_seeds_again_every_interval_until_stopped(tmp_path, redis_server, redis_client):
+    """``seed --every``: a push now and one every interval (each only once the last was
+    taken), until SIGTERM, which ends it with exit 0 (docker stop)."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.crawl_helpers import ROOT
+
+    sites = tmp_path / "sites.toml"
+    sites.write_text("[sites.mine]\nstart_urls = ['https://a.example/list/']\nallow = '/a/'\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "news_crawler.cli.crawler", "seed", "--every", "0.2", "-s", f"SITES_FILE={sites}",
+         "-s", f"REDIS_URL={redis_server.url}"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        assert "seeded 1 start URLs of 1 spiders" in proc.stdout.readline()
+        redis_client.delete(*redis_client.keys("mine:*"))  # a worker took it
+        second = proc.stdout.readline()
+        while "seeded 1 start URLs" not in second:  # pushes while the first waited say so
+            assert "still waiting for a worker" in second, second
+            redis_client.delete(*redis_client.keys("mine:*") or ["none"])
+            second = proc.stdout.readline()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+    finally:
+        proc.kill()

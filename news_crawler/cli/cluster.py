@@ -10,6 +10,7 @@ import time
 from datetime import datetime, timedelta
 
 from news_crawler.cli import options
+from news_crawler.cli.argtypes import seconds
 
 
 def seconds_until(hhmm: str, now: datetime | None = None) -> float:
@@ -62,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("seed", help="push every configured site's start URLs for the cluster workers")
     p.add_argument("spiders", nargs="*", help="site names (default: every configured site)")
     when = p.add_mutually_exclusive_group()
-    when.add_argument("--every", type=float, default=0, help="seed now, then every this many seconds")
+    when.add_argument("--every", type=seconds, default=0, help="seed now, then every this many seconds")
     when.add_argument("--at", type=options.hhmm, help="seed every day at this local time (HH:MM)")
     options.add_settings_option(p)
     p.set_defaults(func=cmd_seed)
