@@ -168,8 +168,12 @@ def test_default_is_the_embedded_server(tmp_path, sina_articles):
         assert (tmp_path / "emb" / "redis.sock").exists()
         stats = json.loads(run(["stats", "--json"], env=env).stdout)
         assert stats["fingerprints"] == 1
+        # --data-dir names another embedded server's directory: a server of its own, started there
+        other = json.loads(run(["stats", "--json", "--data-dir", str(tmp_path / "other")], env=env).stdout)
+        assert other["fingerprints"] == 0 and (tmp_path / "other" / "redis.sock").exists()
     finally:
         stop_server(tmp_path / "emb")
+        stop_server(tmp_path / "other")
 
 
 def test_every_line_gets_one_answer_whatever_it_holds(tmp_path, redis_server, redis_client, sina_articles):
