@@ -325,6 +325,15 @@ def test_sites_check_shows_what_the_patterns_match_and_extracts_articles(tmp_pat
     assert wrong.returncode == 1
     assert "0 match allow" in wrong.stdout and gov[0] in wrong.stdout  # among the links that matched nothing
     assert "no article link matched allow" in wrong.stdout
+    # a start URL with the named site's three patterns given as options: what the site gives
+    given = run(
+        [sys.executable, "-m", "news_crawler.cli.crawler", "sites", "check", f"{web.url}/xwdt/",
+         "--allow", r"/xwdt/\d{6}/t\d+_\d+\.html$", "--follow", r"/xwdt/index_\d+\.html", "--deny", "/video/"],
+        tmp_path,
+    )  # fmt: skip
+    assert given.returncode == 0, given.stdout + given.stderr
+    assert "2 match allow (articles)" in given.stdout and "1 match follow" in given.stdout
+    assert "1 match deny" in given.stdout
 
 
 def test_daily_as_cron_runs_it_crawls_the_sites_file_only_and_writes_under_its_data_dir(tmp_path, two_sites):
