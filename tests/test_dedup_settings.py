@@ -6,6 +6,7 @@ from news_crawler.dedup.from_settings import fingerprinter_from_settings, store_
 
 
 def test_each_dedup_setting_reaches_the_fingerprinter(tmp_path):
+    """Each given a value other than its default, so that one dropped on the way shows."""
     user_dict = tmp_path / "words.txt"
     user_dict.write_text("新冠肺炎 10 n\n", encoding="utf-8")
     stop_words = tmp_path / "stop.txt"
@@ -16,7 +17,7 @@ def test_each_dedup_setting_reaches_the_fingerprinter(tmp_path):
             "DEDUP_TOPIC_WORDS": "股市,疫情",
             "DEDUP_TOPIC_WEIGHT": 2.5,
             "DEDUP_TOP_K": 40,
-            "DEDUP_USE_TITLE": False,
+            "DEDUP_USE_TITLE": True,
             "DEDUP_STRIP_BOILERPLATE": False,
             "DEDUP_MAX_CHARS": 12345,
             "DEDUP_HMM": True,
@@ -32,7 +33,7 @@ def test_each_dedup_setting_reaches_the_fingerprinter(tmp_path):
     w = f.weigher
     assert set(w.stop_words) == {"记者"}
     assert w.topic_words == frozenset({"股市", "疫情"}) and w.topic_weight == 2.5 and w.top_k == 40
-    assert (f.use_title, f.strip_boilerplate, f.max_chars, w.hmm) == (False, False, 12345, True)
+    assert (f.use_title, f.strip_boilerplate, f.max_chars, w.hmm) == (True, False, 12345, True)
     assert (w.position_decay, w.max_word_share) == (7.5, 0.25)
     assert w.segment.user_dict == str(user_dict) and w.segment.backend == "jieba" and w.segment.hmm is True
     assert (f.sentence_count, f.sentence_min_chars) == (3, 9)
