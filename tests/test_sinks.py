@@ -376,6 +376,14 @@ def test_the_csv_escape_can_be_turned_off_and_applies_to_every_first_character()
     for first in ("=", "+", "-", "@", "\t", "\r"):
         assert written(True, first + "1") == "'" + first + "1" and written(False, first + "1") == first + "1"
     assert written(True, "a=1") == "a=1" and written(True, ["x", 1]) == '["x", 1]'
+    # as Scrapy builds it for a feed: FEED_CSV_ESCAPE_FORMULAS decides (on unless set off)
+    from scrapy import Spider
+
+    from tests.crawl_helpers import project_crawler
+
+    for setting, escape in (({}, True), ({"FEED_CSV_ESCAPE_FORMULAS": False}, False)):
+        exporter = CsvExporter.from_crawler(project_crawler(Spider, settings_dict=setting), io.BytesIO())
+        assert exporter.escape_formulas is escape
 
 
 def test_a_row_written_again_at_its_version_moves_last_crawled_at_and_an_older_version_changes_nothing(
