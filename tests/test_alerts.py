@@ -459,3 +459,25 @@ def test_a_watch_is_judged_every_interval(tmp_path, redis_server, redis_client):
     assert sum(r["kept"] for r in rows()) == 3 and sum(r["articles"] for r in rows()) == 3
     assert sum(r["start_pages"] for r in rows()) >= 2  # the start page revisited
     assert "Traceback" not in (tmp_path / "watch.log").read_text()
+
+
+@pytest.mark.parametrize(
+    "setting,why",
+    [
+        ({"ALERTS_ENABLED": False}, "ALERTS_ENABLED is off"),
+        ({"RECHECK": True}, "a recheck run or a cluster worker"),
+        ({"SEED_FROM_REDIS": True}, "a recheck run or a cluster worker"),
+    ],
+)
+def test_a_run_that_is_no_whole_run_of_a_site_or_alerts_off_is_not_judged(make_crawler, setting, why):
+    from scrapy import Spider
+    from scrapy.exceptions import NotConfigured
+
+    from news_crawler.ops.alerting import SiteAlerts
+
+    class Site(Spider):
+        name = "judged"
+
+    with pytest.raises(NotConfigured, match=why):
+        SiteAlerts.from_crawler(make_crawler(Site, setting))
+    assert isinstance(SiteAlerts.from_crawler(make_crawler(Site)), SiteAlerts)  # on by default
