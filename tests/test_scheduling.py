@@ -3,6 +3,7 @@ project's settings module, against a real Redis."""
 
 import json
 
+import pytest
 from scrapy import Request, Spider
 
 from news_crawler.frontier.scheduler import RedisDupeFilter, RedisScheduler
@@ -194,3 +195,18 @@ def test_the_scheduler_picks_its_paths_once_by_the_contracts_its_parts_keep(make
     plain.ack(request)  # nothing to end: no lease
     plain.postpone_now(request)  # no queue of postponed requests: the dupefilter forgets it instead
     assert plain.enqueue_request(Request("https://example.com/d"))
+
+
+@pytest.mark.parametrize("debug,lines", [(False, 1), (True, 3)])
+def test_dupefilter_debug_logs_every_filtered_request_else_the_first(make_crawler, caplog, debug, lines):
+    """DUPEFILTER_DEBUG, as Scrapy and scrapy-redis read it; each filtered request is counted."""
+    import logging
+
+    crawler = make_crawler(Plain, {**SCHEDULER, "DUPEFILTER_DEBUG": debug})
+    scheduler = open_scheduler(crawler)
+    assert scheduler.enqueue_request(Request("https://example.com/twice"))
+    with caplog.at_level(logging.DEBUG):
+        for _ in range(3):
+            assert not scheduler.enqueue_request(Request("https://example.com/twice"))
+    assert sum("Filtered duplicate request" in r.getMessage() for r in caplog.records) == lines
+    assert crawler.stats.get_value("dupefilter/filtered") == 3
