@@ -481,3 +481,31 @@ def test_a_run_that_is_no_whole_run_of_a_site_or_alerts_off_is_not_judged(make_c
     with pytest.raises(NotConfigured, match=why):
         SiteAlerts.from_crawler(make_crawler(Site, setting))
     assert isinstance(SiteAlerts.from_crawler(make_crawler(Site)), SiteAlerts)  # on by default
+
+
+def test_each_alert_setting_reaches_the_thresholds_and_the_channels():
+    """Each given a value of its own (two defaults are both 0.4: a swap would not show)."""
+    from news_crawler.config import build_settings
+    from news_crawler.ops.alerting import Email, Webhook, channels_from_settings
+    from news_crawler.ops.health import Thresholds
+
+    settings = build_settings(
+        {
+            "ALERTS_HISTORY": 11,
+            "ALERTS_MIN_RUNS": 5,
+            "ALERTS_MIN_ARTICLES": 4,
+            "ALERTS_SHARE_DROP": 0.31,
+            "ALERTS_LENGTH_RATIO": 0.27,
+            "ALERTS_FAILED_SHARE": 0.66,
+            "ALERTS_TIMEOUT": 4.5,
+            "ALERTS_WEBHOOK_URL": "https://hooks.example.com/x",
+            "ALERTS_SMTP_URL": "smtp://mail.example.com:2525",
+            "ALERTS_EMAIL_TO": "ops@example.com, news@example.com",
+            "ALERTS_EMAIL_FROM": "crawler@example.com",
+        }
+    )
+    assert Thresholds.from_settings(settings) == Thresholds(11, 5, 4, 0.31, 0.27, 0.66)
+    hook, mail = channels_from_settings(settings)
+    assert isinstance(hook, Webhook) and (hook.url, hook.timeout) == ("https://hooks.example.com/x", 4.5)
+    assert isinstance(mail, Email) and (mail.sender, mail.timeout) == ("crawler@example.com", 4.5)
+    assert mail.to == ["ops@example.com", "news@example.com"]
