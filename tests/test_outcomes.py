@@ -215,3 +215,26 @@ def test_one_days_outcomes_and_an_error_keeps_its_attempts(redis_client):
     rows = latest_outcomes(redis_client, settings, ["sina"], day=yesterday)  # newest first
     assert [(r["url"], r["outcome"]) for r in rows] == [(URL + "?old", "kept"), (URL, "failed")]
     assert [r["url"] for r in latest_outcomes(redis_client, settings, ["sina"], outcome="error")] == [URL]
+
+
+@pytest.mark.parametrize(
+    "module,cls,setting,attribute",
+    [
+        ("news_crawler.outcomes.store", "OutcomeStore", "OUTCOMES_KEY", "outcomes_key"),
+        ("news_crawler.outcomes.store", "OutcomeStore", "OUTCOMES_ATTEMPTS_KEY", "attempts_key"),
+        ("news_crawler.outcomes.changes", "ChangeLog", "CHANGES_KEY", "key"),
+        ("news_crawler.outcomes.latency", "LatencyLog", "LATENCY_KEY", "key"),
+        ("news_crawler.ops.health", "HealthLog", "HEALTH_KEY", "key"),
+        ("news_crawler.frontier.revisits.rechecks", "RecheckSchedule", "RECHECK_KEY", "key"),
+        ("news_crawler.frontier.revisits.schedule", "RevisitSchedule", "REVISIT_KEY", "key"),
+    ],
+)
+def test_each_key_setting_names_its_spiders_key(redis_client, module, cls, setting, attribute):
+    import importlib
+
+    from news_crawler.config import build_settings
+
+    store_class = getattr(importlib.import_module(module), cls)
+    settings = build_settings({setting: "mine:%(spider)s:" + setting.lower()})
+    built = store_class.for_spider(redis_client, settings, "site")
+    assert getattr(built, attribute) == "mine:site:" + setting.lower()
