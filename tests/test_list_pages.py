@@ -475,3 +475,18 @@ def test_html_links_streams_the_links_scrapy_s_link_extractor_finds():
         assert streamed == expected, name
         compared += len(expected)
     assert compared > 3000
+
+
+def test_a_tracking_pattern_is_matched_at_the_start_of_each_parameter_name():
+    """As ``re.match`` reads a pattern: ``ref`` takes ``ref`` and ``referrer`` off, never
+    ``xref`` (a name that only holds it); path parameters alike; the rest stay as written."""
+    import re
+
+    from news_crawler.spiders.listing import without_tracking
+
+    ref = re.compile("ref")
+    assert without_tracking("https://a.cn/n/1.html?xref=2&ref=home&referrer=x&id=7#top", ref) == (
+        "https://a.cn/n/1.html?xref=2&id=7#top"
+    )
+    assert without_tracking("https://a.cn/n;refid=3;xref=4/1.html?ref=1", ref) == "https://a.cn/n;xref=4/1.html"
+    assert without_tracking("https://a.cn/n/1.html?ref=1", None) == "https://a.cn/n/1.html?ref=1"
