@@ -39,6 +39,44 @@ def _own_cache_dir(tmp_path_factory):
     # run's commands started under its directories stop with the run.
     for sock in tmp_path_factory.getbasetemp().rglob(SOCKET_NAME):
         stop_server(sock.parent)
+    # Torn down last (the first session fixture set up): every other server is stopped by now,
+    # and the page workers' pools, which live as long as their process, go as at its exit.
+    from news_crawler.crawl.pool import shutdown_pools
+
+    shutdown_pools()
+    left = _processes_left() + [f"thread {t.name}" for t in _threads_left()]
+    assert not left, f"the tests left these running: {left}"
+
+
+def _processes_left() -> list[str]:
+    """This process's live descendants (Linux: /proc), as their command lines."""
+    import glob
+    from pathlib import Path
+
+    found, todo = [], [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        for children in glob.glob(f"/proc/{pid}/task/*/children"):
+            for child in Path(children).read_text().split():
+                try:
+                    state = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                    command = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                except OSError:
+                    continue  # gone meanwhile
+                if state != "Z" and "multiprocessing.resource_tracker" not in command:  # Python's own, ends with it
+                    found.append(f"{child}: {command[:200]}")
+                    todo.append(int(child))
+    return found
+
+
+def _threads_left() -> list:
+    """Threads still running that would hold the process open at its exit."""
+    import threading
+
+    running = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    for t in running:
+        t.join(timeout=10)  # a pool's idle thread ends on its own once the pool is shut down
+    return [t for t in running if t.is_alive()]
 
 
 @pytest.fixture(scope="session")

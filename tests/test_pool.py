@@ -53,6 +53,8 @@ def test_an_exception_in_a_call_is_raised_and_the_worker_kept():
     with pytest.raises(ZeroDivisionError):
         asyncio.run(pool.run(divmod, 1, 0))
     assert pool.get().pids() == [worker]
+    # the thread that waits on a worker is named for it (a log line's threadName, a py-spy dump)
+    assert any(t.name.startswith("page-worker") for t in threading.enumerate())
 
 
 PROBE = """

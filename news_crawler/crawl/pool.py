@@ -264,10 +264,16 @@ def shared_pool(config: dict[str, Any], processes: int, timeout: float) -> Pool:
     processes = pool_size(processes)
     key = f"{processes}:{timeout}:{sorted(config.items())!r}"
     if key not in _pools:
-        pool: Pool = ProcessPool(config, processes, timeout) if processes > 0 else ThreadPool(config, timeout)
-        atexit.register(pool.shutdown)
-        _pools[key] = pool
+        if not _pools:
+            atexit.register(shutdown_pools)
+        _pools[key] = ProcessPool(config, processes, timeout) if processes > 0 else ThreadPool(config, timeout)
     return _pools[key]
+
+
+def shutdown_pools() -> None:
+    """Stop the process's pools and their workers (at exit; a test run at its end)."""
+    while _pools:
+        _pools.popitem()[1].shutdown()
 
 
 class WorkerPool:
