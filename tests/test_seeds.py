@@ -84,3 +84,23 @@ def test_a_seed_no_request_can_be_made_of_is_refused_counted_and_the_worker_goes
             seeds.spider_idle(spider())
     assert [r.url for r in scheduled] == ["https://a.example/"] and len(refused) == 2
     assert "seed example.com/list.html refused" in caplog.text
+
+
+def test_an_idle_worker_waits_for_redis_rather_than_close_while_it_is_away(redis_client):
+    """Past WORKER_IDLE_SECONDS with nothing to pop a worker closes; when the pop itself fails
+    (Redis away) it stays open: the scheduler's outage watch takes over."""
+    import socket
+
+    import redis
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    away = redis.Redis(port=port, socket_connect_timeout=1)
+    clock, scheduled = Clock(), []
+    seeds, stranded = make_seeds(redis_client, clock, scheduled), make_seeds(away, clock, scheduled)
+    clock.now += 31  # idle longer than WORKER_IDLE_SECONDS (30)
+    assert seeds.spider_idle(spider()) is None  # nothing left: the worker may close
+    with pytest.raises(DontCloseSpider):
+        stranded.spider_idle(spider())
+    assert scheduled == []
