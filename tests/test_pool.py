@@ -96,3 +96,17 @@ def test_a_page_worker_imports_what_pages_need_not_the_command_that_started_it(t
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["[]", "True"]
+
+
+def test_shutting_down_the_pools_stops_every_worker_of_every_pool():
+    from news_crawler.crawl.pool import shutdown_pools
+
+    pools = [WorkerPool(CONFIG, 1, None, timeout=t) for t in (5.0, 6.0)]  # two configurations: two pools
+    for pool in pools:
+        assert extract(pool)["title"] == "标题"
+    workers = [pid for pool in pools for pid in pool.get().pids()]
+    assert len(workers) == 2
+    shutdown_pools()
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
