@@ -27,12 +27,18 @@ def settings_module() -> str:
 
 def build_settings(overrides: Mapping[str, Any] | None = None) -> Settings:
     """The project's settings with ``overrides`` on top (command-line priority)."""
-    from scrapy.settings import Settings
+    from scrapy.settings import BaseSettings, Settings
+
+    from news_crawler.errors import UserError
 
     settings = Settings()
     settings.setmodule(settings_module(), priority="project")
     for key, value in (overrides or {}).items():
-        settings.set(key, value, priority="cmdline")
+        try:
+            settings.set(key, value, priority="cmdline")
+        except (ValueError, TypeError) as e:  # Scrapy reads a dict setting's text as JSON
+            what = 'expected a JSON object, {"name": value, ...}' if isinstance(settings.get(key), BaseSettings) else e
+            raise UserError(f"setting {key}={value!r}: {what}") from None
     return settings
 
 

@@ -296,3 +296,37 @@ def test_a_connection_url_that_cannot_be_used_is_one_line_without_its_password(s
         -2000:
     ]  # 3: unreachable
     assert setting in one_line(result) or "Redis" in one_line(result)
+
+
+@pytest.mark.parametrize(
+    "name,value,says",
+    [
+        ("DEDUP_TOP_K", 2.5, "expected a whole number"),
+        ("DEDUP_TOP_K", "many", "expected a whole number"),
+        ("DEDUP_TOPIC_WEIGHT", "heavy", "expected a number"),
+        ("DEDUP_SENTENCES", "maybe", "expected true or false"),
+        ("FEEDS", "out.jsonl", 'expected a JSON object, {"name": value, ...}'),
+        ("FEEDS", "[1, 2]", 'expected a JSON object, {"name": value, ...}'),
+        ("DEDUP_USER_DICT", "/nonexistent/words.txt", "no such file"),
+        ("RECHECK_AFTER", "soon", "setting RECHECK_AFTER='soon': "),
+        ("STOP_TIMEOUT", -1, "must be 0 or more"),
+    ],
+)
+def test_a_setting_of_the_wrong_kind_is_one_line_naming_it(name, value, says):
+    from news_crawler.config import build_settings
+    from news_crawler.errors import UserError
+    from news_crawler.ops.preflight import check_values
+
+    with pytest.raises(UserError) as e:
+        check_values(build_settings({name: value}))
+    assert str(e.value).startswith(f"setting {name}={value!r}: ") and says in str(e.value)
+    assert "\n" not in str(e.value)
+    check_values(build_settings({"FEEDS": '{"out.jsonl": {"format": "jsonlines"}}', "DEDUP_TOP_K": 3.0}))  # fine
+
+
+def test_a_dict_setting_that_is_no_json_object_is_one_line_on_the_command_line(redis_server):
+    for value in ("out.jsonl", "[1, 2]"):
+        result = run([*CRAWLER, "crawl", "sina", "-s", f"FEEDS={value}"], REDIS_URL=redis_server.url)
+        assert result.returncode == 2
+        said = f"news-crawler: setting FEEDS={value!r}: "
+        assert one_line(result) == said + 'expected a JSON object, {"name": value, ...}'
