@@ -323,6 +323,23 @@ def test_links_past_list_links_max_wait_for_the_next_run_exactly(tmp_path, redis
         web.stop()
 
 
+def test_a_list_pages_article_links_are_asked_of_the_dupefilter_in_one_round_trip(
+    tmp_path, redis_server, redis_client, texts
+):
+    """Fewer links than a batch (SEEN_BATCH): one question for the whole list, not one a link."""
+    web = HostileWeb()
+    try:
+        links = [web.add(f"/news/{n}.html", article(texts[n]["title"], texts[n]["body"])) for n in range(5)]
+        start = web.add("/list.html", list_page(links))
+        redis_client.config_resetstat()
+        code, log = run_crawl(tmp_path, redis_server.url, "batched", [start])
+        assert code == 0, log[-3000:]
+        calls = redis_client.info("commandstats").get("cmdstat_smismember", {}).get("calls", 0)
+        assert calls == 1 and len(feed_items(tmp_path / "batched")) == 5
+    finally:
+        web.stop()
+
+
 def test_an_article_over_many_pages_joins_exactly_article_max_pages(tmp_path, redis_server, texts):
     web = HostileWeb()
     try:
