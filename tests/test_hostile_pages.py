@@ -340,6 +340,25 @@ def test_a_list_pages_article_links_are_asked_of_the_dupefilter_in_one_round_tri
         web.stop()
 
 
+def test_a_gbk_list_pages_link_is_asked_for_with_its_query_in_gbk_and_crawled_at_is_to_the_millisecond(
+    tmp_path, redis_server, texts
+):
+    """As a browser and Scrapy's link extractor send it: the query's non-ASCII text in the page's
+    encoding (新闻 is %D0%C2%CE%C5 in GBK, %E6%96%B0%E9%97%BB in UTF-8)."""
+    web = HostileWeb()
+    try:
+        web.add("/news/1.html?kw=%D0%C2%CE%C5", article(texts[1]["title"], texts[1]["body"]))
+        page = list_page(["/news/1.html?kw=新闻"]).decode().replace("charset='utf-8'", "charset='gbk'")
+        start = web.add("/list.html", page.encode("gbk"), "text/html; charset=gbk")
+        code, log = run_crawl(tmp_path, redis_server.url, "gbk", [start])
+        assert code == 0, log[-3000:]
+        assert "/news/1.html?kw=%D0%C2%CE%C5" in [p for _, p in web.requests], web.requests
+        (item,) = feed_items(tmp_path / "gbk")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", item["crawled_at"])
+    finally:
+        web.stop()
+
+
 def test_an_article_over_many_pages_joins_exactly_article_max_pages(tmp_path, redis_server, texts):
     web = HostileWeb()
     try:
