@@ -96,7 +96,10 @@ def test_an_idle_worker_waits_for_redis_rather_than_close_while_it_is_away(redis
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    away = redis.Redis(port=port, socket_connect_timeout=1)
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    away = redis.Redis(port=port, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))  # refused at once
     clock, scheduled = Clock(), []
     seeds, stranded = make_seeds(redis_client, clock, scheduled), make_seeds(away, clock, scheduled)
     clock.now += 31  # idle longer than WORKER_IDLE_SECONDS (30)
