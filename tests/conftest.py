@@ -13,13 +13,14 @@ from tests.redis_server import TestServer
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """``-n auto``: one worker more than the cores this process may use. Most tests spend much
+    """``-n auto``: two workers more than the cores this process may use. Most tests spend much
     of their time waiting on a crawl subprocess, a server or a page worker, so one worker a
     core leaves a core idle part of the time (two cores: 357 s with two workers, 337 s with
-    three). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when it is set."""
+    three; later, with more tests, 354 s with three and 333 s with four).
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when it is set."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # xdist's own hook reads it
-    return len(os.sched_getaffinity(0)) + 1
+    return len(os.sched_getaffinity(0)) + 2
 
 
 @pytest.fixture(scope="session", autouse=True)
